@@ -1,0 +1,27 @@
+// radixchat-cli subcommands. Each lives in its own cmd-*.cpp file and
+// registers itself on the root CLI11 app; main() parses, then runs the one
+// subcommand the user named. A command returns the process exit code and
+// reports failures as one line on stderr via fail().
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+#include <string>
+
+#include "radixchat/status.h"
+
+namespace rc::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Prints "radixchat-cli: <what>" on stderr and returns the failure exit code.
+int fail(const std::string& what);
+int fail(const Status& status);
+
+Command add_info_command(CLI::App& root);
+
+}  // namespace rc::cli

@@ -1,0 +1,47 @@
+// radixchat-cli: the engine headless. The command-line contract is fixed by
+// design.md section 7; scripts depend on it.
+#include <cstdio>
+#include <vector>
+
+#include "commands.h"
+
+namespace rc::cli {
+
+int fail(const std::string& what) {
+  std::fprintf(stderr, "radixchat-cli: %s\n", what.c_str());
+  return 1;
+}
+
+int fail(const Status& status) { return fail(status.to_string()); }
+
+}  // namespace rc::cli
+
+int main(int argc, char** argv) {
+  using namespace rc::cli;
+  CLI::App root{"RadixChat: local LLM chat over a radix-tree KV cache (headless tools)",
+                "radixchat-cli"};
+  root.set_version_flag("--version", std::string("radixchat-cli ") + RADIXCHAT_VERSION);
+  root.require_subcommand(1);
+
+  std::vector<Command> commands = {
+      add_info_command(root),
+  };
+
+  try {
+    root.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return root.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return root.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One clear line, never a usage dump: scripts read stderr.
+    return fail(std::string(e.what()) + " (see --help)");
+  }
+
+  for (const Command& c : commands) {
+    if (c.app->parsed()) return c.run();
+  }
+  return fail("no command given (see --help)");
+}

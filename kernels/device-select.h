@@ -1,0 +1,28 @@
+// Which compute backend the engine runs on, and why.
+//
+// Contract: select_device() never throws and never aborts. When the CUDA
+// backend was not compiled in, or no CUDA device answers (no driver, no GPU,
+// driver too old), it returns the CPU with a human-readable reason that the
+// CLI, the app and the server show to the user.
+#pragma once
+
+#include <string>
+
+namespace rc::kernels {
+
+enum class DeviceKind { cpu, cuda };
+
+struct DeviceChoice {
+  DeviceKind kind = DeviceKind::cpu;
+  std::string name;    // "CPU (2 threads)" or the CUDA device name
+  std::string reason;  // why this backend was chosen, one line
+};
+
+// requested: "auto", "cpu" or "cuda". An explicit "cuda" that cannot be
+// honoured falls back to the CPU and says so in `reason`.
+DeviceChoice select_device(const std::string& requested);
+
+// True when this build contains the CUDA backend.
+bool cuda_compiled_in();
+
+}  // namespace rc::kernels

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The README's two quick-start commands, on a fresh Debian 12 (bookworm):
+#   bash packaging/quickstart.sh run    install what is missing, build, start the app
+#   bash packaging/quickstart.sh test   install what is missing, build, run the whole suite
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+
+mode=${1:-run}
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${RADIXCHAT_BUILD_DIR:-$root/build}
+
+packages=(
+  cmake ninja-build g++ pkg-config git
+  qt6-base-dev libqt6opengl6-dev libimgui-dev
+  libsentencepiece-dev sentencepiece libsqlite3-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
+  libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+  xvfb xauth
+)
+
+install_missing() {
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  local sudo=()
+  [[ $(id -u) -ne 0 ]] && sudo=(sudo)
+  echo "quickstart: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build_all() {
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  cmake --build "$build" -j "$(nproc)"
+}
+
+install_missing
+build_all
+case "$mode" in
+  run)
+    exec "$build/app/radixchat-cli" cache-demo
+    ;;
+  test)
+    cd "$build"
+    exec ctest --output-on-failure -j "$(nproc)" --timeout 900
+    ;;
+  *)
+    echo "usage: $0 run|test" >&2
+    exit 2
+    ;;
+esac
