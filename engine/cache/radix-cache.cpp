@@ -1,0 +1,441 @@
+// RadixCache operations. Snapshot, stats and integrity checks live in
+// radix-cache-check.cpp.
+#include "cache/radix-cache.h"
+
+#include <xxhash.h>
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "cache/span-compare.h"
+#include "rc-assert.h"
+
+namespace rc {
+
+RadixCache::RadixCache(const CacheConfig& config, bool reuse)
+    : config_(config),
+      reuse_(reuse),
+      ps_(size_t(config.page_size)),
+      pool_(config.total_pages, config.page_size, config.shape),
+      queue_(config.event_capacity) {
+  nodes_.reserve(1024);
+  nodes_.emplace_back();
+  nodes_[kRootNode].alive = true;
+}
+
+uint64_t RadixCache::child_key(const Token* first_page) const {
+  if (ps_ == 1) return uint32_t(first_page[0]);
+  return XXH3_64bits(first_page, ps_ * sizeof(Token));
+}
+
+NodeId RadixCache::new_node() {
+  NodeId id;
+  if (!free_ids_.empty()) {
+    id = free_ids_.back();
+    free_ids_.pop_back();
+  } else {
+    id = NodeId(nodes_.size());
+    nodes_.emplace_back();
+  }
+  Node& n = nodes_[id];
+  uint32_t gen = n.gen + 1;
+  n = Node{};
+  n.gen = gen;
+  n.alive = true;
+  ++live_nodes_;
+  return id;
+}
+
+void RadixCache::delete_node(NodeId id) {
+  Node& n = nodes_[id];
+  RC_ASSERT(id != kRootNode && n.alive && n.n_children == 0);
+  uint32_t gen = n.gen;
+  n = Node{};  // releases the span memory now, not when the slot is reused
+  n.gen = gen;
+  free_ids_.push_back(id);
+  --live_nodes_;
+}
+
+void RadixCache::link_child(NodeId parent, NodeId child) {
+  Node& p = nodes_[parent];
+  Node& c = nodes_[child];
+  c.parent = parent;
+  c.prev_sibling = kNoNode;
+  c.next_sibling = p.first_child;
+  if (p.first_child != kNoNode) nodes_[p.first_child].prev_sibling = child;
+  p.first_child = child;
+  ++p.n_children;
+  children_.put(parent, c.key, child);
+}
+
+void RadixCache::unlink_child(NodeId child) {
+  Node& c = nodes_[child];
+  Node& p = nodes_[c.parent];
+  children_.erase(c.parent, c.key);
+  if (c.prev_sibling != kNoNode) nodes_[c.prev_sibling].next_sibling = c.next_sibling;
+  else p.first_child = c.next_sibling;
+  if (c.next_sibling != kNoNode) nodes_[c.next_sibling].prev_sibling = c.prev_sibling;
+  --p.n_children;
+  c.prev_sibling = c.next_sibling = kNoNode;
+}
+
+// `new_child` takes `old_child`'s place (same key, same sibling position).
+void RadixCache::replace_child(NodeId old_child, NodeId new_child) {
+  Node& o = nodes_[old_child];
+  Node& n = nodes_[new_child];
+  n.parent = o.parent;
+  n.key = o.key;
+  n.prev_sibling = o.prev_sibling;
+  n.next_sibling = o.next_sibling;
+  if (o.prev_sibling != kNoNode) nodes_[o.prev_sibling].next_sibling = new_child;
+  else nodes_[o.parent].first_child = new_child;
+  if (o.next_sibling != kNoNode) nodes_[o.next_sibling].prev_sibling = new_child;
+  children_.put(o.parent, o.key, new_child);
+  o.prev_sibling = o.next_sibling = kNoNode;
+}
+
+NodeId RadixCache::split(NodeId id, size_t at) {
+  RC_ASSERT(at > 0 && at % ps_ == 0);
+  NodeId u = new_node();  // may grow nodes_: take references only after
+  Node& up = nodes_[u];
+  Node& low = nodes_[id];
+  RC_ASSERT(at < low.tokens.size());
+  up.tokens.assign(low.tokens.begin(), low.tokens.begin() + ptrdiff_t(at));
+  up.pages.assign(low.pages.begin(), low.pages.begin() + ptrdiff_t(at / ps_));
+  low.tokens.erase(low.tokens.begin(), low.tokens.begin() + ptrdiff_t(at));
+  low.pages.erase(low.pages.begin(), low.pages.begin() + ptrdiff_t(at / ps_));
+  up.lock_ref = low.lock_ref;
+  up.pin_ref = low.pin_ref;
+  up.hits = low.hits;
+  up.tick = low.tick = tick_;  // both halves count as used now
+  replace_child(id, u);
+  low.key = child_key(low.tokens.data());
+  link_child(u, id);
+  ++counters_.splits;
+  emit(CacheEventKind::split, u, up.parent, id, at, at / ps_);
+  refresh_candidate(id);
+  return u;
+}
+
+void RadixCache::try_merge(NodeId parent) {
+  Node& p = nodes_[parent];
+  if (parent == kRootNode || p.n_children != 1) return;
+  NodeId child = p.first_child;
+  Node& c = nodes_[child];
+  if (p.lock_ref || c.lock_ref || p.pin_ref || c.pin_ref || p.tick != c.tick) return;
+  // The child keeps its id (a handle to the deeper node stays meaningful) and
+  // absorbs the parent's span in front of its own.
+  children_.erase(parent, c.key);
+  p.first_child = kNoNode;
+  p.n_children = 0;
+  c.tokens.insert(c.tokens.begin(), p.tokens.begin(), p.tokens.end());
+  c.pages.insert(c.pages.begin(), p.pages.begin(), p.pages.end());
+  c.hits = std::max(c.hits, p.hits);
+  replace_child(parent, child);
+  delete_node(parent);
+  ++counters_.merges;
+  emit(CacheEventKind::merge, child, nodes_[child].parent, parent, nodes_[child].tokens.size(),
+       nodes_[child].pages.size());
+}
+
+void RadixCache::refresh_candidate(NodeId id) {
+  if (id == kRootNode) return;
+  const Node& n = nodes_[id];
+  bool want = n.alive && n.n_children == 0 && n.lock_ref == 0;
+  if (want) {
+    uint64_t key = LruHeap::make_key(n.pin_ref > 0, n.tick);
+    if (heap_.contains(id)) heap_.update(id, key);
+    else heap_.push(id, key);
+  } else if (heap_.contains(id)) {
+    heap_.remove(id);
+  }
+}
+
+bool RadixCache::valid(NodeHandle h) const {
+  return h.id < nodes_.size() && nodes_[h.id].alive && nodes_[h.id].gen == h.gen;
+}
+
+void RadixCache::emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other,
+                      size_t tokens, size_t pages) {
+  if (!config_.events) return;
+  CacheEvent& e = pending_.emplace_back();
+  e.seq = next_seq_++;
+  e.kind = kind;
+  e.node = node;
+  e.parent = parent;
+  e.other = other;
+  e.token_count = uint32_t(tokens);
+  e.page_count = uint32_t(pages);
+  e.tick = tick_;
+}
+
+void RadixCache::flush_events() {
+  if (!pending_.empty()) queue_.push_batch(pending_);
+}
+
+MatchResult RadixCache::match_prefix(std::span<const Token> key) {
+  last_evict_parents_.clear();
+  MatchResult r;
+  ++tick_;
+  ++counters_.match_calls;
+  counters_.prompt_tokens += key.size();
+  NodeId node = kRootNode;
+  nodes_[kRootNode].tick = tick_;
+  ++nodes_[kRootNode].hits;
+  size_t pos = 0;
+  const size_t n = key.size();
+  if (reuse_ && n >= ps_) r.pages.reserve(n / ps_);
+  while (reuse_ && n - pos >= ps_) {
+    NodeId c = children_.find(node, child_key(key.data() + pos));
+    if (c == ChildTable::kNone) break;
+    const Node& cn = nodes_[c];
+    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    len -= len % ps_;
+    if (len == 0) break;  // first-page hash collision: a miss, never a wrong hit
+    const bool partial = len < cn.tokens.size();
+    if (partial) c = split(c, len);
+    Node& m = nodes_[c];
+    m.tick = tick_;
+    ++m.hits;
+    refresh_candidate(c);
+    r.pages.insert(r.pages.end(), m.pages.begin(), m.pages.end());
+    node = c;
+    pos += len;
+    if (partial) break;
+  }
+  r.tokens = int64_t(pos);
+  r.node = handle(node);
+  counters_.hit_tokens += pos;
+  emit(CacheEventKind::match, node, nodes_[node].parent, kNoNode, pos, pos / ps_);
+  flush_events();
+  return r;
+}
+
+Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
+  last_evict_parents_.clear();
+  if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache node handle"};
+  const NodeId id = h.id;
+  if (id != kRootNode && delta < 0 && (lock ? nodes_[id].lock_ref : nodes_[id].pin_ref) == 0)
+    return {StatusCode::invalid_argument, lock ? "unlock of a node that is not locked"
+                                               : "unpin of a node that is not pinned"};
+  // Refs are monotone along a path (an ancestor's count includes every
+  // descendant's), so checking the handle's node above is enough.
+  for (NodeId x = id; x != kRootNode; x = nodes_[x].parent) {
+    Node& n = nodes_[x];
+    const int64_t pages = int64_t(n.pages.size());
+    if (lock) {
+      if (delta > 0 && n.lock_ref++ == 0) {
+        evictable_pages_ -= pages;
+        locked_pages_ += pages;
+        if (n.pin_ref) pinned_pages_ -= pages;
+      } else if (delta < 0 && --n.lock_ref == 0) {
+        evictable_pages_ += pages;
+        locked_pages_ -= pages;
+        if (n.pin_ref) pinned_pages_ += pages;
+      }
+    } else {
+      if (delta > 0 && n.pin_ref++ == 0 && !n.lock_ref) pinned_pages_ += pages;
+      else if (delta < 0 && --n.pin_ref == 0 && !n.lock_ref) pinned_pages_ -= pages;
+    }
+  }
+  refresh_candidate(id);  // only the handle's node can be a leaf on this path
+  CacheEventKind kind = lock ? (delta > 0 ? CacheEventKind::lock : CacheEventKind::unlock)
+                             : (delta > 0 ? CacheEventKind::pin : CacheEventKind::unpin);
+  emit(kind, id, nodes_[id].parent, kNoNode, nodes_[id].tokens.size(), nodes_[id].pages.size());
+  flush_events();
+  return {};
+}
+
+Status RadixCache::lock(NodeHandle h) { return walk_ref(h, true, +1); }
+Status RadixCache::unlock(NodeHandle h) { return walk_ref(h, true, -1); }
+Status RadixCache::pin(NodeHandle h) { return walk_ref(h, false, +1); }
+Status RadixCache::unpin(NodeHandle h) { return walk_ref(h, false, -1); }
+
+Status RadixCache::alloc_pages(int64_t n, std::vector<PageId>& out) {
+  last_evict_parents_.clear();
+  if (n < 0) return {StatusCode::invalid_argument, "negative page count"};
+  if (pool_.free_count() < n) evict((n - pool_.free_count()) * int64_t(ps_));
+  if (!pool_.alloc(n, out)) {
+    return {StatusCode::no_pages,
+            "need " + std::to_string(n) + " pages, " + std::to_string(pool_.free_count()) +
+                " free after eviction, " + std::to_string(locked_pages_ + pool_.held_count()) +
+                " locked or held, of " + std::to_string(pool_.total())};
+  }
+  return {};
+}
+
+Status RadixCache::free_pages(std::span<const PageId> pages) {
+  last_evict_parents_.clear();
+  // Check everything first (pending marks catch a page listed twice) so a
+  // bad call frees nothing.
+  size_t i = 0;
+  for (; i < pages.size(); ++i) {
+    if (!pool_.in_range(pages[i]) || pool_.state(pages[i]) != PageState::held) break;
+    pool_.set_state(pages[i], PageState::pending);
+  }
+  for (size_t j = 0; j < i; ++j) pool_.set_state(pages[j], PageState::held);
+  if (i < pages.size())
+    return {StatusCode::invalid_argument,
+            "free_pages: page " + std::to_string(pages[i]) + " is not held by the caller"};
+  for (PageId p : pages) pool_.free_held(p);
+  return {};
+}
+
+Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<const PageId> pages) {
+  last_evict_parents_.clear();
+  const size_t n = key.size();
+  if (n % ps_ != 0)
+    return Status(StatusCode::invalid_argument, "insert: key of " + std::to_string(n) +
+                                                    " tokens is not page-aligned");
+  if (pages.size() != n / ps_)
+    return Status(StatusCode::invalid_argument, "insert: " + std::to_string(pages.size()) +
+                                                    " pages for " + std::to_string(n) + " tokens");
+  for (PageId p : pages)
+    if (!pool_.in_range(p) || pool_.state(p) == PageState::free)
+      return Status(StatusCode::invalid_argument,
+                    "insert: page " + std::to_string(p) + " is not allocated");
+  ++tick_;
+  ++counters_.inserts;
+  InsertResult r;
+  r.pages.reserve(pages.size());
+  NodeId node = kRootNode;
+  nodes_[kRootNode].tick = tick_;
+  size_t pos = 0;
+  while (pos < n) {
+    NodeId c = children_.find(node, child_key(key.data() + pos));
+    if (c == ChildTable::kNone) break;
+    const Node& cn = nodes_[c];
+    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    len -= len % ps_;
+    if (len == 0) break;  // hash collision on the first page: not cached
+    if (len < cn.tokens.size()) c = split(c, len);  // the key ends (or turns) inside c
+    Node& m = nodes_[c];
+    m.tick = tick_;
+    refresh_candidate(c);
+    r.pages.insert(r.pages.end(), m.pages.begin(), m.pages.end());
+    node = c;
+    pos += len;
+  }
+  const size_t cached_pages = pos / ps_;
+  // Every handed page that the tree does not already own must be held by the
+  // caller: mark them pending so a page listed twice is caught too.
+  size_t bad = pages.size();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    if (i < cached_pages && pages[i] == r.pages[i]) continue;
+    if (pool_.state(pages[i]) != PageState::held) {
+      bad = i;
+      break;
+    }
+    pool_.set_state(pages[i], PageState::pending);
+  }
+  if (bad < pages.size()) {
+    for (size_t i = 0; i < bad; ++i)
+      if (pool_.state(pages[i]) == PageState::pending) pool_.set_state(pages[i], PageState::held);
+    flush_events();  // splits already happened; they are harmless and recorded
+    return Status(StatusCode::invalid_argument,
+                  "insert: page " + std::to_string(pages[bad]) + " is neither the cache's own nor held");
+  }
+  for (size_t i = 0; i < cached_pages; ++i) {
+    if (pages[i] == r.pages[i]) continue;
+    pool_.set_state(pages[i], PageState::held);
+    pool_.free_held(pages[i]);  // duplicate: someone cached this prefix meanwhile
+  }
+  r.cached_tokens = int64_t(pos);
+  if (pos < n) {
+    NodeId leaf = new_node();
+    Node& l = nodes_[leaf];
+    l.tokens.assign(key.begin() + ptrdiff_t(pos), key.end());
+    l.pages.assign(pages.begin() + ptrdiff_t(cached_pages), pages.end());
+    for (PageId p : l.pages) {
+      pool_.set_state(p, PageState::held);
+      pool_.adopt(p);
+    }
+    l.key = child_key(l.tokens.data());
+    l.tick = tick_;
+    link_child(node, leaf);
+    refresh_candidate(node);
+    refresh_candidate(leaf);
+    const int64_t added = int64_t(l.pages.size());
+    evictable_pages_ += added;
+    cached_tokens_ += int64_t(n - pos);
+    counters_.inserted_tokens += n - pos;
+    r.pages.insert(r.pages.end(), l.pages.begin(), l.pages.end());
+    if (config_.events) {
+      emit(CacheEventKind::insert, leaf, node, kNoNode, l.tokens.size(), l.pages.size());
+      pending_.back().tokens = l.tokens;
+      pending_.back().pages = l.pages;
+    }
+    node = leaf;
+  } else {
+    emit(CacheEventKind::insert, node, nodes_[node].parent, kNoNode, 0, 0);
+  }
+  r.node = handle(node);
+  flush_events();
+  return r;
+}
+
+int64_t RadixCache::evict(int64_t n_tokens) {
+  last_evict_parents_.clear();
+  int64_t done = 0;
+  while (done < n_tokens && !heap_.empty()) {
+    const NodeId x = heap_.pop();
+    Node& xn = nodes_[x];
+    RC_ASSERT(xn.alive && xn.n_children == 0 && xn.lock_ref == 0);  // only unlocked leaves go
+    const int64_t pages = int64_t(xn.pages.size());
+    const int64_t tokens = int64_t(xn.tokens.size());
+    pool_.free_cached(xn.pages);
+    evictable_pages_ -= pages;
+    if (xn.pin_ref) pinned_pages_ -= pages;
+    cached_tokens_ -= tokens;
+    done += tokens;
+    ++counters_.evictions;
+    counters_.evicted_tokens += uint64_t(tokens);
+    const NodeId parent = xn.parent;
+    emit(CacheEventKind::evict, x, parent, kNoNode, size_t(tokens), size_t(pages));
+    unlink_child(x);
+    delete_node(x);
+    if (parent == kRootNode) continue;
+    last_evict_parents_.push_back(parent);
+    // A parent whose last child went becomes a candidate itself.
+    if (nodes_[parent].n_children == 0) refresh_candidate(parent);
+    else if (config_.merge_after_evict) try_merge(parent);
+  }
+  flush_events();
+  return done;
+}
+
+Status RadixCache::reset() {
+  last_evict_parents_.clear();
+  if (locked_pages_ > 0)
+    return {StatusCode::invalid_argument,
+            "reset: " + std::to_string(locked_pages_) + " pages are locked by requests in flight"};
+  for (NodeId id = 1; id < nodes_.size(); ++id)
+    if (nodes_[id].alive) pool_.free_cached(nodes_[id].pages);
+  // Keep the generation counters so handles from before the reset stay stale.
+  for (NodeId id = 1; id < nodes_.size(); ++id) {
+    Node& n = nodes_[id];
+    if (!n.alive) continue;
+    uint32_t gen = n.gen;
+    n = Node{};
+    n.gen = gen;
+  }
+  free_ids_.clear();
+  for (NodeId id = NodeId(nodes_.size()); id-- > 1;) free_ids_.push_back(id);
+  Node& root = nodes_[kRootNode];
+  root.first_child = kNoNode;
+  root.n_children = 0;
+  ++tick_;
+  root.tick = tick_;
+  children_.clear();
+  heap_.clear();
+  live_nodes_ = 0;
+  cached_tokens_ = 0;
+  evictable_pages_ = 0;
+  pinned_pages_ = 0;
+  emit(CacheEventKind::reset, kRootNode, kNoNode, kNoNode, 0, 0);
+  flush_events();
+  return {};
+}
+
+}  // namespace rc
