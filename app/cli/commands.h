@@ -23,5 +23,7 @@ int fail(const std::string& what);
 int fail(const Status& status);
 
 Command add_info_command(CLI::App& root);
+Command add_cache_bench_command(CLI::App& root);
+Command add_cache_demo_command(CLI::App& root);
 
 }  // namespace rc::cli

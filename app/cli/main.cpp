@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
 
   std::vector<Command> commands = {
       add_info_command(root),
+      add_cache_bench_command(root),
+      add_cache_demo_command(root),
   };
 
   try {
