@@ -1,0 +1,51 @@
+#include "cpu-attention.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "rc-assert.h"
+
+namespace rc::kernels {
+namespace {
+constexpr int kQueryChunk = 16;
+}  // namespace
+
+void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, const float* q,
+                   float* out, std::span<const AttentionSeq> seqs, int n_heads, float scale) {
+  const KvPoolShape& s = kv.shape();
+  RC_ASSERT(n_heads > 0 && n_heads % s.n_kv_heads == 0);
+  AttentionArgs a;
+  a.k = kv.k(layer);
+  a.v = kv.v(layer);
+  a.q = q;
+  a.out = out;
+  a.page_size = s.page_size;
+  a.head_dim = s.head_dim;
+  a.group = n_heads / s.n_kv_heads;
+  a.kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
+  a.q_dim = int64_t(n_heads) * s.head_dim;
+  a.scale = scale;
+
+  // Task t of sequence j: first_task[j] <= t < first_task[j + 1]; within a
+  // sequence, tasks run kv head fastest so neighbours share query chunks.
+  std::vector<int64_t> first_task(seqs.size() + 1, 0);
+  for (size_t j = 0; j < seqs.size(); ++j) {
+    const int chunks = (seqs[j].n_new + kQueryChunk - 1) / kQueryChunk;
+    first_task[j + 1] = first_task[j] + int64_t(chunks) * s.n_kv_heads;
+  }
+  const auto task_fn = level == SimdLevel::avx2 ? attention_task_avx2 : attention_task_scalar;
+  pool.parallel_for(first_task.back(), 1, [&](int64_t t0, int64_t t1, int) {
+    for (int64_t t = t0; t < t1; ++t) {
+      const size_t j = size_t(std::upper_bound(first_task.begin(), first_task.end(), t) -
+                              first_task.begin() - 1);
+      const int64_t local = t - first_task[j];
+      const int kv_head = int(local % s.n_kv_heads);
+      const int chunk = int(local / s.n_kv_heads);
+      const int i0 = chunk * kQueryChunk;
+      const int i1 = std::min(seqs[j].n_new, i0 + kQueryChunk);
+      task_fn(a, seqs[j], kv_head, i0, i1);
+    }
+  });
+}
+
+}  // namespace rc::kernels

@@ -1,0 +1,97 @@
+#include "cpu-matmul.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+
+#include "quant.h"
+#include "rc-assert.h"
+
+namespace rc::kernels {
+
+void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, SimdLevel) {
+  const int64_t rb = row_bytes(w.type, w.cols);
+  const char* src = static_cast<const char*>(w.data) + row0 * rb;
+  for (int64_t r = 0; r < rows; ++r) dequantize_row(w.type, src + r * rb, dst + r * w.cols, w.cols);
+}
+
+void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
+  RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
+  if (n == 0 || w.rows == 0) return;
+  if (n >= kGemmMinTokens) {
+    run_gemm(w, bias, x, y, n);
+  } else {
+    run_dots(w, bias, x, y, n);
+  }
+}
+
+void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, float* y, int n) {
+  const int64_t K = w.cols, rows = w.rows;
+  const int64_t rb = row_bytes(w.type, K);
+  const RowDotFn dot = row_dot_fn(w.type, level_);
+  const bool q8 = dot_takes_q8_act(w.type);
+  if (q8) {
+    act_q8_.resize(size_t(n * K / 32));
+    for (int t = 0; t < n; ++t) quantize_act_q8(x + t * K, act_q8_.data() + t * K / 32, K);
+  }
+  const char* wbase = static_cast<const char*>(w.data);
+  const BlockQ8A* act = act_q8_.data();
+  const int64_t grain = std::max<int64_t>(16, rows / (int64_t(pool_.size()) * 8));
+  pool_.parallel_for(rows, grain, [&](int64_t r0, int64_t r1, int) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const void* wr = wbase + r * rb;
+      const float b = bias ? bias[r] : 0.0f;
+      for (int t = 0; t < n; ++t) {
+        const void* a =
+            q8 ? static_cast<const void*>(act + t * K / 32) : static_cast<const void*>(x + t * K);
+        y[t * rows + r] = dot(wr, a, K) + b;
+      }
+    }
+  });
+}
+
+void CpuMatmul::run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n) {
+  const int64_t K = w.cols, rows = w.rows;
+  const float* xa = x;
+  if (dot_takes_q8_act(w.type)) {
+    // Round the activations exactly as the decode path does.
+    act_q8_.resize(size_t(n * K / 32));
+    act_f32_.resize(size_t(n * K));
+    pool_.parallel_for(n, 1, [&](int64_t t0, int64_t t1, int) {
+      for (int64_t t = t0; t < t1; ++t) {
+        quantize_act_q8(x + t * K, act_q8_.data() + t * K / 32, K);
+        dequantize_act_q8(act_q8_.data() + t * K / 32, act_f32_.data() + t * K, K);
+      }
+    });
+    xa = act_f32_.data();
+  }
+  // Tiles big enough that OpenBLAS's packing of the activations (n x K per
+  // call) stays small next to the tile's 2 * n * K * tile flops.
+  const int64_t tile = std::min<int64_t>(rows, 256);
+  const bool f32 = w.type == DType::f32;
+  if (!f32) {
+    tiles_.resize(size_t(pool_.size()));
+    for (auto& t : tiles_) t.resize(size_t(tile * K));
+  }
+  pool_.parallel_for(rows, tile, [&](int64_t r0, int64_t r1, int thread) {
+    const float* wt;
+    if (f32) {
+      wt = static_cast<const float*>(w.data) + r0 * K;
+    } else {
+      float* buf = tiles_[size_t(thread)].data();
+      dequantize_rows(w, r0, r1 - r0, buf, level_);
+      wt = buf;
+    }
+    // Column-major view: y^T[rows][n] (ld = rows) = W_tile (K x tile)^T * x^T (K x n).
+    cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(r1 - r0), n, int(K), 1.0f, wt, int(K),
+                xa, int(K), 0.0f, y + r0, int(rows));
+  });
+  if (bias) {
+    for (int t = 0; t < n; ++t) {
+      float* yt = y + t * rows;
+      for (int64_t r = 0; r < rows; ++r) yt[r] += bias[r];
+    }
+  }
+}
+
+}  // namespace rc::kernels

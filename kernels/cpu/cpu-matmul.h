@@ -1,0 +1,44 @@
+// matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
+//
+// Two paths with the same per-token numerics (act-quant.h):
+// - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
+//   (row, token); quantized weights take Q8A activations and integer dots,
+//   so the loop is bound by reading the weights once.
+// - n >= kGemmMinTokens (prefill): parallel over tiles of weight rows; each
+//   thread converts its tile to fp32 and calls single-threaded OpenBLAS
+//   sgemm against all n tokens. Quantized weights multiply the Q8A-rounded
+//   activations, like the decode path.
+#pragma once
+
+#include <vector>
+
+#include "act-quant.h"
+#include "backend.h"
+#include "row-dot.h"
+#include "thread-pool.h"
+
+namespace rc::kernels {
+
+class CpuMatmul {
+ public:
+  static constexpr int kGemmMinTokens = 8;
+
+  CpuMatmul(ThreadPool& pool, SimdLevel level) : pool_(pool), level_(level) {}
+  void run(const Weight& w, const float* bias, const float* x, float* y, int n);
+
+ private:
+  void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
+  void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
+
+  ThreadPool& pool_;
+  SimdLevel level_;
+  std::vector<BlockQ8A> act_q8_;           // [n][cols / 32]
+  std::vector<float> act_f32_;             // [n][cols], Q8A-rounded activations
+  std::vector<std::vector<float>> tiles_;  // per thread: [tile rows][cols]
+};
+
+// Converts `rows` consecutive rows of w starting at `row0` to fp32 (dst is
+// [rows][w.cols]), with the SIMD level's dequantizers.
+void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, SimdLevel level);
+
+}  // namespace rc::kernels

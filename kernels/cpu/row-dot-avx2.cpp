@@ -1,0 +1,244 @@
+// AVX2 dot kernels. Quantized weights use the integer path: unpack the
+// weight quants to bytes, multiply-add with the Q8A activation bytes
+// (maddubs/madd), and scale once per 32-element block, mirroring
+// row-dot-scalar.cpp exactly in integer arithmetic.
+#include <cstdint>
+#include <cstring>
+
+#include "act-quant.h"
+#include "quant-blocks.h"
+#include "row-dot.h"
+
+#include "simd-avx2-begin.h"
+
+#if defined(RC_HAVE_AVX2_REGION)
+#include "avx2-util.h"
+
+namespace rc::kernels {
+namespace {
+
+using namespace avx2;
+
+float dot_f32(const void* w, const void* act, int64_t n) {
+  const auto* a = static_cast<const float*>(w);
+  const auto* x = static_cast<const float*>(act);
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(x + i), s0);
+    s1 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
+    s2 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
+    s3 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i + 24), _mm256_loadu_ps(x + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8)
+    s0 = _mm256_fmadd_ps(_mm256_loadu_ps(a + i), _mm256_loadu_ps(x + i), s0);
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) sum += a[i] * x[i];
+  return sum;
+}
+
+template <bool kBf16>
+inline __m256 load8(const uint16_t* p) {
+  return kBf16 ? load8_bf16(p) : load8_f16(p);
+}
+
+template <bool kBf16>
+float dot_half(const void* w, const void* act, int64_t n) {
+  const auto* a = static_cast<const uint16_t*>(w);
+  const auto* x = static_cast<const float*>(act);
+  constexpr auto load = load8<kBf16>;
+  __m256 s0 = _mm256_setzero_ps(), s1 = s0, s2 = s0, s3 = s0;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    s0 = _mm256_fmadd_ps(load(a + i), _mm256_loadu_ps(x + i), s0);
+    s1 = _mm256_fmadd_ps(load(a + i + 8), _mm256_loadu_ps(x + i + 8), s1);
+    s2 = _mm256_fmadd_ps(load(a + i + 16), _mm256_loadu_ps(x + i + 16), s2);
+    s3 = _mm256_fmadd_ps(load(a + i + 24), _mm256_loadu_ps(x + i + 24), s3);
+  }
+  for (; i + 8 <= n; i += 8) s0 = _mm256_fmadd_ps(load(a + i), _mm256_loadu_ps(x + i), s0);
+  float sum = hsum(_mm256_add_ps(_mm256_add_ps(s0, s1), _mm256_add_ps(s2, s3)));
+  for (; i < n; ++i) {
+    const float wi = kBf16 ? _mm_cvtss_f32(_mm_castsi128_ps(_mm_cvtsi32_si128(int(a[i]) << 16)))
+                           : half_to_float(a[i]);
+    sum += wi * x[i];
+  }
+  return sum;
+}
+
+float dot_q8_0(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ8_0*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  const int64_t nb = n / kQK;
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m256i p0 = dot_i8_i8(load32(b[i].qs), load32(a[i].qs));
+    const __m256i p1 = dot_i8_i8(load32(b[i + 1].qs), load32(a[i + 1].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
+                           acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
+                           _mm256_set1_ps(half_to_float(b[i + 1].d) * a[i + 1].d), acc1);
+  }
+  for (; i < nb; ++i) {
+    const __m256i p = dot_i8_i8(load32(b[i].qs), load32(a[i].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
+                           acc0);
+  }
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+// 32 signed quants (-8..7) of a Q4_0 block, in element order.
+inline __m256i unpack_q4_0(const uint8_t* qs) {
+  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m256i nib =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
+  return _mm256_sub_epi8(nib, _mm256_set1_epi8(8));
+}
+
+float dot_q4_0(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_0*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  const int64_t nb = n / kQK;
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  int64_t i = 0;
+  for (; i + 2 <= nb; i += 2) {
+    const __m256i p0 = dot_i8_i8(unpack_q4_0(b[i].qs), load32(a[i].qs));
+    const __m256i p1 = dot_i8_i8(unpack_q4_0(b[i + 1].qs), load32(a[i + 1].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
+                           acc0);
+    acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
+                           _mm256_set1_ps(half_to_float(b[i + 1].d) * a[i + 1].d), acc1);
+  }
+  for (; i < nb; ++i) {
+    const __m256i p = dot_i8_i8(unpack_q4_0(b[i].qs), load32(a[i].qs));
+    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
+                           acc0);
+  }
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+// The eight 6-bit scales and mins of a Q4_K block, unpacked with 32-bit
+// masks (see q4k_scale_min for the layout): sc[j] and m[j] for j = 0..7.
+inline void q4k_unpack_scales(const uint8_t* s, uint8_t sc[8], uint8_t m[8]) {
+  uint32_t w0, w1, w2;
+  std::memcpy(&w0, s, 4);
+  std::memcpy(&w1, s + 4, 4);
+  std::memcpy(&w2, s + 8, 4);
+  const uint32_t sc_lo = w0 & 0x3f3f3f3fu;
+  const uint32_t sc_hi = (w2 & 0x0f0f0f0fu) | (((w0 >> 6) & 0x03030303u) << 4);
+  const uint32_t m_lo = w1 & 0x3f3f3f3fu;
+  const uint32_t m_hi = ((w2 >> 4) & 0x0f0f0f0fu) | (((w1 >> 6) & 0x03030303u) << 4);
+  std::memcpy(sc, &sc_lo, 4);
+  std::memcpy(sc + 4, &sc_hi, 4);
+  std::memcpy(m, &m_lo, 4);
+  std::memcpy(m + 4, &m_hi, 4);
+}
+
+float dot_q4_k(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_K*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  const __m256i mask = _mm256_set1_epi8(0x0f);
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  float mins = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const float d = half_to_float(b[i].d), dmin = half_to_float(b[i].dmin);
+    uint8_t sc[8], m[8];
+    q4k_unpack_scales(b[i].scales, sc, m);
+    const BlockQ8A* ab = a + i * 8;
+    for (int p = 0; p < 4; ++p) {
+      const __m256i q = load32(b[i].qs + 32 * p);
+      const __m256i lo = _mm256_and_si256(q, mask);
+      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+      const BlockQ8A& a0 = ab[2 * p];
+      const BlockQ8A& a1 = ab[2 * p + 1];
+      const __m256i p0 = dot_u8_i8(lo, load32(a0.qs));
+      const __m256i p1 = dot_u8_i8(hi, load32(a1.qs));
+      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc[2 * p]) * a0.d),
+                             acc0);
+      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
+                             _mm256_set1_ps(d * float(sc[2 * p + 1]) * a1.d), acc1);
+      mins += float(a0.sum[0] + a0.sum[1]) * (dmin * float(m[2 * p]) * a0.d);
+      mins += float(a1.sum[0] + a1.sum[1]) * (dmin * float(m[2 * p + 1]) * a1.d);
+    }
+  }
+  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+}
+
+float dot_q6_k(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ6_K*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
+  const __m256i off = _mm256_set1_epi8(32);
+  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const float d = half_to_float(b[i].d);
+    for (int half = 0; half < 2; ++half) {
+      const __m256i ql0 = load32(b[i].ql + 64 * half);
+      const __m256i ql1 = load32(b[i].ql + 64 * half + 32);
+      const __m256i qh = load32(b[i].qh + 32 * half);
+      // Byte-wise shifts done on 16-bit lanes: the bits that cross into the
+      // neighbouring byte are removed by the masks.
+      __m256i q[4];
+      q[0] = _mm256_or_si256(_mm256_and_si256(ql0, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30));
+      q[1] = _mm256_or_si256(_mm256_and_si256(ql1, m4),
+                             _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30));
+      q[2] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4),
+                             _mm256_and_si256(qh, m30));
+      q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
+                             _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
+      for (int k = 0; k < 4; ++k) {
+        const BlockQ8A& ab = a[i * 8 + half * 4 + k];
+        const int8_t* sc = b[i].scales + half * 8 + k * 2;
+        const __m256i qs = _mm256_sub_epi8(q[k], off);  // -32..31
+        const __m256i x = load32(ab.qs);
+        // Pair sums per 16-bit lane (lanes 0-7: elements 0-15, 8-15: 16-31),
+        // then weighted by the two sub-block scales.
+        const __m256i pairs =
+            _mm256_maddubs_epi16(_mm256_sign_epi8(qs, qs), _mm256_sign_epi8(x, qs));
+        const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(sc[1]), _mm_set1_epi16(sc[0]));
+        const __m256i p = _mm256_madd_epi16(pairs, scales);
+        if (k & 1) {
+          acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(d * ab.d), acc1);
+        } else {
+          acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(d * ab.d), acc0);
+        }
+      }
+    }
+  }
+  return hsum(_mm256_add_ps(acc0, acc1));
+}
+
+}  // namespace
+
+RowDotFn row_dot_avx2(DType t) {
+  switch (t) {
+    case DType::f32:
+      return dot_f32;
+    case DType::f16:
+      return dot_half<false>;
+    case DType::bf16:
+      return dot_half<true>;
+    case DType::q8_0:
+      return dot_q8_0;
+    case DType::q4_0:
+      return dot_q4_0;
+    case DType::q4_k:
+      return dot_q4_k;
+    case DType::q6_k:
+      return dot_q6_k;
+  }
+  return row_dot_scalar(t);
+}
+
+}  // namespace rc::kernels
+
+#include "simd-avx2-end.h"
+
+#else  // no AVX2 region on this architecture
+
+namespace rc::kernels {
+RowDotFn row_dot_avx2(DType t) { return row_dot_scalar(t); }
+}  // namespace rc::kernels
+
+#endif

@@ -1,0 +1,141 @@
+// Portable dot kernels: the same integer arithmetic as the SIMD ones, so
+// every level gives the same answer up to fp32 summation order.
+#include "act-quant.h"
+#include "fp16.h"
+#include "quant-blocks.h"
+#include "rc-assert.h"
+#include "row-dot.h"
+
+namespace rc::kernels {
+namespace {
+
+float dot_f32(const void* w, const void* act, int64_t n) {
+  const auto* a = static_cast<const float*>(w);
+  const auto* x = static_cast<const float*>(act);
+  float s[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) s[j] += a[i + j] * x[i + j];
+  }
+  for (; i < n; ++i) s[0] += a[i] * x[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+template <float (*Convert)(uint16_t)>
+float dot_half(const void* w, const void* act, int64_t n) {
+  const auto* a = static_cast<const uint16_t*>(w);
+  const auto* x = static_cast<const float*>(act);
+  float s[8] = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int j = 0; j < 8; ++j) s[j] += Convert(a[i + j]) * x[i + j];
+  }
+  for (; i < n; ++i) s[0] += Convert(a[i]) * x[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+float dot_q8_0(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ8_0*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    int isum = 0;
+    for (int j = 0; j < kQK; ++j) isum += int(b[i].qs[j]) * int(a[i].qs[j]);
+    sum += float(isum) * (fp16_to_f32(b[i].d) * a[i].d);
+  }
+  return sum;
+}
+
+float dot_q4_0(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_0*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    int isum = 0;
+    for (int j = 0; j < kQK / 2; ++j) {
+      isum += ((b[i].qs[j] & 0xf) - 8) * int(a[i].qs[j]);
+      isum += ((b[i].qs[j] >> 4) - 8) * int(a[i].qs[j + kQK / 2]);
+    }
+    sum += float(isum) * (fp16_to_f32(b[i].d) * a[i].d);
+  }
+  return sum;
+}
+
+float dot_q4_k(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ4_K*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const float d = fp16_to_f32(b[i].d), dmin = fp16_to_f32(b[i].dmin);
+    for (int j = 0; j < 8; ++j) {
+      const BlockQ8A& ab = a[i * 8 + j];
+      uint8_t sc, m;
+      q4k_scale_min(j, b[i].scales, &sc, &m);
+      const uint8_t* q = b[i].qs + 32 * (j / 2);
+      const int shift = (j & 1) * 4;
+      int isum = 0;
+      for (int l = 0; l < 32; ++l) isum += ((q[l] >> shift) & 0xf) * int(ab.qs[l]);
+      sum += float(isum) * (d * float(sc) * ab.d);
+      sum -= float(ab.sum[0] + ab.sum[1]) * (dmin * float(m) * ab.d);
+    }
+  }
+  return sum;
+}
+
+float dot_q6_k(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const BlockQ6_K*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const float d = fp16_to_f32(b[i].d);
+    for (int half = 0; half < 2; ++half) {
+      const uint8_t* ql = b[i].ql + 64 * half;
+      const uint8_t* qh = b[i].qh + 32 * half;
+      for (int quarter = 0; quarter < 4; ++quarter) {
+        const BlockQ8A& ab = a[i * 8 + half * 4 + quarter];
+        const int8_t* sc = b[i].scales + half * 8 + quarter * 2;
+        int isum = 0;
+        for (int l = 0; l < 32; ++l) {
+          const uint8_t lo_byte = ql[l + 32 * (quarter & 1)];
+          const int lo = quarter < 2 ? (lo_byte & 0xf) : (lo_byte >> 4);
+          const int q = lo | (((qh[l] >> (2 * quarter)) & 3) << 4);
+          isum += int(sc[l / 16]) * (q - 32) * int(ab.qs[l]);
+        }
+        sum += float(isum) * (d * ab.d);
+      }
+    }
+  }
+  return sum;
+}
+
+}  // namespace
+
+RowDotFn row_dot_scalar(DType t) {
+  switch (t) {
+    case DType::f32:
+      return dot_f32;
+    case DType::f16:
+      return dot_half<fp16_to_f32>;
+    case DType::bf16:
+      return dot_half<bf16_to_f32>;
+    case DType::q8_0:
+      return dot_q8_0;
+    case DType::q4_0:
+      return dot_q4_0;
+    case DType::q4_k:
+      return dot_q4_k;
+    case DType::q6_k:
+      return dot_q6_k;
+  }
+  RC_ASSERT_MSG(false, "unknown DType");
+}
+
+bool dot_takes_q8_act(DType t) {
+  return t == DType::q4_0 || t == DType::q8_0 || t == DType::q4_k || t == DType::q6_k;
+}
+
+RowDotFn row_dot_fn(DType t, SimdLevel level) {
+  return level == SimdLevel::avx2 ? row_dot_avx2(t) : row_dot_scalar(t);
+}
+
+}  // namespace rc::kernels
