@@ -1,0 +1,185 @@
+// kernel-bench: figures for the fast CPU backend's matmul.
+//
+//   kernel-bench [--threads N] [--quick]
+//
+// 1. This machine's memory bandwidth: N threads each summing its share of a
+//    1 GiB buffer with vector loads (best of several passes).
+// 2. Decode (n = 1) matmul GB/s of weight bytes per type, at 2048x2048 and
+//    5632x2048, cycling through enough copies of the weight (>= 256 MiB) that
+//    every call streams from DRAM, as in a real model whose weights dwarf the
+//    caches; printed with the fraction of (1).
+// 3. Prefill GEMM GFLOP/s at n = 512 for the same shapes.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cpu/cpu-backends.h"
+#include "cpu/host-memory.h"
+#include "cpu/quant.h"
+#include "cpu/simd-level.h"
+
+using namespace rc::kernels;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Sums 8 independent lanes so the loop is bound by loads, not by the adder
+// latency; the compiler vectorises it (the result keeps it from being elided).
+float sum_range(const float* p, size_t n) {
+  float acc[16] = {};
+  for (size_t i = 0; i + 16 <= n; i += 16) {
+    for (int j = 0; j < 16; ++j) acc[j] += p[i + j];
+  }
+  float s = 0.0f;
+  for (float a : acc) s += a;
+  return s;
+}
+
+double measure_bandwidth_gbs(int threads) {
+  const size_t bytes = size_t(1) << 30, n = bytes / sizeof(float);
+  auto* buf = static_cast<float*>(host_alloc(bytes));
+  // Touch every page from the thread that will read it (first touch).
+  std::vector<std::thread> ts;
+  const size_t per = n / size_t(threads);
+  for (int t = 0; t < threads; ++t) {
+    ts.emplace_back([=] {
+      for (size_t i = size_t(t) * per; i < size_t(t + 1) * per; ++i) buf[i] = float(i & 7);
+    });
+  }
+  for (auto& t : ts) t.join();
+  double best = 0.0;
+  volatile float sink = 0.0f;
+  for (int pass = 0; pass < 5; ++pass) {
+    std::vector<float> partial(static_cast<size_t>(threads));
+    ts.clear();
+    const auto t0 = Clock::now();
+    for (int t = 0; t < threads; ++t) {
+      ts.emplace_back([&, t] { partial[size_t(t)] = sum_range(buf + size_t(t) * per, per); });
+    }
+    for (auto& t : ts) t.join();
+    const double s = seconds_since(t0);
+    for (float p : partial) sink = sink + p;
+    best = std::max(best, double(per * size_t(threads) * sizeof(float)) / s / 1e9);
+  }
+  host_free(buf);
+  return best;
+}
+
+struct Shape {
+  int64_t rows, cols;
+};
+
+// A weight of the given type and shape, replicated into enough copies that
+// cycling through them defeats the last-level cache.
+struct WeightCopies {
+  std::vector<uint8_t*> copies;
+  int64_t bytes = 0;
+  ~WeightCopies() {
+    for (uint8_t* p : copies) host_free(p);
+  }
+};
+
+void make_copies(WeightCopies& wc, DType t, Shape s, size_t min_total) {
+  std::vector<float> src(static_cast<size_t>(s.cols));
+  wc.bytes = row_bytes(t, s.cols) * s.rows;
+  auto* first = static_cast<uint8_t*>(host_alloc(size_t(wc.bytes)));
+  uint32_t state = 12345;
+  for (int64_t r = 0; r < s.rows; ++r) {
+    for (float& x : src) {
+      state = state * 1664525u + 1013904223u;
+      x = float(int(state >> 9) - (1 << 22)) / float(1 << 24);
+    }
+    quantize_row(t, src.data(), first + r * row_bytes(t, s.cols), s.cols);
+  }
+  wc.copies.push_back(first);
+  while (wc.copies.size() * size_t(wc.bytes) < min_total) {
+    auto* p = static_cast<uint8_t*>(host_alloc(size_t(wc.bytes)));
+    std::memcpy(p, first, size_t(wc.bytes));
+    wc.copies.push_back(p);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int threads = 2;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--threads" && i + 1 < argc) {
+      threads = std::atoi(argv[++i]);
+    } else if (a == "--quick") {
+      quick = true;
+    } else {
+      std::fprintf(stderr, "usage: kernel-bench [--threads N] [--quick]\n");
+      return 2;
+    }
+  }
+  auto backend = make_cpu_backend(threads);
+  std::printf("backend: %s, simd %s\n", backend->name().c_str(),
+              simd_level_name(best_simd_level()));
+  const double bw = measure_bandwidth_gbs(threads);
+  std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n\n", threads, bw);
+
+  const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0,
+                                 DType::q4_0, DType::q4_k, DType::q6_k};
+  const std::vector<Shape> shapes{{2048, 2048}, {5632, 2048}};
+  const size_t min_total = quick ? (size_t(64) << 20) : (size_t(256) << 20);
+
+  std::printf("decode matmul, n = 1 (weights streamed from DRAM)\n");
+  std::printf("%-6s %-11s %10s %10s %8s\n", "type", "shape", "us/call", "GB/s", "of bw");
+  for (DType t : types) {
+    for (Shape s : shapes) {
+      WeightCopies wc;
+      make_copies(wc, t, s, min_total);
+      std::vector<float> x(size_t(s.cols), 0.01f), y(static_cast<size_t>(s.rows));
+      Weight w{t, nullptr, s.rows, s.cols};
+      const int calls = int(std::max<size_t>(wc.copies.size() * 2, 50));
+      for (size_t i = 0; i < wc.copies.size(); ++i) {  // warm-up pass
+        w.data = wc.copies[i];
+        backend->matmul(w, nullptr, x.data(), y.data(), 1);
+      }
+      const auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i) {
+        w.data = wc.copies[size_t(i) % wc.copies.size()];
+        backend->matmul(w, nullptr, x.data(), y.data(), 1);
+      }
+      const double sec = seconds_since(t0) / calls;
+      const double gbs = double(wc.bytes) / sec / 1e9;
+      std::printf("%-6s %5lldx%-5lld %10.1f %10.1f %7.0f%%\n", dtype_name(t), (long long)s.rows,
+                  (long long)s.cols, sec * 1e6, gbs, 100.0 * gbs / bw);
+    }
+  }
+
+  const int n = 512;
+  std::printf("\nprefill matmul, n = %d\n", n);
+  std::printf("%-6s %-11s %10s %10s\n", "type", "shape", "ms/call", "GFLOP/s");
+  for (DType t : types) {
+    for (Shape s : shapes) {
+      WeightCopies wc;
+      make_copies(wc, t, s, 0);
+      std::vector<float> x(static_cast<size_t>(n * s.cols)), y(size_t(n) * size_t(s.rows));
+      for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 17) - 8) * 0.01f;
+      const Weight w{t, wc.copies[0], s.rows, s.cols};
+      backend->matmul(w, nullptr, x.data(), y.data(), n);  // warm-up
+      const int calls = quick ? 2 : 4;
+      const auto t0 = Clock::now();
+      for (int i = 0; i < calls; ++i) backend->matmul(w, nullptr, x.data(), y.data(), n);
+      const double sec = seconds_since(t0) / calls;
+      std::printf("%-6s %5lldx%-5lld %10.2f %10.1f\n", dtype_name(t), (long long)s.rows,
+                  (long long)s.cols, sec * 1e3,
+                  2.0 * n * double(s.rows) * double(s.cols) / sec / 1e9);
+    }
+  }
+  return 0;
+}
