@@ -148,6 +148,18 @@ MatchResult HashCache::match_prefix(std::span<const Token> key) {
   return r;
 }
 
+int64_t HashCache::peek_prefix(std::span<const Token> key) const {
+  NodeId node = kRootNode;
+  size_t pos = 0;
+  for (; pos + ps_ <= key.size(); pos += ps_) {
+    const Token* blk = key.data() + pos;
+    const NodeId id = lookup(node, chain_hash(blocks_[node].hash, blk), blk);
+    if (id == kNoNode) break;
+    node = id;
+  }
+  return int64_t(pos);
+}
+
 Status HashCache::walk_ref(NodeHandle h, bool lock, int delta) {
   if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache block handle"};
   if (h.id != kRootNode && delta < 0 && (lock ? blocks_[h.id].ref : blocks_[h.id].pin) == 0)

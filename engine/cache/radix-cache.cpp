@@ -212,6 +212,23 @@ MatchResult RadixCache::match_prefix(std::span<const Token> key) {
   return r;
 }
 
+int64_t RadixCache::peek_prefix(std::span<const Token> key) const {
+  NodeId node = kRootNode;
+  size_t pos = 0;
+  const size_t n = key.size();
+  while (reuse_ && n - pos >= ps_) {
+    const NodeId c = children_.find(node, child_key(key.data() + pos));
+    if (c == ChildTable::kNone) break;
+    const Node& cn = nodes_[c];
+    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    len -= len % ps_;
+    pos += len;
+    if (len < cn.tokens.size()) break;
+    node = c;
+  }
+  return int64_t(pos);
+}
+
 Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
   last_evict_parents_.clear();
   if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache node handle"};
@@ -332,7 +349,9 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
   if (bad < pages.size()) {
     for (size_t i = 0; i < bad; ++i)
       if (pool_.state(pages[i]) == PageState::pending) pool_.set_state(pages[i], PageState::held);
-    flush_events();  // splits already happened; they are harmless and recorded
+    // Splits and recency already happened (harmless); record them for replay.
+    emit(CacheEventKind::insert, node, nodes_[node].parent, kNoNode, 0, 0);
+    flush_events();
     return Status(StatusCode::invalid_argument,
                   "insert: page " + std::to_string(pages[bad]) + " is neither the cache's own nor held");
   }

@@ -31,6 +31,7 @@ class RadixCache : public KvCache {
 
   const CacheConfig& config() const override { return config_; }
   MatchResult match_prefix(std::span<const Token> tokens) override;
+  int64_t peek_prefix(std::span<const Token> tokens) const override;
   Status lock(NodeHandle node) override;
   Status unlock(NodeHandle node) override;
   Status pin(NodeHandle node) override;

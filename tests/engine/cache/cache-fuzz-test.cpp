@@ -1,0 +1,321 @@
+// Randomized differential test: thousands of random request / match / lock /
+// unlock / pin / evict / alloc / free / reset steps over small alphabets (so
+// prefixes collide), page sizes 1, 2 and 16, against the oracle of
+// cache-oracle.h; check_integrity() and event replay == snapshot after every
+// step.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <random>
+
+#include "cache-oracle.h"
+#include "cache-test-util.h"
+
+namespace rc::test {
+namespace {
+
+struct Active {
+  std::vector<Token> key;
+  size_t len;
+  NodeHandle node;
+};
+
+class Fuzz {
+ public:
+  Fuzz(int ps, int64_t pages, uint32_t seed, bool merge) : rng_(seed) {
+    CacheConfig cfg;
+    cfg.page_size = ps;
+    cfg.total_pages = pages;
+    cfg.merge_after_evict = merge;
+    cache_ = std::move(make_kv_cache(cfg)).value();
+    o_.ps = size_t(ps);
+    replay_.start(cache_->snapshot());
+  }
+
+  void run(int steps) {
+    if (::testing::Test::HasFailure()) return;  // an earlier seed failed: its report is enough
+    for (int i = 0; i < steps; ++i) {
+      step();
+      verify();
+      if (::testing::Test::HasFailure()) {
+        ADD_FAILURE() << "at step " << i;
+        return;
+      }
+    }
+    // The run must have exercised what it is meant to test.
+    CacheStats st = cache_->stats();
+    EXPECT_GT(st.evictions, 50u);
+    EXPECT_GT(st.splits, 50u);
+    if (cache_->config().merge_after_evict) {
+      EXPECT_GT(st.merges, 0u);
+    }
+    EXPECT_GT(pinned_evictions_, 0);
+    EXPECT_GT(no_pages_, 0);
+    std::printf("page size %d: %llu evictions, %llu splits, %llu merges, %d pinned evictions, "
+                "%d no_pages, hit rate %.3f\n",
+                cache_->config().page_size, (unsigned long long)st.evictions,
+                (unsigned long long)st.splits, (unsigned long long)st.merges, pinned_evictions_,
+                no_pages_, st.hit_rate());
+  }
+
+ private:
+  size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+
+  std::vector<Token> random_key() {
+    const size_t ps = o_.ps;
+    size_t len = ps == 1 ? 1 + pick(12) : ps * (1 + pick(4)) + pick(ps);
+    std::vector<Token> key;
+    if (!history_.empty() && pick(10) < 7) {  // share a prefix with an earlier key
+      const auto& h = history_[pick(history_.size())];
+      key.assign(h.begin(), h.begin() + ptrdiff_t(pick(h.size() + 1)));
+    }
+    while (key.size() < len) {
+      if (ps == 1) {
+        key.push_back(Token(pick(3)));
+        continue;
+      }
+      // Pages drawn from three patterns, sometimes with one token changed,
+      // so keys share whole pages and also diverge inside a page.
+      std::vector<Token> page(ps, Token(pick(3)));
+      if (pick(4) == 0) page[pick(ps)] = Token(pick(3));
+      key.insert(key.end(), page.begin(), page.end());
+    }
+    key.resize(len);
+    history_.push_back(key);
+    if (history_.size() > 64) history_.erase(history_.begin());
+    return key;
+  }
+
+  // An eviction happened between `before` and now: check the rules, adopt.
+  void judge_eviction(int64_t asked, bool alloc_failed) {
+    auto now = cached_prefixes(cache_->snapshot());
+    size_t removed = 0;
+    bool removed_pinned = false;
+    for (const auto& [p, page] : o_.cached) {
+      if (now.count(p)) {
+        ASSERT_EQ(now.at(p), page) << "a surviving prefix changed page";
+        continue;
+      }
+      ++removed;
+      ASSERT_FALSE(o_.locked(p)) << "a locked prefix was evicted";
+      removed_pinned |= o_.pinned(p);
+    }
+    ASSERT_EQ(now.size(), o_.cached.size() - removed) << "eviction added prefixes";
+    const int64_t evicted = int64_t(removed * o_.ps);
+    EXPECT_EQ(cache_->stats().evicted_tokens - evicted_before_, uint64_t(evicted));
+    bool unlocked_left = false, unpinned_left = false;
+    for (const auto& [p, page] : now) {
+      unlocked_left |= !o_.locked(p);
+      unpinned_left |= !o_.locked(p) && !o_.pinned(p);
+    }
+    if (removed_pinned) {
+      EXPECT_FALSE(unpinned_left) << "pinned evicted while others were left";
+    }
+    if (evicted < asked || alloc_failed) {
+      EXPECT_FALSE(unlocked_left) << "stopped early";
+    }
+    if (removed_pinned) ++pinned_evictions_;
+    if (alloc_failed) ++no_pages_;
+    o_.cached = std::move(now);
+  }
+
+  // alloc_pages with the same checks; returns the status.
+  Status alloc(int64_t n, std::vector<PageId>& out) {
+    const int64_t free_before = cache_->free_page_count();
+    evicted_before_ = cache_->stats().evicted_tokens;
+    Status s = cache_->alloc_pages(n, out);
+    const int64_t shortfall = std::max<int64_t>(0, n - free_before) * int64_t(o_.ps);
+    judge_eviction(shortfall, !s.ok());
+    if (s.ok()) {
+      held_ += n;
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::no_pages);
+    }
+    return s;
+  }
+
+  void check_match(const std::vector<Token>& key, const MatchResult& m) {
+    const size_t want = o_.match_len(key);
+    ASSERT_EQ(size_t(m.tokens), want);
+    EXPECT_EQ(m.pages, o_.pages_of(key, want));
+  }
+
+  // Insert `table` (aligned) for key and check every prediction.
+  InsertResult insert(const std::vector<Token>& key, std::vector<PageId>& table, size_t matched_pages) {
+    const size_t aligned = key.size() / o_.ps * o_.ps;
+    const size_t np = aligned / o_.ps;
+    const size_t cached = o_.match_len(std::vector<Token>(key.begin(), key.begin() + ptrdiff_t(aligned)));
+    std::vector<PageId> want = o_.pages_of(key, cached);
+    for (size_t i = want.size(); i < np; ++i) want.push_back(table[i]);
+    auto r = cache_->insert(std::span(key.data(), aligned), std::span(table.data(), np));
+    EXPECT_TRUE(r.ok()) << r.status().to_string();
+    if (!r.ok()) return {};
+    EXPECT_EQ(size_t(r->cached_tokens), cached);
+    EXPECT_EQ(r->pages, want);
+    held_ -= int64_t(np - matched_pages);  // duplicates were freed, the rest is the tree's
+    for (size_t l = o_.ps, i = 0; l <= aligned; l += o_.ps, ++i) o_.cached[Oracle::head(key, l)] = want[i];
+    if (table.size() > np) {
+      EXPECT_TRUE(cache_->free_pages(std::span(table).subspan(np)).ok());
+      held_ -= int64_t(table.size() - np);
+    }
+    return std::move(r).value();
+  }
+
+  void request() {
+    std::vector<Token> key = random_key();
+    MatchResult m = cache_->match_prefix(key);
+    check_match(key, m);
+    ASSERT_TRUE(cache_->lock(m.node).ok());
+    o_.add_ref(o_.locks, key, size_t(m.tokens), +1);
+    std::vector<PageId> table = m.pages;
+    const int64_t need = (int64_t(key.size()) - m.tokens + int64_t(o_.ps) - 1) / int64_t(o_.ps);
+    if (alloc(need, table).ok()) {
+      InsertResult r = insert(key, table, m.pages.size());
+      if (pick(4) == 0 && active_.size() < 4) {  // still running: keep the prefix locked
+        ASSERT_TRUE(cache_->lock(r.node).ok());
+        const size_t aligned = key.size() / o_.ps * o_.ps;
+        o_.add_ref(o_.locks, key, aligned, +1);
+        active_.push_back({key, aligned, r.node});
+      }
+    }
+    ASSERT_TRUE(cache_->unlock(m.node).ok());
+    o_.add_ref(o_.locks, key, size_t(m.tokens), -1);
+  }
+
+  // Two requests compute the same suffix at once; the second insert must
+  // free its copies and return the first one's pages.
+  void concurrent_pair() {
+    std::vector<Token> key = random_key();
+    MatchResult a = cache_->match_prefix(key);
+    MatchResult b = cache_->match_prefix(key);
+    check_match(key, b);
+    ASSERT_TRUE(cache_->lock(a.node).ok());
+    o_.add_ref(o_.locks, key, size_t(a.tokens), +1);
+    const int64_t need = (int64_t(key.size()) - a.tokens + int64_t(o_.ps) - 1) / int64_t(o_.ps);
+    std::vector<PageId> ta = a.pages, tb = b.pages;
+    if (alloc(need, ta).ok()) {
+      if (alloc(need, tb).ok()) {
+        insert(key, ta, a.pages.size());
+        insert(key, tb, b.pages.size());
+      } else {
+        insert(key, ta, a.pages.size());
+      }
+    }
+    ASSERT_TRUE(cache_->unlock(a.node).ok());
+    o_.add_ref(o_.locks, key, size_t(a.tokens), -1);
+  }
+
+  void step() {
+    evicted_before_ = cache_->stats().evicted_tokens;
+    const size_t op = pick(100);
+    if (op < 40) return request();
+    if (op < 48) return concurrent_pair();
+    if (op < 58) {
+      std::vector<Token> key = random_key();
+      return check_match(key, cache_->match_prefix(key));
+    }
+    if (op < 72) {
+      if (active_.empty()) return;
+      size_t i = pick(active_.size());
+      ASSERT_TRUE(cache_->unlock(active_[i].node).ok());
+      o_.add_ref(o_.locks, active_[i].key, active_[i].len, -1);
+      active_.erase(active_.begin() + ptrdiff_t(i));
+      return;
+    }
+    if (op < 80) {
+      const int64_t n = int64_t(pick(40));
+      const int64_t got = cache_->evict(n);
+      judge_eviction(n, false);
+      EXPECT_EQ(uint64_t(got), cache_->stats().evicted_tokens - evicted_before_);
+      return;
+    }
+    if (op < 84) {  // pin a cached prefix (a saved system prompt)
+      std::vector<Token> key = random_key();
+      MatchResult m = cache_->match_prefix(key);
+      check_match(key, m);
+      if (m.tokens == 0) return;
+      ASSERT_TRUE(cache_->pin(m.node).ok());
+      o_.add_ref(o_.pins, key, size_t(m.tokens), +1);
+      pinned_.push_back({key, size_t(m.tokens), m.node});
+      return;
+    }
+    if (op < 88) {
+      if (pinned_.empty()) return;
+      size_t i = pick(pinned_.size());
+      Status s = cache_->unpin(pinned_[i].node);
+      // The node may be gone (pinned nodes are evicted last, not never).
+      if (s.ok()) {
+        o_.add_ref(o_.pins, pinned_[i].key, pinned_[i].len, -1);
+      } else {
+        EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+      }
+      pinned_.erase(pinned_.begin() + ptrdiff_t(i));
+      return;
+    }
+    if (op < 94) {  // a caller holds pages for a while
+      std::vector<PageId> pages;
+      if (alloc(int64_t(1 + pick(3)), pages).ok()) held_lists_.push_back(pages);
+      return;
+    }
+    if (op < 99) {
+      if (held_lists_.empty()) return;
+      size_t i = pick(held_lists_.size());
+      ASSERT_TRUE(cache_->free_pages(held_lists_[i]).ok());
+      held_ -= int64_t(held_lists_[i].size());
+      held_lists_.erase(held_lists_.begin() + ptrdiff_t(i));
+      return;
+    }
+    Status s = cache_->reset();
+    if (o_.locks.empty()) {
+      ASSERT_TRUE(s.ok()) << s.to_string();
+      o_.cached.clear();
+      o_.pins.clear();
+      pinned_.clear();
+    } else {
+      EXPECT_EQ(s.code(), StatusCode::invalid_argument);
+    }
+  }
+
+  void verify() {
+    Status s = cache_->check_integrity();
+    ASSERT_TRUE(s.ok()) << s.to_string();
+    CacheSnapshot snap = cache_->snapshot();
+    ASSERT_EQ(cached_prefixes(snap), o_.cached);
+    EXPECT_EQ(snap.stats.held_pages, held_);
+    // Pins on evicted prefixes vanish with them.
+    for (auto it = o_.pins.begin(); it != o_.pins.end();)
+      it = o_.cached.count(it->first) ? std::next(it) : o_.pins.erase(it);
+    std::vector<CacheEvent> events;
+    EXPECT_FALSE(cache_->events().drain(events)) << "queue overflowed";
+    for (const CacheEvent& e : events) {
+      replay_.apply(e);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+    replay_.expect_equal(snap);
+  }
+
+  std::mt19937 rng_;
+  std::unique_ptr<KvCache> cache_;
+  Oracle o_;
+  Replayer replay_;
+  std::vector<std::vector<Token>> history_;
+  std::vector<Active> active_, pinned_;
+  std::vector<std::vector<PageId>> held_lists_;
+  int64_t held_ = 0;
+  uint64_t evicted_before_ = 0;
+  int pinned_evictions_ = 0;
+  int no_pages_ = 0;
+};
+
+TEST(RadixCacheFuzz, PageSize1) {
+  for (uint32_t seed = 1; seed <= 4; ++seed) Fuzz(1, 48, seed, seed != 4).run(5000);
+}
+TEST(RadixCacheFuzz, PageSize2) {
+  for (uint32_t seed = 11; seed <= 14; ++seed) Fuzz(2, 24, seed, seed != 14).run(5000);
+}
+TEST(RadixCacheFuzz, PageSize16) {
+  for (uint32_t seed = 21; seed <= 24; ++seed) Fuzz(16, 24, seed, seed != 24).run(5000);
+}
+
+}  // namespace
+}  // namespace rc::test
