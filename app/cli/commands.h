@@ -23,6 +23,10 @@ int fail(const std::string& what);
 int fail(const Status& status);
 
 Command add_info_command(CLI::App& root);
+Command add_generate_command(CLI::App& root);
+Command add_chat_command(CLI::App& root);
+Command add_logits_command(CLI::App& root);
+Command add_bench_command(CLI::App& root);
 Command add_cache_bench_command(CLI::App& root);
 Command add_cache_demo_command(CLI::App& root);
 

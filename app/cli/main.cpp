@@ -27,6 +27,10 @@ int main(int argc, char** argv) {
       add_info_command(root),
       add_cache_bench_command(root),
       add_cache_demo_command(root),
+      add_generate_command(root),
+      add_chat_command(root),
+      add_logits_command(root),
+      add_bench_command(root),
   };
 
   try {

@@ -1,0 +1,115 @@
+#include "bench-workloads.h"
+
+#include <array>
+
+namespace rc::cli {
+
+namespace {
+
+constexpr std::array<const char*, 96> kWords = {
+    "the",    "cache",   "stores",  "keys",    "and",     "values",  "for",     "every",
+    "token",  "prefix",  "tree",    "node",    "page",    "memory",  "request", "reply",
+    "model",  "server",  "shared",  "system",  "prompt",  "user",    "answer",  "question",
+    "small",  "large",   "fast",    "slow",    "river",   "mountain","garden",  "window",
+    "letter", "number",  "friend",  "market",  "winter",  "summer",  "light",   "shadow",
+    "bright", "quiet",   "simple",  "careful", "early",   "late",    "north",   "south",
+    "write",  "read",    "build",   "measure", "explain", "compare", "travel",  "follow",
+    "under",  "over",    "between", "before",  "after",   "while",   "because", "although",
+    "apple",  "bread",   "stone",   "paper",   "music",   "story",   "engine",  "signal",
+    "green",  "blue",    "golden",  "silver",  "ancient", "modern",  "gentle",  "strong",
+    "city",   "village", "ocean",   "forest",  "bridge",  "tower",   "field",   "island",
+    "what",   "why",     "how",     "when",    "where",   "which",   "who",     "whose"};
+
+// Deterministic and fast; the same on every platform.
+struct Rng {
+  uint64_t s;
+  uint64_t next() {
+    s += 0x9E3779B97F4A7C15ull;
+    uint64_t z = s;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+  }
+  int below(int n) { return static_cast<int>(next() % static_cast<uint64_t>(n)); }
+};
+
+std::string sentence(Rng& rng, int words) {
+  std::string s;
+  for (int i = 0; i < words; ++i) {
+    if (i) s += ' ';
+    s += kWords[rng.below(static_cast<int>(kWords.size()))];
+  }
+  s += '.';
+  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
+  return s;
+}
+
+std::string paragraph(Rng& rng, int sentences) {
+  std::string p;
+  for (int i = 0; i < sentences; ++i) p += (i ? " " : "") + sentence(rng, 8 + rng.below(8));
+  return p;
+}
+
+Workload multi_turn(int requests, Rng& rng) {
+  // Several conversations of four turns over a common short system prompt.
+  constexpr int kTurns = 4;
+  Workload w{"multi-turn", {}};
+  const std::string system = "You are a helpful assistant. " + paragraph(rng, 2);
+  for (int left = requests; left > 0; left -= kTurns) {
+    Conversation c{system, {}};
+    for (int t = 0; t < std::min(kTurns, left); ++t) c.users.push_back(paragraph(rng, 3));
+    w.conversations.push_back(std::move(c));
+  }
+  return w;
+}
+
+Workload few_shot(int requests, Rng& rng) {
+  Workload w{"few-shot", {}};
+  std::string examples = "Answer like the examples.\n";
+  for (int i = 0; i < 12; ++i) {
+    examples += "Q: " + sentence(rng, 10) + "\nA: " + paragraph(rng, 2) + "\n";
+  }
+  for (int i = 0; i < requests; ++i) {
+    w.conversations.push_back({"", {examples + "Q: " + sentence(rng, 12) + "\nA:"}});
+  }
+  return w;
+}
+
+Workload shared_system(int requests, Rng& rng) {
+  Workload w{"shared-system", {}};
+  const std::string system = "You are the support assistant of a travel company. " +
+                             paragraph(rng, 24);
+  for (int i = 0; i < requests; ++i) {
+    w.conversations.push_back({system, {sentence(rng, 10 + rng.below(10))}});
+  }
+  return w;
+}
+
+Workload random_prompts(int requests, Rng& rng) {
+  Workload w{"random", {}};
+  for (int i = 0; i < requests; ++i) w.conversations.push_back({"", {paragraph(rng, 16)}});
+  return w;
+}
+
+}  // namespace
+
+int Workload::requests() const {
+  int n = 0;
+  for (const Conversation& c : conversations) n += static_cast<int>(c.users.size());
+  return n;
+}
+
+const char* workload_names() { return "multi-turn, few-shot, shared-system, random"; }
+
+Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed) {
+  if (requests < 1) return Status(StatusCode::invalid_argument, "--requests must be at least 1");
+  Rng rng{seed * 0x2545F4914F6CDD1Dull + 1};
+  if (name == "multi-turn") return multi_turn(requests, rng);
+  if (name == "few-shot") return few_shot(requests, rng);
+  if (name == "shared-system") return shared_system(requests, rng);
+  if (name == "random") return random_prompts(requests, rng);
+  return Status(StatusCode::invalid_argument,
+                "unknown workload '" + name + "' (expected " + workload_names() + ")");
+}
+
+}  // namespace rc::cli

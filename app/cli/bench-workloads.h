@@ -1,0 +1,35 @@
+// The four benchmark workloads of `radixchat-cli bench`, generated from a
+// seed so every cache setting replays exactly the same requests:
+//   multi-turn     conversations growing turn by turn (each turn re-sends
+//                  the history plus the model's real replies)
+//   few-shot       a long shared block of worked examples + varying questions
+//   shared-system  one long system prompt, many users with short messages
+//   random         unrelated prompts, no reuse (shows the cache's overhead)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "radixchat/engine.h"
+#include "radixchat/status.h"
+
+namespace rc::cli {
+
+struct Conversation {
+  std::string system;              // may be empty
+  std::vector<std::string> users;  // one user message per turn
+};
+
+struct Workload {
+  std::string name;
+  std::vector<Conversation> conversations;
+  int requests() const;
+};
+
+// `requests` is the total number of turns over all conversations.
+Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed);
+
+const char* workload_names();  // "multi-turn, few-shot, shared-system, random"
+
+}  // namespace rc::cli

@@ -1,0 +1,243 @@
+// `radixchat-cli bench`: replays a workload through the engine with a fixed
+// number of concurrent clients and prints what the cache bought: hit rate,
+// TTFT percentiles, throughput, KV peak. `--compare` runs all four cache
+// settings on the same requests and prints them side by side with the
+// speed-up the measured prefix/suffix lengths predict.
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <mutex>
+
+#include <nlohmann/json.hpp>
+
+#include "bench-workloads.h"
+#include "commands.h"
+#include "engine-options.h"
+
+namespace rc::cli {
+
+namespace {
+
+struct BenchOptions {
+  EngineOptions engine;
+  std::string workload = "multi-turn";
+  int requests = 32;
+  int concurrency = 4;
+  int max_tokens = 32;
+  uint64_t seed = 1;
+  bool json = false;
+  bool compare = false;
+};
+
+struct BenchResult {
+  std::string workload, cache;
+  int requests = 0;
+  int64_t prompt_tokens = 0, cached_tokens = 0, output_tokens = 0;
+  double wall_s = 0;
+  std::vector<double> ttft_ms;
+  int64_t kv_peak_bytes = 0;
+  uint64_t evictions = 0;
+  std::vector<std::string> replies;  // in request order, to check settings agree
+
+  double percentile(double p) const {
+    if (ttft_ms.empty()) return 0;
+    std::vector<double> v = ttft_ms;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+  }
+  double hit_rate() const { return prompt_tokens ? double(cached_tokens) / prompt_tokens : 0; }
+  double output_tok_s() const { return wall_s > 0 ? output_tokens / wall_s : 0; }
+  double total_tok_s() const { return wall_s > 0 ? (prompt_tokens + output_tokens) / wall_s : 0; }
+};
+
+// Closed loop: `concurrency` conversations in flight; a conversation's next
+// turn is sent when its previous reply is complete, with that reply added.
+Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchOptions& o) {
+  struct Client {
+    size_t conv = 0;
+    size_t turn = 0;
+    std::vector<ChatMessage> messages;
+    std::string reply;
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::vector<Client> clients;
+  size_t next_conv = 0;
+  int in_flight = 0;
+  Status error;
+  BenchResult res;
+  res.workload = w.name;
+  res.cache = engine.model_info().cache;
+  res.replies.resize(w.requests());
+  std::vector<size_t> first_request(w.conversations.size(), 0);
+  for (size_t c = 1; c < w.conversations.size(); ++c) {
+    first_request[c] = first_request[c - 1] + w.conversations[c - 1].users.size();
+  }
+
+  std::function<void(size_t)> send;  // sends client i's current turn; mu held
+  send = [&](size_t i) {
+    Client& cl = clients[i];
+    const Conversation& conv = w.conversations[cl.conv];
+    cl.messages.push_back({"user", conv.users[cl.turn]});
+    cl.reply.clear();
+    GenerateRequest req;
+    req.messages = cl.messages;
+    req.max_tokens = o.max_tokens;
+    req.ignore_eos = true;  // equal output lengths under every cache setting
+    ++in_flight;
+    Result<RequestId> id = engine.submit(req, [&, i](const StreamEvent& ev) {
+      std::lock_guard<std::mutex> lock(mu);
+      Client& c = clients[i];
+      c.reply += ev.text;
+      if (!ev.finished) return true;
+      --in_flight;
+      if (ev.reason == FinishReason::error) error = ev.error;
+      res.prompt_tokens += ev.metrics.prompt_tokens;
+      res.cached_tokens += ev.metrics.cached_tokens;
+      res.output_tokens += ev.metrics.output_tokens;
+      res.ttft_ms.push_back(ev.metrics.ttft_ms);
+      res.replies[first_request[c.conv] + c.turn] = c.reply;
+      c.messages.push_back({"assistant", c.reply});
+      if (++c.turn < w.conversations[c.conv].users.size()) {
+        send(i);
+      } else if (next_conv < w.conversations.size()) {
+        c = Client{next_conv++, 0, {}, {}};
+        if (!w.conversations[c.conv].system.empty()) {
+          c.messages.push_back({"system", w.conversations[c.conv].system});
+        }
+        send(i);
+      }
+      cv.notify_all();
+      return true;
+    });
+    if (!id.ok()) {
+      --in_flight;
+      error = id.status();
+    }
+  };
+
+  const auto start = std::chrono::steady_clock::now();
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    const size_t n = std::min<size_t>(o.concurrency, w.conversations.size());
+    clients.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      clients[i] = Client{next_conv++, 0, {}, {}};
+      if (!w.conversations[i].system.empty()) {
+        clients[i].messages.push_back({"system", w.conversations[i].system});
+      }
+      send(i);
+    }
+    cv.wait(lock, [&] { return in_flight == 0; });
+  }
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!error.ok()) return error;
+  const EngineStats st = engine.stats();
+  res.requests = static_cast<int>(res.ttft_ms.size());
+  res.kv_peak_bytes = st.kv_bytes_used_peak;
+  res.evictions = st.cache.evictions;
+  return res;
+}
+
+nlohmann::json to_json(const BenchResult& r) {
+  return {{"workload", r.workload},
+          {"cache", r.cache},
+          {"requests", r.requests},
+          {"prompt_tokens", r.prompt_tokens},
+          {"cached_tokens", r.cached_tokens},
+          {"computed_tokens", r.prompt_tokens - r.cached_tokens},
+          {"output_tokens", r.output_tokens},
+          {"hit_rate", r.hit_rate()},
+          {"avg_match_len", r.requests ? double(r.cached_tokens) / r.requests : 0.0},
+          {"ttft_ms_p50", r.percentile(0.5)},
+          {"ttft_ms_p99", r.percentile(0.99)},
+          {"output_tok_s", r.output_tok_s()},
+          {"total_tok_s", r.total_tok_s()},
+          {"wall_s", r.wall_s},
+          {"kv_peak_bytes", r.kv_peak_bytes},
+          {"evictions", r.evictions}};
+}
+
+void print_table(const std::vector<BenchResult>& rs) {
+  std::printf("%-14s %-13s %5s %8s %8s %6s %9s %9s %9s %9s %11s %9s\n", "workload", "cache", "reqs",
+              "prompt", "cached", "hit%", "TTFT p50", "TTFT p99", "out tok/s", "tot tok/s",
+              "KV peak MB", "evictions");
+  for (const BenchResult& r : rs) {
+    std::printf("%-14s %-13s %5d %8lld %8lld %5.1f%% %7.1fms %7.1fms %9.1f %9.1f %11.2f %9llu\n",
+                r.workload.c_str(), r.cache.c_str(), r.requests, (long long)r.prompt_tokens,
+                (long long)r.cached_tokens, 100 * r.hit_rate(), r.percentile(0.5),
+                r.percentile(0.99), r.output_tok_s(), r.total_tok_s(), r.kv_peak_bytes / 1048576.0,
+                (unsigned long long)r.evictions);
+  }
+}
+
+// Radix vs off: measured TTFT and throughput gains, and the prefill speed-up
+// the hit rate predicts (prompt tokens / computed tokens).
+void print_comparison(const std::vector<BenchResult>& rs) {
+  const BenchResult* off = nullptr;
+  for (const BenchResult& r : rs) off = r.cache == "off" ? &r : off;
+  if (!off) return;
+  std::printf("\n%-13s %14s %16s %15s %16s %12s\n", "vs off", "TTFT p50 cut", "prefill speed-up",
+              "(theoretical)", "throughput gain", "same replies");
+  for (const BenchResult& r : rs) {
+    if (&r == off) continue;
+    const double computed = double(r.prompt_tokens - r.cached_tokens);
+    const double theory = computed > 0 ? r.prompt_tokens / computed : 0;
+    const double p50 = r.percentile(0.5), off_p50 = off->percentile(0.5);
+    std::printf("%-13s %13.1f%% %15.2fx %14.2fx %15.2fx %12s\n", r.cache.c_str(),
+                off_p50 > 0 ? 100 * (1 - p50 / off_p50) : 0.0, p50 > 0 ? off_p50 / p50 : 0.0,
+                theory, off->total_tok_s() > 0 ? r.total_tok_s() / off->total_tok_s() : 0.0,
+                r.replies == off->replies ? "yes" : "NO");
+  }
+}
+
+int run_bench(const BenchOptions& o) {
+  Result<Workload> w = make_workload(o.workload, o.requests, o.seed);
+  if (!w.ok()) return fail(w.status());
+  std::vector<std::string> caches = {o.engine.config.cache};
+  if (o.compare) caches = {"radix", "radix-page16", "hash16", "off"};
+  std::vector<BenchResult> results;
+  for (const std::string& cache : caches) {
+    EngineConfig cfg = o.engine.config;
+    cfg.cache = cache;
+    std::unique_ptr<Engine> engine = open_engine(cfg);
+    if (!engine) return 1;
+    if (!o.json) {
+      std::fprintf(stderr, "running %s with cache %s on %s ...\n", o.workload.c_str(),
+                   cache.c_str(), engine->model_info().device.c_str());
+    }
+    Result<BenchResult> r = run_workload(*engine, w.value(), o);
+    if (!r.ok()) return fail(r.status());
+    results.push_back(std::move(r.value()));
+  }
+  if (o.json) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const BenchResult& r : results) out.push_back(to_json(r));
+    std::printf("%s\n", (results.size() == 1 ? out[0] : out).dump(2).c_str());
+    return 0;
+  }
+  print_table(results);
+  print_comparison(results);
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench_command(CLI::App& root) {
+  auto o = std::make_shared<BenchOptions>();
+  auto* app = root.add_subcommand("bench", "Measure a workload with and without prefix reuse");
+  o->engine.add_to(*app);
+  app->add_option("--workload", o->workload, workload_names())
+      ->check(CLI::IsMember({"multi-turn", "few-shot", "shared-system", "random"}));
+  app->add_option("--requests", o->requests, "requests (turns) in all")->check(CLI::PositiveNumber);
+  app->add_option("--concurrency", o->concurrency, "clients in flight")->check(CLI::PositiveNumber);
+  app->add_option("--max-tokens", o->max_tokens, "tokens generated per request")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--seed", o->seed, "workload seed");
+  app->add_flag("--json", o->json, "one JSON object (an array with --compare)");
+  app->add_flag("--compare", o->compare, "run radix, radix-page16, hash16 and off side by side");
+  return {app, [o] { return run_bench(*o); }};
+}
+
+}  // namespace rc::cli

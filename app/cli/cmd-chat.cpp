@@ -1,0 +1,95 @@
+// `radixchat-cli chat`: a multi-turn terminal chat. Each turn re-sends the
+// whole conversation; the radix cache serves the earlier turns, and the
+// per-turn figures show how many prompt tokens came from the cache.
+#include <cstdio>
+#include <future>
+#include <iostream>
+
+#include "commands.h"
+#include "engine-options.h"
+
+namespace rc::cli {
+
+namespace {
+
+struct ChatOptions {
+  EngineOptions engine;
+  std::string system;
+  int max_tokens = 256;
+  float temperature = 0.0f;
+  uint64_t seed = 0;
+};
+
+int run_chat(const ChatOptions& o) {
+  std::unique_ptr<Engine> engine = open_engine(o.engine.config);
+  if (!engine) return 1;
+  const ModelInfo& info = engine->model_info();
+  std::fprintf(stderr, "%s (%s, context %d) on %s — %s. Cache: %s.\n", info.name.c_str(),
+               info.architecture.c_str(), info.context_length, info.device.c_str(),
+               info.backend_reason.c_str(), info.cache.c_str());
+  std::fprintf(stderr, "Type a message; /reset starts over, /quit or Ctrl-D leaves.\n");
+
+  std::vector<ChatMessage> messages;
+  if (!o.system.empty()) messages.push_back({"system", o.system});
+  std::string line;
+  for (;;) {
+    std::fprintf(stderr, "\n> ");
+    if (!std::getline(std::cin, line) || line == "/quit") break;
+    if (line.empty()) continue;
+    if (line == "/reset") {
+      messages.resize(o.system.empty() ? 0 : 1);
+      std::fprintf(stderr, "(new conversation)\n");
+      continue;
+    }
+    messages.push_back({"user", line});
+    GenerateRequest req;
+    req.messages = messages;
+    req.max_tokens = o.max_tokens;
+    req.sampling.temperature = o.temperature;
+    req.sampling.seed = o.seed;
+    std::string reply;
+    std::promise<StreamEvent> done;
+    Result<RequestId> id = engine->submit(req, [&](const StreamEvent& ev) {
+      reply += ev.text;
+      std::fwrite(ev.text.data(), 1, ev.text.size(), stdout);
+      std::fflush(stdout);
+      if (ev.finished) done.set_value(ev);
+      return true;
+    });
+    if (!id.ok()) {
+      messages.pop_back();
+      fail(id.status());
+      continue;
+    }
+    StreamEvent end = done.get_future().get();
+    std::printf("\n");
+    if (end.reason == FinishReason::error) {
+      messages.pop_back();
+      fail(end.error);
+      continue;
+    }
+    messages.push_back({"assistant", reply});
+    const RequestMetrics& m = end.metrics;
+    const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
+    std::fprintf(stderr, "[prompt %d tokens: %d cached, %d computed | TTFT %.1f ms | %.1f tok/s]\n",
+                 m.prompt_tokens, m.cached_tokens, m.computed_tokens, m.ttft_ms,
+                 m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_chat_command(CLI::App& root) {
+  auto o = std::make_shared<ChatOptions>();
+  auto* app = root.add_subcommand("chat", "Interactive multi-turn chat in the terminal");
+  o->engine.add_to(*app);
+  app->add_option("--system", o->system, "system prompt");
+  app->add_option("--max-tokens", o->max_tokens, "most tokens per reply")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--temperature", o->temperature, "0 = greedy")->check(CLI::NonNegativeNumber);
+  app->add_option("--seed", o->seed, "sampling seed");
+  return {app, [o] { return run_chat(*o); }};
+}
+
+}  // namespace rc::cli

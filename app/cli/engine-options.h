@@ -1,0 +1,39 @@
+// Flags shared by every command that runs the model (design.md section 7):
+// --model (default: the bundled model), --backend, --threads, --cache,
+// --ctx, --kv-tokens. Registers them on a subcommand and builds the
+// EngineConfig from what the user gave.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <memory>
+#include <string>
+
+#include "radixchat/engine.h"
+
+namespace rc::cli {
+
+struct EngineOptions {
+  EngineConfig config;
+
+  void add_to(CLI::App& app) {
+    app.add_option("--model", config.model_path, "GGUF model file (default: the bundled model)");
+    app.add_option("--backend", config.backend, "auto, cpu or cuda")
+        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    app.add_option("--threads", config.n_threads, "CPU threads (default: all cores)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--cache", config.cache, "radix, radix-page16, hash16 or off")
+        ->check(CLI::IsMember({"radix", "radix-page16", "hash16", "off"}));
+    app.add_option("--ctx", config.context_length, "context length (default: the model's)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--kv-tokens", config.kv_pool_tokens, "KV pool size in tokens")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--chat-template", config.chat_template,
+                   "radixchat, llama2, zephyr, chatml or llama3 (default: from the model)");
+  }
+};
+
+// Creates the engine, or prints one line on stderr and returns nullptr.
+std::unique_ptr<Engine> open_engine(const EngineConfig& config);
+
+}  // namespace rc::cli

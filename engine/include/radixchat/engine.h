@@ -1,0 +1,155 @@
+// The engine as a service (design.md sections 2 and 6).
+//
+// An Engine owns one model, one KV cache and one thread (the engine thread)
+// that runs the scheduler: continuous batching of chunked prefills and
+// decodes over the radix cache. Every public method may be called from any
+// thread; none blocks on generation. Errors are values; no exception crosses
+// this API.
+//
+// Streaming: the callback passed to submit() runs on the engine thread, once
+// per generated piece of text and once more with `finished` set. It must
+// return quickly; returning false cancels the request. After the finished
+// event the engine never calls that callback again.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "radixchat/cache.h"
+#include "radixchat/sampling.h"
+#include "radixchat/status.h"
+
+namespace rc {
+
+struct EngineConfig {
+  std::string model_path;          // empty: the bundled model
+  std::string backend = "auto";    // auto | cpu | cuda
+  int n_threads = 0;               // 0: all cores
+  std::string cache = "radix";     // radix | radix-page16 | hash16 | off
+  int64_t kv_pool_tokens = 0;      // 0: 8 x the model's context, at least 16k tokens
+  int context_length = 0;          // 0: the model's trained context
+  int prefill_chunk = 256;         // tokens of one prompt per step (chunked prefill)
+  int max_batch_tokens = 512;      // tokens of one forward pass, all requests together
+  int max_running = 16;            // requests decoding at once
+  int max_queue_age_steps = 64;    // cache-aware ordering never delays a request longer
+  std::string chat_template;       // empty: chosen from the model's metadata
+};
+
+struct ChatMessage {
+  std::string role;  // system | user | assistant
+  std::string content;
+};
+
+struct GenerateRequest {
+  // Exactly one of these is used: messages (the chat template is applied and
+  // the assistant turn opened), else prompt (plain text, BOS added as the
+  // model says), else tokens (used as given).
+  std::vector<ChatMessage> messages;
+  std::string prompt;
+  std::vector<int32_t> tokens;
+
+  SamplingParams sampling;
+  int max_tokens = 256;
+  std::vector<std::string> stop;        // stop strings (not included in the output)
+  std::vector<int32_t> stop_tokens;     // besides the model's end-of-generation ids
+  bool ignore_eos = false;              // benchmarks: always generate max_tokens
+};
+
+using RequestId = uint64_t;
+
+enum class FinishReason { none, stop, length, cancelled, error };
+const char* finish_reason_name(FinishReason r);
+
+struct RequestMetrics {
+  int prompt_tokens = 0;
+  int cached_tokens = 0;    // prompt tokens served from the cache
+  int computed_tokens = 0;  // prompt tokens prefilled
+  int output_tokens = 0;
+  double queue_ms = 0;      // submit -> first scheduled
+  double ttft_ms = 0;       // submit -> first token
+  double itl_ms_mean = 0;   // mean inter-token latency after the first
+  double total_ms = 0;      // submit -> finished
+};
+
+struct StreamEvent {
+  RequestId id = 0;
+  std::string text;           // new text; may be empty (e.g. a partial UTF-8 character)
+  int32_t token = -1;         // the token that produced it (-1 on the finished event)
+  bool finished = false;
+  FinishReason reason = FinishReason::none;
+  Status error;               // set when reason == error
+  RequestMetrics metrics;     // final on the finished event
+};
+
+using StreamCallback = std::function<bool(const StreamEvent&)>;
+
+struct EngineStats {
+  uint64_t requests_finished = 0;
+  uint64_t requests_running = 0;
+  uint64_t requests_waiting = 0;
+  uint64_t prompt_tokens = 0;
+  uint64_t cached_tokens = 0;
+  uint64_t output_tokens = 0;
+  double hit_rate = 0;            // cached / prompt tokens
+  double mean_matched_len = 0;    // tokens, per request
+  double ttft_ms_mean = 0;
+  double itl_ms_mean = 0;
+  CacheStats cache;
+  int64_t kv_bytes_total = 0;
+  int64_t kv_bytes_used_peak = 0;
+};
+
+struct ModelInfo {
+  std::string name;
+  std::string path;
+  std::string architecture;
+  int context_length = 0;
+  int n_vocab = 0;
+  std::string chat_template;
+  std::string backend;         // "cpu" or "cuda"
+  std::string device;          // "CPU (2 threads)" or the GPU's name
+  std::string backend_reason;  // why that backend
+  std::string cache;           // policy in use
+  int64_t kv_pool_tokens = 0;
+};
+
+class Engine {
+ public:
+  // Loads the model, picks the backend and starts the engine thread.
+  static Result<std::unique_ptr<Engine>> create(const EngineConfig& config);
+  virtual ~Engine() = default;
+
+  // Queues a request and returns its id at once. Refuses with a Status a
+  // request that can never run (empty, over the context, over the pool).
+  virtual Result<RequestId> submit(GenerateRequest request, StreamCallback callback) = 0;
+  // Cancels a queued or running request; its finished event reports
+  // FinishReason::cancelled. Unknown or finished ids are ignored.
+  virtual void cancel(RequestId id) = 0;
+  // Prefills and caches these prompts (pinned, so LRU keeps them) and
+  // returns when they are cached. Used for saved system prompts. Blocks
+  // until done: call it from a worker thread, never from a callback.
+  virtual Status warmup(const std::vector<std::vector<ChatMessage>>& conversations) = 0;
+
+  // Logits of the last position of `tokens` (used as given), computed by the
+  // same scheduler path as generation: the cached prefix is reused and the
+  // tokens are cached afterwards. Blocks until done (not from a callback).
+  virtual Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens) = 0;
+
+  virtual EngineStats stats() const = 0;
+  virtual CacheSnapshot cache_snapshot() const = 0;
+  // Cache events since the last call; `overflowed` is set when some were
+  // lost and the consumer must resync from cache_snapshot().
+  virtual std::vector<CacheEvent> drain_events(bool* overflowed) = 0;
+  virtual const ModelInfo& model_info() const = 0;
+
+  // Token helpers for callers that show token counts or spans.
+  virtual Result<std::vector<int32_t>> tokenize(const std::string& text, bool add_bos) const = 0;
+  virtual std::string detokenize(const std::vector<int32_t>& tokens) const = 0;
+  // The exact tokens a conversation renders to (with the assistant turn open).
+  virtual Result<std::vector<int32_t>> render_chat(const std::vector<ChatMessage>& messages) const = 0;
+};
+
+}  // namespace rc

@@ -1,0 +1,386 @@
+// Engine: the service around the scheduler. Owns the model, backend, KV
+// pool, cache, runner and the engine thread; every public call either
+// validates on the caller's thread and posts to the engine thread, or
+// reads state the engine thread published.
+#include "radixchat/engine.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
+
+#include "cpu/cpu-backends.h"
+#include "device-select.h"
+#include "model/default-model.h"
+#include "model/model-file.h"
+#include "model-runner.h"
+#include "scheduler.h"
+#include "tokenizer/chat-template.h"
+#include "tokenizer/tokenizer.h"
+
+namespace rc {
+
+const char* finish_reason_name(FinishReason r) {
+  switch (r) {
+    case FinishReason::none: return "none";
+    case FinishReason::stop: return "stop";
+    case FinishReason::length: return "length";
+    case FinishReason::cancelled: return "cancelled";
+    case FinishReason::error: return "error";
+  }
+  return "unknown";
+}
+
+namespace {
+
+struct CacheChoice {
+  CachePolicy policy;
+  int page_size;
+};
+
+Result<CacheChoice> parse_cache_setting(const std::string& name) {
+  if (name == "radix") return CacheChoice{CachePolicy::radix, 1};
+  if (name == "radix-page16") return CacheChoice{CachePolicy::radix, 16};
+  if (name == "hash16") return CacheChoice{CachePolicy::hash, 16};
+  if (name == "off") return CacheChoice{CachePolicy::off, 1};
+  return Status(StatusCode::invalid_argument,
+                "unknown cache '" + name + "' (expected radix, radix-page16, hash16 or off)");
+}
+
+// Enough pool for several full contexts, capped at 1 GiB of KV.
+int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token) {
+  const int64_t wanted = std::max<int64_t>(8LL * n_ctx, 16384);
+  const int64_t cap = (1LL << 30) / std::max<int64_t>(bytes_per_token, 1);
+  return std::max<int64_t>(std::min(wanted, cap), n_ctx);
+}
+
+class EngineImpl final : public Engine {
+ public:
+  ~EngineImpl() override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+  }
+
+  static Result<std::unique_ptr<Engine>> create(const EngineConfig& config);
+
+  Result<RequestId> submit(GenerateRequest request, StreamCallback callback) override {
+    Result<std::vector<int32_t>> prompt = prompt_tokens(request);
+    if (!prompt.ok()) return prompt.status();
+    Status st = fit_to_context(prompt.value(), request.max_tokens);
+    if (!st.ok()) return st;
+    RequestId id = next_id_.fetch_add(1);
+    auto r = std::make_unique<runtime::Request>(id, std::move(prompt.value()), request,
+                                                std::move(callback), *tokenizer_);
+    enqueue(std::move(r));
+    return id;
+  }
+
+  void cancel(RequestId id) override {
+    post([this, id] { scheduler_->cancel(id); });
+  }
+
+  Status warmup(const std::vector<std::vector<ChatMessage>>& conversations) override {
+    std::vector<std::future<Status>> done;
+    for (const auto& messages : conversations) {
+      // Without the assistant opening: later chats continue with a user turn.
+      Result<std::vector<int32_t>> tokens = render(messages, /*add_assistant_prompt=*/false);
+      if (!tokens.ok()) return tokens.status();
+      int no_output = 0;
+      Status st = fit_to_context(tokens.value(), no_output);
+      if (!st.ok()) return st;
+      auto promise = std::make_shared<std::promise<Status>>();
+      done.push_back(promise->get_future());
+      GenerateRequest params;
+      params.max_tokens = 0;
+      auto r = std::make_unique<runtime::Request>(
+          next_id_.fetch_add(1), std::move(tokens.value()), params,
+          [promise](const StreamEvent& ev) {
+            if (ev.finished) promise->set_value(ev.error);
+            return true;
+          },
+          *tokenizer_);
+      r->pin_prefix = true;
+      enqueue(std::move(r));
+    }
+    for (auto& f : done) {
+      Status st = f.get();
+      if (!st.ok()) return st;
+    }
+    return Status();
+  }
+
+  Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens) override {
+    GenerateRequest params;
+    params.tokens = tokens;
+    params.max_tokens = 1;
+    params.ignore_eos = true;
+    Result<std::vector<int32_t>> prompt = prompt_tokens(params);
+    if (!prompt.ok()) return prompt.status();
+    Status st = fit_to_context(prompt.value(), params.max_tokens);
+    if (!st.ok()) return st;
+    auto logits = std::make_shared<std::vector<float>>();
+    auto promise = std::make_shared<std::promise<Status>>();
+    std::future<Status> done = promise->get_future();
+    auto r = std::make_unique<runtime::Request>(
+        next_id_.fetch_add(1), std::move(prompt.value()), params,
+        [promise](const StreamEvent& ev) {
+          if (ev.finished) promise->set_value(ev.error);
+          return true;
+        },
+        *tokenizer_);
+    r->logits_out = logits;
+    enqueue(std::move(r));
+    st = done.get();
+    if (!st.ok()) return st;
+    if (logits->empty()) return Status(StatusCode::cancelled, "the engine stopped");
+    return std::move(*logits);
+  }
+
+  EngineStats stats() const override {
+    std::lock_guard<std::mutex> lock(mu_);
+    return published_;
+  }
+
+  CacheSnapshot cache_snapshot() const override {
+    if (std::this_thread::get_id() == thread_.get_id()) return cache_->snapshot();
+    auto promise = std::make_shared<std::promise<CacheSnapshot>>();
+    auto future = promise->get_future();
+    const_cast<EngineImpl*>(this)->post([this, promise] { promise->set_value(cache_->snapshot()); });
+    return future.get();
+  }
+
+  std::vector<CacheEvent> drain_events(bool* overflowed) override {
+    std::vector<CacheEvent> out;
+    const bool lost = cache_->events().drain(out);
+    if (overflowed) *overflowed = lost;
+    return out;
+  }
+
+  const ModelInfo& model_info() const override { return info_; }
+
+  Result<std::vector<int32_t>> tokenize(const std::string& text, bool add_bos) const override {
+    return tokenizer_->encode(text, add_bos);
+  }
+
+  std::string detokenize(const std::vector<int32_t>& tokens) const override {
+    return tokenizer_->decode(tokens);
+  }
+
+  Result<std::vector<int32_t>> render_chat(const std::vector<ChatMessage>& messages) const override {
+    return render(messages, /*add_assistant_prompt=*/true);
+  }
+
+ private:
+  EngineImpl() = default;
+
+  Result<std::vector<int32_t>> render(const std::vector<ChatMessage>& messages,
+                                      bool add_assistant_prompt) const {
+    Result<std::string> text = template_->render(messages, add_assistant_prompt);
+    if (!text.ok()) return text.status();
+    // The template writes BOS and the turn markers itself.
+    return tokenizer_->encode(text.value(), /*add_bos=*/false, /*parse_special=*/true);
+  }
+
+  Result<std::vector<int32_t>> prompt_tokens(const GenerateRequest& req) const {
+    if (!req.messages.empty()) return render_chat(req.messages);
+    if (!req.prompt.empty()) return tokenizer_->encode(req.prompt, tokenizer_->add_bos_default());
+    for (int32_t t : req.tokens) {
+      if (t < 0 || t >= info_.n_vocab) {
+        return Status(StatusCode::invalid_argument,
+                      "token id " + std::to_string(t) + " outside the vocabulary");
+      }
+    }
+    if (!req.tokens.empty()) return req.tokens;
+    return Status(StatusCode::invalid_argument, "empty request: no messages, prompt or tokens");
+  }
+
+  // Refuses prompts that cannot fit and trims max_tokens to the context.
+  Status fit_to_context(const std::vector<int32_t>& prompt, int& max_tokens) const {
+    const int n = static_cast<int>(prompt.size());
+    if (n == 0) return Status(StatusCode::invalid_argument, "empty prompt");
+    if (max_tokens < 0) return Status(StatusCode::invalid_argument, "max_tokens must be >= 0");
+    if (n >= context_) {
+      return Status(StatusCode::too_long, "prompt has " + std::to_string(n) +
+                                              " tokens; the context holds " +
+                                              std::to_string(context_) +
+                                              " (shorten the conversation or start a new one)");
+    }
+    max_tokens = std::min(max_tokens, context_ - n);
+    const int64_t pages = (n + max_tokens + page_size_ - 1) / page_size_;
+    if (pages > cache_->config().total_pages) {
+      return Status(StatusCode::no_pages, "request needs " + std::to_string(pages * page_size_) +
+                                              " KV tokens; the pool holds " +
+                                              std::to_string(info_.kv_pool_tokens));
+    }
+    return Status();
+  }
+
+  // The engine thread owns the request from here; tasks still queued at
+  // shutdown run before the final abort, so every request gets its finish.
+  void enqueue(std::unique_ptr<runtime::Request> r) {
+    post([this, raw = r.release()] { scheduler_->add(std::unique_ptr<runtime::Request>(raw)); });
+  }
+
+  void post(std::function<void()> task) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      inbox_.push_back(std::move(task));
+    }
+    cv_.notify_one();
+  }
+
+  void publish() {
+    const runtime::SchedulerTotals& t = scheduler_->totals();
+    EngineStats s;
+    s.requests_finished = t.finished;
+    s.requests_running = scheduler_->running();
+    s.requests_waiting = scheduler_->waiting();
+    s.prompt_tokens = t.prompt_tokens;
+    s.cached_tokens = t.cached_tokens;
+    s.output_tokens = t.output_tokens;
+    s.hit_rate = t.prompt_tokens ? double(t.cached_tokens) / t.prompt_tokens : 0.0;
+    s.mean_matched_len = t.finished ? double(t.cached_tokens) / t.finished : 0.0;
+    s.ttft_ms_mean = t.ttft_count ? t.ttft_ms_sum / t.ttft_count : 0.0;
+    s.itl_ms_mean = t.itl_count ? t.itl_ms_sum / t.itl_count : 0.0;
+    s.cache = cache_->stats();
+    s.kv_bytes_total = s.cache.total_pages * page_size_ * bytes_per_token_;
+    s.kv_bytes_used_peak = t.peak_used_pages * page_size_ * bytes_per_token_;
+    std::lock_guard<std::mutex> lock(mu_);
+    published_ = s;
+  }
+
+  bool stopping() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stop_;
+  }
+
+  void run() {
+    for (;;) {
+      std::vector<std::function<void()>> tasks;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        if (!busy_) cv_.wait(lock, [&] { return stop_ || !inbox_.empty(); });
+        tasks.swap(inbox_);
+      }
+      for (auto& task : tasks) task();
+      if (stopping()) break;
+      busy_ = scheduler_->step();
+      publish();
+    }
+    scheduler_->abort_all(FinishReason::cancelled,
+                          Status(StatusCode::cancelled, "the engine shut down"));
+  }
+
+  std::unique_ptr<model::ModelFile> model_;
+  std::unique_ptr<tok::Tokenizer> tokenizer_;
+  std::unique_ptr<tok::ChatTemplate> template_;
+  std::unique_ptr<kernels::Backend> backend_;
+  std::unique_ptr<kernels::KvPool> pool_;
+  std::unique_ptr<KvCache> cache_;
+  std::unique_ptr<runtime::ModelRunner> runner_;
+  std::unique_ptr<runtime::Scheduler> scheduler_;
+  ModelInfo info_;
+  int context_ = 0;
+  int page_size_ = 1;
+  int64_t bytes_per_token_ = 0;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::vector<std::function<void()>> inbox_;
+  bool stop_ = false;
+  bool busy_ = false;  // engine thread only
+  EngineStats published_;
+  std::atomic<RequestId> next_id_{1};
+  std::thread thread_;
+};
+
+Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
+  std::unique_ptr<EngineImpl> e(new EngineImpl());
+  Result<CacheChoice> cache_choice = parse_cache_setting(config.cache);
+  if (!cache_choice.ok()) return cache_choice.status();
+
+  const std::string path = config.model_path.empty() ? model::default_model_path() : config.model_path;
+  Result<std::unique_ptr<model::ModelFile>> model = model::load_model(path);
+  if (!model.ok()) return model.status();
+  e->model_ = std::move(model.value());
+  const model::ModelConfig& mc = e->model_->config;
+
+  Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::load(path);
+  if (!tokenizer.ok()) return tokenizer.status();
+  e->tokenizer_ = std::move(tokenizer.value());
+  Result<tok::ChatTemplate> tmpl =
+      tok::ChatTemplate::for_model(e->model_->file.get(), e->tokenizer_.get(), config.chat_template);
+  if (!tmpl.ok()) return tmpl.status();
+  e->template_ = std::make_unique<tok::ChatTemplate>(tmpl.value());
+
+  kernels::DeviceChoice device = kernels::select_device(config.backend);
+  // The CUDA backend arrives with its own issue; until then a CUDA device
+  // is reported and the CPU runs.
+  e->backend_ = kernels::make_cpu_backend(config.n_threads);
+  e->info_.backend = "cpu";
+  e->info_.device = device.kind == kernels::DeviceKind::cpu ? device.name : "CPU";
+  e->info_.backend_reason = device.kind == kernels::DeviceKind::cpu
+                                ? device.reason
+                                : device.name + " found, but this build runs the CPU backend";
+
+  e->context_ = config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train)
+                                          : mc.n_ctx_train;
+  e->page_size_ = cache_choice->page_size;
+  e->bytes_per_token_ = int64_t(mc.n_layers) * mc.n_kv_heads * mc.head_dim * sizeof(float) * 2;
+  const int64_t pool_tokens = config.kv_pool_tokens > 0
+                                  ? config.kv_pool_tokens
+                                  : default_pool_tokens(e->context_, e->bytes_per_token_);
+  const int64_t n_pages = (pool_tokens + e->page_size_ - 1) / e->page_size_;
+
+  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, e->page_size_, n_pages};
+  e->pool_ = e->backend_->make_kv_pool(shape);
+  if (!e->pool_) {
+    return Status(StatusCode::internal, "cannot allocate a KV pool of " +
+                                            std::to_string(n_pages * e->page_size_) + " tokens");
+  }
+  CacheConfig cc;
+  cc.policy = cache_choice->policy;
+  cc.page_size = e->page_size_;
+  cc.total_pages = n_pages;
+  cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, static_cast<int>(sizeof(float))};
+  Result<std::unique_ptr<KvCache>> cache = make_kv_cache(cc);
+  if (!cache.ok()) return cache.status();
+  e->cache_ = std::move(cache.value());
+
+  const int max_batch = std::max(config.max_batch_tokens, 1);
+  Result<std::unique_ptr<runtime::ModelRunner>> runner = runtime::ModelRunner::create(
+      *e->model_, *e->backend_, *e->pool_, max_batch, std::min(config.max_running, max_batch));
+  if (!runner.ok()) return runner.status();
+  e->runner_ = std::move(runner.value());
+
+  runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
+                              config.max_queue_age_steps};
+  e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_);
+
+  ModelInfo& info = e->info_;
+  info.path = path;
+  info.name = mc.name.empty() ? std::filesystem::path(path).stem().string() : mc.name;
+  info.architecture = mc.arch;
+  info.context_length = e->context_;
+  info.n_vocab = mc.n_vocab;
+  info.chat_template = e->template_->name();
+  info.cache = config.cache;
+  info.kv_pool_tokens = n_pages * e->page_size_;
+  e->publish();
+  e->thread_ = std::thread([raw = e.get()] { raw->run(); });
+  return std::unique_ptr<Engine>(std::move(e));
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Engine>> Engine::create(const EngineConfig& config) {
+  return EngineImpl::create(config);
+}
+
+}  // namespace rc

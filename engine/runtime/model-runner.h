@@ -1,0 +1,78 @@
+// The forward pass of a llama-family model over the paged KV pool.
+//
+// Reads like llama2.c's forward(): embed, then per layer RMSNorm -> QKV ->
+// RoPE -> store K/V in the pool -> paged attention -> output projection ->
+// residual -> RMSNorm -> SwiGLU MLP -> residual, then the final norm and the
+// vocabulary projection for the rows that need logits.
+//
+// Threading: a runner is used by one thread (the engine thread). It owns
+// scratch buffers in backend memory sized for `max_batch_tokens`; it does not
+// own the model, the backend or the pool, which must outlive it.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backend.h"
+#include "forward-batch.h"
+#include "model/model-file.h"
+#include "radixchat/status.h"
+
+namespace rc::runtime {
+
+class ModelRunner {
+ public:
+  // Fails with invalid_argument when the pool's shape does not fit the model
+  // and with internal when scratch memory cannot be allocated.
+  static Result<std::unique_ptr<ModelRunner>> create(const model::ModelFile& model,
+                                                     kernels::Backend& backend,
+                                                     kernels::KvPool& pool, int max_batch_tokens,
+                                                     int max_logit_rows);
+  ~ModelRunner();
+  ModelRunner(const ModelRunner&) = delete;
+  ModelRunner& operator=(const ModelRunner&) = delete;
+
+  // Runs one step. On success `logits` holds [batch.n_logit_rows()][n_vocab]
+  // floats, one row per sequence with want_logits, in batch order. Token ids
+  // outside the vocabulary and batches over max_batch_tokens are refused
+  // with invalid_argument before anything is computed, and so are batches
+  // with more than max_logit_rows sequences wanting logits.
+  Status forward(const ForwardBatch& batch, std::vector<float>& logits);
+
+  int max_batch_tokens() const { return max_tokens_; }
+  int max_logit_rows() const { return max_logit_rows_; }
+  const model::ModelConfig& config() const { return cfg_; }
+
+ private:
+  ModelRunner(const model::ModelFile& model, kernels::Backend& backend, kernels::KvPool& pool,
+              int max_batch_tokens, int max_logit_rows);
+  bool allocate_scratch();
+  void run_layer(int layer, int n, const std::vector<kernels::AttentionSeq>& seqs);
+
+  const model::ModelFile& model_;
+  const model::ModelConfig& cfg_;
+  kernels::Backend& backend_;
+  kernels::KvPool& pool_;
+  int max_tokens_;
+  int max_logit_rows_;
+
+  // Host-side per-step index arrays.
+  std::vector<int32_t> positions_;
+  std::vector<int32_t> slots_;
+
+  // Scratch in backend memory; shapes for n tokens of the step.
+  std::vector<void*> owned_;
+  float* x_ = nullptr;       // [n][dim] residual stream
+  float* h_ = nullptr;       // [n][dim] normed input of a block
+  float* q_ = nullptr;       // [n][n_heads * head_dim]
+  float* k_ = nullptr;       // [n][n_kv_heads * head_dim]
+  float* v_ = nullptr;       // [n][n_kv_heads * head_dim]
+  float* att_ = nullptr;     // [n][n_heads * head_dim]
+  float* gate_ = nullptr;    // [n][ffn_dim]
+  float* up_ = nullptr;      // [n][ffn_dim]
+  float* last_ = nullptr;    // [rows][dim] rows that need logits
+  float* logits_ = nullptr;  // [rows][n_vocab]
+  int32_t* ids_ = nullptr;   // [n] token ids in backend memory
+};
+
+}  // namespace rc::runtime

@@ -1,0 +1,77 @@
+// The engine thread's view of one request, from submit to finish.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "radixchat/cache.h"
+#include "radixchat/engine.h"
+#include "sampler.h"
+#include "stop-matcher.h"
+#include "tokenizer/tokenizer.h"
+
+namespace rc::runtime {
+
+using Clock = std::chrono::steady_clock;
+
+enum class RequestState { waiting, prefill, decode };
+
+struct Request {
+  Request(RequestId id, std::vector<int32_t> prompt, const GenerateRequest& params,
+          StreamCallback callback, const tok::Tokenizer& tokenizer)
+      : id(id),
+        prompt(std::move(prompt)),
+        max_tokens(params.max_tokens),
+        stop_tokens(params.stop_tokens),
+        ignore_eos(params.ignore_eos),
+        callback(std::move(callback)),
+        sampler(params.sampling),
+        stop(params.stop),
+        decoder(tokenizer) {}
+
+  RequestId id;
+  std::vector<int32_t> prompt;
+  int max_tokens;
+  std::vector<int32_t> stop_tokens;
+  bool ignore_eos;
+  bool pin_prefix = false;  // warmup: pin the cached prompt so LRU keeps it
+  // When set, the raw logits of the first sampled position are copied here
+  // (before penalties and temperature).
+  std::shared_ptr<std::vector<float>> logits_out;
+  StreamCallback callback;
+
+  RequestState state = RequestState::waiting;
+  uint64_t enqueued_step = 0;
+
+  // KV bookkeeping. `pages` is the page table: the matched prefix's pages
+  // (the cache's), then pages held by this request. `locked` is the cache
+  // node protecting the cached part.
+  std::vector<PageId> pages;
+  NodeHandle locked;
+  bool has_lock = false;
+  int cached_tokens = 0;    // prompt tokens served by the cache
+  int filled = 0;           // positions whose K/V are in the pool
+  int inserted = 0;         // positions handed to the cache so far
+
+  std::vector<int32_t> output;
+  Sampler sampler;
+  StopMatcher stop;
+  tok::StreamDecoder decoder;
+
+  Clock::time_point submitted = Clock::now();
+  Clock::time_point scheduled;
+  Clock::time_point first_token;
+  Clock::time_point last_token;
+  double itl_sum_ms = 0;
+
+  int prompt_len() const { return static_cast<int>(prompt.size()); }
+  // The token at position `pos` of the sequence prompt + output.
+  int32_t token_at(int pos) const {
+    return pos < prompt_len() ? prompt[pos] : output[pos - prompt_len()];
+  }
+};
+
+}  // namespace rc::runtime

@@ -1,0 +1,314 @@
+#include "scheduler.h"
+
+#include <algorithm>
+
+#include "rc-assert.h"
+
+namespace rc::runtime {
+
+namespace {
+
+double ms_between(Clock::time_point a, Clock::time_point b) {
+  return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+int64_t pages_for(int64_t tokens, int page_size) { return (tokens + page_size - 1) / page_size; }
+
+}  // namespace
+
+Scheduler::Scheduler(const SchedulerConfig& config, KvCache& cache, ModelRunner& runner,
+                     const tok::Tokenizer& tokenizer)
+    : cfg_(config),
+      cache_(cache),
+      runner_(runner),
+      tok_(tokenizer),
+      page_size_(cache.config().page_size) {}
+
+void Scheduler::add(std::unique_ptr<Request> request) {
+  request->enqueued_step = step_;
+  waiting_.push_back(std::move(request));
+}
+
+void Scheduler::cancel(RequestId id) { cancel_.insert(id); }
+
+void Scheduler::apply_cancellations() {
+  if (cancel_.empty()) return;
+  for (auto it = waiting_.begin(); it != waiting_.end();) {
+    if (cancel_.count((*it)->id)) {
+      finish(**it, FinishReason::cancelled);
+      it = waiting_.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  for (auto& r : running_) {
+    if (cancel_.count(r->id)) finish(*r, FinishReason::cancelled);
+  }
+  cancel_.clear();
+  drop_finished();
+}
+
+// A waiting request whose unmatched prompt starts with what a running
+// prefill is computing right now waits one step: once that prefill's chunk
+// is inserted, the request gets it from the cache instead of computing it
+// again (in-batch prefix sharing).
+bool Scheduler::prefill_overlaps_running(const Request& r) const {
+  const int64_t cached = cache_.peek_prefix(r.prompt);
+  for (const auto& other : running_) {
+    if (other->state != RequestState::prefill) continue;
+    const int n = std::min(r.prompt_len(), other->prompt_len());
+    int common = 0;
+    while (common < n && r.prompt[common] == other->prompt[common]) ++common;
+    if (common > cached + page_size_) return true;
+  }
+  return false;
+}
+
+void Scheduler::admit() {
+  if (waiting_.empty() || static_cast<int>(running_.size()) >= cfg_.max_running) return;
+  // Order: requests past the age limit first (oldest first), then the
+  // longest cached prefix first, so hits are taken before LRU loses them.
+  std::vector<std::pair<int64_t, size_t>> order;
+  order.reserve(waiting_.size());
+  for (size_t i = 0; i < waiting_.size(); ++i) {
+    const Request& r = *waiting_[i];
+    const bool aged = step_ - r.enqueued_step >= static_cast<uint64_t>(cfg_.max_queue_age_steps);
+    const int64_t key = aged ? INT64_MAX - static_cast<int64_t>(i) : cache_.peek_prefix(r.prompt);
+    order.emplace_back(key, i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+
+  std::vector<bool> admitted(waiting_.size(), false);
+  for (const auto& [key, i] : order) {
+    if (static_cast<int>(running_.size()) >= cfg_.max_running) break;
+    Request& r = *waiting_[i];
+    const bool aged = key > INT64_MAX / 2;
+    if (!aged && prefill_overlaps_running(r)) continue;
+    if (!reserve(r)) break;  // pool short: wait for running requests to finish
+    admitted[i] = true;
+    r.state = RequestState::prefill;
+    r.scheduled = Clock::now();
+    running_.push_back(std::move(waiting_[i]));
+  }
+  std::deque<std::unique_ptr<Request>> rest;
+  for (size_t i = 0; i < waiting_.size(); ++i) {
+    if (!admitted[i]) rest.push_back(std::move(waiting_[i]));
+  }
+  waiting_.swap(rest);
+}
+
+// Matches the prompt, locks the hit and reserves pages for the rest of the
+// prompt and the whole output. Leaves the cache unchanged on failure.
+bool Scheduler::reserve(Request& r) {
+  // The last prompt token is always computed: its logits start the reply.
+  const int key_len = r.max_tokens > 0 ? r.prompt_len() - 1 : r.prompt_len();
+  MatchResult m = cache_.match_prefix(std::span<const Token>(r.prompt.data(), key_len));
+  RC_ASSERT(cache_.lock(m.node).ok());
+  const int64_t total = pages_for(r.prompt_len() + r.max_tokens, page_size_);
+  std::vector<PageId> pages = std::move(m.pages);
+  if (!cache_.alloc_pages(total - static_cast<int64_t>(pages.size()), pages).ok()) {
+    RC_ASSERT(cache_.unlock(m.node).ok());
+    return false;
+  }
+  r.pages = std::move(pages);
+  r.locked = m.node;
+  r.has_lock = true;
+  r.cached_tokens = static_cast<int>(m.tokens);
+  r.filled = static_cast<int>(m.tokens);
+  r.inserted = static_cast<int>(m.tokens);
+  return true;
+}
+
+// Hands positions [0, upto) (page-aligned down) to the cache so other
+// requests can share them, and moves this request's lock to the new node.
+void Scheduler::cache_prefix(Request& r, int upto) {
+  const int aligned = upto / page_size_ * page_size_;
+  if (aligned <= r.inserted) return;
+  std::vector<Token> key(aligned);
+  for (int i = 0; i < aligned; ++i) key[i] = r.token_at(i);
+  Result<InsertResult> ins = cache_.insert(key, std::span<const PageId>(r.pages.data(), aligned / page_size_));
+  RC_ASSERT_MSG(ins.ok(), ins.status().message().c_str());
+  std::copy(ins->pages.begin(), ins->pages.end(), r.pages.begin());
+  RC_ASSERT(cache_.lock(ins->node).ok());
+  if (r.has_lock) RC_ASSERT(cache_.unlock(r.locked).ok());
+  r.locked = ins->node;
+  r.has_lock = true;
+  r.inserted = aligned;
+}
+
+// Caches what was computed, then returns the request's other pages.
+void Scheduler::release_kv(Request& r) {
+  if (r.state == RequestState::waiting) return;
+  cache_prefix(r, r.filled);
+  if (r.pin_prefix && r.has_lock) RC_ASSERT(cache_.pin(r.locked).ok());
+  const size_t owned_from = static_cast<size_t>(r.inserted / page_size_);
+  if (owned_from < r.pages.size()) {
+    RC_ASSERT(cache_.free_pages(std::span<const PageId>(r.pages.data() + owned_from,
+                                                         r.pages.size() - owned_from))
+                  .ok());
+  }
+  r.pages.clear();
+  if (r.has_lock) RC_ASSERT(cache_.unlock(r.locked).ok());
+  r.has_lock = false;
+}
+
+void Scheduler::finish(Request& r, FinishReason reason, Status error) {
+  release_kv(r);
+  const Clock::time_point now = Clock::now();
+  StreamEvent ev;
+  ev.id = r.id;
+  ev.text = r.stop.flush();
+  ev.finished = true;
+  ev.reason = reason;
+  ev.error = std::move(error);
+  RequestMetrics& m = ev.metrics;
+  m.prompt_tokens = r.prompt_len();
+  m.cached_tokens = r.cached_tokens;
+  m.computed_tokens = r.prompt_len() - r.cached_tokens;
+  m.output_tokens = static_cast<int>(r.output.size());
+  if (r.state != RequestState::waiting) m.queue_ms = ms_between(r.submitted, r.scheduled);
+  if (!r.output.empty()) {
+    m.ttft_ms = ms_between(r.submitted, r.first_token);
+    if (r.output.size() > 1) m.itl_ms_mean = r.itl_sum_ms / (r.output.size() - 1);
+  }
+  m.total_ms = ms_between(r.submitted, now);
+
+  totals_.finished++;
+  totals_.prompt_tokens += m.prompt_tokens;
+  totals_.cached_tokens += m.cached_tokens;
+  totals_.output_tokens += m.output_tokens;
+  if (!r.output.empty()) {
+    totals_.ttft_ms_sum += m.ttft_ms;
+    totals_.ttft_count++;
+  }
+  if (r.output.size() > 1) {
+    totals_.itl_ms_sum += r.itl_sum_ms;
+    totals_.itl_count += r.output.size() - 1;
+  }
+  if (r.callback) r.callback(ev);
+  r.callback = nullptr;
+  finished_ids_.push_back(r.id);
+}
+
+void Scheduler::drop_finished() {
+  if (finished_ids_.empty()) return;
+  std::erase_if(running_, [&](const std::unique_ptr<Request>& r) {
+    return std::find(finished_ids_.begin(), finished_ids_.end(), r->id) != finished_ids_.end();
+  });
+  finished_ids_.clear();
+}
+
+void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
+  if (r.logits_out && r.output.empty()) r.logits_out->assign(logits.begin(), logits.end());
+  std::vector<int32_t> history(r.prompt);
+  history.insert(history.end(), r.output.begin(), r.output.end());
+  const int32_t token = r.sampler.sample(logits, history);
+  const Clock::time_point now = Clock::now();
+  if (r.output.empty()) {
+    r.first_token = now;
+  } else {
+    r.itl_sum_ms += ms_between(r.last_token, now);
+  }
+  r.last_token = now;
+  r.output.push_back(token);
+
+  const bool end_of_generation =
+      !r.ignore_eos && (tok_.is_eog(token) || std::find(r.stop_tokens.begin(), r.stop_tokens.end(),
+                                                         token) != r.stop_tokens.end());
+  if (end_of_generation) {
+    finish(r, FinishReason::stop);
+    return;
+  }
+  bool stopped = false;
+  StreamEvent ev;
+  ev.id = r.id;
+  ev.token = token;
+  ev.text = r.stop.feed(r.decoder.push(token), &stopped);
+  const bool keep_going = !r.callback || r.callback(ev);
+  if (stopped) {
+    finish(r, FinishReason::stop);
+  } else if (!keep_going) {
+    finish(r, FinishReason::cancelled);
+  } else if (static_cast<int>(r.output.size()) >= r.max_tokens) {
+    finish(r, FinishReason::length);
+  }
+}
+
+bool Scheduler::step() {
+  apply_cancellations();
+  admit();
+  if (running_.empty()) return false;
+  ++step_;
+
+  // Decodes first: one token each, their K/V go to position `filled`.
+  batch_.clear();
+  batch_owner_.clear();
+  int budget = runner_.max_batch_tokens();
+  int logit_rows = 0;
+  for (auto& r : running_) {
+    if (r->state != RequestState::decode) continue;
+    if (logit_rows == runner_.max_logit_rows()) break;
+    const int32_t last = r->output.back();
+    batch_.add(r->pages, r->filled, &last, 1, true);
+    batch_owner_.push_back(r.get());
+    --budget;
+    ++logit_rows;
+  }
+  // Then prefill chunks while the batch has room.
+  for (auto& r : running_) {
+    if (r->state != RequestState::prefill || budget <= 0) continue;
+    const int n = std::min({cfg_.prefill_chunk, budget, r->prompt_len() - r->filled});
+    const bool last_chunk = r->filled + n == r->prompt_len();
+    const bool want = last_chunk && r->max_tokens > 0 && logit_rows < runner_.max_logit_rows();
+    if (last_chunk && r->max_tokens > 0 && !want) continue;  // no logit row left this step
+    batch_.add(r->pages, r->filled, r->prompt.data() + r->filled, n, want);
+    batch_owner_.push_back(r.get());
+    budget -= n;
+    logit_rows += want ? 1 : 0;
+  }
+  if (batch_.seqs.empty()) return false;
+
+  Status st = runner_.forward(batch_, logits_);
+  if (!st.ok()) {
+    for (Request* r : batch_owner_) finish(*r, FinishReason::error, st);
+    drop_finished();
+    return true;
+  }
+
+  const int vocab = runner_.config().n_vocab;
+  int row = 0;
+  for (size_t i = 0; i < batch_.seqs.size(); ++i) {
+    Request& r = *batch_owner_[i];
+    const BatchSequence& s = batch_.seqs[i];
+    r.filled += s.n_new;
+    if (r.state == RequestState::prefill) {
+      cache_prefix(r, std::min(r.filled, r.prompt_len()));
+      if (r.filled == r.prompt_len()) {
+        if (r.max_tokens == 0) {
+          finish(r, FinishReason::length);
+          continue;
+        }
+        r.state = RequestState::decode;
+      }
+    }
+    if (s.want_logits) {
+      sample_and_stream(r, std::span<float>(logits_.data() + static_cast<size_t>(row) * vocab, vocab));
+      ++row;
+    }
+  }
+  const CacheStats cs = cache_.stats();
+  totals_.peak_used_pages = std::max(totals_.peak_used_pages, cs.total_pages - cs.free_pages);
+  drop_finished();
+  return true;
+}
+
+void Scheduler::abort_all(FinishReason reason, const Status& why) {
+  for (auto& r : waiting_) finish(*r, reason, why);
+  waiting_.clear();
+  for (auto& r : running_) finish(*r, reason, why);
+  finished_ids_.clear();
+  running_.clear();
+}
+
+}  // namespace rc::runtime

@@ -1,0 +1,93 @@
+// Continuous batching over the radix cache (design.md section 2).
+//
+// Each step() builds one forward batch: one decode token for every running
+// request, then prefill chunks of at most `prefill_chunk` tokens while the
+// batch has room (so a long prompt never stalls running decodes). Waiting
+// requests are admitted in cache-aware order (longest cached prefix first),
+// except that one waiting longer than `max_queue_age_steps` steps goes first
+// so nothing starves. Admission reserves pages for prompt + max_tokens, so a
+// running request never runs out of KV memory; when the pool is short even
+// after evicting LRU leaves, requests wait for others to finish.
+//
+// Threading: engine thread only. Callbacks run on that thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <unordered_set>
+#include <vector>
+
+#include "model-runner.h"
+#include "radixchat/cache.h"
+#include "radixchat/engine.h"
+#include "request.h"
+
+namespace rc::runtime {
+
+struct SchedulerConfig {
+  int prefill_chunk = 256;
+  int max_batch_tokens = 512;
+  int max_running = 16;
+  int max_queue_age_steps = 64;
+};
+
+struct SchedulerTotals {
+  uint64_t finished = 0;
+  uint64_t prompt_tokens = 0;
+  uint64_t cached_tokens = 0;
+  uint64_t output_tokens = 0;
+  double ttft_ms_sum = 0;
+  uint64_t ttft_count = 0;
+  double itl_ms_sum = 0;
+  uint64_t itl_count = 0;
+  int64_t peak_used_pages = 0;
+};
+
+class Scheduler {
+ public:
+  Scheduler(const SchedulerConfig& config, KvCache& cache, ModelRunner& runner,
+            const tok::Tokenizer& tokenizer);
+
+  // Queues a request (already validated by the engine).
+  void add(std::unique_ptr<Request> request);
+  // Cancels a waiting or running request at the start of the next step.
+  void cancel(RequestId id);
+  // Runs one batch. Returns false when there was nothing to do.
+  bool step();
+  // Finishes every request with `reason` (engine shutdown).
+  void abort_all(FinishReason reason, const Status& why);
+
+  size_t waiting() const { return waiting_.size(); }
+  size_t running() const { return running_.size(); }
+  const SchedulerTotals& totals() const { return totals_; }
+
+ private:
+  void apply_cancellations();
+  void admit();
+  bool prefill_overlaps_running(const Request& r) const;
+  bool reserve(Request& r);
+  void cache_prefix(Request& r, int upto);
+  void sample_and_stream(Request& r, std::span<float> logits);
+  void finish(Request& r, FinishReason reason, Status error = Status());
+  void release_kv(Request& r);
+  void drop_finished();
+
+  SchedulerConfig cfg_;
+  KvCache& cache_;
+  ModelRunner& runner_;
+  const tok::Tokenizer& tok_;
+  const int page_size_;
+
+  std::deque<std::unique_ptr<Request>> waiting_;
+  std::vector<std::unique_ptr<Request>> running_;
+  std::unordered_set<RequestId> cancel_;
+  std::vector<RequestId> finished_ids_;
+  uint64_t step_ = 0;
+  SchedulerTotals totals_;
+  ForwardBatch batch_;
+  std::vector<Request*> batch_owner_;
+  std::vector<float> logits_;
+};
+
+}  // namespace rc::runtime

@@ -1,0 +1,186 @@
+// The Engine on the bundled model against the training code's golden data
+// (assets/model/golden.json, written by PyTorch from the shipped GGUF), and
+// cached-vs-uncached equality through the public API.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <future>
+
+#include <nlohmann/json.hpp>
+
+#include "radixchat/engine.h"
+
+namespace rc {
+
+namespace {
+
+struct GoldenCase {
+  std::string name;
+  std::vector<int32_t> tokens;
+  std::vector<float> logits;
+  std::vector<int32_t> greedy;
+};
+
+std::vector<GoldenCase> load_golden() {
+  std::ifstream in(std::string(RADIXCHAT_SOURCE_DIR) + "/assets/model/golden.json");
+  EXPECT_TRUE(in.good());
+  nlohmann::json j = nlohmann::json::parse(in);
+  EXPECT_EQ(j.at("version").get<int>(), 1);
+  std::vector<GoldenCase> out;
+  for (const auto& c : j.at("cases")) {
+    out.push_back({c.at("name"), c.at("tokens").get<std::vector<int32_t>>(),
+                   c.at("last_logits").get<std::vector<float>>(),
+                   c.at("greedy").get<std::vector<int32_t>>()});
+  }
+  return out;
+}
+
+std::unique_ptr<Engine> open(const std::string& cache) {
+  EngineConfig cfg;
+  cfg.cache = cache;
+  cfg.n_threads = 2;
+  auto e = Engine::create(cfg);
+  EXPECT_TRUE(e.ok()) << e.status().to_string();
+  return std::move(e.value());
+}
+
+// Greedy continuation of `tokens`, without stopping at end-of-turn.
+std::vector<int32_t> greedy(Engine& engine, const std::vector<int32_t>& tokens, int n) {
+  GenerateRequest req;
+  req.tokens = tokens;
+  req.max_tokens = n;
+  req.ignore_eos = true;
+  std::vector<int32_t> out;
+  std::promise<void> done;
+  auto id = engine.submit(req, [&](const StreamEvent& ev) {
+    if (ev.token >= 0) out.push_back(ev.token);
+    if (ev.finished) done.set_value();
+    return true;
+  });
+  EXPECT_TRUE(id.ok()) << id.status().to_string();
+  done.get_future().wait();
+  return out;
+}
+
+float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
+  float d = 0;
+  for (size_t i = 0; i < a.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
+  return d;
+}
+
+float range(const std::vector<float>& a) {
+  auto [lo, hi] = std::minmax_element(a.begin(), a.end());
+  return *hi - *lo;
+}
+
+}  // namespace
+
+// Golden logits: fp32 on both sides; the difference is summation order
+// (SIMD and blocked GEMM vs PyTorch's BLAS). Bound: 1e-3 of the logit range.
+TEST(EngineGolden, LogitsAndGreedyTokensMatchTrainingCode) {
+  std::unique_ptr<Engine> engine = open("off");
+  for (const GoldenCase& c : load_golden()) {
+    auto logits = engine->last_logits(c.tokens);
+    ASSERT_TRUE(logits.ok()) << logits.status().to_string();
+    ASSERT_EQ(logits->size(), c.logits.size());
+    EXPECT_LE(max_abs_diff(logits.value(), c.logits), 1e-3f * range(c.logits)) << c.name;
+    EXPECT_EQ(greedy(*engine, c.tokens, static_cast<int>(c.greedy.size())), c.greedy) << c.name;
+  }
+}
+
+// The same tokens with a warm radix cache (prefix served from pages written
+// by other requests) give the logits of a cold run: design.md section 4's
+// invariant, 1e-4 of the logit range on CPU fp32.
+TEST(EngineCache, CachedEqualsUncached) {
+  std::vector<GoldenCase> cases = load_golden();
+  std::unique_ptr<Engine> cold = open("off");
+  for (const std::string& policy : {"radix", "radix-page16", "hash16"}) {
+    std::unique_ptr<Engine> warm = open(policy);
+    for (const GoldenCase& c : cases) ASSERT_TRUE(warm->last_logits(c.tokens).ok());
+    uint64_t cached_before = warm->stats().cached_tokens;
+    for (const GoldenCase& c : cases) {
+      auto hot = warm->last_logits(c.tokens);
+      auto ref = cold->last_logits(c.tokens);
+      ASSERT_TRUE(hot.ok() && ref.ok());
+      EXPECT_LE(max_abs_diff(hot.value(), ref.value()), 1e-4f * range(ref.value()))
+          << policy << " " << c.name;
+      EXPECT_EQ(greedy(*warm, c.tokens, 16), greedy(*cold, c.tokens, 16)) << policy << " " << c.name;
+    }
+    EXPECT_GT(warm->stats().cached_tokens, cached_before) << policy;
+  }
+}
+
+TEST(EngineErrors, OversizePromptIsRefusedClearly) {
+  std::unique_ptr<Engine> engine = open("radix");
+  GenerateRequest req;
+  req.tokens.assign(engine->model_info().context_length + 5, 1);
+  auto id = engine->submit(req, [](const StreamEvent&) { return true; });
+  ASSERT_FALSE(id.ok());
+  EXPECT_EQ(id.status().code(), StatusCode::too_long);
+  EXPECT_NE(id.status().message().find("context holds"), std::string::npos);
+}
+
+TEST(EngineErrors, BadTokenAndEmptyRequestAreRefused) {
+  std::unique_ptr<Engine> engine = open("radix");
+  GenerateRequest req;
+  auto empty = engine->submit(req, [](const StreamEvent&) { return true; });
+  EXPECT_EQ(empty.status().code(), StatusCode::invalid_argument);
+  req.tokens = {1, engine->model_info().n_vocab + 3};
+  auto bad = engine->submit(req, [](const StreamEvent&) { return true; });
+  EXPECT_EQ(bad.status().code(), StatusCode::invalid_argument);
+}
+
+TEST(EngineChat, SecondTurnReusesTheFirst) {
+  std::unique_ptr<Engine> engine = open("radix");
+  std::vector<ChatMessage> conv = {{"system", "You are a helpful assistant."},
+                                   {"user", "What is a KV cache?"}};
+  auto run = [&](const std::vector<ChatMessage>& msgs) {
+    GenerateRequest req;
+    req.messages = msgs;
+    req.max_tokens = 24;
+    std::promise<StreamEvent> done;
+    std::string text;
+    EXPECT_TRUE(engine
+                    ->submit(req,
+                             [&](const StreamEvent& ev) {
+                               text += ev.text;
+                               if (ev.finished) done.set_value(ev);
+                               return true;
+                             })
+                    .ok());
+    StreamEvent end = done.get_future().get();
+    return std::make_pair(text, end.metrics);
+  };
+  auto [reply, first] = run(conv);
+  EXPECT_EQ(first.cached_tokens, 0);
+  conv.push_back({"assistant", reply});
+  conv.push_back({"user", "And a radix tree?"});
+  auto [reply2, second] = run(conv);
+  // The whole first prompt and the reply's tokens are cached.
+  EXPECT_GE(second.cached_tokens, first.prompt_tokens);
+}
+
+TEST(EngineWarmup, PinnedSystemPromptMakesFirstReplyHit) {
+  std::unique_ptr<Engine> engine = open("radix");
+  const std::vector<ChatMessage> system = {{"system", "You explain prefix caching simply."}};
+  ASSERT_TRUE(engine->warmup({system}).ok());
+  EXPECT_GT(engine->stats().cache.pinned_pages, 0);
+  std::vector<ChatMessage> conv = system;
+  conv.push_back({"user", "Hello!"});
+  GenerateRequest req;
+  req.messages = conv;
+  req.max_tokens = 4;
+  std::promise<RequestMetrics> done;
+  ASSERT_TRUE(engine
+                  ->submit(req,
+                           [&](const StreamEvent& ev) {
+                             if (ev.finished) done.set_value(ev.metrics);
+                             return true;
+                           })
+                  .ok());
+  EXPECT_GT(done.get_future().get().cached_tokens, 5);
+}
+
+}  // namespace rc
