@@ -1,0 +1,222 @@
+// The chat history store: conversations, messages with branches, system-prompt
+// presets and settings in one SQLite file (design.md section 6).
+//
+// Threading: a Store owns one sqlite3 connection and is NOT thread-safe. Use it
+// from one thread at a time; the app keeps it on a StoreThread
+// (store-thread.h) so the GUI never blocks on disk. Nothing here uses Qt.
+//
+// Errors are values: every fallible call returns rc::Status or rc::Result<T>,
+// never throws. Codes callers branch on:
+//   not_found         an id (conversation, message, preset) does not exist
+//   invalid_argument  the call is inconsistent (parent in another conversation,
+//                     duplicate preset name, updating a non-assistant message)
+//   corrupt_data      open(): the file is not a RadixChat/SQLite database or
+//                     fails PRAGMA quick_check; the message names the path
+//   unsupported       open(): the schema is newer than this build knows
+//   internal          any other SQLite failure (disk full, I/O error); the
+//                     message carries SQLite's text
+//
+// Durability: every write method is one transaction (BEGIN IMMEDIATE ..
+// COMMIT) in WAL mode with synchronous=FULL, so a process killed mid-write
+// loses at most the write in flight, and a failed write changes nothing.
+//
+// Model: a conversation's messages form a forest through parent_id. Editing an
+// earlier user message or regenerating a reply appends a NEW sibling (same
+// parent) instead of changing history, so every branch is kept. The thread on
+// screen is path_to(current_leaf). Siblings are ordered by creation
+// (created_at_ms, then id), which is the order a branch picker shows.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "radixchat/status.h"
+
+struct sqlite3;
+
+namespace rc::store {
+
+using Id = std::int64_t;  // SQLite rowid, always > 0
+
+enum class Role { system, user, assistant };
+const char* role_name(Role role);  // "system" | "user" | "assistant"
+
+// Per-conversation generation settings, kept as a JSON text column so fields
+// can be added without a migration. Missing or malformed fields read back as
+// these defaults (a bad value must not make a conversation unreadable).
+struct SamplingSettings {
+  double temperature = 0.7;
+  double top_p = 0.95;
+  int top_k = 40;
+  double min_p = 0.05;
+  double repetition_penalty = 1.0;
+  int max_tokens = 1024;
+  int context_length = 0;  // 0: the model's own context length
+  bool operator==(const SamplingSettings&) const = default;
+};
+
+// Figures of one assistant reply, shown in the status bar and exported.
+struct MessageMetrics {
+  int prompt_tokens = 0;      // prompt length of the request that produced it
+  int cached_tokens = 0;      // of those, served from the radix cache
+  int completion_tokens = 0;  // tokens generated
+  double ttft_ms = 0;         // time to first token
+  double tokens_per_s = 0;    // decode speed
+  std::string finish_reason;  // "stop" | "length" | "cancelled" | "error"; "" unknown
+  bool operator==(const MessageMetrics&) const = default;
+};
+
+struct Message {
+  Id id = 0;
+  Id conversation_id = 0;
+  std::optional<Id> parent_id;  // nullopt: a root (first message of a branch)
+  Role role = Role::user;
+  std::string content;
+  std::int64_t created_at_ms = 0;  // Unix epoch, UTC, milliseconds
+  std::string model;               // model that wrote it; "" for user/system
+  std::optional<MessageMetrics> metrics;  // assistant replies only
+};
+
+struct Conversation {
+  Id id = 0;
+  std::string title;
+  std::int64_t created_at_ms = 0;
+  // Last message activity (append/update_message); rename, settings and branch
+  // navigation do not move a conversation in the list.
+  std::int64_t updated_at_ms = 0;
+  std::string system_prompt;
+  std::optional<Id> preset_id;        // preset the prompt came from; cleared if deleted
+  std::optional<Id> current_leaf_id;  // tip of the branch on screen; nullopt: empty
+  SamplingSettings sampling;
+};
+
+struct NewConversation {
+  std::string title;
+  std::string system_prompt;
+  std::optional<Id> preset_id;
+  SamplingSettings sampling;
+};
+
+struct NewMessage {
+  Id conversation_id = 0;
+  std::optional<Id> parent_id;  // must be in the same conversation
+  Role role = Role::user;
+  std::string content;
+  std::string model;
+  std::optional<MessageMetrics> metrics;
+};
+
+struct Preset {
+  Id id = 0;
+  std::string name;  // unique
+  std::string text;
+  std::int64_t created_at_ms = 0;
+};
+
+class Store {
+ public:
+  // Schema version this build writes (PRAGMA user_version). v1: initial;
+  // v2: messages.finish_reason and the parent_id index.
+  static constexpr int kSchemaVersion = 2;
+
+  // Opens or creates the database at `path` (the parent folder must exist),
+  // validating before writing anything: a non-SQLite file, a file failing
+  // PRAGMA quick_check, or a SQLite file of another application ->
+  // corrupt_data; user_version newer than kSchemaVersion -> unsupported. In
+  // those cases the file is left byte-for-byte unchanged. Otherwise enables
+  // WAL, foreign keys and a 5 s busy timeout, and runs the pending
+  // migrations, each in its own transaction.
+  static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path);
+
+  ~Store();
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+
+  const std::filesystem::path& path() const { return path_; }
+
+  // ---- conversations ----
+  Result<Id> create_conversation(const NewConversation& c);
+  Result<Conversation> get_conversation(Id id);
+  // Most recently updated first (ties: newest id first). limit < 0: all.
+  Result<std::vector<Conversation>> list_conversations(int limit = -1);
+  // Conversations whose title or any message (any branch) contains `query`,
+  // case-insensitive for ASCII (SQLite LIKE); most recently updated first.
+  // An empty query returns the same as list_conversations.
+  Result<std::vector<Conversation>> search_conversations(std::string_view query, int limit = -1);
+  Status rename_conversation(Id id, std::string_view title);
+  Status set_system_prompt(Id id, std::string_view system_prompt, std::optional<Id> preset_id);
+  Status set_sampling(Id id, const SamplingSettings& sampling);
+  // Deletes the conversation and all its messages.
+  Status delete_conversation(Id id);
+
+  // ---- messages and branches ----
+  // Appends a message and, in the same transaction, makes it the
+  // conversation's current leaf and bumps updated_at. Branching = appending
+  // with a parent that already has children (or nullopt when the conversation
+  // already has a root). not_found: no such conversation or parent;
+  // invalid_argument: parent belongs to another conversation.
+  Result<Id> append_message(const NewMessage& m);
+  // Final content and metrics of an assistant reply once streaming ended
+  // (the reply is appended empty or partial when generation starts).
+  // invalid_argument for user/system messages: they are immutable, edits
+  // branch. metrics == nullopt clears them. Bumps updated_at.
+  Status update_message(Id id, std::string_view content,
+                        const std::optional<MessageMetrics>& metrics);
+  Result<Message> get_message(Id id);
+  // Root .. message inclusive: the thread that ends at `id`.
+  Result<std::vector<Message>> path_to(Id id);
+  // Children of `parent` (nullopt: the roots of the conversation), by creation.
+  // Siblings of m are children(m.conversation_id, m.parent_id).
+  Result<std::vector<Message>> children(Id conversation_id, std::optional<Id> parent);
+  // The most recently created leaf in the subtree of `id` (id itself when it
+  // has no children): where switching to a sibling lands, its latest continuation.
+  Result<Id> newest_leaf(Id id);
+  // Current leaf of a conversation (nullopt when it has no messages).
+  Result<std::optional<Id>> current_leaf(Id conversation_id);
+  // nullopt clears it. invalid_argument: leaf belongs to another conversation.
+  Status set_current_leaf(Id conversation_id, std::optional<Id> leaf);
+  // path_to(current leaf), or empty for a conversation without messages.
+  Result<std::vector<Message>> current_thread(Id conversation_id);
+
+  // ---- system-prompt presets ----
+  // invalid_argument when the name is empty or already taken.
+  Result<Id> create_preset(std::string_view name, std::string_view text);
+  Status update_preset(Id id, std::string_view name, std::string_view text);
+  // Conversations that used it keep their system_prompt text; preset_id -> null.
+  Status delete_preset(Id id);
+  Result<Preset> get_preset(Id id);
+  Result<std::vector<Preset>> list_presets();  // by name
+
+  // ---- settings (app-wide key/value text) ----
+  Result<std::optional<std::string>> get_setting(std::string_view key);
+  Status set_setting(std::string_view key, std::string_view value);
+  Status erase_setting(std::string_view key);
+
+  // ---- export of the current thread ----
+  // Markdown: "# title", the system prompt, then one "## User"/"## Assistant"
+  // section per message, assistant metrics as an italic line.
+  Result<std::string> export_markdown(Id conversation_id);
+  // JSON object: {"format":"radixchat-conversation","version":1,"title",
+  // "created_at","updated_at" (ISO 8601 UTC),"system_prompt","sampling":{..},
+  // "messages":[{"id","parent_id","role","content","created_at","model",
+  // "metrics":{..}|absent}]}, pretty-printed with 2 spaces.
+  Result<std::string> export_json(Id conversation_id);
+
+ private:
+  Store(sqlite3* db, std::filesystem::path path);
+  sqlite3* db_;
+  std::filesystem::path path_;
+};
+
+// $XDG_DATA_HOME/radixchat/radixchat.db, or ~/.local/share/radixchat/radixchat.db
+// when XDG_DATA_HOME is unset, empty or relative (the XDG spec says ignore it).
+// Creates the folder. internal when neither HOME nor XDG_DATA_HOME is usable
+// or the folder cannot be created. Any thread.
+Result<std::filesystem::path> default_database_path();
+
+}  // namespace rc::store
