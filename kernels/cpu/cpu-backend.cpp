@@ -15,6 +15,7 @@
 #include "cpu-attention.h"
 #include "cpu-backends.h"
 #include "cpu-matmul.h"
+#include "fast-dequant.h"
 #include "host-memory.h"
 #include "quant.h"
 #include "rc-assert.h"
@@ -54,10 +55,11 @@ class CpuBackend final : public Backend {
 
   void get_rows(const Weight& table, const int32_t* ids, float* out, int n) override {
     const int64_t rb = row_bytes(table.type, table.cols);
+    const DequantRowFn deq = dequant_row_fn(table.type, level_);
     for (int i = 0; i < n; ++i) {
       RC_ASSERT(ids[i] >= 0 && ids[i] < table.rows);
-      dequantize_row(table.type, static_cast<const char*>(table.data) + ids[i] * rb,
-                     out + int64_t(i) * table.cols, table.cols);
+      deq(static_cast<const char*>(table.data) + ids[i] * rb, out + int64_t(i) * table.cols,
+          table.cols);
     }
   }
 

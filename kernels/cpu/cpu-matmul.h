@@ -2,11 +2,11 @@
 //
 // Two paths with the same per-token numerics (act-quant.h):
 // - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
-//   (row, token); quantized weights take Q8A activations and integer dots,
+//   (row, token); quantized weights take 8-bit activations and integer dots,
 //   so the loop is bound by reading the weights once.
 // - n >= kGemmMinTokens (prefill): parallel over tiles of weight rows; each
 //   thread converts its tile to fp32 and calls single-threaded OpenBLAS
-//   sgemm against all n tokens. Quantized weights multiply the Q8A-rounded
+//   sgemm against all n tokens. Quantized weights multiply the 8-bit-rounded
 //   activations, like the decode path.
 #pragma once
 
@@ -32,8 +32,8 @@ class CpuMatmul {
 
   ThreadPool& pool_;
   SimdLevel level_;
-  std::vector<BlockQ8A> act_q8_;           // [n][cols / 32]
-  std::vector<float> act_f32_;             // [n][cols], Q8A-rounded activations
+  std::vector<uint8_t> act_q_;             // [n] activation rows in act_format(w.type)
+  std::vector<float> act_f32_;             // [n][cols]: the same rounded back to fp32
   std::vector<std::vector<float>> tiles_;  // per thread: [tile rows][cols]
 };
 

@@ -134,44 +134,71 @@ inline void q4k_unpack_scales(const uint8_t* s, uint8_t sc[8], uint8_t m[8]) {
   std::memcpy(m + 4, &m_hi, 4);
 }
 
+// Q4_K x Q8K: one activation scale per super-block, so the eight sub-block
+// scales are applied in integers (madd with the scale broadcast to 16-bit
+// lanes) and the super-block costs a single int->float conversion.
 float dot_q4_k(const void* w, const void* act, int64_t n) {
   const auto* b = static_cast<const BlockQ4_K*>(w);
-  const auto* a = static_cast<const BlockQ8A*>(act);
+  const auto* a = static_cast<const BlockQ8K*>(act);
   const __m256i mask = _mm256_set1_epi8(0x0f);
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  __m256 acc = _mm256_setzero_ps();
   float mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const float d = half_to_float(b[i].d), dmin = half_to_float(b[i].dmin);
     uint8_t sc[8], m[8];
     q4k_unpack_scales(b[i].scales, sc, m);
-    const BlockQ8A* ab = a + i * 8;
+    // Mins: sum_j m[j] * bsum[j] in one madd of eight 16-bit pairs.
+    const __m128i mp =
+        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(m))),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[i].bsum)));
+    __m128i ms = _mm_add_epi32(mp, _mm_unpackhi_epi64(mp, mp));
+    ms = _mm_add_epi32(ms, _mm_shuffle_epi32(ms, 1));
+    mins += half_to_float(b[i].dmin) * a[i].d * float(_mm_cvtsi128_si32(ms));
+    // Scales as 16-bit lanes, both 128-bit halves alike: shuffles broadcast one.
+    const __m256i sc16 = _mm256_broadcastsi128_si256(
+        _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc))));
+    __m256i sumi = _mm256_setzero_si256();
     for (int p = 0; p < 4; ++p) {
       const __m256i q = load32(b[i].qs + 32 * p);
       const __m256i lo = _mm256_and_si256(q, mask);
       const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-      const BlockQ8A& a0 = ab[2 * p];
-      const BlockQ8A& a1 = ab[2 * p + 1];
-      const __m256i p0 = dot_u8_i8(lo, load32(a0.qs));
-      const __m256i p1 = dot_u8_i8(hi, load32(a1.qs));
-      acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(d * float(sc[2 * p]) * a0.d),
-                             acc0);
-      acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
-                             _mm256_set1_ps(d * float(sc[2 * p + 1]) * a1.d), acc1);
-      mins += float(a0.sum[0] + a0.sum[1]) * (dmin * float(m[2 * p]) * a0.d);
-      mins += float(a1.sum[0] + a1.sum[1]) * (dmin * float(m[2 * p + 1]) * a1.d);
+      const __m256i p0 = _mm256_maddubs_epi16(lo, load32(a[i].qs + 64 * p));
+      const __m256i p1 = _mm256_maddubs_epi16(hi, load32(a[i].qs + 64 * p + 32));
+      const __m256i s0 =
+          _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(short(0x0100 + 0x0202 * (2 * p))));
+      const __m256i s1 =
+          _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(short(0x0100 + 0x0202 * (2 * p + 1))));
+      sumi = _mm256_add_epi32(
+          sumi, _mm256_add_epi32(_mm256_madd_epi16(p0, s0), _mm256_madd_epi16(p1, s1)));
     }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi),
+                          acc);
   }
-  return hsum(_mm256_add_ps(acc0, acc1)) - mins;
+  return hsum(acc) - mins;
 }
 
+// Byte shuffles picking scale g for bytes 0-7 and scale g + 1 for 8-15.
+alignas(16) constexpr uint8_t kScalePairs[8][16] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1},
+    {2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+    {4, 4, 4, 4, 4, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5},
+    {6, 6, 6, 6, 6, 6, 6, 6, 7, 7, 7, 7, 7, 7, 7, 7},
+    {8, 8, 8, 8, 8, 8, 8, 8, 9, 9, 9, 9, 9, 9, 9, 9},
+    {10, 10, 10, 10, 10, 10, 10, 10, 11, 11, 11, 11, 11, 11, 11, 11},
+    {12, 12, 12, 12, 12, 12, 12, 12, 13, 13, 13, 13, 13, 13, 13, 13},
+    {14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15},
+};
+
+// Q6_K x Q8K: quants recentred to -32..31, products by sign-moving, and the
+// sixteen 8-bit sub-block scales applied in integers.
 float dot_q6_k(const void* w, const void* act, int64_t n) {
   const auto* b = static_cast<const BlockQ6_K*>(w);
-  const auto* a = static_cast<const BlockQ8A*>(act);
+  const auto* a = static_cast<const BlockQ8K*>(act);
   const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
   const __m256i off = _mm256_set1_epi8(32);
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const float d = half_to_float(b[i].d);
+    const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].scales));
+    __m256i sumi = _mm256_setzero_si256();
     for (int half = 0; half < 2; ++half) {
       const __m256i ql0 = load32(b[i].ql + 64 * half);
       const __m256i ql1 = load32(b[i].ql + 64 * half + 32);
@@ -188,25 +215,20 @@ float dot_q6_k(const void* w, const void* act, int64_t n) {
       q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
                              _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
       for (int k = 0; k < 4; ++k) {
-        const BlockQ8A& ab = a[i * 8 + half * 4 + k];
-        const int8_t* sc = b[i].scales + half * 8 + k * 2;
-        const __m256i qs = _mm256_sub_epi8(q[k], off);  // -32..31
-        const __m256i x = load32(ab.qs);
-        // Pair sums per 16-bit lane (lanes 0-7: elements 0-15, 8-15: 16-31),
-        // then weighted by the two sub-block scales.
+        const __m256i qs = _mm256_sub_epi8(q[k], off);
+        const __m256i x = load32(a[i].qs + 128 * half + 32 * k);
+        // 16-bit pair sums: lanes 0-7 are elements 0-15 (scale 2k), 8-15 the rest.
         const __m256i pairs =
             _mm256_maddubs_epi16(_mm256_sign_epi8(qs, qs), _mm256_sign_epi8(x, qs));
-        const __m256i scales = _mm256_set_m128i(_mm_set1_epi16(sc[1]), _mm_set1_epi16(sc[0]));
-        const __m256i p = _mm256_madd_epi16(pairs, scales);
-        if (k & 1) {
-          acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(d * ab.d), acc1);
-        } else {
-          acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(d * ab.d), acc0);
-        }
+        const __m256i scales = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
+            sc8, _mm_load_si128(reinterpret_cast<const __m128i*>(kScalePairs[4 * half + k]))));
+        sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, scales));
       }
     }
+    acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi),
+                          acc);
   }
-  return hsum(_mm256_add_ps(acc0, acc1));
+  return hsum(acc);
 }
 
 }  // namespace

@@ -63,47 +63,46 @@ float dot_q4_0(const void* w, const void* act, int64_t n) {
 
 float dot_q4_k(const void* w, const void* act, int64_t n) {
   const auto* b = static_cast<const BlockQ4_K*>(w);
-  const auto* a = static_cast<const BlockQ8A*>(act);
+  const auto* a = static_cast<const BlockQ8K*>(act);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const float d = fp16_to_f32(b[i].d), dmin = fp16_to_f32(b[i].dmin);
+    int isum = 0, msum = 0;
     for (int j = 0; j < 8; ++j) {
-      const BlockQ8A& ab = a[i * 8 + j];
       uint8_t sc, m;
       q4k_scale_min(j, b[i].scales, &sc, &m);
       const uint8_t* q = b[i].qs + 32 * (j / 2);
       const int shift = (j & 1) * 4;
-      int isum = 0;
-      for (int l = 0; l < 32; ++l) isum += ((q[l] >> shift) & 0xf) * int(ab.qs[l]);
-      sum += float(isum) * (d * float(sc) * ab.d);
-      sum -= float(ab.sum[0] + ab.sum[1]) * (dmin * float(m) * ab.d);
+      int dot = 0;
+      for (int l = 0; l < 32; ++l) dot += ((q[l] >> shift) & 0xf) * int(a[i].qs[32 * j + l]);
+      isum += int(sc) * dot;
+      msum += int(m) * int(a[i].bsum[j]);
     }
+    sum +=
+        fp16_to_f32(b[i].d) * a[i].d * float(isum) - fp16_to_f32(b[i].dmin) * a[i].d * float(msum);
   }
   return sum;
 }
 
 float dot_q6_k(const void* w, const void* act, int64_t n) {
   const auto* b = static_cast<const BlockQ6_K*>(w);
-  const auto* a = static_cast<const BlockQ8A*>(act);
+  const auto* a = static_cast<const BlockQ8K*>(act);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
-    const float d = fp16_to_f32(b[i].d);
+    int isum = 0;
     for (int half = 0; half < 2; ++half) {
       const uint8_t* ql = b[i].ql + 64 * half;
       const uint8_t* qh = b[i].qh + 32 * half;
       for (int quarter = 0; quarter < 4; ++quarter) {
-        const BlockQ8A& ab = a[i * 8 + half * 4 + quarter];
-        const int8_t* sc = b[i].scales + half * 8 + quarter * 2;
-        int isum = 0;
         for (int l = 0; l < 32; ++l) {
+          const int e = 128 * half + 32 * quarter + l;
           const uint8_t lo_byte = ql[l + 32 * (quarter & 1)];
           const int lo = quarter < 2 ? (lo_byte & 0xf) : (lo_byte >> 4);
           const int q = lo | (((qh[l] >> (2 * quarter)) & 3) << 4);
-          isum += int(sc[l / 16]) * (q - 32) * int(ab.qs[l]);
+          isum += int(b[i].scales[e / 16]) * (q - 32) * int(a[i].qs[e]);
         }
-        sum += float(isum) * (d * ab.d);
       }
     }
+    sum += fp16_to_f32(b[i].d) * a[i].d * float(isum);
   }
   return sum;
 }
@@ -128,10 +127,6 @@ RowDotFn row_dot_scalar(DType t) {
       return dot_q6_k;
   }
   RC_ASSERT_MSG(false, "unknown DType");
-}
-
-bool dot_takes_q8_act(DType t) {
-  return t == DType::q4_0 || t == DType::q8_0 || t == DType::q4_k || t == DType::q6_k;
 }
 
 RowDotFn row_dot_fn(DType t, SimdLevel level) {

@@ -4,17 +4,15 @@
 
 #include <cstdint>
 
+#include "act-quant.h"
 #include "dtype.h"
 #include "simd-level.h"
 
 namespace rc::kernels {
 
-// True when the type's kernel takes Q8A activation blocks (act-quant.h)
-// rather than fp32 activations.
-bool dot_takes_q8_act(DType t);
-
-// w: one row of `n` elements in the weight's storage type; act: fp32[n] or
-// BlockQ8A[n / 32] as dot_takes_q8_act says. Never null for a supported type.
+// w: one row of `n` elements in the weight's storage type; act: the
+// activation row in act_format(type) (act-quant.h). Never null for a
+// supported type.
 using RowDotFn = float (*)(const void* w, const void* act, int64_t n);
 RowDotFn row_dot_fn(DType t, SimdLevel level);
 

@@ -221,21 +221,33 @@ TEST(ActQuant, HalfStepBoundAndSums) {
   const int64_t n = 1024;
   std::vector<float> x = random_vec(size_t(n), 5, 3.0f);
   for (int j = 64; j < 96; ++j) x[size_t(j)] = 0.0f;
-  std::vector<BlockQ8A> q(size_t(n / 32));
-  quantize_act_q8(x.data(), q.data(), n);
-  std::vector<float> y(static_cast<size_t>(n));
-  dequantize_act_q8(q.data(), y.data(), n);
-  for (int64_t b = 0; b < n / 32; ++b) {
-    int s0 = 0, s1 = 0;
-    for (int j = 0; j < 32; ++j) {
-      const int64_t i = b * 32 + j;
-      EXPECT_LE(std::fabs(y[size_t(i)] - x[size_t(i)]), 0.5f * q[size_t(b)].d * 1.0001f + 1e-12f);
-      (j < 16 ? s0 : s1) += q[size_t(b)].qs[j];
+  for (ActFormat f : {ActFormat::q8_32, ActFormat::q8_256}) {
+    const int block = f == ActFormat::q8_32 ? 32 : 256;
+    std::vector<uint8_t> q(static_cast<size_t>(act_row_bytes(f, n)));
+    quantize_act(f, x.data(), q.data(), n);
+    std::vector<float> y(x.size());
+    dequantize_act(f, q.data(), y.data(), n);
+    for (int64_t b = 0; b < n / block; ++b) {
+      float amax = 0.0f;
+      for (int j = 0; j < block; ++j) amax = std::max(amax, std::fabs(x[size_t(b * block + j)]));
+      for (int j = 0; j < block; ++j) {
+        const int64_t i = b * block + j;
+        ASSERT_LE(std::fabs(y[size_t(i)] - x[size_t(i)]), 0.5f * amax / 127.0f * 1.0001f);
+      }
     }
-    EXPECT_EQ(q[size_t(b)].sum[0], s0);
-    EXPECT_EQ(q[size_t(b)].sum[1], s1);
+    if (f == ActFormat::q8_32) {
+      const auto* a = reinterpret_cast<const BlockQ8A*>(q.data());
+      EXPECT_EQ(y[70], 0.0f);
+      int s = 0;
+      for (int j = 0; j < 16; ++j) s += a[3].qs[j];
+      EXPECT_EQ(a[3].sum[0], s);
+    } else {
+      const auto* a = reinterpret_cast<const BlockQ8K*>(q.data());
+      int s = 0;
+      for (int j = 32; j < 64; ++j) s += a[1].qs[j];
+      EXPECT_EQ(a[1].bsum[1], s);
+    }
   }
-  EXPECT_EQ(y[70], 0.0f);
 }
 
 }  // namespace
