@@ -56,6 +56,26 @@ int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token) {
   return std::max<int64_t>(std::min(wanted, cap), n_ctx);
 }
 
+// Touches every page of every tensor (reporting progress from 0.05 to 0.9)
+// so that weights are resident before the first request. False when the
+// caller cancelled.
+bool prefault_weights(const model::GgufFile& file, const std::function<bool(float)>& progress) {
+  uint64_t total = 0;
+  for (const model::GgufTensorInfo& t : file.tensors()) total += t.n_bytes;
+  uint64_t done = 0, next_report = 0;
+  volatile uint8_t sink = 0;
+  for (const model::GgufTensorInfo& t : file.tensors()) {
+    const auto* p = static_cast<const uint8_t*>(t.data);
+    for (uint64_t off = 0; p && off < t.n_bytes; off += 4096) sink = sink + p[off];
+    done += t.n_bytes;
+    if (done >= next_report) {
+      if (!progress(0.05f + 0.85f * float(done) / float(std::max<uint64_t>(total, 1)))) return false;
+      next_report = done + total / 50;
+    }
+  }
+  return true;
+}
+
 class EngineImpl final : public Engine {
  public:
   ~EngineImpl() override {
@@ -306,10 +326,14 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   if (!cache_choice.ok()) return cache_choice.status();
 
   const std::string path = config.model_path.empty() ? model::default_model_path() : config.model_path;
+  auto progress = [&](float f) { return !config.load_progress || config.load_progress(f); };
+  const Status cancelled(StatusCode::cancelled, "model loading was cancelled");
+  if (!progress(0.0f)) return cancelled;
   Result<std::unique_ptr<model::ModelFile>> model = model::load_model(path);
   if (!model.ok()) return model.status();
   e->model_ = std::move(model.value());
   const model::ModelConfig& mc = e->model_->config;
+  if (!prefault_weights(*e->model_->file, progress)) return cancelled;
 
   Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::load(path);
   if (!tokenizer.ok()) return tokenizer.status();
@@ -324,7 +348,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   // is reported and the CPU runs.
   e->backend_ = kernels::make_cpu_backend(config.n_threads);
   e->info_.backend = "cpu";
-  e->info_.device = device.kind == kernels::DeviceKind::cpu ? device.name : "CPU";
+  e->info_.device = e->backend_->name();
   e->info_.backend_reason = device.kind == kernels::DeviceKind::cpu
                                 ? device.reason
                                 : device.name + " found, but this build runs the CPU backend";
@@ -372,6 +396,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   info.chat_template = e->template_->name();
   info.cache = config.cache;
   info.kv_pool_tokens = n_pages * e->page_size_;
+  if (!progress(1.0f)) return cancelled;
   e->publish();
   e->thread_ = std::thread([raw = e.get()] { raw->run(); });
   return std::unique_ptr<Engine>(std::move(e));

@@ -36,6 +36,11 @@ struct EngineConfig {
   int max_running = 16;            // requests decoding at once
   int max_queue_age_steps = 64;    // cache-aware ordering never delays a request longer
   std::string chat_template;       // empty: chosen from the model's metadata
+  // Called on the creating thread while create() loads, with the fraction
+  // done in [0, 1]; returning false cancels the load (create() then fails
+  // with StatusCode::cancelled). Loading reads every weight page once, so
+  // the first reply does not pay for page faults.
+  std::function<bool(float)> load_progress;
 };
 
 struct ChatMessage {
