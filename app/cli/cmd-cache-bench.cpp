@@ -58,15 +58,16 @@ Result<Trace> read_trace(const std::string& path) {
     Token v = 0;
     auto [ptr, ec] = std::from_chars(p, word_end, v);
     if (ec != std::errc() || ptr != word_end || v < 0)
-      return Status(StatusCode::invalid_argument,
-                    path + ":" + std::to_string(line) + ": '" + std::string(p, word_end) +
-                        "' is not a token id");
+      return Status(StatusCode::invalid_argument, path + ":" + std::to_string(line) + ": '" +
+                                                      std::string(p, word_end) +
+                                                      "' is not a token id");
     t.tokens.push_back(v);
     line_has_tokens = true;
     p = word_end;
   }
   if (line_has_tokens) t.starts.push_back(t.tokens.size());
-  if (t.requests() == 0) return Status(StatusCode::invalid_argument, "trace '" + path + "' has no requests");
+  if (t.requests() == 0)
+    return Status(StatusCode::invalid_argument, "trace '" + path + "' has no requests");
   return t;
 }
 
@@ -162,8 +163,8 @@ int run_cache_bench(const BenchOptions& o) {
         "\"evict_ns_per_evicted_token\": %.3f, \"wall_s\": %.3f}\n",
         o.cache.c_str(), o.page_size, (long long)(cfg.total_pages * ps), t.requests(),
         t.tokens.size(), (unsigned long long)hit, hit_rate, (long long)st.nodes,
-        (unsigned long long)evicted, (unsigned long long)st.evictions,
-        (unsigned long long)failed, match_pt, insert_pt, evict_pt, wall_s);
+        (unsigned long long)evicted, (unsigned long long)st.evictions, (unsigned long long)failed,
+        match_pt, insert_pt, evict_pt, wall_s);
     return 0;
   }
   std::printf("cache-bench: %s cache, page size %d, pool %lld tokens%s\n", o.cache.c_str(),
@@ -174,7 +175,9 @@ int run_cache_bench(const BenchOptions& o) {
   std::printf("  nodes           %lld\n", (long long)st.nodes);
   std::printf("  evicted tokens  %llu in %llu nodes\n", (unsigned long long)evicted,
               (unsigned long long)st.evictions);
-  if (failed) std::printf("  failed          %llu requests longer than the pool\n", (unsigned long long)failed);
+  if (failed)
+    std::printf("  failed          %llu requests longer than the pool\n",
+                (unsigned long long)failed);
   std::printf("  match           %.3f ns/token\n", match_pt);
   std::printf("  insert          %.3f ns/token\n", insert_pt);
   std::printf("  evict           %.3f ns/evicted token\n", evict_pt);

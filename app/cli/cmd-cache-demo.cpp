@@ -18,8 +18,10 @@ const char* kSystem = "You are a helpful assistant.\n";
 std::string show(std::span<const Token> tokens) {
   std::string s;
   for (Token t : tokens) {
-    if (t == '\n') s.append("⏎");
-    else s.push_back(char(t));
+    if (t == '\n')
+      s.append("⏎");
+    else
+      s.push_back(char(t));
   }
   return s;
 }
@@ -60,9 +62,8 @@ struct Demo {
     std::printf("%s", render_cache_tree(cache.snapshot(), view).c_str());
     CacheStats st = cache.stats();
     std::printf("pool     %lld pages: %lld free, %lld evictable (%lld pinned), %lld protected\n",
-                (long long)st.total_pages, (long long)st.free_pages,
-                (long long)st.evictable_pages, (long long)st.pinned_pages,
-                (long long)st.protected_pages);
+                (long long)st.total_pages, (long long)st.free_pages, (long long)st.evictable_pages,
+                (long long)st.pinned_pages, (long long)st.protected_pages);
   }
 };
 
@@ -76,30 +77,33 @@ int run_cache_demo(int64_t pool_tokens) {
   d.view.format_tokens = show;
   d.view.max_span_chars = 40;
 
-  std::printf("RadixChat cache demo: one character = one token, page size 1, a pool of %lld "
-              "tokens.\nEach node holds a token span and the KV pages computed for it; a new "
-              "request\nreuses the longest cached prefix and prefills only the rest.\n",
-              (long long)pool_tokens);
+  std::printf(
+      "RadixChat cache demo: one character = one token, page size 1, a pool of %lld "
+      "tokens.\nEach node holds a token span and the KV pages computed for it; a new "
+      "request\nreuses the longest cached prefix and prefills only the rest.\n",
+      (long long)pool_tokens);
   std::string sys = kSystem;
   std::string a1 = sys + "User: Hi!\n";
   d.request("chat A starts: system prompt + first message, nothing cached yet", a1);
-  d.request("chat B starts with the same system prompt: its node is reused and split", sys +
-            "User: Name a fruit.\n");
+  d.request("chat B starts with the same system prompt: its node is reused and split",
+            sys + "User: Name a fruit.\n");
   std::string a2 = a1 + "Bot: Hello!\nUser: Tell a joke.\n";
   NodeHandle turn2 = d.request("chat A, second turn: the whole first turn is a cache hit", a2);
   d.request("chat A is branched (the user edits message 2): only the new branch is prefilled",
             a1 + "Bot: Hello!\nUser: A poem?\n");
 
-  std::printf("\n── step %d · the system prompt is pinned (a saved prompt): LRU skips it\n", ++d.step);
+  std::printf("\n── step %d · the system prompt is pinned (a saved prompt): LRU skips it\n",
+              ++d.step);
   MatchResult m = cache.match_prefix(std::vector<Token>(sys.begin(), sys.end()));
   (void)cache.pin(m.node);
   (void)cache.lock(turn2);
   std::printf("         and chat A's second turn is still generating: its path is locked\n");
   d.print_tree();
 
-  d.request("chat C arrives with a long message; the pool is short, so the least recently "
-            "used unlocked leaves go",
-            sys + "User: Summarise the plot of Hamlet in one line.\n");
+  d.request(
+      "chat C arrives with a long message; the pool is short, so the least recently "
+      "used unlocked leaves go",
+      sys + "User: Summarise the plot of Hamlet in one line.\n");
   (void)cache.unlock(turn2);
   std::printf("\n── step %d · chat A's turn finished (unlocked); check_integrity: %s\n", ++d.step,
               cache.check_integrity().to_string().c_str());

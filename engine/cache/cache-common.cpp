@@ -9,9 +9,12 @@ namespace rc {
 
 const char* cache_policy_name(CachePolicy policy) {
   switch (policy) {
-    case CachePolicy::radix: return "radix";
-    case CachePolicy::hash: return "hash";
-    case CachePolicy::off: return "off";
+    case CachePolicy::radix:
+      return "radix";
+    case CachePolicy::hash:
+      return "hash";
+    case CachePolicy::off:
+      return "off";
   }
   return "unknown";
 }
@@ -26,23 +29,34 @@ Result<CachePolicy> parse_cache_policy(std::string_view name) {
 
 const char* cache_event_kind_name(CacheEventKind kind) {
   switch (kind) {
-    case CacheEventKind::insert: return "insert";
-    case CacheEventKind::split: return "split";
-    case CacheEventKind::merge: return "merge";
-    case CacheEventKind::match: return "match";
-    case CacheEventKind::lock: return "lock";
-    case CacheEventKind::unlock: return "unlock";
-    case CacheEventKind::evict: return "evict";
-    case CacheEventKind::reset: return "reset";
-    case CacheEventKind::pin: return "pin";
-    case CacheEventKind::unpin: return "unpin";
+    case CacheEventKind::insert:
+      return "insert";
+    case CacheEventKind::split:
+      return "split";
+    case CacheEventKind::merge:
+      return "merge";
+    case CacheEventKind::match:
+      return "match";
+    case CacheEventKind::lock:
+      return "lock";
+    case CacheEventKind::unlock:
+      return "unlock";
+    case CacheEventKind::evict:
+      return "evict";
+    case CacheEventKind::reset:
+      return "reset";
+    case CacheEventKind::pin:
+      return "pin";
+    case CacheEventKind::unpin:
+      return "unpin";
   }
   return "unknown";
 }
 
 bool CacheEventQueue::drain(std::vector<CacheEvent>& out) {
   std::lock_guard<std::mutex> g(mu_);
-  if (out.empty()) out.swap(buf_);
+  if (out.empty())
+    out.swap(buf_);
   else {
     for (CacheEvent& e : buf_) out.push_back(std::move(e));
     buf_.clear();
@@ -84,9 +98,15 @@ Result<std::unique_ptr<KvCache>> make_kv_cache(const CacheConfig& config) {
     return Status(StatusCode::invalid_argument, "total_pages must be in 1..2^31-1");
   std::unique_ptr<KvCache> cache;
   switch (config.policy) {
-    case CachePolicy::radix: cache = std::make_unique<RadixCache>(config); break;
-    case CachePolicy::hash: cache = std::make_unique<HashCache>(config); break;
-    case CachePolicy::off: cache = std::make_unique<OffCache>(config); break;
+    case CachePolicy::radix:
+      cache = std::make_unique<RadixCache>(config);
+      break;
+    case CachePolicy::hash:
+      cache = std::make_unique<HashCache>(config);
+      break;
+    case CachePolicy::off:
+      cache = std::make_unique<OffCache>(config);
+      break;
   }
   return cache;
 }

@@ -48,8 +48,10 @@ std::string render_cache_tree(const CacheSnapshot& snap, const TreeTextOptions& 
   std::vector<const CacheNodeInfo*> orphans;  // hash blocks whose parent was evicted
   for (const CacheNodeInfo& n : snap.nodes) {
     if (n.id == kRootNode) continue;
-    if (by_id.count(n.parent)) kids[n.parent].push_back(&n);
-    else orphans.push_back(&n);
+    if (by_id.count(n.parent))
+      kids[n.parent].push_back(&n);
+    else
+      orphans.push_back(&n);
   }
   for (auto& [id, v] : kids)
     std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->tokens < b->tokens; });
@@ -74,7 +76,9 @@ std::string render_cache_tree(const CacheSnapshot& snap, const TreeTextOptions& 
     stack.pop_back();
     const CacheNodeInfo& n = *item.node;
     out += item.prefix + (item.last ? "└─ " : "├─ ");
-    out += "\"" + shorten(fmt(n.tokens), opt.max_span_chars) + "\"";
+    out += '"';  // appended piecewise: GCC 12 warns falsely on "\"" + string
+    out += shorten(fmt(n.tokens), opt.max_span_chars);
+    out += '"';
     out += "  [" + std::to_string(n.tokens.size()) + " tok";
     if (opt.show_pages && !n.pages.empty()) out += ", " + page_range(n.pages);
     out += ", hits " + std::to_string(n.hits) + ", t" + std::to_string(n.last_access);

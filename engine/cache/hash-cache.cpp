@@ -63,8 +63,10 @@ void HashCache::enqueue(NodeId id) {
   Queue& q = queue_of(b);
   b.prev = q.tail;
   b.next = kNoNode;
-  if (q.tail != kNoNode) blocks_[q.tail].next = id;
-  else q.head = id;
+  if (q.tail != kNoNode)
+    blocks_[q.tail].next = id;
+  else
+    q.head = id;
   q.tail = id;
   ++q.size;
   b.queued = true;
@@ -74,10 +76,14 @@ void HashCache::dequeue(NodeId id) {
   Block& b = blocks_[id];
   RC_ASSERT(b.queued);
   Queue& q = queue_of(b);
-  if (b.prev != kNoNode) blocks_[b.prev].next = b.next;
-  else q.head = b.next;
-  if (b.next != kNoNode) blocks_[b.next].prev = b.prev;
-  else q.tail = b.prev;
+  if (b.prev != kNoNode)
+    blocks_[b.prev].next = b.next;
+  else
+    q.head = b.next;
+  if (b.next != kNoNode)
+    blocks_[b.next].prev = b.prev;
+  else
+    q.tail = b.prev;
   b.prev = b.next = kNoNode;
   --q.size;
   b.queued = false;
@@ -106,8 +112,7 @@ bool HashCache::valid(NodeHandle h) const {
   return h.id < blocks_.size() && blocks_[h.id].alive && blocks_[h.id].gen == h.gen;
 }
 
-void HashCache::emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens,
-                     size_t pages) {
+void HashCache::emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens, size_t pages) {
   if (!config_.events) return;
   CacheEvent& e = pending_.emplace_back();
   e.seq = next_seq_++;
@@ -163,14 +168,16 @@ int64_t HashCache::peek_prefix(std::span<const Token> key) const {
 Status HashCache::walk_ref(NodeHandle h, bool lock, int delta) {
   if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache block handle"};
   if (h.id != kRootNode && delta < 0 && (lock ? blocks_[h.id].ref : blocks_[h.id].pin) == 0)
-    return {StatusCode::invalid_argument, lock ? "unlock of a block that is not locked"
-                                               : "unpin of a block that is not pinned"};
+    return {StatusCode::invalid_argument,
+            lock ? "unlock of a block that is not locked" : "unpin of a block that is not pinned"};
   for (NodeId x = h.id; x != kRootNode && x != kNoNode;) {
     Block& b = blocks_[x];
     if (b.queued) dequeue(x);
     if (lock) {
-      if (delta > 0 && b.ref++ == 0) ++locked_blocks_;
-      else if (delta < 0 && --b.ref == 0) --locked_blocks_;
+      if (delta > 0 && b.ref++ == 0)
+        ++locked_blocks_;
+      else if (delta < 0 && --b.ref == 0)
+        --locked_blocks_;
     } else {
       b.pin = uint32_t(int(b.pin) + delta);
     }
@@ -216,7 +223,8 @@ Status HashCache::free_pages(std::span<const PageId> pages) {
 Result<InsertResult> HashCache::insert(std::span<const Token> key, std::span<const PageId> pages) {
   const size_t n = key.size();
   if (n % ps_ != 0 || pages.size() != n / ps_)
-    return Status(StatusCode::invalid_argument, "insert: key not page-aligned or page count mismatch");
+    return Status(StatusCode::invalid_argument,
+                  "insert: key not page-aligned or page count mismatch");
   // Check first, change after: every handed page must be held or be the
   // cached block's own page for that position.
   std::vector<NodeId> found(pages.size(), kNoNode);
@@ -316,8 +324,8 @@ int64_t HashCache::evict(int64_t n_tokens) {
 
 Status HashCache::reset() {
   if (locked_blocks_ > 0)
-    return {StatusCode::invalid_argument,
-            "reset: " + std::to_string(locked_blocks_) + " blocks are locked by requests in flight"};
+    return {StatusCode::invalid_argument, "reset: " + std::to_string(locked_blocks_) +
+                                              " blocks are locked by requests in flight"};
   evict(INT64_MAX);
   ++tick_;
   blocks_[kRootNode].tick = tick_;

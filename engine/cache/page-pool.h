@@ -36,7 +36,10 @@ class PagePool {
   // Cached -> free (eviction).
   void free_cached(std::span<const PageId> pages);
   // Held -> cached (insert took ownership).
-  void adopt(PageId p) { set(p, PageState::held, PageState::cached); --held_; }
+  void adopt(PageId p) {
+    set(p, PageState::held, PageState::cached);
+    --held_;
+  }
 
   bool in_range(PageId p) const { return p >= 0 && p < PageId(state_.size()); }
   PageState state(PageId p) const { return state_[size_t(p)]; }
@@ -52,7 +55,7 @@ class PagePool {
   int page_size_;
   int64_t bytes_per_page_;
   int64_t held_ = 0;
-  std::vector<PageId> free_;       // stack: the most recently freed page is reused first
+  std::vector<PageId> free_;  // stack: the most recently freed page is reused first
   std::vector<PageState> state_;
 };
 

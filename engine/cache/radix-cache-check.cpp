@@ -48,7 +48,9 @@ namespace {
 Status broken(NodeId id, const std::string& what) {
   return {StatusCode::internal, "cache invariant: node " + std::to_string(id) + ": " + what};
 }
-Status broken(const std::string& what) { return {StatusCode::internal, "cache invariant: " + what}; }
+Status broken(const std::string& what) {
+  return {StatusCode::internal, "cache invariant: " + what};
+}
 }  // namespace
 
 Status RadixCache::check_tree(std::vector<uint8_t>& page_owned) const {
@@ -73,21 +75,26 @@ Status RadixCache::check_tree(std::vector<uint8_t>& page_owned) const {
     ++visited;
     const Node& p = nodes_[n.parent];
     if (n.tokens.empty() || n.tokens.size() % ps_ != 0) return broken(id, "span not page-aligned");
-    if (n.pages.size() != n.tokens.size() / ps_) return broken(id, "page count does not match span");
+    if (n.pages.size() != n.tokens.size() / ps_)
+      return broken(id, "page count does not match span");
     if (n.key != child_key(n.tokens.data())) return broken(id, "child key does not match span");
-    if (children_.find(n.parent, n.key) != id) return broken(id, "child table does not map to node");
+    if (children_.find(n.parent, n.key) != id)
+      return broken(id, "child table does not map to node");
     if (n.parent != kRootNode && (p.lock_ref < n.lock_ref || p.pin_ref < n.pin_ref))
       return broken(id, "lock or pin count exceeds its parent's (lock must walk to the root)");
     if (p.tick < n.tick) return broken(id, "newer than its parent (a touch must walk to the root)");
     for (PageId pg : n.pages) {
       if (!pool_.in_range(pg)) return broken(id, "page out of range");
-      if (page_owned[size_t(pg)]++) return broken(id, "page " + std::to_string(pg) + " owned twice");
+      if (page_owned[size_t(pg)]++)
+        return broken(id, "page " + std::to_string(pg) + " owned twice");
       if (pool_.state(pg) != PageState::cached) return broken(id, "owned page not marked cached");
     }
     const int64_t np = int64_t(n.pages.size());
     tokens += int64_t(n.tokens.size());
-    if (n.lock_ref) locked += np;
-    else evictable += np;
+    if (n.lock_ref)
+      locked += np;
+    else
+      evictable += np;
     if (n.pin_ref && !n.lock_ref) pinned += np;
     const bool candidate = n.n_children == 0 && n.lock_ref == 0;
     if (candidate != heap_.contains(id)) return broken(id, "LRU heap membership is wrong");

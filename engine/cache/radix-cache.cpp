@@ -73,8 +73,10 @@ void RadixCache::unlink_child(NodeId child) {
   Node& c = nodes_[child];
   Node& p = nodes_[c.parent];
   children_.erase(c.parent, c.key);
-  if (c.prev_sibling != kNoNode) nodes_[c.prev_sibling].next_sibling = c.next_sibling;
-  else p.first_child = c.next_sibling;
+  if (c.prev_sibling != kNoNode)
+    nodes_[c.prev_sibling].next_sibling = c.next_sibling;
+  else
+    p.first_child = c.next_sibling;
   if (c.next_sibling != kNoNode) nodes_[c.next_sibling].prev_sibling = c.prev_sibling;
   --p.n_children;
   c.prev_sibling = c.next_sibling = kNoNode;
@@ -88,8 +90,10 @@ void RadixCache::replace_child(NodeId old_child, NodeId new_child) {
   n.key = o.key;
   n.prev_sibling = o.prev_sibling;
   n.next_sibling = o.next_sibling;
-  if (o.prev_sibling != kNoNode) nodes_[o.prev_sibling].next_sibling = new_child;
-  else nodes_[o.parent].first_child = new_child;
+  if (o.prev_sibling != kNoNode)
+    nodes_[o.prev_sibling].next_sibling = new_child;
+  else
+    nodes_[o.parent].first_child = new_child;
   if (o.next_sibling != kNoNode) nodes_[o.next_sibling].prev_sibling = new_child;
   children_.put(o.parent, o.key, new_child);
   o.prev_sibling = o.next_sibling = kNoNode;
@@ -145,8 +149,10 @@ void RadixCache::refresh_candidate(NodeId id) {
   bool want = n.alive && n.n_children == 0 && n.lock_ref == 0;
   if (want) {
     uint64_t key = LruHeap::make_key(n.pin_ref > 0, n.tick);
-    if (heap_.contains(id)) heap_.update(id, key);
-    else heap_.push(id, key);
+    if (heap_.contains(id))
+      heap_.update(id, key);
+    else
+      heap_.push(id, key);
   } else if (heap_.contains(id)) {
     heap_.remove(id);
   }
@@ -156,8 +162,8 @@ bool RadixCache::valid(NodeHandle h) const {
   return h.id < nodes_.size() && nodes_[h.id].alive && nodes_[h.id].gen == h.gen;
 }
 
-void RadixCache::emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other,
-                      size_t tokens, size_t pages) {
+void RadixCache::emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other, size_t tokens,
+                      size_t pages) {
   if (!config_.events) return;
   CacheEvent& e = pending_.emplace_back();
   e.seq = next_seq_++;
@@ -190,7 +196,8 @@ MatchResult RadixCache::match_prefix(std::span<const Token> key) {
     NodeId c = children_.find(node, child_key(key.data() + pos));
     if (c == ChildTable::kNone) break;
     const Node& cn = nodes_[c];
-    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    size_t len =
+        common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
     len -= len % ps_;
     if (len == 0) break;  // first-page hash collision: a miss, never a wrong hit
     const bool partial = len < cn.tokens.size();
@@ -220,7 +227,8 @@ int64_t RadixCache::peek_prefix(std::span<const Token> key) const {
     const NodeId c = children_.find(node, child_key(key.data() + pos));
     if (c == ChildTable::kNone) break;
     const Node& cn = nodes_[c];
-    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    size_t len =
+        common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
     len -= len % ps_;
     pos += len;
     if (len < cn.tokens.size()) break;
@@ -234,8 +242,8 @@ Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
   if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache node handle"};
   const NodeId id = h.id;
   if (id != kRootNode && delta < 0 && (lock ? nodes_[id].lock_ref : nodes_[id].pin_ref) == 0)
-    return {StatusCode::invalid_argument, lock ? "unlock of a node that is not locked"
-                                               : "unpin of a node that is not pinned"};
+    return {StatusCode::invalid_argument,
+            lock ? "unlock of a node that is not locked" : "unpin of a node that is not pinned"};
   // Refs are monotone along a path (an ancestor's count includes every
   // descendant's), so checking the handle's node above is enough.
   for (NodeId x = id; x != kRootNode; x = nodes_[x].parent) {
@@ -252,8 +260,10 @@ Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
         if (n.pin_ref) pinned_pages_ += pages;
       }
     } else {
-      if (delta > 0 && n.pin_ref++ == 0 && !n.lock_ref) pinned_pages_ += pages;
-      else if (delta < 0 && --n.pin_ref == 0 && !n.lock_ref) pinned_pages_ -= pages;
+      if (delta > 0 && n.pin_ref++ == 0 && !n.lock_ref)
+        pinned_pages_ += pages;
+      else if (delta < 0 && --n.pin_ref == 0 && !n.lock_ref)
+        pinned_pages_ -= pages;
     }
   }
   refresh_candidate(id);  // only the handle's node can be a leaf on this path
@@ -303,8 +313,8 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
   last_evict_parents_.clear();
   const size_t n = key.size();
   if (n % ps_ != 0)
-    return Status(StatusCode::invalid_argument, "insert: key of " + std::to_string(n) +
-                                                    " tokens is not page-aligned");
+    return Status(StatusCode::invalid_argument,
+                  "insert: key of " + std::to_string(n) + " tokens is not page-aligned");
   if (pages.size() != n / ps_)
     return Status(StatusCode::invalid_argument, "insert: " + std::to_string(pages.size()) +
                                                     " pages for " + std::to_string(n) + " tokens");
@@ -323,9 +333,10 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
     NodeId c = children_.find(node, child_key(key.data() + pos));
     if (c == ChildTable::kNone) break;
     const Node& cn = nodes_[c];
-    size_t len = common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
+    size_t len =
+        common_prefix(cn.tokens.data(), key.data() + pos, std::min(cn.tokens.size(), n - pos));
     len -= len % ps_;
-    if (len == 0) break;  // hash collision on the first page: not cached
+    if (len == 0) break;                            // hash collision on the first page: not cached
     if (len < cn.tokens.size()) c = split(c, len);  // the key ends (or turns) inside c
     Node& m = nodes_[c];
     m.tick = tick_;
@@ -352,8 +363,8 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
     // Splits and recency already happened (harmless); record them for replay.
     emit(CacheEventKind::insert, node, nodes_[node].parent, kNoNode, 0, 0);
     flush_events();
-    return Status(StatusCode::invalid_argument,
-                  "insert: page " + std::to_string(pages[bad]) + " is neither the cache's own nor held");
+    return Status(StatusCode::invalid_argument, "insert: page " + std::to_string(pages[bad]) +
+                                                    " is neither the cache's own nor held");
   }
   for (size_t i = 0; i < cached_pages; ++i) {
     if (pages[i] == r.pages[i]) continue;
@@ -417,8 +428,10 @@ int64_t RadixCache::evict(int64_t n_tokens) {
     if (parent == kRootNode) continue;
     last_evict_parents_.push_back(parent);
     // A parent whose last child went becomes a candidate itself.
-    if (nodes_[parent].n_children == 0) refresh_candidate(parent);
-    else if (config_.merge_after_evict) try_merge(parent);
+    if (nodes_[parent].n_children == 0)
+      refresh_candidate(parent);
+    else if (config_.merge_after_evict)
+      try_merge(parent);
   }
   flush_events();
   return done;

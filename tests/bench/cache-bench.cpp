@@ -65,8 +65,9 @@ void fill(KvCache& c, const Workload& w) {
 }
 
 void set_per_token(benchmark::State& state, double tokens_per_iteration) {
-  state.counters["per_token"] = benchmark::Counter(
-      tokens_per_iteration, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["per_token"] =
+      benchmark::Counter(tokens_per_iteration, benchmark::Counter::kIsIterationInvariantRate |
+                                                   benchmark::Counter::kInvert);
 }
 
 void BM_Match(benchmark::State& state) {
@@ -113,8 +114,8 @@ void BM_Evict(benchmark::State& state) {
     state.ResumeTiming();
     evicted += c->evict(INT64_MAX);
   }
-  state.counters["per_token"] =
-      benchmark::Counter(double(evicted), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["per_token"] = benchmark::Counter(
+      double(evicted), benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_LockUnlock(benchmark::State& state) {
@@ -152,7 +153,8 @@ void BM_Requests(benchmark::State& state) {
       const int64_t need = (int64_t(key.size()) - m.tokens + ps - 1) / ps;
       if (c->alloc_pages(need, table).ok()) {
         const size_t aligned = key.size() / size_t(ps) * size_t(ps);
-        (void)c->insert(std::span(key.data(), aligned), std::span(table).first(aligned / size_t(ps)));
+        (void)c->insert(std::span(key.data(), aligned),
+                        std::span(table).first(aligned / size_t(ps)));
         (void)c->free_pages(std::span(table).subspan(aligned / size_t(ps)));
       }
       (void)c->unlock(m.node);

@@ -47,7 +47,18 @@ using NodeId = uint32_t;
 inline constexpr NodeId kNoNode = UINT32_MAX;
 inline constexpr NodeId kRootNode = 0;
 
-enum class CacheEventKind : uint8_t { insert, split, merge, match, lock, unlock, evict, reset, pin, unpin };
+enum class CacheEventKind : uint8_t {
+  insert,
+  split,
+  merge,
+  match,
+  lock,
+  unlock,
+  evict,
+  reset,
+  pin,
+  unpin
+};
 const char* cache_event_kind_name(CacheEventKind kind);
 
 struct CacheEvent {

@@ -85,15 +85,15 @@ struct NodeHandle {
 };
 
 struct MatchResult {
-  int64_t tokens = 0;          // matched prefix length (page-aligned)
-  std::vector<PageId> pages;   // tokens / page_size pages, in order
-  NodeHandle node;             // deepest matched node (root when tokens == 0)
+  int64_t tokens = 0;         // matched prefix length (page-aligned)
+  std::vector<PageId> pages;  // tokens / page_size pages, in order
+  NodeHandle node;            // deepest matched node (root when tokens == 0)
 };
 
 struct InsertResult {
-  int64_t cached_tokens = 0;   // prefix of the key that was already cached
-  std::vector<PageId> pages;   // canonical pages for the whole key
-  NodeHandle node;             // node ending exactly at the key's end
+  int64_t cached_tokens = 0;  // prefix of the key that was already cached
+  std::vector<PageId> pages;  // canonical pages for the whole key
+  NodeHandle node;            // node ending exactly at the key's end
 };
 
 struct CacheStats {
@@ -106,15 +106,15 @@ struct CacheStats {
   int64_t cached_tokens = 0;    // tokens in the tree
   int64_t nodes = 0;            // excluding the root
   uint64_t match_calls = 0;
-  uint64_t prompt_tokens = 0;   // sum of match_prefix key lengths
-  uint64_t hit_tokens = 0;      // sum of matched lengths
-  uint64_t inserts = 0;         // insert calls
-  uint64_t inserted_tokens = 0; // tokens newly added to the tree
-  uint64_t evictions = 0;       // nodes (hash: blocks) evicted
+  uint64_t prompt_tokens = 0;    // sum of match_prefix key lengths
+  uint64_t hit_tokens = 0;       // sum of matched lengths
+  uint64_t inserts = 0;          // insert calls
+  uint64_t inserted_tokens = 0;  // tokens newly added to the tree
+  uint64_t evictions = 0;        // nodes (hash: blocks) evicted
   uint64_t evicted_tokens = 0;
   uint64_t splits = 0;
   uint64_t merges = 0;
-  int64_t bytes_per_page = 0;   // from CacheConfig::shape, 0 when unknown
+  int64_t bytes_per_page = 0;  // from CacheConfig::shape, 0 when unknown
   double hit_rate() const { return prompt_tokens ? double(hit_tokens) / prompt_tokens : 0.0; }
   double mean_match_tokens() const { return match_calls ? double(hit_tokens) / match_calls : 0.0; }
 };
@@ -127,7 +127,7 @@ struct CacheNodeInfo {
   uint32_t lock_ref = 0;
   uint32_t pin_ref = 0;  // > 0: pinned (priority prefix)
   uint64_t last_access = 0;
-  uint64_t hits = 0;     // match_prefix calls whose path went through here
+  uint64_t hits = 0;  // match_prefix calls whose path went through here
   bool operator==(const CacheNodeInfo&) const = default;
 };
 
@@ -136,7 +136,7 @@ struct CacheSnapshot {
   int page_size = 1;
   int64_t total_pages = 0;
   uint64_t tick = 0;
-  uint64_t next_seq = 0;  // seq of the first event not reflected here
+  uint64_t next_seq = 0;             // seq of the first event not reflected here
   std::vector<CacheNodeInfo> nodes;  // sorted by id; nodes[0] is the root
   CacheStats stats;
 };
@@ -150,6 +150,11 @@ class KvCache {
   // (a node split by a partial match counts as used, both halves) and counts
   // toward the hit-rate stats. Never fails; 0 tokens is a valid answer.
   virtual MatchResult match_prefix(std::span<const Token> tokens) = 0;
+
+  // What match_prefix would return as `tokens`, without touching recency,
+  // stats, events or the tree's shape. For scheduling order (longest cached
+  // prefix first) over many waiting requests.
+  virtual int64_t peek_prefix(std::span<const Token> tokens) const = 0;
 
   // Protect the path root..node from eviction (counted, may nest).
   // invalid_argument for a stale handle; unlock below zero likewise.

@@ -51,11 +51,11 @@ class Fuzz {
     }
     EXPECT_GT(pinned_evictions_, 0);
     EXPECT_GT(no_pages_, 0);
-    std::printf("page size %d: %llu evictions, %llu splits, %llu merges, %d pinned evictions, "
-                "%d no_pages, hit rate %.3f\n",
-                cache_->config().page_size, (unsigned long long)st.evictions,
-                (unsigned long long)st.splits, (unsigned long long)st.merges, pinned_evictions_,
-                no_pages_, st.hit_rate());
+    std::printf(
+        "page size %d: %llu evictions, %llu splits, %llu merges, %d pinned evictions, "
+        "%d no_pages, hit rate %.3f\n",
+        cache_->config().page_size, (unsigned long long)st.evictions, (unsigned long long)st.splits,
+        (unsigned long long)st.merges, pinned_evictions_, no_pages_, st.hit_rate());
   }
 
  private:
@@ -141,10 +141,12 @@ class Fuzz {
   }
 
   // Insert `table` (aligned) for key and check every prediction.
-  InsertResult insert(const std::vector<Token>& key, std::vector<PageId>& table, size_t matched_pages) {
+  InsertResult insert(const std::vector<Token>& key, std::vector<PageId>& table,
+                      size_t matched_pages) {
     const size_t aligned = key.size() / o_.ps * o_.ps;
     const size_t np = aligned / o_.ps;
-    const size_t cached = o_.match_len(std::vector<Token>(key.begin(), key.begin() + ptrdiff_t(aligned)));
+    const size_t cached =
+        o_.match_len(std::vector<Token>(key.begin(), key.begin() + ptrdiff_t(aligned)));
     std::vector<PageId> want = o_.pages_of(key, cached);
     for (size_t i = want.size(); i < np; ++i) want.push_back(table[i]);
     auto r = cache_->insert(std::span(key.data(), aligned), std::span(table.data(), np));
@@ -153,7 +155,8 @@ class Fuzz {
     EXPECT_EQ(size_t(r->cached_tokens), cached);
     EXPECT_EQ(r->pages, want);
     held_ -= int64_t(np - matched_pages);  // duplicates were freed, the rest is the tree's
-    for (size_t l = o_.ps, i = 0; l <= aligned; l += o_.ps, ++i) o_.cached[Oracle::head(key, l)] = want[i];
+    for (size_t l = o_.ps, i = 0; l <= aligned; l += o_.ps, ++i)
+      o_.cached[Oracle::head(key, l)] = want[i];
     if (table.size() > np) {
       EXPECT_TRUE(cache_->free_pages(std::span(table).subspan(np)).ok());
       held_ -= int64_t(table.size() - np);

@@ -32,7 +32,9 @@ struct Oracle {
   std::map<Prefix, PageId> cached;  // page-aligned prefix -> page of its last page
   std::map<Prefix, int> locks, pins;
 
-  static Prefix head(const std::vector<Token>& key, size_t n) { return {key.begin(), key.begin() + ptrdiff_t(n)}; }
+  static Prefix head(const std::vector<Token>& key, size_t n) {
+    return {key.begin(), key.begin() + ptrdiff_t(n)};
+  }
 
   size_t match_len(const std::vector<Token>& key) const {
     size_t n = 0;
@@ -66,7 +68,8 @@ inline std::map<Prefix, PageId> cached_prefixes(const CacheSnapshot& s) {
   for (const auto& n : s.nodes) {
     if (n.id == kRootNode) continue;
     std::vector<const CacheNodeInfo*> chain;
-    for (const CacheNodeInfo* x = &n; x->id != kRootNode; x = by_id.at(x->parent)) chain.push_back(x);
+    for (const CacheNodeInfo* x = &n; x->id != kRootNode; x = by_id.at(x->parent))
+      chain.push_back(x);
     Prefix path;
     for (auto it = chain.rbegin(); it != chain.rend(); ++it)
       path.insert(path.end(), (*it)->tokens.begin(), (*it)->tokens.end());

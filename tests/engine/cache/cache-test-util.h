@@ -49,7 +49,8 @@ inline Request run_request(KvCache& c, const std::vector<Token>& key, bool keep_
     return r;
   }
   const size_t aligned = key.size() / size_t(ps) * size_t(ps);
-  auto ins = c.insert(std::span(key.data(), aligned), std::span(table.data(), aligned / size_t(ps)));
+  auto ins =
+      c.insert(std::span(key.data(), aligned), std::span(table.data(), aligned / size_t(ps)));
   EXPECT_TRUE(ins.ok()) << ins.status().to_string();
   r.insert = std::move(ins).value();
   if (table.size() > aligned / size_t(ps)) {

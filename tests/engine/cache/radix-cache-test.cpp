@@ -194,9 +194,9 @@ TEST(RadixCache, UnpinMakesAPrefixOrdinaryAgain) {
 TEST(RadixCache, MergesParentWithItsOnlyChildAfterEviction) {
   auto c = make_cache(CachePolicy::radix, 1, 64);
   run_request(*c, chars("abcd"));
-  run_request(*c, chars("abxy"));   // ab -> {cd, xy}; all touched by this request
-  c->match_prefix(chars("abxy"));   // ab and xy share a tick, cd is older
-  EXPECT_EQ(c->evict(1), 2);        // cd goes; ab is left with only xy, same tick
+  run_request(*c, chars("abxy"));  // ab -> {cd, xy}; all touched by this request
+  c->match_prefix(chars("abxy"));  // ab and xy share a tick, cd is older
+  EXPECT_EQ(c->evict(1), 2);       // cd goes; ab is left with only xy, same tick
   CacheSnapshot s = c->snapshot();
   EXPECT_EQ(c->node_count(), 1) << "ab + xy merged back into abxy";
   EXPECT_EQ(c->stats().merges, 1u);
@@ -231,8 +231,8 @@ TEST(RadixCache, ResetDropsEverythingButRefusesWhileLocked) {
 
 TEST(RadixCache, StatsCountHitsAndMeanMatchLength) {
   auto c = make_cache(CachePolicy::radix, 1, 64);
-  run_request(*c, chars("abcdef"));   // miss: 0 of 6
-  run_request(*c, chars("abcxyz"));   // hit 3 of 6
+  run_request(*c, chars("abcdef"));  // miss: 0 of 6
+  run_request(*c, chars("abcxyz"));  // hit 3 of 6
   CacheStats s = c->stats();
   EXPECT_EQ(s.prompt_tokens, 12u);
   EXPECT_EQ(s.hit_tokens, 3u);
