@@ -7,20 +7,32 @@
 namespace rc::kernels {
 namespace {
 
-float vec_dot(const float* a, const float* b, int n) {
-  float s[4] = {};
-  int i = 0;
-  for (; i + 4 <= n; i += 4) {
-    for (int j = 0; j < 4; ++j) s[j] += a[i + j] * b[i + j];
+void vec_dots(float* out, const float* q, const float* const* rows, int tn, int n, float scale) {
+  for (int t = 0; t < tn; ++t) {
+    float s[4] = {};
+    int i = 0;
+    for (; i + 4 <= n; i += 4) {
+      for (int j = 0; j < 4; ++j) s[j] += q[i + j] * rows[t][i + j];
+    }
+    for (; i < n; ++i) s[0] += q[i] * rows[t][i];
+    out[t] = ((s[0] + s[1]) + (s[2] + s[3])) * scale;
   }
-  for (; i < n; ++i) s[0] += a[i] * b[i];
-  return (s[0] + s[1]) + (s[2] + s[3]);
 }
-void vec_axpy(float* y, float a, const float* x, int n) {
-  for (int i = 0; i < n; ++i) y[i] += a * x[i];
+void vec_weighted_sum(float* acc, const float* w, const float* const* rows, int tn, int n) {
+  for (int t = 0; t < tn; ++t) {
+    for (int i = 0; i < n; ++i) acc[i] += w[t] * rows[t][i];
+  }
 }
 void vec_scale(float* y, float a, int n) {
   for (int i = 0; i < n; ++i) y[i] *= a;
+}
+float vec_exp_sum(float* s, float m, int n) {
+  float sum = 0.0f;
+  for (int i = 0; i < n; ++i) {
+    s[i] = std::exp(s[i] - m);
+    sum += s[i];
+  }
+  return sum;
 }
 
 }  // namespace

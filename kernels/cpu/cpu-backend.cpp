@@ -15,6 +15,7 @@
 #include "cpu-attention.h"
 #include "cpu-backends.h"
 #include "cpu-matmul.h"
+#include "elementwise.h"
 #include "fast-dequant.h"
 #include "host-memory.h"
 #include "quant.h"
@@ -110,12 +111,8 @@ class CpuBackend final : public Backend {
   }
 
   void swiglu(const float* gate, const float* up, float* out, int64_t count) override {
-    chunks_parallel(count, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const float g = gate[i];
-        out[i] = g / (1.0f + std::exp(-g)) * up[i];
-      }
-    });
+    const SwigluFn fn = swiglu_fn(level_);
+    chunks_parallel(count, [&](int64_t b, int64_t e) { fn(gate + b, up + b, out + b, e - b); });
   }
 
   void add(float* y, const float* x, int64_t count) override {

@@ -65,56 +65,45 @@ float dot_half(const void* w, const void* act, int64_t n) {
   return sum;
 }
 
-float dot_q8_0(const void* w, const void* act, int64_t n) {
-  const auto* b = static_cast<const BlockQ8_0*>(w);
-  const auto* a = static_cast<const BlockQ8A*>(act);
-  const int64_t nb = n / kQK;
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
-  int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    const __m256i p0 = dot_i8_i8(load32(b[i].qs), load32(a[i].qs));
-    const __m256i p1 = dot_i8_i8(load32(b[i + 1].qs), load32(a[i + 1].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
-                           acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
-                           _mm256_set1_ps(half_to_float(b[i + 1].d) * a[i + 1].d), acc1);
-  }
-  for (; i < nb; ++i) {
-    const __m256i p = dot_i8_i8(load32(b[i].qs), load32(a[i].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
-                           acc0);
-  }
-  return hsum(_mm256_add_ps(acc0, acc1));
+// Integer products of one 32-element block with its activation block, as
+// eight int32 partial sums.
+inline __m256i block_dot(const BlockQ8_0& b, const BlockQ8A& a) {
+  return dot_i8_i8(load32(b.qs), load32(a.qs));
 }
-
-// 32 signed quants (-8..7) of a Q4_0 block, in element order.
-inline __m256i unpack_q4_0(const uint8_t* qs) {
-  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+inline __m256i block_dot(const BlockQ4_0& b, const BlockQ8A& a) {
+  // Nibbles in element order (low nibbles are elements 0-15), recentred to -8..7.
+  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
   const __m256i nib =
       _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
-  return _mm256_sub_epi8(nib, _mm256_set1_epi8(8));
+  return dot_i8_i8(_mm256_sub_epi8(nib, _mm256_set1_epi8(8)), load32(a.qs));
 }
 
-float dot_q4_0(const void* w, const void* act, int64_t n) {
-  const auto* b = static_cast<const BlockQ4_0*>(w);
+// Q4_0 / Q8_0 x Q8A. Each block has its own weight and activation scale, so
+// four blocks are reduced together (horizontal adds leave one int32 per
+// block and 128-bit half) and scaled by one vector of four products,
+// instead of a scalar multiply and broadcast per block.
+template <class Block>
+float dot_q32(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const Block*>(w);
   const auto* a = static_cast<const BlockQ8A*>(act);
   const int64_t nb = n / kQK;
-  __m256 acc0 = _mm256_setzero_ps(), acc1 = acc0;
+  __m256 acc = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 2 <= nb; i += 2) {
-    const __m256i p0 = dot_i8_i8(unpack_q4_0(b[i].qs), load32(a[i].qs));
-    const __m256i p1 = dot_i8_i8(unpack_q4_0(b[i + 1].qs), load32(a[i + 1].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p0), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
-                           acc0);
-    acc1 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p1),
-                           _mm256_set1_ps(half_to_float(b[i + 1].d) * a[i + 1].d), acc1);
+  for (; i + 4 <= nb; i += 4) {
+    const __m256i p01 = _mm256_hadd_epi32(block_dot(b[i], a[i]), block_dot(b[i + 1], a[i + 1]));
+    const __m256i p23 =
+        _mm256_hadd_epi32(block_dot(b[i + 2], a[i + 2]), block_dot(b[i + 3], a[i + 3]));
+    const __m256i sums = _mm256_hadd_epi32(p01, p23);  // [b0 b1 b2 b3 | b0 b1 b2 b3]
+    const __m128 wd = _mm_cvtph_ps(_mm_setr_epi16(
+        short(b[i].d), short(b[i + 1].d), short(b[i + 2].d), short(b[i + 3].d), 0, 0, 0, 0));
+    const __m128 s = _mm_mul_ps(wd, _mm_setr_ps(a[i].d, a[i + 1].d, a[i + 2].d, a[i + 3].d));
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set_m128(s, s), acc);
   }
   for (; i < nb; ++i) {
-    const __m256i p = dot_i8_i8(unpack_q4_0(b[i].qs), load32(a[i].qs));
-    acc0 = _mm256_fmadd_ps(_mm256_cvtepi32_ps(p), _mm256_set1_ps(half_to_float(b[i].d) * a[i].d),
-                           acc0);
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_dot(b[i], a[i])),
+                          _mm256_set1_ps(half_to_float(b[i].d) * a[i].d), acc);
   }
-  return hsum(_mm256_add_ps(acc0, acc1));
+  return hsum(acc);
 }
 
 // The eight 6-bit scales and mins of a Q4_K block, unpacked with 32-bit
@@ -242,9 +231,9 @@ RowDotFn row_dot_avx2(DType t) {
     case DType::bf16:
       return dot_half<true>;
     case DType::q8_0:
-      return dot_q8_0;
+      return dot_q32<BlockQ8_0>;
     case DType::q4_0:
-      return dot_q4_0;
+      return dot_q32<BlockQ4_0>;
     case DType::q4_k:
       return dot_q4_k;
     case DType::q6_k:
