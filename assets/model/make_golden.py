@@ -118,6 +118,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gguf", default=os.path.join(HERE, "radixchat-demo.gguf"))
     ap.add_argument("--out", default=os.path.join(HERE, "golden.json"))
+    ap.add_argument("--n-greedy", type=int, default=32)
+    ap.add_argument("--no-samples", action="store_true")
     args = ap.parse_args()
     torch.set_num_threads(2)
     m, cfg, kv = load_model(args.gguf)
@@ -126,19 +128,21 @@ def main():
     end_id = sp.piece_to_id("<|end|>")
     assert kv["tokenizer.ggml.eos_token_id"] == end_id
     out = {"version": 1, "model": os.path.basename(args.gguf), "tokenizer": "tokenizer.model",
-           "n_vocab": cfg.vocab_size, "bos_id": 1, "eos_id": end_id, "n_greedy": 32, "dtype": "float32",
+           "n_vocab": cfg.vocab_size, "bos_id": 1, "eos_id": end_id, "n_greedy": args.n_greedy, "dtype": "float32",
            "cases": []}
     for name, text in cases():
         ids = encode(sp, text)
         assert sp.decode(ids[1:]) == text
         lg = last_logits(m, ids)
-        g = greedy(m, ids, 32)
+        g = greedy(m, ids, args.n_greedy)
         out["cases"].append({"name": name, "text": text, "tokens": ids,
                              "last_logits": [float(f"{x:.9g}") for x in lg.tolist()], "greedy": g})
         print(f"{name}: {len(ids)} tokens, argmax {int(torch.argmax(lg))}, greedy -> {sp.decode(g)!r}", flush=True)
     with open(args.out, "w") as f:
         json.dump(out, f, separators=(",", ":"))
         f.write("\n")
+    if args.no_samples:
+        return
     # samples for the README
     lines = []
     for system, turns in SAMPLES:

@@ -48,6 +48,9 @@ def main():
     ap.add_argument("--time-budget", type=float, default=3300.0, help="seconds of training")
     ap.add_argument("--ckpt-every", type=float, default=300.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--init", default="", help="start from this checkpoint's weights (stage 2)")
+    ap.add_argument("--schedule", choices=["steps", "time"], default="steps",
+                    help="time: cosine over elapsed/--time-budget (robust to CPU contention)")
     args = ap.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -60,6 +63,13 @@ def main():
 
     cfg = Config(vocab_size=sp.get_piece_size())
     model = Transformer(cfg)
+    tokens_before, steps_before = 0, 0
+    if args.init:
+        ck0 = torch.load(args.init, map_location="cpu")
+        model.load_state_dict(ck0["model"])
+        tokens_before = ck0.get("tokens_before", 0) + ck0["tokens"]
+        steps_before = ck0.get("steps_before", 0) + ck0["step"]
+        print(f"init from {args.init}: {steps_before} steps, {tokens_before} tokens before", flush=True)
     print(f"params {model.n_params()}  config {cfg.to_dict()}", flush=True)
     decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
     nodecay = [p for n, p in model.named_parameters() if p.dim() < 2]
@@ -88,7 +98,8 @@ def main():
     def save(step, total, extra):
         tmp = os.path.join(WORK, "ckpt.pt.tmp")
         torch.save({"model": model.state_dict(), "config": cfg.to_dict(), "step": step,
-                    "total_steps": total, "args": vars(args), **extra}, tmp)
+                    "total_steps": total, "args": vars(args),
+                    "tokens_before": tokens_before, "steps_before": steps_before, "optimizer": opt.state_dict(), **extra}, tmp)
         os.replace(tmp, os.path.join(WORK, "ckpt.pt"))
 
     total = args.steps if args.steps else 10**9
@@ -101,14 +112,18 @@ def main():
     while True:
         ts = time.time()
         elapsed = ts - t0
-        if args.steps == 0 and step >= 10:
+        if args.schedule == "time":
+            total = 10**9
+            if elapsed >= args.time_budget:
+                break
+        elif args.steps == 0 and step >= 10:
             # re-estimate total steps from recent speed so training ends on budget
             recent = float(np.mean(step_times[-20:]))
             total = max(step + 1, step + int((args.time_budget - elapsed) / recent))
         if step >= total:
             break
         # cosine schedule on progress; progress never goes backwards
-        progress = max(progress, step / max(total, 1))
+        progress = max(progress, elapsed / args.time_budget if args.schedule == "time" else step / max(total, 1))
         if step < args.warmup:
             lr = args.lr * (step + 1) / args.warmup
         else:
