@@ -209,8 +209,13 @@ class Store {
 
  private:
   Store(sqlite3* db, std::filesystem::path path);
+  // Wall-clock ms, forced strictly increasing within this Store so that
+  // "newest" orderings (siblings, conversation list) never tie.
+  std::int64_t now_ms();
+
   sqlite3* db_;
   std::filesystem::path path_;
+  std::int64_t last_ms_ = 0;
 };
 
 // $XDG_DATA_HOME/radixchat/radixchat.db, or ~/.local/share/radixchat/radixchat.db
