@@ -9,6 +9,12 @@
 //    every call streams from DRAM, as in a real model whose weights dwarf the
 //    caches; printed with the fraction of (1).
 // 3. Prefill GEMM GFLOP/s at n = 512 for the same shapes.
+// 4. Per-core ceilings measured in thread CPU time, which stays meaningful
+//    when the machine is shared (wall-clock figures then depend on how much
+//    CPU the other processes leave): the decode dot kernels on cache-resident
+//    weights (GB/s of weights one core can consume; the matmul is
+//    memory-bound when threads x ceiling > bandwidth) and the prefill GEMM
+//    on a 1-thread backend.
 #include <algorithm>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -17,20 +23,37 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
+#include <fstream>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "cpu/act-quant.h"
 #include "cpu/cpu-backends.h"
 #include "cpu/host-memory.h"
 #include "cpu/quant.h"
+#include "cpu/row-dot.h"
 #include "cpu/simd-level.h"
 
 using namespace rc::kernels;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+double thread_cpu_seconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
+std::string load_average() {
+  std::ifstream f("/proc/loadavg");
+  std::string a;
+  f >> a;
+  return a.empty() ? "?" : a;
+}
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -151,7 +174,9 @@ int main(int argc, char** argv) {
   std::printf("backend: %s, simd %s\n", backend->name().c_str(),
               simd_level_name(best_simd_level()));
   const double bw = measure_bandwidth_gbs(threads);
-  std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n\n", threads, bw);
+  std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n", threads, bw);
+  std::printf("load average at start: %s (on %u CPUs)\n\n", load_average().c_str(),
+              std::thread::hardware_concurrency());
 
   const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0,
                                  DType::q4_0, DType::q4_k, DType::q6_k};
@@ -205,6 +230,50 @@ int main(int argc, char** argv) {
                   (long long)s.cols, sec * 1e3,
                   2.0 * n * double(s.rows) * double(s.cols) / sec / 1e9);
     }
+  }
+
+  std::printf("\nper-core ceilings (thread CPU time)\n");
+  std::printf("%-6s %18s %12s %18s\n", "type", "decode dot GB/s", "x threads/bw",
+              "prefill GFLOP/s");
+  auto one = make_cpu_backend(1);
+  for (DType t : types) {
+    // Decode: 64 rows x 2048 (<= 280 KB) dotted repeatedly from L2.
+    const Shape s{64, 2048};
+    WeightCopies wc;
+    make_copies(wc, t, s, 0);
+    std::vector<float> x(static_cast<size_t>(s.cols));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 23) - 11) * 0.01f;
+    const ActFormat f = act_format(t);
+    std::vector<uint8_t> act(static_cast<size_t>(act_row_bytes(f, s.cols)));
+    quantize_act(f, x.data(), act.data(), s.cols);
+    const RowDotFn dot = row_dot_fn(t, best_simd_level());
+    const int64_t rb = row_bytes(t, s.cols);
+    volatile float sink = 0.0f;
+    double best = 1e30;
+    for (int round = 0; round < 5; ++round) {
+      const double t0 = thread_cpu_seconds();
+      float acc = 0.0f;
+      for (int it = 0; it < (quick ? 100 : 400); ++it) {
+        for (int64_t r = 0; r < s.rows; ++r) acc += dot(wc.copies[0] + r * rb, act.data(), s.cols);
+      }
+      sink = sink + acc;
+      best = std::min(best, (thread_cpu_seconds() - t0) / (quick ? 100 : 400));
+    }
+    const double dot_gbs = double(wc.bytes) / best / 1e9;
+    // Prefill: 512 x 2048 x 2048 on one thread.
+    WeightCopies big;
+    make_copies(big, t, Shape{2048, 2048}, 0);
+    std::vector<float> xp(static_cast<size_t>(n) * 2048), yp(static_cast<size_t>(n) * 2048);
+    for (size_t i = 0; i < xp.size(); ++i) xp[i] = float(int(i % 17) - 8) * 0.01f;
+    const Weight w{t, big.copies[0], 2048, 2048};
+    double gemm = 1e30;
+    for (int i = 0; i < 2; ++i) {
+      const double t0 = thread_cpu_seconds();
+      one->matmul(w, nullptr, xp.data(), yp.data(), n);
+      gemm = std::min(gemm, thread_cpu_seconds() - t0);
+    }
+    std::printf("%-6s %18.1f %12.2f %18.1f\n", dtype_name(t), dot_gbs, threads * dot_gbs / bw,
+                2.0 * n * 2048.0 * 2048.0 / gemm / 1e9);
   }
   return 0;
 }
