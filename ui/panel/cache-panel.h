@@ -1,0 +1,85 @@
+// CachePanel: the live radix-tree panel beside the chat (issue 7).
+//
+// A QWidget the chat window embeds. Inside it is either
+//   - a QOpenGLWidget hosting Dear ImGui 1.86 that draws the engine's KV
+//     cache tree, stats, plots, event log and teaching controls, when this
+//     platform can create an OpenGL context (xcb/wayland; not offscreen,
+//     minimal, vnc), or
+//   - a QLabel saying why the panel is unavailable. The chat keeps working.
+//
+// Threading: every method and slot runs on the GUI thread. The panel reads
+// the engine only through its public, thread-safe API (cache_snapshot(),
+// drain_events(), stats(), model_info(), detokenize(), submit() for the demo
+// scenarios) and never touches engine internals. It drains cache events once
+// per frame (~60 Hz) and resyncs from a snapshot on overflow or a seq gap.
+//
+// Ownership: the panel does not own the Engine. The owner must call
+// setEngine(nullptr) (or destroy the panel) before destroying the Engine.
+#pragma once
+
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace rc {
+class Engine;
+}
+
+namespace rc::ui {
+
+class CachePanelGl;  // the GL host (cache-panel-gl.h); absent without GL
+struct CachePanelState;
+
+class CachePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CachePanel(QWidget* parent = nullptr);
+  ~CachePanel() override;
+
+  // GUI thread. nullptr = no model loaded (the panel shows an empty tree and
+  // says so). A non-null engine resyncs the panel from a fresh snapshot; the
+  // same engine again is a no-op. After a cache policy or pool change the
+  // owner recreates the Engine and calls setEngine with the new one.
+  void setEngine(rc::Engine* engine);
+
+  // Highlight the path of a chat message's prompt (its rendered tokens, e.g.
+  // Engine::render_chat(conversation up to that message)): the deepest node
+  // whose path is a prefix of `tokens` is selected and the view pans to it.
+  // Empty clears the highlight.
+  void locateTokens(const std::vector<int32_t>& tokens);
+
+  // True when the ImGui panel is live (a GL context could be created); false
+  // when the placeholder message is shown instead.
+  bool hasGl() const;
+  // Why GL is unavailable (empty when hasGl()).
+  QString unavailableReason() const;
+
+  // For tests and the app's --screenshot: the panel's own model, layout and
+  // drawing state (cache-panel-state.h). Null only before construction ends.
+  CachePanelState* state() const;
+
+ signals:
+  // The user changed the cache policy or pool size in the panel. `policy` is
+  // radix | radix-page16 | hash16 | off; `poolTokens` is the KV pool size in
+  // tokens (0 = the engine's default). The owner recreates the engine.
+  void cacheSettingsRequested(QString policy, qint64 poolTokens);
+  // The user asked which conversations use a node: `tokens` is the full
+  // token path from the root to the end of that node. The owner answers
+  // with showConversationsForNode().
+  void conversationsForPrefixRequested(std::vector<int32_t> tokens);
+
+ public slots:
+  // Titles of the conversations whose rendered prompts start with the
+  // requested prefix; shown in the selected node's details.
+  void showConversationsForNode(QStringList titles);
+
+ private:
+  std::unique_ptr<CachePanelState> state_;
+  CachePanelGl* gl_ = nullptr;  // child widget, owned by Qt; null without GL
+  QString unavailable_;
+};
+
+}  // namespace rc::ui
