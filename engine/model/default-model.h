@@ -1,9 +1,10 @@
 // Where the bundled model lives, so `--model` can be optional.
 //
-// Order: $RADIXCHAT_MODEL when set and non-empty; else
-// <source tree>/assets/model/radixchat-demo.gguf, the source tree being fixed
-// at build time (RADIXCHAT_SOURCE_DIR). An installed layout will be added
-// with packaging; callers only see the resulting path.
+// Order: $RADIXCHAT_MODEL when set and non-empty; else the installed copy,
+// <prefix>/share/radixchat/radixchat-demo.gguf beside <prefix>/bin/ of the
+// running program (packages); else <source tree>/assets/model/
+// radixchat-demo.gguf, the source tree being fixed at build time
+// (RADIXCHAT_SOURCE_DIR). Callers only see the resulting path.
 #pragma once
 
 #include <string>
