@@ -90,7 +90,7 @@ Status validate(sqlite3* db, const std::filesystem::path& path) {
   }
   if (version.value() > Store::kSchemaVersion) {
     return {StatusCode::unsupported,
-            "database schema v" + std::to_string(version.value()) + " of " + where +
+            where + ": database schema v" + std::to_string(version.value()) +
                 " is newer than this RadixChat (v" + std::to_string(Store::kSchemaVersion) +
                 "); refusing to open so nothing is overwritten"};
   }

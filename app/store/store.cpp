@@ -158,6 +158,29 @@ Status check_header(const fs::path& path, bool& exists) {
   return {};
 }
 
+// Reading a WAL-mode file makes SQLite create "-wal" and "-shm" next to it.
+// When we refuse the file, the ones we created (still empty of data) are
+// removed so that a refused database's folder looks exactly as we found it.
+struct Sidecars {
+  bool wal = false;
+  bool shm = false;
+};
+
+Sidecars sidecars_of(const fs::path& path) {
+  std::error_code ec;
+  return {fs::exists(path.string() + "-wal", ec), fs::exists(path.string() + "-shm", ec)};
+}
+
+void remove_new_sidecars(const fs::path& path, const Sidecars& before) {
+  std::error_code ec;
+  const fs::path wal = path.string() + "-wal";
+  // A non-empty WAL holds someone's data: never delete that.
+  if (!before.wal && fs::exists(wal, ec) && fs::file_size(wal, ec) == 0) {
+    fs::remove(wal, ec);
+  }
+  if (!before.shm && !fs::exists(wal, ec)) fs::remove(path.string() + "-shm", ec);
+}
+
 }  // namespace
 
 Store::Store(sqlite3* db, fs::path path) : db_(db), path_(std::move(path)) {}
@@ -176,6 +199,7 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& path) {
   bool exists = false;
   RC_STORE_TRY(check_header(path, exists));
 
+  const Sidecars sidecars_before = sidecars_of(path);
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE;
   const int orc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);
@@ -192,7 +216,12 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& path) {
   sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, nullptr);
   sqlite3_busy_timeout(db, 5000);
 
-  RC_STORE_TRY(detail::validate(db, path));
+  Status valid = detail::validate(db, path);
+  if (!valid.ok()) {
+    store.reset();  // close before cleaning up after it
+    remove_new_sidecars(path, sidecars_before);
+    return valid;
+  }
 
   // Validated: from here on we may write.
   {
