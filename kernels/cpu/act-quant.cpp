@@ -82,6 +82,10 @@ void quantize_act(ActFormat f, const float* x, void* dst, int64_t n) {
   }
 }
 
+QuantizeActFn quantize_act_fn(SimdLevel level) {
+  return level == SimdLevel::avx2 ? quantize_act_avx2 : quantize_act;
+}
+
 void dequantize_act(ActFormat f, const void* src, float* y, int64_t n) {
   switch (f) {
     case ActFormat::f32:

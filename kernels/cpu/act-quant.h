@@ -15,6 +15,7 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "simd-level.h"
 
 namespace rc::kernels {
 
@@ -49,5 +50,10 @@ int64_t act_row_bytes(ActFormat f, int64_t n);
 // Round to nearest even of x / (max|x| / 127) per block; f32 copies.
 void quantize_act(ActFormat f, const float* x, void* dst, int64_t n);
 void dequantize_act(ActFormat f, const void* src, float* y, int64_t n);
+
+// quantize_act for a SIMD level; every level writes the same bytes.
+using QuantizeActFn = void (*)(ActFormat f, const float* x, void* dst, int64_t n);
+QuantizeActFn quantize_act_fn(SimdLevel level);
+void quantize_act_avx2(ActFormat f, const float* x, void* dst, int64_t n);
 
 }  // namespace rc::kernels

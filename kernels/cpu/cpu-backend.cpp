@@ -18,7 +18,6 @@
 #include "elementwise.h"
 #include "fast-dequant.h"
 #include "host-memory.h"
-#include "quant.h"
 #include "rc-assert.h"
 #include "rope-freqs.h"
 #include "thread-pool.h"

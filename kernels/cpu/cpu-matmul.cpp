@@ -35,7 +35,8 @@ void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, flo
   const uint8_t* act = reinterpret_cast<const uint8_t*>(x);
   if (f != ActFormat::f32) {
     act_q_.resize(size_t(n * ab));
-    for (int t = 0; t < n; ++t) quantize_act(f, x + t * K, act_q_.data() + t * ab, K);
+    const QuantizeActFn quantize = quantize_act_fn(level_);
+    for (int t = 0; t < n; ++t) quantize(f, x + t * K, act_q_.data() + t * ab, K);
     act = act_q_.data();
   }
   const char* wbase = static_cast<const char*>(w.data);
@@ -58,9 +59,10 @@ void CpuMatmul::run_gemm(const Weight& w, const float* bias, const float* x, flo
     const int64_t ab = act_row_bytes(f, K);
     act_q_.resize(size_t(n * ab));
     act_f32_.resize(size_t(n * K));
+    const QuantizeActFn quantize = quantize_act_fn(level_);
     pool_.parallel_for(n, 1, [&](int64_t t0, int64_t t1, int) {
       for (int64_t t = t0; t < t1; ++t) {
-        quantize_act(f, x + t * K, act_q_.data() + t * ab, K);
+        quantize(f, x + t * K, act_q_.data() + t * ab, K);
         dequantize_act(f, act_q_.data() + t * ab, act_f32_.data() + t * K, K);
       }
     });
@@ -87,13 +89,12 @@ void CpuMatmul::run_gemm(const Weight& w, const float* bias, const float* x, flo
     // Column-major view: y^T[rows][n] (ld = rows) = W_tile (K x tile)^T * x^T (K x n).
     cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(r1 - r0), n, int(K), 1.0f, wt, int(K),
                 xa, int(K), 0.0f, y + r0, int(rows));
-  });
-  if (bias) {
-    for (int t = 0; t < n; ++t) {
-      float* yt = y + t * rows;
-      for (int64_t r = 0; r < rows; ++r) yt[r] += bias[r];
+    if (bias) {
+      for (int t = 0; t < n; ++t) {
+        for (int64_t r = r0; r < r1; ++r) y[t * rows + r] += bias[r];
+      }
     }
-  }
+  });
 }
 
 }  // namespace rc::kernels

@@ -250,5 +250,22 @@ TEST(ActQuant, HalfStepBoundAndSums) {
   }
 }
 
+TEST(ActQuant, EveryLevelWritesTheSameBytes) {
+  const int64_t n = 2048;
+  std::vector<float> x = random_vec(size_t(n), 6, 2.0f);
+  for (int j = 0; j < 256; ++j) x[size_t(j)] = 0.0f;                   // zero blocks
+  for (int j = 256; j < 288; ++j) x[size_t(j)] = float(j % 5) - 2.0f;  // ties at .5 steps
+  x[300] = 1e-30f;
+  for (ActFormat f : {ActFormat::q8_32, ActFormat::q8_256}) {
+    const size_t bytes = static_cast<size_t>(act_row_bytes(f, n));
+    std::vector<uint8_t> a(bytes, 0xaa), b(bytes, 0x55);
+    quantize_act(f, x.data(), a.data(), n);
+    for (SimdLevel level : test::runnable_levels()) {
+      quantize_act_fn(level)(f, x.data(), b.data(), n);
+      EXPECT_EQ(a, b) << simd_level_name(level);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rc::kernels
