@@ -4,6 +4,7 @@
 // row-dot-scalar.cpp exactly in integer arithmetic.
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "act-quant.h"
 #include "quant-blocks.h"
@@ -66,16 +67,26 @@ float dot_half(const void* w, const void* act, int64_t n) {
 }
 
 // Integer products of one 32-element block with its activation block, as
-// eight int32 partial sums.
+// eight int32 partial sums. Q4_0 multiplies its unsigned nibbles (0..15)
+// directly; dot_q32 subtracts the 8 * sum(a) offset once per four blocks,
+// which is cheaper than recentring and sign-moving every block.
 inline __m256i block_dot(const BlockQ8_0& b, const BlockQ8A& a) {
   return dot_i8_i8(load32(b.qs), load32(a.qs));
 }
 inline __m256i block_dot(const BlockQ4_0& b, const BlockQ8A& a) {
-  // Nibbles in element order (low nibbles are elements 0-15), recentred to -8..7.
+  // Nibbles in element order: low nibbles are elements 0-15.
   const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b.qs));
   const __m256i nib =
       _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
-  return dot_i8_i8(_mm256_sub_epi8(nib, _mm256_set1_epi8(8)), load32(a.qs));
+  return dot_u8_i8(nib, load32(a.qs));
+}
+template <class Block>
+constexpr int kQuantOffset = std::is_same_v<Block, BlockQ4_0> ? 8 : 0;
+
+inline int32_t sum_pair(const BlockQ8A& a) {
+  int32_t v;
+  std::memcpy(&v, a.sum, 4);  // the two int16 halves, for madd
+  return v;
 }
 
 // Q4_0 / Q8_0 x Q8A. Each block has its own weight and activation scale, so
@@ -87,23 +98,32 @@ float dot_q32(const void* w, const void* act, int64_t n) {
   const auto* b = static_cast<const Block*>(w);
   const auto* a = static_cast<const BlockQ8A*>(act);
   const int64_t nb = n / kQK;
+  constexpr int off = kQuantOffset<Block>;
   __m256 acc = _mm256_setzero_ps();
   int64_t i = 0;
   for (; i + 4 <= nb; i += 4) {
     const __m256i p01 = _mm256_hadd_epi32(block_dot(b[i], a[i]), block_dot(b[i + 1], a[i + 1]));
     const __m256i p23 =
         _mm256_hadd_epi32(block_dot(b[i + 2], a[i + 2]), block_dot(b[i + 3], a[i + 3]));
-    const __m256i sums = _mm256_hadd_epi32(p01, p23);  // [b0 b1 b2 b3 | b0 b1 b2 b3]
+    __m256i sums = _mm256_hadd_epi32(p01, p23);  // [b0 b1 b2 b3 | b0 b1 b2 b3]
+    if constexpr (off != 0) {
+      // off * (sum[0] + sum[1]) per block, taken from the low half only.
+      const __m128i s = _mm_setr_epi32(sum_pair(a[i]), sum_pair(a[i + 1]), sum_pair(a[i + 2]),
+                                       sum_pair(a[i + 3]));
+      sums = _mm256_sub_epi32(sums, _mm256_zextsi128_si256(_mm_madd_epi16(s, _mm_set1_epi16(off))));
+    }
     const __m128 wd = _mm_cvtph_ps(_mm_setr_epi16(
         short(b[i].d), short(b[i + 1].d), short(b[i + 2].d), short(b[i + 3].d), 0, 0, 0, 0));
     const __m128 s = _mm_mul_ps(wd, _mm_setr_ps(a[i].d, a[i + 1].d, a[i + 2].d, a[i + 3].d));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set_m128(s, s), acc);
   }
+  float tail = 0.0f;
   for (; i < nb; ++i) {
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_dot(b[i], a[i])),
-                          _mm256_set1_ps(half_to_float(b[i].d) * a[i].d), acc);
+    const float s = half_to_float(b[i].d) * a[i].d;
+    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_dot(b[i], a[i])), _mm256_set1_ps(s), acc);
+    tail -= float(off * (a[i].sum[0] + a[i].sum[1])) * s;
   }
-  return hsum(acc);
+  return hsum(acc) + tail;
 }
 
 // The eight 6-bit scales and mins of a Q4_K block, unpacked with 32-bit
