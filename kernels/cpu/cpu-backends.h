@@ -15,10 +15,16 @@ std::unique_ptr<Backend> make_reference_backend();
 
 // The fast CPU backend: a persistent pool of n_threads threads (the calling
 // thread counts as one; n_threads <= 0 means the number of online CPUs),
-// SIMD dot products chosen at run time (AVX2+FMA+F16C, else scalar), Q8
-// activations with integer dot products for quantized weights, and
-// single-threaded OpenBLAS sgemm per worker for prefill. Sets OpenBLAS to one
-// thread process-wide, since it is called from the pool's threads.
+// SIMD kernels chosen at run time (AVX2+FMA+F16C, else portable code;
+// RADIXCHAT_CPU_SIMD=scalar forces the latter), integer dot products for
+// quantized weights, and single-threaded OpenBLAS sgemm per pool thread for
+// prefill (n >= 8 tokens). Sets OpenBLAS to one thread process-wide, since
+// it is called from the pool's threads.
+//
+// Numerics: float weights match the reference to fp32 rounding; quantized
+// weights (Q4_0, Q8_0, Q4_K, Q6_K) multiply 8-bit-rounded activations, as
+// GGML does (contract in act-quant.h), in decode and prefill alike, so a
+// token's output does not depend on how its prompt was chunked or cached.
 std::unique_ptr<Backend> make_cpu_backend(int n_threads);
 
 }  // namespace rc::kernels
