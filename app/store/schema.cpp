@@ -60,8 +60,7 @@ CREATE INDEX messages_by_parent ON messages(parent_id, created_at, id);
 CREATE INDEX conversations_by_leaf ON conversations(current_leaf_id);
 )sql",
 };
-static_assert(std::size(kMigrations) == Store::kSchemaVersion,
-              "one migration per schema version");
+static_assert(std::size(kMigrations) == Store::kSchemaVersion, "one migration per schema version");
 
 Result<std::int64_t> query_int(sqlite3* db, const char* sql) {
   auto st = Stmt::prepare(db, sql);
@@ -84,9 +83,8 @@ Status validate(sqlite3* db, const std::filesystem::path& path) {
   // The first read parses the header and schema: a non-database fails here.
   auto version = query_int(db, "PRAGMA user_version");
   if (!version.ok()) {
-    return {StatusCode::corrupt_data,
-            "cannot read the database " + where + " (" + version.status().message() +
-                "); it was left untouched"};
+    return {StatusCode::corrupt_data, "cannot read the database " + where + " (" +
+                                          version.status().message() + "); it was left untouched"};
   }
   if (version.value() > Store::kSchemaVersion) {
     return {StatusCode::unsupported,
@@ -104,8 +102,9 @@ Status validate(sqlite3* db, const std::filesystem::path& path) {
   }
   if (version.value() == 0 && objects.value() > 0) {
     return {StatusCode::corrupt_data,
-            where + " is a SQLite database of another application (no RadixChat schema "
-                    "version); refusing to open so nothing is overwritten"};
+            where +
+                " is a SQLite database of another application (no RadixChat schema "
+                "version); refusing to open so nothing is overwritten"};
   }
   if (objects.value() == 0) return {};  // empty: nothing to check
 

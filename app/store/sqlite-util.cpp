@@ -42,8 +42,7 @@ Stmt& Stmt::operator=(Stmt&& o) noexcept {
 Result<Stmt> Stmt::prepare(sqlite3* db, std::string_view sql) {
   Stmt s;
   s.db_ = db;
-  const int rc =
-      sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &s.st_, nullptr);
+  const int rc = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &s.st_, nullptr);
   if (rc != SQLITE_OK) return sqlite_status(db, rc, "prepare");
   return s;
 }

@@ -12,9 +12,9 @@
 #include "radixchat/status.h"
 
 // Propagates a failed Status (or the Status of a failed Result) to the caller.
-#define RC_STORE_TRY(expr)                 \
-  do {                                     \
-    ::rc::Status rc_store_s_ = (expr);     \
+#define RC_STORE_TRY(expr)                     \
+  do {                                         \
+    ::rc::Status rc_store_s_ = (expr);         \
     if (!rc_store_s_.ok()) return rc_store_s_; \
   } while (0)
 
@@ -47,7 +47,10 @@ class Stmt {
     sqlite3_bind_text(st_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
   }
   void bind(int i, const std::optional<std::int64_t>& v) {
-    if (v) bind(i, *v); else sqlite3_bind_null(st_, i);
+    if (v)
+      bind(i, *v);
+    else
+      sqlite3_bind_null(st_, i);
   }
   void bind_null(int i) { sqlite3_bind_null(st_, i); }
 

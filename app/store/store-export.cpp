@@ -22,9 +22,12 @@ std::string iso8601(std::int64_t ms) {
 
 const char* heading(Role role) {
   switch (role) {
-    case Role::system: return "System";
-    case Role::user: return "User";
-    case Role::assistant: return "Assistant";
+    case Role::system:
+      return "System";
+    case Role::user:
+      return "User";
+    case Role::assistant:
+      return "Assistant";
   }
   return "User";
 }
@@ -69,8 +72,8 @@ Result<std::string> Store::export_markdown(Id conversation_id) {
   auto thread = current_thread(conversation_id);
   if (!thread.ok()) return thread.status();
 
-  std::string md = "# " + (conv->title.empty() ? std::string("Untitled chat") : conv->title) +
-                   "\n\n";
+  std::string md =
+      "# " + (conv->title.empty() ? std::string("Untitled chat") : conv->title) + "\n\n";
   if (!conv->system_prompt.empty()) {
     md += "**System prompt:**\n\n" + quote(conv->system_prompt) + "\n\n";
   }

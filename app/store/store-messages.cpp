@@ -68,10 +68,10 @@ Result<Id> Store::append_message(const NewMessage& m) {
     auto owner = conversation_of(db_, *m.parent_id);
     if (!owner.ok()) return owner.status();
     if (owner.value() != m.conversation_id) {
-      return Status(StatusCode::invalid_argument,
-                    "parent message " + std::to_string(*m.parent_id) +
-                        " belongs to conversation " + std::to_string(owner.value()) + ", not " +
-                        std::to_string(m.conversation_id));
+      return Status(StatusCode::invalid_argument, "parent message " + std::to_string(*m.parent_id) +
+                                                      " belongs to conversation " +
+                                                      std::to_string(owner.value()) + ", not " +
+                                                      std::to_string(m.conversation_id));
     }
   }
   const std::int64_t now = now_ms();
@@ -136,8 +136,8 @@ Status Store::update_message(Id id, std::string_view content,
 }
 
 Result<Message> Store::get_message(Id id) {
-  auto st = Stmt::prepare(db_, std::string("SELECT ") + detail::kMessageCols +
-                                   " FROM messages m WHERE m.id = ?1");
+  auto st = Stmt::prepare(
+      db_, std::string("SELECT ") + detail::kMessageCols + " FROM messages m WHERE m.id = ?1");
   if (!st.ok()) return st.status();
   st->bind(1, id);
   auto row = st->step();
@@ -155,8 +155,9 @@ Result<std::vector<Message>> Store::path_to(Id id) {
                        " UNION ALL"
                        " SELECT p.parent_id, up.depth + 1 FROM messages p JOIN up ON p.id = up.id"
                        " WHERE p.parent_id IS NOT NULL) SELECT ") +
-               detail::kMessageCols + " FROM up JOIN messages m ON m.id = up.id"
-                                      " ORDER BY up.depth DESC");
+               detail::kMessageCols +
+               " FROM up JOIN messages m ON m.id = up.id"
+               " ORDER BY up.depth DESC");
   if (!st.ok()) return st.status();
   st->bind(1, id);
   auto out = collect_messages(st.value());
@@ -212,10 +213,9 @@ Status Store::set_current_leaf(Id conversation_id, std::optional<Id> leaf) {
     auto owner = conversation_of(db_, *leaf);
     if (!owner.ok()) return owner.status();
     if (owner.value() != conversation_id) {
-      return {StatusCode::invalid_argument, "message " + std::to_string(*leaf) +
-                                                " belongs to conversation " +
-                                                std::to_string(owner.value()) + ", not " +
-                                                std::to_string(conversation_id)};
+      return {StatusCode::invalid_argument,
+              "message " + std::to_string(*leaf) + " belongs to conversation " +
+                  std::to_string(owner.value()) + ", not " + std::to_string(conversation_id)};
     }
   }
   auto st = Stmt::prepare(db_, "UPDATE conversations SET current_leaf_id = ?2 WHERE id = ?1");

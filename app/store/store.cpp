@@ -22,9 +22,12 @@ using detail::Transaction;
 
 const char* role_name(Role role) {
   switch (role) {
-    case Role::system: return "system";
-    case Role::user: return "user";
-    case Role::assistant: return "assistant";
+    case Role::system:
+      return "system";
+    case Role::user:
+      return "user";
+    case Role::assistant:
+      return "assistant";
   }
   return "user";
 }
@@ -223,7 +226,13 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& path) {
     return valid;
   }
 
-  // Validated: from here on we may write.
+  // Validated: from here on we may write. SQLite silently falls back to
+  // read-only for a write-protected file; say so instead of failing later
+  // with "attempt to write a readonly database".
+  if (sqlite3_db_readonly(db, "main") == 1) {
+    return Status(StatusCode::invalid_argument,
+                  "the database " + path.string() + " is read-only; RadixChat needs to write it");
+  }
   {
     auto st = Stmt::prepare(db, "PRAGMA journal_mode = WAL");
     if (!st.ok()) return st.status();
@@ -271,8 +280,8 @@ Result<Id> Store::create_conversation(const NewConversation& c) {
 }
 
 Result<Conversation> Store::get_conversation(Id id) {
-  auto st = Stmt::prepare(
-      db_, std::string("SELECT ") + detail::kConversationCols + " FROM conversations c WHERE c.id = ?1");
+  auto st = Stmt::prepare(db_, std::string("SELECT ") + detail::kConversationCols +
+                                   " FROM conversations c WHERE c.id = ?1");
   if (!st.ok()) return st.status();
   st->bind(1, id);
   auto row = st->step();
@@ -316,12 +325,12 @@ Result<std::vector<Conversation>> Store::list_conversations(int limit) {
 
 Result<std::vector<Conversation>> Store::search_conversations(std::string_view query, int limit) {
   if (query.empty()) return list_conversations(limit);
-  auto st = Stmt::prepare(
-      db_, std::string("SELECT ") + detail::kConversationCols +
-               " FROM conversations c WHERE c.title LIKE ?1 ESCAPE '\\' OR EXISTS ("
-               "SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
-               " AND m.content LIKE ?1 ESCAPE '\\')"
-               " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?2");
+  auto st =
+      Stmt::prepare(db_, std::string("SELECT ") + detail::kConversationCols +
+                             " FROM conversations c WHERE c.title LIKE ?1 ESCAPE '\\' OR EXISTS ("
+                             "SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
+                             " AND m.content LIKE ?1 ESCAPE '\\')"
+                             " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?2");
   if (!st.ok()) return st.status();
   st->bind(1, std::string_view(like_pattern(query)));
   st->bind(2, limit);

@@ -77,8 +77,8 @@ struct Message {
   std::optional<Id> parent_id;  // nullopt: a root (first message of a branch)
   Role role = Role::user;
   std::string content;
-  std::int64_t created_at_ms = 0;  // Unix epoch, UTC, milliseconds
-  std::string model;               // model that wrote it; "" for user/system
+  std::int64_t created_at_ms = 0;         // Unix epoch, UTC, milliseconds
+  std::string model;                      // model that wrote it; "" for user/system
   std::optional<MessageMetrics> metrics;  // assistant replies only
 };
 
@@ -130,7 +130,8 @@ class Store {
   // corrupt_data; user_version newer than kSchemaVersion -> unsupported. In
   // those cases the file is left byte-for-byte unchanged. Otherwise enables
   // WAL, foreign keys and a 5 s busy timeout, and runs the pending
-  // migrations, each in its own transaction.
+  // migrations, each in its own transaction. A write-protected file ->
+  // invalid_argument; a missing parent folder -> not_found.
   static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path);
 
   ~Store();
@@ -171,7 +172,8 @@ class Store {
   // Root .. message inclusive: the thread that ends at `id`.
   Result<std::vector<Message>> path_to(Id id);
   // Children of `parent` (nullopt: the roots of the conversation), by creation.
-  // Siblings of m are children(m.conversation_id, m.parent_id).
+  // Siblings of m are children(m.conversation_id, m.parent_id). not_found: no
+  // such conversation; a parent of another conversation has no children here.
   Result<std::vector<Message>> children(Id conversation_id, std::optional<Id> parent);
   // The most recently created leaf in the subtree of `id` (id itself when it
   // has no children): where switching to a sibling lands, its latest continuation.

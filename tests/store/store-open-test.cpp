@@ -2,6 +2,7 @@
 // migrated with their data, newer versions, foreign, corrupt and truncated
 // files are refused and left byte-for-byte unchanged.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <random>
 #include <set>
@@ -85,6 +86,19 @@ TEST(StoreOpen, MissingFolderIsNotFound) {
   auto s = Store::open(dir / "no" / "such" / "chat.db");
   EXPECT_EQ(s.status().code(), StatusCode::not_found);
   EXPECT_FALSE(std::filesystem::exists(dir / "no"));
+}
+
+TEST(StoreOpen, WriteProtectedFileIsReportedClearly) {
+  TempDir dir;
+  const auto path = dir / "ro.db";
+  ASSERT_OK(Store::open(path));
+  std::filesystem::permissions(path, std::filesystem::perms::owner_read |
+                                         std::filesystem::perms::group_read |
+                                         std::filesystem::perms::others_read);
+  if (access(path.c_str(), W_OK) == 0) GTEST_SKIP() << "running as root: permissions not enforced";
+  auto s = Store::open(path);
+  EXPECT_EQ(s.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(s.status().message().find("read-only"), std::string::npos) << s.status().message();
 }
 
 TEST(StoreOpen, EmptyFileBecomesDatabase) {
@@ -259,8 +273,9 @@ TEST(StoreOpen, MalformedSamplingJsonReadsAsDefaults) {
   {
     RawDb raw(path);
     raw.exec("UPDATE conversations SET sampling = '{\"top_k\": ' WHERE id = 1");
-    raw.exec("UPDATE conversations SET sampling = '{\"top_k\": \"x\", \"top_p\": 0.5}' "
-             "WHERE id = 2");
+    raw.exec(
+        "UPDATE conversations SET sampling = '{\"top_k\": \"x\", \"top_p\": 0.5}' "
+        "WHERE id = 2");
   }
   auto s = Store::open(path);
   ASSERT_OK(s);

@@ -30,10 +30,10 @@ inline std::string describe(const Status& s) {
 
 // The value is bound first (lifetime-extended), then its Status looked at: a
 // temporary Status/Result must outlive the reference to its status.
-#define RC_STORE_CHECK_OK_(check, expr)                                         \
-  do {                                                                          \
-    const auto& rc_v_ = (expr);                                                 \
-    const ::rc::Status& rc_st_ = ::rc::store::testing::status_of(rc_v_);        \
+#define RC_STORE_CHECK_OK_(check, expr)                                              \
+  do {                                                                               \
+    const auto& rc_v_ = (expr);                                                      \
+    const ::rc::Status& rc_st_ = ::rc::store::testing::status_of(rc_v_);             \
     check(rc_st_.ok()) << #expr << " -> " << ::rc::store::testing::describe(rc_st_); \
   } while (0)
 #define ASSERT_OK(expr) RC_STORE_CHECK_OK_(ASSERT_TRUE, expr)

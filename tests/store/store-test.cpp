@@ -284,8 +284,7 @@ TEST_F(StoreTest, Presets) {
       {.title = "t", .system_prompt = "You write C++20.", .preset_id = p.value()});
   ASSERT_OK(conv);
   EXPECT_EQ(store_->get_conversation(conv.value())->preset_id, p.value());
-  EXPECT_EQ(store_->create_conversation({.preset_id = 999}).status().code(),
-            StatusCode::not_found);
+  EXPECT_EQ(store_->create_conversation({.preset_id = 999}).status().code(), StatusCode::not_found);
   EXPECT_EQ(store_->set_system_prompt(conv.value(), "x", 999).code(), StatusCode::not_found);
 
   // Deleting the preset keeps the conversation's prompt text.
@@ -325,7 +324,8 @@ TEST_F(StoreTest, SettingsAndDataSurviveReopen) {
 }
 
 TEST_F(StoreTest, ExportMarkdownAndJson) {
-  auto conv = store_->create_conversation({.title = "Export me", .system_prompt = "Be kind.\nAlways."});
+  auto conv =
+      store_->create_conversation({.title = "Export me", .system_prompt = "Be kind.\nAlways."});
   ASSERT_OK(conv);
   const Id id = conv.value();
   const Id u = add(id, std::nullopt, Role::user, "Hi *there*");
@@ -405,7 +405,10 @@ TEST(DefaultDatabasePath, FollowsXdg) {
   EXPECT_EQ(p.value(), dir.path() / ".local" / "share" / "radixchat" / "radixchat.db");
 
   if (old_xdg) setenv("XDG_DATA_HOME", saved.c_str(), 1);
-  if (old_home) setenv("HOME", saved_home.c_str(), 1); else unsetenv("HOME");
+  if (old_home)
+    setenv("HOME", saved_home.c_str(), 1);
+  else
+    unsetenv("HOME");
 }
 
 }  // namespace

@@ -88,8 +88,8 @@ TEST(StoreThread, ShutdownDrainsQueuedWrites) {
     EXPECT_FALSE(st.post([](Store&) {}));
     auto late = st.submit([](Store&) { return 1; });
     EXPECT_THROW(late.get(), std::future_error);  // dropped, never run
-    st.shutdown();  // idempotent
-  }  // destructor after shutdown: no-op
+    st.shutdown();                                // idempotent
+  }                                               // destructor after shutdown: no-op
   auto s = Store::open(path);
   ASSERT_OK(s);
   auto roots = s.value()->children(conv, std::nullopt);
