@@ -60,8 +60,11 @@ bool PagePool::check(int64_t counts[4]) const {
   for (PageState s : state_) ++counts[int(s)];
   if (counts[int(PageState::free)] != free_count()) return false;
   if (counts[int(PageState::held)] != held_) return false;
-  for (PageId p : free_)
-    if (!in_range(p) || state_[size_t(p)] != PageState::free) return false;
+  std::vector<bool> seen(state_.size(), false);  // a page listed twice would be handed out twice
+  for (PageId p : free_) {
+    if (!in_range(p) || state_[size_t(p)] != PageState::free || seen[size_t(p)]) return false;
+    seen[size_t(p)] = true;
+  }
   return true;
 }
 

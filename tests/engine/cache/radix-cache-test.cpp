@@ -2,6 +2,7 @@
 // duplicates, LRU order, pinning, exhaustion, merge, reset, handles.
 #include <gtest/gtest.h>
 
+#include "cache-oracle.h"
 #include "cache-test-util.h"
 
 namespace rc::test {
@@ -96,6 +97,26 @@ TEST(RadixCache, InsertRejectsBadInputWithoutDamage) {
   EXPECT_EQ(c->stats().held_pages, 2);
   expect_ok(*c);
   ASSERT_TRUE(c->insert(chars("abcd"), p).ok());
+  expect_ok(*c);
+}
+
+TEST(RadixCache, FailedInsertStillReplaysExactly) {
+  auto c = make_cache(CachePolicy::radix, 1, 16);
+  Replayer r;
+  r.start(c->snapshot());
+  run_request(*c, chars("abcdef"));
+  std::vector<PageId> p;
+  ASSERT_TRUE(c->alloc_pages(2, p).ok());
+  // Splits "abcdef" at "abc" (recorded), then fails on the free page 15.
+  std::vector<PageId> bad = {p[0], p[1], 15, 14};
+  EXPECT_FALSE(c->insert(chars("abXY"), std::span(bad.data(), 4)).ok());
+  MatchResult m = c->match_prefix(chars("abcdef"));
+  std::vector<PageId> table = m.pages;
+  EXPECT_EQ(c->insert(chars("abcdefgh"), table).status().code(), StatusCode::invalid_argument);
+  std::vector<CacheEvent> events;
+  c->events().drain(events);
+  for (const CacheEvent& e : events) r.apply(e);
+  r.expect_equal(c->snapshot());
   expect_ok(*c);
 }
 
