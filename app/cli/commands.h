@@ -29,5 +29,6 @@ Command add_logits_command(CLI::App& root);
 Command add_bench_command(CLI::App& root);
 Command add_cache_bench_command(CLI::App& root);
 Command add_cache_demo_command(CLI::App& root);
+Command add_serve_command(CLI::App& root);
 
 }  // namespace rc::cli

@@ -31,6 +31,7 @@ int main(int argc, char** argv) {
       add_chat_command(root),
       add_logits_command(root),
       add_bench_command(root),
+      add_serve_command(root),
   };
 
   try {

@@ -1,0 +1,176 @@
+#include "completion-routes.h"
+
+#include <filesystem>
+
+#include "http-util.h"
+#include "openai-response.h"
+
+namespace rc::server {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr std::chrono::milliseconds kPoll{200};
+
+void answer_whole(Generation& gen, const ResponseMeta& meta, httplib::Response& res) {
+  std::string text;
+  StreamEvent last;
+  for (bool done = false; !done;) {
+    std::vector<StreamEvent> events;
+    gen.wait(events, kPoll);
+    for (StreamEvent& ev : events) {
+      text += ev.text;
+      if (ev.finished) {
+        last = std::move(ev);
+        done = true;
+      }
+    }
+  }
+  if (last.reason == FinishReason::error) return write_error(res, error_from_status(last.error));
+  if (last.reason == FinishReason::cancelled) {
+    return write_error(res, unavailable("the request was cancelled: the server is shutting down"));
+  }
+  write_json(res, full_response(meta, text, last.reason, last.metrics));
+}
+
+// The SSE writer's state, shared by the content provider (called again and
+// again on the worker thread) and the releaser (called once at the end,
+// whether the stream completed, failed or the server stopped).
+struct StreamState {
+  ServerContext* ctx = nullptr;
+  std::shared_ptr<Generation> gen;
+  ResponseMeta meta;
+  bool opened = false;
+  bool done = false;  // [DONE] written
+  Clock::time_point last_write = Clock::now();
+};
+
+// The SSE text for what the engine sent since the last call.
+std::string render_events(StreamState& st, std::vector<StreamEvent>& events) {
+  std::string out;
+  if (!st.opened) {
+    out += first_chunk(st.meta);
+    st.opened = true;
+  }
+  for (const StreamEvent& ev : events) {
+    if (!ev.text.empty()) out += delta_chunk(st.meta, ev.text);
+    if (!ev.finished) continue;
+    if (ev.reason == FinishReason::error) {
+      out += error_chunk(ev.error.to_string(), "server_error");
+    } else if (ev.reason == FinishReason::cancelled) {
+      out += error_chunk("the request was cancelled: the server is shutting down", "server_error");
+    } else {
+      out += finish_chunk(st.meta, ev.reason);
+      if (st.meta.include_usage) out += usage_chunk(st.meta, ev.metrics);
+    }
+    out += kDoneChunk;
+    st.done = true;
+  }
+  return out;
+}
+
+bool provide(StreamState& st, httplib::DataSink& sink) {
+  std::vector<StreamEvent> events;
+  if (st.opened) st.gen->wait(events, kPoll);
+  std::string out = render_events(st, events);
+  const Clock::time_point now = Clock::now();
+  if (out.empty()) {
+    if (now - st.last_write < st.ctx->options.heartbeat) return true;
+    out = ": keep-alive\n\n";
+  }
+  // An empty write would end httplib's chunked loop; `out` is never empty.
+  if (!sink.write(out.data(), out.size())) return false;  // the releaser cancels
+  st.last_write = now;
+  if (st.done) sink.done();
+  return true;
+}
+
+void answer_stream(ServerContext& ctx, std::shared_ptr<Generation> gen, ResponseMeta meta,
+                   httplib::Response& res) {
+  auto st = std::make_shared<StreamState>();
+  st->ctx = &ctx;
+  st->gen = std::move(gen);
+  st->meta = std::move(meta);
+  ctx.streams_open++;
+  set_sse_headers(res);
+  res.status = 200;
+  res.set_chunked_content_provider(
+      kEventStream, [st](size_t, httplib::DataSink& sink) { return provide(*st, sink); },
+      [st](bool) {
+        // `success` is also true when the server stopped mid-stream, so the
+        // state decides: no [DONE] written means the client did not get it.
+        if (!st->done) {
+          if (!st->ctx->draining) st->ctx->generations->note_client_disconnect();
+          st->gen->abandon();
+        }
+        st->ctx->streams_open--;
+      });
+}
+
+int64_t file_mtime(const std::string& path) {
+  std::error_code ec;
+  auto t = std::filesystem::last_write_time(path, ec);
+  if (ec) return 0;
+  // file_clock's epoch is not the Unix epoch; shift through "now" on both.
+  const auto sys = std::chrono::system_clock::now() +
+                   std::chrono::duration_cast<std::chrono::system_clock::duration>(
+                       t - std::filesystem::file_time_type::clock::now());
+  return std::chrono::duration_cast<std::chrono::seconds>(sys.time_since_epoch()).count();
+}
+
+nlohmann::json model_json(ServerContext& ctx) {
+  const ModelInfo& m = ctx.engine.model_info();
+  return {{"id", m.name},
+          {"object", "model"},
+          {"created", file_mtime(m.path)},
+          {"owned_by", "radixchat"},
+          {"architecture", m.architecture},
+          {"context_length", m.context_length},
+          {"n_vocab", m.n_vocab},
+          {"chat_template", m.chat_template},
+          {"backend", m.backend},
+          {"device", m.device},
+          {"backend_reason", m.backend_reason},
+          {"cache", m.cache},
+          {"kv_pool_tokens", m.kv_pool_tokens}};
+}
+
+}  // namespace
+
+void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string& body,
+                       httplib::Response& res) {
+  if (ctx.draining) return write_error(res, unavailable("the server is shutting down"));
+  ApiResult<CompletionRequest> parsed = parse_completion_request(endpoint, body);
+  if (!parsed.ok()) return write_error(res, parsed.error());
+  CompletionRequest& r = parsed.value();
+  if (!r.model.empty() && !ctx.serves_model(r.model)) {
+    return write_error(res, model_not_found(r.model, ctx.engine.model_info().name));
+  }
+  Result<std::shared_ptr<Generation>> gen =
+      Generation::start(ctx.engine, std::move(r.generate), ctx.generations);
+  if (!gen.ok()) {
+    ApiError e = error_from_status(gen.status());
+    if (endpoint == Endpoint::completions && e.param == "messages") e.param = "prompt";
+    return write_error(res, e);
+  }
+  ResponseMeta meta = new_response_meta(endpoint, ctx.engine.model_info().name, ctx.fingerprint(),
+                                        r.stream && r.include_usage);
+  if (r.stream) {
+    answer_stream(ctx, std::move(gen.value()), std::move(meta), res);
+  } else {
+    answer_whole(*gen.value(), meta, res);
+  }
+}
+
+void handle_models(ServerContext& ctx, httplib::Response& res) {
+  write_json(res, {{"object", "list"}, {"data", nlohmann::json::array({model_json(ctx)})}});
+}
+
+void handle_model(ServerContext& ctx, const std::string& id, httplib::Response& res) {
+  if (!ctx.serves_model(id)) {
+    return write_error(res, model_not_found(id, ctx.engine.model_info().name));
+  }
+  write_json(res, model_json(ctx));
+}
+
+}  // namespace rc::server

@@ -1,0 +1,319 @@
+// Routing, access control and lifecycle of the HTTP server. The route
+// bodies live in completion-routes.cpp and cache-routes.cpp.
+#include "server.h"
+
+#include <httplib.h>
+
+#include <filesystem>
+#include <optional>
+#include <thread>
+
+#include "access.h"
+#include "cache-routes.h"
+#include "completion-routes.h"
+#include "http-util.h"
+#include "metrics-text.h"
+
+namespace rc::server {
+
+bool ServerContext::serves_model(const std::string& name) const {
+  const ModelInfo& m = engine.model_info();
+  return name == m.name || name == std::filesystem::path(m.path).stem().string() ||
+         name == std::filesystem::path(m.path).filename().string();
+}
+
+std::string ServerContext::fingerprint() const {
+  return "radixchat-" + options.version + "-" + engine.model_info().backend + "-" +
+         engine.model_info().cache;
+}
+
+namespace {
+
+// The routes, for 405 answers and for /metrics labels (unknown paths are
+// counted as "other" so a scanner cannot grow the label set).
+struct RouteInfo {
+  const char* path;
+  const char* method;
+};
+constexpr RouteInfo kRoutes[] = {
+    {"/v1/chat/completions", "POST"}, {"/v1/completions", "POST"}, {"/v1/models", "GET"},
+    {"/metrics", "GET"},              {"/v1/cache", "GET"},        {"/v1/cache/events", "GET"},
+    {"/health", "GET"},
+};
+
+std::string route_label(const std::string& path) {
+  for (const RouteInfo& r : kRoutes) {
+    if (path == r.path) return r.path;
+  }
+  if (path.rfind("/v1/models/", 0) == 0) return "/v1/models/{id}";
+  return "other";
+}
+
+const RouteInfo* find_route(const std::string& path) {
+  for (const RouteInfo& r : kRoutes) {
+    if (path == r.path) return &r;
+  }
+  return nullptr;
+}
+
+class HttpServer final : public Server {
+ public:
+  HttpServer(Engine& engine, ServerOptions options) : ctx_(engine, std::move(options)) {}
+
+  ~HttpServer() override { shutdown(); }
+
+  Status bind() {
+    const ServerOptions& o = ctx_.options;
+    const int threads = std::max(o.http_threads, 4);
+    svr_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    svr_.set_payload_max_length(o.max_body_bytes);
+    svr_.set_tcp_nodelay(true);  // a token is one small write; do not delay it
+    svr_.set_keep_alive_timeout(5);
+    svr_.set_write_timeout(10);  // a client that stops reading is given up on
+    routes();
+    int port = o.port;
+    if (port == 0) {
+      port = svr_.bind_to_any_port(o.host);
+      if (port < 0) return Status(StatusCode::internal, "cannot listen on " + o.host);
+    } else if (!svr_.bind_to_port(o.host, port)) {
+      return Status(StatusCode::internal, "cannot listen on " + o.host + ":" +
+                                              std::to_string(port) +
+                                              " (in use? try another --port)");
+    }
+    port_ = port;
+    return Status();
+  }
+
+  int port() const override { return port_; }
+
+  Status run() override {
+    run_entered_ = true;
+    Status st;
+    if (!stopping_ && !svr_.listen_after_bind() && !stopping_) {
+      st = Status(StatusCode::internal, "the listening socket failed");
+    }
+    run_returned_ = true;
+    return st;
+  }
+
+  void shutdown() override {
+    std::lock_guard<std::mutex> lock(shutdown_mu_);
+    if (stopped_) return;
+    stopping_ = true;
+    ctx_.draining = true;
+    ctx_.hub.close();
+    const auto grace = std::chrono::steady_clock::now() + ctx_.options.shutdown_grace;
+    if (!ctx_.generations->wait_idle(grace)) {
+      // Cancelled requests end their streams with an error and [DONE].
+      for (int i = 0; i < 50 && !ctx_.generations->wait_idle(std::chrono::steady_clock::now() +
+                                                             std::chrono::milliseconds(100));
+           ++i) {
+        ctx_.generations->cancel_all(ctx_.engine);
+      }
+    }
+    // Let streams that just ended write their last bytes before the
+    // listener goes away (httplib stops calling providers after stop()).
+    for (int i = 0; i < 100 && ctx_.streams_open > 0; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    stop_listener();
+    stopped_ = true;
+  }
+
+ private:
+  // httplib's stop() only acts once listen has started; run() may be about
+  // to start, so wait for either.
+  void stop_listener() {
+    for (;;) {
+      if (svr_.is_running()) {
+        svr_.stop();
+        return;
+      }
+      if (!run_entered_ || run_returned_) return;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+
+  std::optional<ApiError> refuse(const httplib::Request& req) const {
+    const ServerOptions& o = ctx_.options;
+    if (!bearer_authorized(req.get_header_value("Authorization"), o.api_key)) {
+      return invalid_api_key();
+    }
+    if (o.api_key.empty() && !host_header_allowed(req.get_header_value("Host"), o.host)) {
+      ApiError e;
+      e.http_status = 403;
+      e.message = "Host '" + req.get_header_value("Host") +
+                  "' is not this server's address. Without --api-key only loopback host names "
+                  "are accepted (this blocks DNS-rebinding attacks from web pages).";
+      e.code = "forbidden_host";
+      return e;
+    }
+    return std::nullopt;
+  }
+
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  using BodyHandler = std::function<void(const std::string& body, httplib::Response&)>;
+
+  void get(const char* pattern, Handler h) {
+    svr_.Get(pattern, [this, h](const httplib::Request& req, httplib::Response& res) {
+      if (auto e = refuse(req)) return write_error(res, *e);
+      h(req, res);
+    });
+  }
+
+  // POST bodies are read here rather than by httplib, so a chunked body
+  // obeys the same size limit as one with a Content-Length (httplib 0.11
+  // enforces the limit only for the latter).
+  void post(const char* pattern, BodyHandler h) {
+    svr_.Post(pattern, [this, h](const httplib::Request& req, httplib::Response& res,
+                                 const httplib::ContentReader& reader) {
+      const size_t limit = ctx_.options.max_body_bytes;
+      std::string body;
+      bool too_big = false;
+      const bool ok = reader([&](const char* data, size_t n) {
+        if (body.size() + n > limit) {
+          too_big = true;
+          return false;
+        }
+        body.append(data, n);
+        return true;
+      });
+      if (too_big || res.status == 413) return write_error(res, body_too_large());
+      if (!ok) return write_error(res, invalid_request("could not read the request body"));
+      if (auto e = refuse(req)) return write_error(res, *e);
+      res.status = -1;
+      h(body, res);
+    });
+  }
+
+  ApiError body_too_large() const {
+    ApiError e = invalid_request("The request body is larger than this server accepts (" +
+                                     std::to_string(ctx_.options.max_body_bytes) + " bytes).",
+                                 {}, "request_too_large");
+    e.http_status = 413;
+    return e;
+  }
+
+  void routes() {
+    post("/v1/chat/completions", [this](const std::string& body, httplib::Response& res) {
+      handle_completion(ctx_, Endpoint::chat, body, res);
+    });
+    post("/v1/completions", [this](const std::string& body, httplib::Response& res) {
+      handle_completion(ctx_, Endpoint::completions, body, res);
+    });
+    get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
+      handle_models(ctx_, res);
+    });
+    get(R"(/v1/models/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
+      handle_model(ctx_, req.matches[1], res);
+    });
+    get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(render_metrics(metrics_input()), kMetricsContentType);
+    });
+    get("/v1/cache", [this](const httplib::Request& req, httplib::Response& res) {
+      handle_cache_snapshot(ctx_, req, res);
+    });
+    get("/v1/cache/events", [this](const httplib::Request&, httplib::Response& res) {
+      handle_cache_events(ctx_, res);
+    });
+    get("/health", [](const httplib::Request&, httplib::Response& res) {
+      write_json(res, {{"status", "ok"}});
+    });
+
+    // Unknown routes, wrong methods, oversize or unreadable requests that
+    // never reached a handler: give them OpenAI-style bodies too.
+    svr_.set_error_handler(httplib::Server::HandlerWithResponse(
+        [this](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty() || res.content_provider_) return httplib::Server::HandlerResponse::Unhandled;
+      if (auto e = refuse(req)) {
+        write_error(res, *e);
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      ApiError e;
+      if (res.status == 404) {
+        e = invalid_request("Unknown request URL: " + req.method + " " + req.path +
+                                ". See the routes in README.md (e.g. POST /v1/chat/completions).",
+                            {}, "unknown_url");
+        e.http_status = 404;
+        if (const RouteInfo* r = find_route(req.path)) {
+          e.http_status = 405;
+          e.code = "method_not_allowed";
+          e.message = req.path + " accepts " + r->method + ", not " + req.method + ".";
+          res.set_header("Allow", r->method);
+        }
+      } else if (res.status == 413) {
+        e = body_too_large();
+      } else {
+        e = invalid_request("The request could not be processed (HTTP " +
+                            std::to_string(res.status) + ").");
+        e.http_status = res.status;
+        if (res.status >= 500) e.type = "server_error";
+      }
+      write_error(res, e);
+      return httplib::Server::HandlerResponse::Handled;
+    }));
+    // A last line of defence: no exception leaves a handler as a crash.
+    svr_.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+          std::string what = "unknown error";
+          try {
+            std::rethrow_exception(ep);
+          } catch (const std::exception& ex) {
+            what = ex.what();
+          } catch (...) {
+          }
+          ApiError e;
+          e.http_status = 500;
+          e.type = "server_error";
+          e.message = "internal error: " + what;
+          write_error(res, e);
+        });
+    svr_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
+      ctx_.http.count(route_label(req.path), res.status);
+    });
+  }
+
+  MetricsInput metrics_input() {
+    MetricsInput in;
+    in.engine = ctx_.engine.stats();
+    in.model = ctx_.engine.model_info();
+    in.version = ctx_.options.version;
+    in.http = ctx_.http.snapshot();
+    in.generations = ctx_.generations->counts();
+    in.events = ctx_.hub.stats();
+    in.streams_open = ctx_.streams_open.load();
+    in.resident_bytes = resident_memory_bytes();
+    return in;
+  }
+
+  ServerContext ctx_;
+  httplib::Server svr_;
+  int port_ = 0;
+  std::atomic<bool> run_entered_{false}, run_returned_{false}, stopping_{false};
+  std::mutex shutdown_mu_;
+  bool stopped_ = false;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Server>> Server::create(Engine& engine, ServerOptions options) {
+  Status st = check_bind_address(options.host, options.api_key);
+  if (!st.ok()) return st;
+  if (options.port < 0 || options.port > 65535) {
+    return Status(StatusCode::invalid_argument, "--port must be 0..65535");
+  }
+  if (options.max_body_bytes < 1024) {
+    return Status(StatusCode::invalid_argument, "the body limit must be at least 1 KiB");
+  }
+  if (options.max_event_subscribers * 2 > options.http_threads) {
+    return Status(StatusCode::invalid_argument,
+                  "each cache viewer holds an HTTP thread: keep --max-viewers at most half of "
+                  "--http-threads so generation requests always find one");
+  }
+  auto server = std::make_unique<HttpServer>(engine, std::move(options));
+  st = server->bind();
+  if (!st.ok()) return st;
+  return std::unique_ptr<Server>(std::move(server));
+}
+
+}  // namespace rc::server

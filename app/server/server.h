@@ -1,0 +1,63 @@
+// radixchat's local OpenAI-compatible HTTP server (design.md sections 6, 7).
+//
+// Routes (all behind the access rules of access.h):
+//   POST /v1/chat/completions   chat, streaming (SSE) or not
+//   POST /v1/completions        plain-text completion, streaming or not
+//   GET  /v1/models             the one model served, with backend/device
+//   GET  /v1/models/{id}
+//   GET  /metrics               Prometheus text: engine, cache, server
+//   GET  /v1/cache              snapshot of the KV cache tree (JSON)
+//   GET  /v1/cache/events       SSE: a snapshot, then every cache event
+//   GET  /health                {"status":"ok"} once serving
+// Anything else, a malformed or oversize body, a wrong type, an unknown
+// model: a 4xx with an OpenAI-style error body; the server keeps serving.
+//
+// Threads: run() serves on the calling thread with a pool of HTTP worker
+// threads (one per open connection; a streaming response holds its worker
+// until it ends). The engine is shared and outlives the server. shutdown()
+// may be called from any thread except an HTTP worker. Destroy the Server
+// only after run() has returned (the destructor calls shutdown()).
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "radixchat/engine.h"
+#include "radixchat/status.h"
+
+namespace rc::server {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;      // 0: any free port (see Server::port())
+  std::string api_key;  // empty: no key; then only loopback hosts may bind
+  size_t max_body_bytes = 1 << 20;
+  int http_threads = 64;           // concurrent connections served
+  int max_event_subscribers = 16;  // /v1/cache/events viewers at once
+  size_t subscriber_buffer_events = 4096;
+  std::chrono::milliseconds shutdown_grace{5000};  // for requests in flight
+  std::chrono::milliseconds heartbeat{2000};       // SSE comment when idle
+  std::string version = "dev";                     // goes into system_fingerprint
+};
+
+class Server {
+ public:
+  // Checks the options (the bind rule of access.h) and binds the listening
+  // socket, so the port is known and taken before run(). invalid_argument
+  // for a refused host, internal when the address cannot be bound.
+  static Result<std::unique_ptr<Server>> create(Engine& engine, ServerOptions options);
+  virtual ~Server() = default;
+
+  virtual int port() const = 0;
+  // Serves until shutdown(). Returns an error if serving stopped otherwise.
+  virtual Status run() = 0;
+  // Graceful stop: new generation requests get 503, event streams end,
+  // requests in flight get `shutdown_grace` to finish and are then
+  // cancelled, and run() returns. Idempotent; blocks until done.
+  virtual void shutdown() = 0;
+};
+
+}  // namespace rc::server
