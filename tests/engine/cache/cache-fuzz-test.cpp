@@ -166,6 +166,9 @@ class Fuzz {
 
   void request() {
     std::vector<Token> key = random_key();
+    // peek_prefix predicts match_prefix without touching anything (replay
+    // and the snapshot comparison in verify() would see any change).
+    ASSERT_EQ(size_t(cache_->peek_prefix(key)), o_.match_len(key));
     MatchResult m = cache_->match_prefix(key);
     check_match(key, m);
     ASSERT_TRUE(cache_->lock(m.node).ok());

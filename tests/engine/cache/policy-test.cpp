@@ -112,7 +112,9 @@ TEST_P(AnyPolicy, RandomRequestsKeepInvariants) {
     size_t len = key.size() + 1 + rng() % 48;
     while (key.size() < len) key.push_back(Token(rng() % 2));
     keys.push_back(key);
+    const int64_t peeked = c->peek_prefix(key);
     MatchResult m = c->match_prefix(key);
+    ASSERT_EQ(m.tokens, peeked);
     ASSERT_EQ(m.tokens % ps, 0);
     ASSERT_EQ(m.pages.size(), size_t(m.tokens / ps));
     if (policy == CachePolicy::off) {
