@@ -75,10 +75,6 @@ class RadixCache : public KvCache {
   void replace_child(NodeId old_child, NodeId new_child);
   NodeId split(NodeId id, size_t at);  // returns the new upper node
   void try_merge(NodeId parent);
-  void touch(NodeId id) {
-    nodes_[id].tick = tick_;
-    refresh_candidate(id);
-  }
   // Keeps the heap membership of `id` in line with (leaf, unlocked, pinned).
   void refresh_candidate(NodeId id);
   bool valid(NodeHandle h) const;
