@@ -1,25 +1,121 @@
-// Placeholder implementation so the chat window links while the panel is
-// built; replaced by the GL host and ImGui drawing.
 #include "panel/cache-panel.h"
 
+#include <QGuiApplication>
 #include <QLabel>
+#include <QOffscreenSurface>
+#include <QOpenGLContext>
+#include <QSurfaceFormat>
 #include <QVBoxLayout>
+#include <chrono>
+
+#include "panel/cache-feed.h"
+#include "panel/cache-panel-gl.h"
+#include "panel/cache-panel-state.h"
 
 namespace rc::ui {
 
-struct CachePanelState {};
+namespace {
 
-CachePanel::CachePanel(QWidget* parent) : QWidget(parent), state_(std::make_unique<CachePanelState>()) {
-  auto* box = new QVBoxLayout(this);
-  unavailable_ = tr("The cache panel is being built.");
-  box->addWidget(new QLabel(unavailable_, this));
+qint64 steady_ns() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
 }
-CachePanel::~CachePanel() = default;
-void CachePanel::setEngine(rc::Engine*) {}
-void CachePanel::locateTokens(const std::vector<int32_t>&) {}
+
+// Why ImGui cannot run here, or empty. Platforms without GL integration
+// (offscreen, minimal, vnc, ...) fail to make a QOpenGLWidget's context and
+// then crash in it, so they are refused by name before anything is tried;
+// elsewhere a throwaway context must create, become current and be at
+// least OpenGL 3.0 / GLES 3.0 (ImGui's OpenGL3 renderer).
+QString gl_unavailable_reason() {
+  if (!qEnvironmentVariableIsEmpty("RADIXCHAT_PANEL_NO_GL"))
+    return QObject::tr("RADIXCHAT_PANEL_NO_GL is set.");
+  const QString platform = QGuiApplication::platformName();
+  static const QStringList no_gl = {"offscreen", "minimal", "minimalegl", "vnc", "linuxfb", "vkkhrdisplay"};
+  if (no_gl.contains(platform))
+    return QObject::tr("The Qt platform \"%1\" has no OpenGL.").arg(platform);
+  QOpenGLContext ctx;
+  ctx.setFormat(QSurfaceFormat::defaultFormat());
+  if (!ctx.create()) return QObject::tr("No OpenGL context could be created.");
+  QOffscreenSurface surface;
+  surface.setFormat(ctx.format());
+  surface.create();
+  if (!surface.isValid() || !ctx.makeCurrent(&surface))
+    return QObject::tr("An OpenGL context was created but cannot be used.");
+  const QSurfaceFormat f = ctx.format();
+  ctx.doneCurrent();
+  if (f.majorVersion() < 3)
+    return QObject::tr("OpenGL %1.%2 is too old (the panel needs 3.0).").arg(f.majorVersion()).arg(f.minorVersion());
+  return {};
+}
+
+}  // namespace
+
+CachePanel::CachePanel(QWidget* parent)
+    : QWidget(parent), state_(std::make_unique<CachePanelState>()), epoch_ns_(steady_ns()) {
+  auto* box = new QVBoxLayout(this);
+  box->setContentsMargins(0, 0, 0, 0);
+  unavailable_ = gl_unavailable_reason();
+  if (unavailable_.isEmpty()) {
+    gl_ = new CachePanelGl(state_.get(), [this] { return now(); }, this);
+    box->addWidget(gl_);
+  } else {
+    auto* label = new QLabel(this);
+    label->setObjectName("cachePanelUnavailable");
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignCenter);
+    label->setMargin(24);
+    label->setText(tr("<b>The cache tree panel is not available.</b><br><br>%1<br><br>"
+                      "It draws with OpenGL, which this display does not offer. "
+                      "Chatting works as usual.")
+                       .arg(unavailable_.toHtmlEscaped()));
+    box->addWidget(label);
+  }
+  // Signals leave after the ImGui frame that asked for them: a receiver that
+  // recreates the engine calls setEngine(), which must not run mid-frame.
+  state_->on_settings = [this](const std::string& policy, int64_t pool) {
+    const QString p = QString::fromStdString(policy);
+    QMetaObject::invokeMethod(this, [this, p, pool] { emit cacheSettingsRequested(p, pool); },
+                              Qt::QueuedConnection);
+  };
+  state_->on_conversations = [this](const std::vector<Token>& tokens) {
+    std::vector<int32_t> copy(tokens.begin(), tokens.end());
+    QMetaObject::invokeMethod(this, [this, copy] { emit conversationsForPrefixRequested(copy); },
+                              Qt::QueuedConnection);
+  };
+}
+
+CachePanel::~CachePanel() {
+  // The GL child goes first (it draws from state_); then the demo's requests.
+  delete gl_;
+  gl_ = nullptr;
+  if (engine_) state_->demo.stop(engine_);
+}
+
+double CachePanel::now() const { return double(steady_ns() - epoch_ns_) * 1e-9; }
+
+void CachePanel::setEngine(rc::Engine* engine) {
+  if (engine == engine_) return;
+  if (engine_ && !engine) state_->demo.stop(engine_);
+  engine_ = engine;
+  state_->set_feed(engine ? panel::make_engine_feed(*engine) : nullptr, now());
+  if (gl_) gl_->update();
+}
+
+void CachePanel::locateTokens(const std::vector<int32_t>& tokens) {
+  state_->locate(std::vector<Token>(tokens.begin(), tokens.end()), now());
+  if (gl_) gl_->update();
+}
+
 bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }
 CachePanelState* CachePanel::state() const { return state_.get(); }
-void CachePanel::showConversationsForNode(QStringList) {}
+
+void CachePanel::showConversationsForNode(QStringList titles) {
+  state_->conversation_titles.clear();
+  for (const QString& t : titles) state_->conversation_titles.push_back(t.toStdString());
+  state_->conversations_pending = false;
+  if (gl_) gl_->update();
+}
 
 }  // namespace rc::ui

@@ -58,8 +58,10 @@ class CachePanel : public QWidget {
   QString unavailableReason() const;
 
   // For tests and the app's --screenshot: the panel's own model, layout and
-  // drawing state (cache-panel-state.h). Null only before construction ends.
+  // drawing state (cache-panel-state.h). Never null.
   CachePanelState* state() const;
+  // The GL host (cache-panel-gl.h), or null when the placeholder is shown.
+  CachePanelGl* glWidget() const { return gl_; }
 
  signals:
   // The user changed the cache policy or pool size in the panel. `policy` is
@@ -77,9 +79,13 @@ class CachePanel : public QWidget {
   void showConversationsForNode(QStringList titles);
 
  private:
+  double now() const;  // seconds since the panel was made
+
   std::unique_ptr<CachePanelState> state_;
   CachePanelGl* gl_ = nullptr;  // child widget, owned by Qt; null without GL
   QString unavailable_;
+  rc::Engine* engine_ = nullptr;
+  qint64 epoch_ns_ = 0;
 };
 
 }  // namespace rc::ui

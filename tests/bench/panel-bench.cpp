@@ -1,0 +1,133 @@
+// panel-bench: frame time of the cache panel on a 10,000-node tree, in a
+// real window (run it under Xvfb with Mesa: see README "Cache panel frame
+// time"). A program that prints figures, not a test.
+//
+//   xvfb-run -a -s '-screen 0 1280x800x24' build/tests/bench/panel-bench [--nodes N] [--frames N]
+//
+// Each scenario renders frames back to back: QOpenGLWidget::repaint() (the
+// ImGui frame: drain events, apply, layout when needed, build the UI, render
+// with the OpenGL3 backend, compose into the window) plus glFinish, timed on
+// the wall clock. "ui" is the CPU time of building the ImGui frame alone.
+#include <QApplication>
+#include <QOpenGLContext>
+#include <QOpenGLFunctions>
+#include <QTest>
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "panel/cache-feed.h"
+#include "panel/cache-panel-gl.h"
+#include "panel/cache-panel-state.h"
+#include "panel/cache-panel.h"
+#include "ui/panel/panel-workload.h"
+
+namespace {
+
+struct Figures {
+  double mean = 0, p50 = 0, p99 = 0, max = 0, ui_mean = 0;
+  int drawn = 0, laid_out = 0;
+};
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  size_t nodes = 10000;
+  int frames = 200;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--nodes") && i + 1 < argc) {
+      nodes = size_t(std::stoul(argv[++i]));
+    } else if (!std::strcmp(argv[i], "--frames") && i + 1 < argc) {
+      frames = std::stoi(argv[++i]);
+    } else {
+      std::fprintf(stderr, "usage: panel-bench [--nodes N] [--frames N]\n");
+      return 2;
+    }
+  }
+  QApplication app(argc, argv);
+  rc::ui::CachePanel panel;
+  if (!panel.hasGl()) {
+    std::fprintf(stderr, "panel-bench: no OpenGL here (%s); run it under xvfb-run\n",
+                 panel.unavailableReason().toStdString().c_str());
+    return 1;
+  }
+
+  auto cache = rc::test::make_panel_cache(1, int64_t(nodes) * 64);
+  const auto t_grow = std::chrono::steady_clock::now();
+  rc::test::grow_tree(*cache, nodes, 42);
+  const double grow_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_grow).count();
+  rc::ui::CachePanelState& st = *panel.state();
+  st.set_feed(rc::ui::panel::make_kv_cache_feed(*cache), 0);
+
+  panel.resize(1280, 800);
+  panel.show();
+  if (!QTest::qWaitForWindowExposed(&panel)) {
+    std::fprintf(stderr, "panel-bench: the window was never exposed\n");
+    return 1;
+  }
+  rc::ui::CachePanelGl* gl = panel.glWidget();
+  gl->setFrameInterval(0);  // frames only when we ask
+  gl->repaint();
+  gl->makeCurrent();
+  const char* renderer = reinterpret_cast<const char*>(gl->context()->functions()->glGetString(GL_RENDERER));
+  std::printf("panel-bench: %zu-node tree (%lld tokens) grown in %.2f s; %dx%d window; GL renderer: %s\n",
+              size_t(cache->node_count()), (long long)cache->stats().cached_tokens, grow_s, gl->width(),
+              gl->height(), renderer ? renderer : "?");
+  gl->doneCurrent();
+
+  rc::test::PanelWorkload live(*cache, 7, 6);
+  auto run = [&](const char* name, bool lod, float zoom, int live_requests) {
+    st.lod.enabled = lod;
+    st.lod_changed();
+    st.view.animate = false;
+    st.view.smooth_camera = false;
+    st.view.follow = false;
+    st.view.request_fit();
+    gl->repaint();
+    if (zoom > 0) {  // a readable zoom, centred on the middle of the tree
+      const rc::ui::panel::TreeLayout& L = st.layout(1e9);
+      st.view.cam = rc::ui::panel::Camera{L.width * 0.5f - 640 / zoom, L.height * 0.5f - 200 / zoom, zoom};
+    }
+    for (int i = 0; i < 10; ++i) gl->repaint();  // warm up
+    std::vector<double> ms, ui;
+    for (int f = 0; f < frames; ++f) {
+      for (int r = 0; r < live_requests; ++r) live.request(false);
+      const auto t0 = std::chrono::steady_clock::now();
+      gl->repaint();
+      gl->makeCurrent();
+      gl->context()->functions()->glFinish();
+      gl->doneCurrent();
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ui.push_back(st.last_draw_ms);
+    }
+    Figures fg;
+    fg.mean = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
+    fg.p50 = percentile(ms, 0.5);
+    fg.p99 = percentile(ms, 0.99);
+    fg.max = *std::max_element(ms.begin(), ms.end());
+    fg.ui_mean = std::accumulate(ui.begin(), ui.end(), 0.0) / double(ui.size());
+    fg.drawn = st.view.stats().nodes_drawn;
+    fg.laid_out = int(st.layout(1e9).nodes.size());
+    std::printf("%-44s mean %6.2f ms  p50 %6.2f  p99 %6.2f  max %6.2f  (ui %5.2f ms)  boxes %5d drawn / %5d laid out\n",
+                name, fg.mean, fg.p50, fg.p99, fg.max, fg.ui_mean, fg.drawn, fg.laid_out);
+    std::fflush(stdout);
+  };
+  std::printf("frames: %d per scenario; target < 16 ms\n", frames);
+  run("fold cold on, whole tree fitted", true, 0, 0);
+  run("fold cold on, 100% zoom", true, 1.0f, 0);
+  run("fold cold off (all boxes), whole tree fitted", false, 0, 0);
+  run("fold cold off (all boxes), 100% zoom", false, 1.0f, 0);
+  run("live: 4 requests per frame, fold cold on", true, 0, 4);
+  run("live: 4 requests per frame, fold cold off", false, 0, 4);
+  std::printf("tree after live scenarios: %lld nodes\n", (long long)cache->node_count());
+  return 0;
+}

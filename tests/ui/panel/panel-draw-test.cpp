@@ -1,0 +1,252 @@
+// Draw-list checks of rendered panel frames, without a window or GL: an
+// ImGui context with a built font atlas, NewFrame, the panel's draw(),
+// Render, then the vertices in GetDrawData(). Every node box is one
+// AddRectFilled, i.e. one white-textured quad of the node's height, so the
+// boxes on screen can be counted in the draw data and compared with the
+// layout and camera computed independently here.
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <cmath>
+
+#include "panel/cache-panel-state.h"
+#include "panel/panel-style.h"
+#include "ui/panel/panel-workload.h"
+
+namespace rc::ui::panel {
+namespace {
+
+std::vector<Token> chars(const std::string& s) { return {s.begin(), s.end()}; }
+
+class DrawTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ctx_ = ImGui::CreateContext();
+    ImGuiIO& io = ImGui::GetIO();
+    io.IniFilename = nullptr;
+    io.DisplaySize = ImVec2(1100, 800);
+    io.DeltaTime = 1.0f / 60;
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // big trees: 32-bit offsets
+    apply_panel_style(ImGui::GetStyle());
+    load_panel_font(io, 15.0f);
+    unsigned char* px = nullptr;
+    int w = 0, h = 0;
+    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  }
+  void TearDown() override { ImGui::DestroyContext(ctx_); }
+
+  void frame(CachePanelState& st) {
+    now_ += 1.0 / 60;
+    ImGui::NewFrame();
+    st.sync(now_);
+    st.draw(now_);
+    ImGui::Render();
+  }
+  // A still picture: no glide, camera jumps to its target.
+  static void still(CachePanelState& st) {
+    st.view.animate = false;
+    st.view.smooth_camera = false;
+  }
+
+  // PrimRect quads (index pattern a,a+1,a+2,a,a+2,a+3 over an axis-aligned
+  // rectangle, white-pixel UVs, opaque) of height `h` inside the canvas.
+  static int node_quads(const CachePanelState& st, float h) {
+    const ImDrawData* dd = ImGui::GetDrawData();
+    const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
+    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    int n = 0;
+    for (int l = 0; l < dd->CmdListsCount; ++l) {
+      const ImDrawList* dl = dd->CmdLists[l];
+      for (const ImDrawCmd& cmd : dl->CmdBuffer) {
+        if (cmd.UserCallback) continue;
+        const ImDrawIdx* idx = dl->IdxBuffer.Data + cmd.IdxOffset;
+        const ImDrawVert* vtx = dl->VtxBuffer.Data + cmd.VtxOffset;
+        for (unsigned i = 0; i + 6 <= cmd.ElemCount; i += 3) {
+          const ImDrawIdx* q = idx + i;
+          const unsigned a = q[0];
+          if (q[1] != a + 1 || q[2] != a + 2 || q[3] != a || q[4] != a + 2 || q[5] != a + 3) continue;
+          const ImDrawVert* v = vtx + a;
+          bool ok = v[0].pos.y == v[1].pos.y && v[1].pos.x == v[2].pos.x && v[2].pos.y == v[3].pos.y &&
+                    v[3].pos.x == v[0].pos.x;
+          for (int k = 0; k < 4 && ok; ++k)
+            ok = v[k].uv.x == white.x && v[k].uv.y == white.y && (v[k].col >> IM_COL32_A_SHIFT) == 255 &&
+                 v[k].col == v[0].col;
+          if (!ok || std::fabs((v[2].pos.y - v[0].pos.y) - h) > 0.01f) continue;
+          // Only boxes that meet the canvas (vertices are not clipped; the
+          // scissor rectangle is).
+          if (v[2].pos.x < c0.x || v[0].pos.x > c1.x || v[2].pos.y < c0.y || v[0].pos.y > c1.y) continue;
+          ++n;
+          i += 3;
+        }
+      }
+    }
+    return n;
+  }
+
+  // Boxes of real nodes whose screen rectangle meets the canvas, from the
+  // layout and camera alone.
+  static int expected_boxes(CachePanelState& st) {
+    const TreeLayout& L = st.layout(0);
+    const Camera& c = st.view.cam;
+    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    int n = 0;
+    for (const LaidNode& ln : L.nodes) {
+      if (ln.aggregate) continue;
+      const float x0 = c0.x + (ln.x - c.x) * c.zoom, y0 = c0.y + (ln.y - c.y) * c.zoom;
+      const float x1 = x0 + ln.w * c.zoom, y1 = y0 + ln.h * c.zoom;
+      if (x0 <= c1.x && x1 >= c0.x && y0 <= c1.y && y1 >= c0.y) ++n;
+    }
+    return n;
+  }
+
+  static int vertices_of_colour(ImU32 col) {
+    const ImDrawData* dd = ImGui::GetDrawData();
+    int n = 0;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+      for (const ImDrawVert& v : dd->CmdLists[l]->VtxBuffer) n += v.col == col;
+    return n;
+  }
+
+  static void run_request(KvCache& c, const std::string& s) {
+    auto key = chars(s);
+    MatchResult mr = c.match_prefix(key);
+    std::vector<PageId> pages = mr.pages;
+    ASSERT_TRUE(c.alloc_pages(int64_t(key.size()) - mr.tokens, pages).ok());
+    ASSERT_TRUE(c.insert(key, pages).ok());
+  }
+
+  ImGuiContext* ctx_ = nullptr;
+  double now_ = 0;
+};
+
+TEST_F(DrawTest, EveryNodeOfASmallTreeIsOneBox) {
+  auto cache = rc::test::make_panel_cache(1, 4096);
+  for (const char* s : {"<sys> Be brief. <user> What is a KV cache?", "<sys> Be brief. <user> Why prefixes?",
+                        "<sys> Be brief. <user> What is a KV cache? <bot> Memory.", "<sys> Be kind.",
+                        "Translate: cat => chat"})
+    run_request(*cache, s);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  const size_t n = st.model.size();
+  ASSERT_GE(n, 7u);
+  const float h = st.metrics.height * st.view.cam.zoom;
+  EXPECT_GT(st.view.cam.zoom, 0.5f);  // fitted, readable
+  EXPECT_EQ(st.view.stats().nodes_drawn, int(n));
+  EXPECT_EQ(expected_boxes(st), int(n));
+  EXPECT_EQ(node_quads(st, h), int(n));
+  EXPECT_EQ(st.view.stats().edges_drawn, int(n) - 1);
+  EXPECT_EQ(st.view.stats().labels_drawn, int(n));
+  EXPECT_EQ(st.view.stats().culled, 0);
+}
+
+TEST_F(DrawTest, ZoomedInBoxesOffScreenAreCulled) {
+  auto cache = rc::test::make_panel_cache(1, 1 << 18);
+  rc::test::grow_tree(*cache, 300, 4);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  st.lod.enabled = false;
+  st.lod_changed();
+  still(st);
+  frame(st);
+  st.view.follow = false;
+  const TreeLayout& L = st.layout(now_);
+  ASSERT_EQ(L.nodes.size(), st.model.size());
+  st.view.cam = Camera{L.width * 0.3f, L.height * 0.4f, 1.5f};
+  frame(st);
+  const int expected = expected_boxes(st);
+  ASSERT_GT(expected, 3);
+  ASSERT_LT(expected, int(L.nodes.size()));
+  EXPECT_EQ(st.view.stats().nodes_drawn, expected);
+  EXPECT_EQ(st.view.stats().culled, int(L.nodes.size()) - expected);
+  EXPECT_EQ(node_quads(st, st.metrics.height * 1.5f), expected);
+}
+
+TEST_F(DrawTest, LargeTreeIsFoldedToTheBudget) {
+  auto cache = rc::test::make_panel_cache(1, 1 << 20);
+  rc::test::grow_tree(*cache, 5000, 8);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  st.lod.max_visible = 600;
+  st.lod_changed();
+  still(st);
+  frame(st);
+  frame(st);
+  const TreeLayout& L = st.layout(now_);
+  EXPECT_LT(L.nodes.size(), 900u);
+  const TreeViewStats& s = st.view.stats();
+  EXPECT_GT(s.folded_drawn, 0);
+  EXPECT_EQ(s.nodes_drawn, expected_boxes(st));
+  EXPECT_EQ(node_quads(st, st.metrics.height * st.view.cam.zoom), s.nodes_drawn);
+}
+
+TEST_F(DrawTest, MatchInsertSplitAndEvictionAreMarked) {
+  auto cache = rc::test::make_panel_cache(1, 64);
+  run_request(*cache, "<sys> Be brief. <user> hello");
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  still(st);
+  frame(st);
+  // A second chat with the same system prompt: split + new suffix.
+  run_request(*cache, "<sys> Be brief. <user> bye");
+  frame(st);
+  EXPECT_GT(vertices_of_colour(Palette::matched), 0);   // gold path
+  EXPECT_GT(vertices_of_colour(Palette::inserted), 0);  // green "new"
+  EXPECT_GT(st.model.find(st.model.last_insert_node())->inserted_at, 0);
+  // Fill the pool: the LRU leaf is evicted and fades out where it was.
+  frame(st);
+  run_request(*cache, "a different prompt that needs most of the pool's pages");
+  frame(st);
+  EXPECT_GE(st.view.stats().ghosts_drawn, 1);
+  bool logged = false;
+  for (const LogEntry& e : st.log.entries()) logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
+  EXPECT_TRUE(logged);
+}
+
+TEST_F(DrawTest, HoverShowsATooltipAndClickSelects) {
+  auto cache = rc::test::make_panel_cache(1, 4096);
+  run_request(*cache, "<sys> Be brief. <user> hello there");
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  const NodeId leaf = st.model.root().children.at(0);
+  float x, y, w, h;
+  ASSERT_TRUE(st.view.world_box(leaf, st.layout(now_), &x, &y, &w, &h));
+  const ImVec2 centre = st.view.to_screen(x + w / 2, y + h / 2);
+  ImGuiIO& io = ImGui::GetIO();
+  const int lists_before = ImGui::GetDrawData()->CmdListsCount;
+  io.MousePos = centre;
+  frame(st);
+  frame(st);
+  EXPECT_GT(ImGui::GetDrawData()->CmdListsCount, lists_before);  // the tooltip window
+  io.MouseDown[0] = true;
+  frame(st);
+  io.MouseDown[0] = false;
+  frame(st);
+  EXPECT_EQ(st.selected, leaf);
+  // Wheel zooms around the cursor: the node under it stays under it.
+  const float z0 = st.view.cam.zoom;
+  io.MouseWheel = 2;
+  frame(st);
+  EXPECT_GT(st.view.cam.zoom, z0);
+  EXPECT_FALSE(st.view.follow);
+  const ImVec2 after = st.view.to_screen(x + w / 2, y + h / 2);
+  EXPECT_NEAR(after.x, centre.x, 0.5f);
+  EXPECT_NEAR(after.y, centre.y, 0.5f);
+}
+
+TEST_F(DrawTest, WithoutASourceThePanelStillDraws) {
+  CachePanelState st;
+  still(st);
+  frame(st);
+  frame(st);
+  EXPECT_EQ(st.view.stats().nodes_drawn, 1);  // the root alone
+  EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 100);
+}
+
+}  // namespace
+}  // namespace rc::ui::panel

@@ -1,0 +1,233 @@
+// The panel's tree model against the real cache: start from a snapshot,
+// apply the drained events, and the node set equals a fresh snapshot after
+// every step of random workloads (radix, page sizes 1 and 16, evictions,
+// merges, pins, resets). Also: seq gaps and queue overflow resync, pause and
+// step, annotations (new, split flash, match path, ghosts), locate.
+#include <gtest/gtest.h>
+
+#include "panel/cache-panel-state.h"
+#include "panel/tree-model.h"
+#include "ui/panel/panel-workload.h"
+
+namespace rc::ui::panel {
+namespace {
+
+using rc::test::make_panel_cache;
+using rc::test::PanelWorkload;
+
+std::vector<Token> chars(const std::string& s) { return {s.begin(), s.end()}; }
+
+void expect_same(const TreeModel& m, const CacheSnapshot& s, int step) {
+  const std::vector<CacheNodeInfo> got = m.infos();
+  ASSERT_EQ(got.size(), s.nodes.size()) << "at step " << step;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], s.nodes[i]) << "node " << s.nodes[i].id << " differs at step " << step;
+  }
+}
+
+void apply_all(TreeModel& m, KvCache& c, double now) {
+  std::vector<CacheEvent> ev;
+  ASSERT_FALSE(c.events().drain(ev)) << "queue overflowed";
+  for (const CacheEvent& e : ev) ASSERT_NE(m.apply(e, now), ApplyResult::needs_resync) << "seq " << e.seq;
+}
+
+class ReplayTest : public ::testing::TestWithParam<std::tuple<int, int64_t, uint32_t>> {};
+
+TEST_P(ReplayTest, EventsReproduceTheSnapshot) {
+  const auto [page_size, pool, seed] = GetParam();
+  auto cache = make_panel_cache(page_size, pool);
+  PanelWorkload w(*cache, seed);
+  for (int i = 0; i < 30; ++i) w.step();  // start from a non-empty tree
+  TreeModel m;
+  m.reset(cache->snapshot(), 0);
+  uint64_t evictions = 0, splits = 0, merges = 0;
+  for (int step = 0; step < 1500; ++step) {
+    w.step();
+    apply_all(m, *cache, step * 0.01);
+    if (step % 7 == 0 || step > 1490) expect_same(m, cache->snapshot(), step);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  expect_same(m, cache->snapshot(), -1);
+  const CacheStats st = cache->stats();
+  evictions = st.evictions;
+  splits = st.splits;
+  merges = st.merges;
+  // The workload must have exercised what replay has to get right.
+  EXPECT_GT(evictions, 20u);
+  EXPECT_GT(splits, 20u);
+  if (page_size == 1) {
+    EXPECT_GT(merges, 0u);
+  }
+  ASSERT_TRUE(cache->check_integrity().ok());
+}
+
+INSTANTIATE_TEST_SUITE_P(Workloads, ReplayTest,
+                         ::testing::Values(std::make_tuple(1, int64_t(160), 1u),
+                                           std::make_tuple(1, int64_t(300), 2u),
+                                           std::make_tuple(1, int64_t(96), 3u),
+                                           std::make_tuple(16, int64_t(16 * 24), 4u),
+                                           std::make_tuple(16, int64_t(16 * 40), 5u)));
+
+TEST(TreeModel, GapNeedsResyncAndLeavesModelUnchanged) {
+  auto cache = make_panel_cache(1, 256);
+  TreeModel m;
+  m.reset(cache->snapshot(), 0);
+  PanelWorkload w(*cache, 9);
+  for (int i = 0; i < 5; ++i) w.request(false);
+  std::vector<CacheEvent> ev;
+  cache->events().drain(ev);
+  ASSERT_GT(ev.size(), 3u);
+  ASSERT_EQ(m.apply(ev[0], 0), ApplyResult::applied);
+  const auto before = m.infos();
+  EXPECT_EQ(m.apply(ev[2], 0), ApplyResult::needs_resync);  // ev[1] skipped
+  EXPECT_EQ(m.infos(), before);
+  EXPECT_EQ(m.apply(ev[0], 0), ApplyResult::skipped);  // older than the model
+  // Resync, and the rest applies (or is skipped as already reflected).
+  m.reset(cache->snapshot(), 0);
+  for (const CacheEvent& e : ev) EXPECT_NE(m.apply(e, 0), ApplyResult::needs_resync);
+  expect_same(m, cache->snapshot(), 0);
+}
+
+TEST(TreeModel, UnknownNodeNeedsResync) {
+  TreeModel m;
+  CacheSnapshot empty;
+  empty.nodes.push_back(CacheNodeInfo{});
+  m.reset(empty, 0);
+  CacheEvent e;
+  e.seq = 0;
+  e.kind = CacheEventKind::lock;
+  e.node = 42;
+  EXPECT_EQ(m.apply(e, 0), ApplyResult::needs_resync);
+  EXPECT_EQ(m.next_seq(), 0u);
+}
+
+TEST(TreeModel, AnnotatesInsertSplitMatchAndEviction) {
+  auto cache = make_panel_cache(1, 64);
+  TreeModel m;
+  m.reset(cache->snapshot(), 0);
+  PanelWorkload w(*cache, 1);
+  // Insert "system:hello", then match "system:bye" (splits at "system:").
+  auto run = [&](const std::string& s) {
+    auto key = chars(s);
+    MatchResult mr = cache->match_prefix(key);
+    std::vector<PageId> pages = mr.pages;
+    ASSERT_TRUE(cache->alloc_pages(int64_t(key.size()) - mr.tokens, pages).ok());
+    ASSERT_TRUE(cache->insert(key, pages).ok());
+  };
+  run("system:hello");
+  apply_all(m, *cache, 1.0);
+  ASSERT_EQ(m.size(), 2u);
+  const NodeId first = m.root().children.at(0);
+  EXPECT_EQ(m.find(first)->inserted_at, 1.0);
+  EXPECT_EQ(m.last_insert_node(), first);
+
+  run("system:bye");
+  apply_all(m, *cache, 2.0);
+  ASSERT_EQ(m.root().children.size(), 1u);
+  const TreeNode* shared = m.find(m.root().children[0]);
+  EXPECT_EQ(shared->tokens, chars("system:"));
+  EXPECT_EQ(shared->children.size(), 2u);
+  EXPECT_EQ(shared->flashed_at, 2.0);  // the split flashes
+  EXPECT_EQ(m.find(first)->flashed_at, 2.0);
+  EXPECT_EQ(m.find(first)->depth_tokens, 7);
+  // The match of "system:bye" highlighted the shared node (and the root).
+  EXPECT_EQ(shared->matched_at, 2.0);
+  EXPECT_EQ(m.last_match_tokens(), 7);
+
+  // locate: the full "system:hello" path, and a partial one.
+  EXPECT_EQ(m.locate(chars("system:hello, world")), first);
+  NodeId partial = kNoNode;
+  EXPECT_EQ(m.locate(chars("system:hey"), &partial), shared->id);
+  EXPECT_NE(partial, kNoNode);
+  EXPECT_EQ(m.path_tokens(first), chars("system:hello"));
+
+  // Fill the pool: LRU leaves go, each leaves a ghost.
+  run("another long prompt that needs many pages in this tiny pool!!!");
+  apply_all(m, *cache, 3.0);
+  ASSERT_FALSE(m.ghosts().empty());
+  EXPECT_EQ(m.ghosts().back().died_at, 3.0);
+  expect_same(m, cache->snapshot(), 0);
+  m.expire_ghosts(10.0, 3.5);
+  EXPECT_TRUE(m.ghosts().empty());
+}
+
+TEST(TreeModel, PagesByStateFollowLocks) {
+  auto cache = make_panel_cache(1, 128);
+  TreeModel m;
+  m.reset(cache->snapshot(), 0);
+  PanelWorkload w(*cache, 3);
+  w.request(true);   // stays locked
+  w.request(false);  // evictable
+  apply_all(m, *cache, 0);
+  const TreeModel::Pages p = m.pages_by_state();
+  const CacheStats st = cache->stats();
+  EXPECT_EQ(p.protected_pages, st.protected_pages - st.held_pages);
+  EXPECT_EQ(p.evictable_pages, st.evictable_pages);
+  EXPECT_EQ(p.cached_tokens, st.cached_tokens);
+}
+
+// The whole state over a bare cache: overflow and gaps resync, and the model
+// still equals the snapshot; pause queues, Step applies one event at a time.
+TEST(CachePanelState, OverflowResyncsToTheSnapshot) {
+  auto cache = make_panel_cache(1, 200, /*event_capacity=*/32);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  PanelWorkload w(*cache, 11);
+  const uint64_t resyncs0 = st.resyncs;
+  for (int frame = 0; frame < 200; ++frame) {
+    for (int i = 0; i < 1 + frame % 9; ++i) w.step();  // some frames overflow 32 events
+    st.sync(frame / 60.0);
+    expect_same(st.model, cache->snapshot(), frame);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+  EXPECT_GT(st.resyncs, resyncs0);
+  EXPECT_GT(st.log.total(), 100u);
+}
+
+TEST(CachePanelState, PauseQueuesAndStepAppliesOneEvent) {
+  auto cache = make_panel_cache(1, 256);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  PanelWorkload w(*cache, 5);
+  w.request(false);
+  st.sync(0.1);
+  const auto frozen = st.model.infos();
+  st.set_paused(true, 0.2);
+  for (int i = 0; i < 10; ++i) w.request(false);
+  st.sync(0.3);
+  EXPECT_EQ(st.model.infos(), frozen);  // nothing applied while paused
+  const size_t queued = st.pending.size();
+  ASSERT_GT(queued, 10u);
+  const uint64_t seq0 = st.model.next_seq();
+  ASSERT_TRUE(st.step_one(0.4));
+  EXPECT_EQ(st.pending.size(), queued - 1);
+  EXPECT_EQ(st.model.next_seq(), seq0 + 1);
+  st.set_paused(false, 0.5);  // resume applies the rest
+  EXPECT_TRUE(st.pending.empty());
+  expect_same(st.model, cache->snapshot(), 0);
+}
+
+TEST(CachePanelState, LocateSelectsTheDeepestCachedNode) {
+  auto cache = make_panel_cache(1, 256);
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache), 0);
+  for (const char* s : {"sys: be nice. user: hi", "sys: be nice. user: bye"}) {
+    auto key = chars(s);
+    MatchResult mr = cache->match_prefix(key);
+    std::vector<PageId> pages = mr.pages;
+    ASSERT_TRUE(cache->alloc_pages(int64_t(key.size()) - mr.tokens, pages).ok());
+    ASSERT_TRUE(cache->insert(key, pages).ok());
+  }
+  st.sync(0.1);
+  st.locate(chars("sys: be nice. user: hi there"), 0.2);
+  ASSERT_NE(st.located, kNoNode);
+  EXPECT_EQ(st.model.path_tokens(st.located), chars("sys: be nice. user: hi"));
+  EXPECT_EQ(st.selected, st.located);
+  // The located node stays laid out even with a tiny LOD budget.
+  st.lod.max_visible = 2;
+  st.lod_changed();
+  EXPECT_NE(st.layout(0.3).find(st.located), nullptr);
+}
+
+}  // namespace
+}  // namespace rc::ui::panel

@@ -1,0 +1,239 @@
+// CachePanelState: the feed -> model -> layout pipeline, pause/step and
+// selection. The ImGui composition of the panel is in panel-frame.cpp.
+#include "panel/cache-panel-state.h"
+
+#include <algorithm>
+
+#include "radixchat/engine.h"
+
+namespace rc::ui {
+
+namespace {
+// More queued events than this while paused are dropped and replaced by a
+// resync: stepping through a hundred thousand events teaches nothing.
+constexpr size_t kMaxPending = 100000;
+constexpr double kGhostKeep = 3.5;  // seconds; the view fades them over 3
+}  // namespace
+
+CachePanelState::CachePanelState() {
+  demo.note = [this](const std::string& s) { log.note(s, now_); };
+  demo.request_pool = [this](const std::string& policy, int64_t pool) {
+    if (on_settings) on_settings(policy, pool);
+  };
+}
+
+CachePanelState::~CachePanelState() = default;
+
+void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double now) {
+  now_ = now;
+  feed_ = std::move(feed);
+  demo.engine_changed(feed_ ? feed_->engine() : nullptr, now);
+  labels_.clear();
+  pending.clear();
+  pending_lost = false;
+  selected = located = located_partial = kNoNode;
+  conversations_for = kNoNode;
+  conversation_titles.clear();
+  history.clear();
+  cache_stats = CacheStats{};
+  has_requests = false;
+  if (!feed_) {
+    model = panel::TreeModel();
+    log.note("no model: the panel is idle", now);
+    return;
+  }
+  const std::string setting = feed_->cache_setting();
+  for (int i = 0; i < 4; ++i)
+    if (setting == kCachePolicies[i]) settings_policy = i;
+  settings_pool_tokens = feed_->pool_tokens();
+  resync(now, "following " + feed_->describe() + ", cache " + setting + ", " +
+                  std::to_string(settings_pool_tokens) + "-token pool");
+  view.request_fit();
+  view.follow = true;
+}
+
+void CachePanelState::resync(double now, const std::string& why) {
+  if (!feed_) return;
+  model.reset(feed_->snapshot(), now);
+  ghosts_placed_ = model.ghost_serial();
+  ++resyncs;
+  log.note("snapshot: " + why, now);
+}
+
+void CachePanelState::place_new_ghosts(NodeId id) {
+  // The ghost takes the box where the view last drew the node; its id may be
+  // reused at once by a new node, which must not glide from the old place.
+  for (panel::Ghost& g : model.ghosts()) {
+    if (g.serial <= ghosts_placed_) continue;
+    float x, y, w, h;
+    if (view.world_box(g.node.id, layout_, &x, &y, &w, &h)) {
+      g.placed = true;
+      g.x = x;
+      g.y = y;
+      g.w = w;
+      g.h = h;
+    }
+    view.forget(g.node.id);
+    labels_.erase(g.node.id);
+  }
+  (void)id;
+  ghosts_placed_ = model.ghost_serial();
+}
+
+void CachePanelState::apply_event(const CacheEvent& e, double now) {
+  auto span_text = [this](const std::vector<Token>& t) {
+    return feed_ ? feed_->detokenize(t) : std::string();
+  };
+  // Formatted against the model before the event (an evicted node's text).
+  std::string text = e.seq >= model.next_seq() ? panel::EventLog::describe(e, model, span_text)
+                                               : std::string();
+  panel::ApplyResult r = model.apply(e, now);
+  if (r == panel::ApplyResult::needs_resync) {
+    resync(now, "event " + std::to_string(e.seq) + " did not follow (expected " +
+                    std::to_string(model.next_seq()) + ")");
+    r = model.apply(e, now);  // usually older than the snapshot: skipped
+  }
+  if (r != panel::ApplyResult::applied) return;
+  log.add(e, std::move(text), now);
+  if (e.kind == CacheEventKind::evict || e.kind == CacheEventKind::reset) place_new_ghosts(e.node);
+}
+
+void CachePanelState::sync(double now) {
+  now_ = now;
+  if (!feed_) return;
+  bool overflowed = false;
+  std::vector<CacheEvent> events = feed_->drain(&overflowed);
+  if (paused) {
+    if (overflowed || pending.size() + events.size() > kMaxPending) {
+      pending_lost = true;
+      pending.clear();
+    } else {
+      for (CacheEvent& e : events) pending.push_back(std::move(e));
+    }
+  } else {
+    if (overflowed) resync(now, "the event queue overflowed");
+    for (const CacheEvent& e : events) apply_event(e, now);
+  }
+  cache_stats = feed_->cache_stats();
+  has_requests = feed_->request_totals(&requests);
+  history.observe(has_requests ? &requests : nullptr, cache_stats, now);
+  model.expire_ghosts(now, kGhostKeep);
+  if (!located_tokens.empty() && located_structure_ != model.structure_version()) {
+    located_structure_ = model.structure_version();
+    located = model.locate(located_tokens, &located_partial);
+  }
+  demo.poll(feed_->engine(), now);
+}
+
+void CachePanelState::set_paused(bool on, double now) {
+  if (on == paused) return;
+  paused = on;
+  if (on) {
+    log.note("paused: new events wait in a queue; Step applies one", now);
+    return;
+  }
+  while (!pending.empty()) {
+    CacheEvent e = std::move(pending.front());
+    pending.pop_front();
+    apply_event(e, now);
+  }
+  if (pending_lost) {
+    pending_lost = false;
+    resync(now, "events were dropped while paused");
+  }
+  log.note("resumed", now);
+}
+
+bool CachePanelState::step_one(double now) {
+  if (pending.empty()) {
+    if (pending_lost) {
+      pending_lost = false;
+      resync(now, "events were dropped while paused");
+      return true;
+    }
+    return false;
+  }
+  CacheEvent e = std::move(pending.front());
+  pending.pop_front();
+  apply_event(e, now);
+  return true;
+}
+
+const panel::TreeLayout& CachePanelState::layout(double now) {
+  std::vector<NodeId> keep;
+  for (NodeId id : {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
+    if (id != kNoNode && model.find(id)) keep.push_back(id);
+  const bool folding = lod.enabled && model.size() > lod.max_visible;
+  const bool stale = layout_structure_ != model.structure_version() ||
+                     layout_lod_version_ != lod_version_ || keep != layout_keep_ ||
+                     (folding && layout_version_ != model.version() && now - layout_at_ > 0.5);
+  if (stale) {
+    lod.keep = keep;
+    layout_ = panel::layout_tree(model, lod, metrics);
+    layout_structure_ = model.structure_version();
+    layout_version_ = model.version();
+    layout_lod_version_ = lod_version_;
+    layout_keep_ = keep;
+    layout_at_ = now;
+    ++layouts_computed;
+  }
+  return layout_;
+}
+
+panel::NodeLabel& CachePanelState::label(const panel::TreeNode& n) {
+  panel::NodeLabel& l = labels_[n.id];
+  const Token first = n.tokens.empty() ? -1 : n.tokens.front();
+  if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
+    l.n_tokens = n.tokens.size();
+    l.first = first;
+    l.full = feed_ ? feed_->detokenize(n.tokens) : std::string();
+    l.fitted_for = -1;
+  }
+  return l;
+}
+
+void CachePanelState::toggle_fold(NodeId id) {
+  const panel::LaidNode* ln = layout_.find(id);
+  if (ln && ln->folded) {
+    lod.collapsed.erase(id);
+    lod.expanded.insert(id);
+  } else {
+    lod.expanded.erase(id);
+    lod.collapsed.insert(id);
+  }
+  ++lod_version_;
+}
+
+void CachePanelState::expand_children(NodeId id) {
+  lod.collapsed.erase(id);
+  lod.expanded.insert(id);
+  ++lod_version_;
+}
+
+void CachePanelState::locate(const std::vector<Token>& tokens, double now) {
+  located_tokens = tokens;
+  if (tokens.empty()) {
+    located = located_partial = kNoNode;
+    return;
+  }
+  located = model.locate(tokens, &located_partial);
+  located_structure_ = model.structure_version();
+  const NodeId target = located_partial != kNoNode ? located_partial : located;
+  select(target);
+  view.focus(target);
+  view.follow = false;
+  log.note("located a message: " + std::to_string(model.path_tokens(located).size()) + " of its " +
+               std::to_string(tokens.size()) + " tokens are cached",
+           now);
+}
+
+void CachePanelState::select(NodeId id) {
+  selected = id;
+  if (conversations_for != id) {
+    conversations_for = kNoNode;
+    conversation_titles.clear();
+    conversations_pending = false;
+  }
+}
+
+}  // namespace rc::ui

@@ -1,0 +1,122 @@
+// Everything the cache panel knows, without Qt or GL: the feed it reads, the
+// replayed tree, its layout, the camera, selection, log, plots, demo runner
+// and the pause/step queue. CachePanel (Qt) owns one and calls frame() from
+// paintGL; tests and the benchmark drive it directly with an ImGui context
+// and no window.
+//
+// GUI thread only. The owner of the feed's engine or cache keeps it alive
+// while it is set.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "panel/cache-feed.h"
+#include "panel/demo-scenarios.h"
+#include "panel/event-log.h"
+#include "panel/stats-history.h"
+#include "panel/tree-lod.h"
+#include "panel/tree-model.h"
+#include "panel/tree-view.h"
+
+namespace rc::ui {
+
+struct CachePanelState {
+  CachePanelState();
+  ~CachePanelState();
+
+  // --- Source --------------------------------------------------------------
+  // Replaces the feed (null: nothing to show) and resyncs from a snapshot.
+  void set_feed(std::unique_ptr<panel::CacheFeed> feed, double now);
+  panel::CacheFeed* feed() const { return feed_.get(); }
+
+  // Drains the feed, applies (or, paused, queues) its events, resyncs on
+  // overflow or a seq gap, updates plots and the demo. Once per frame.
+  void sync(double now);
+  // Takes a fresh snapshot and resets the model (log says why).
+  void resync(double now, const std::string& why);
+  uint64_t resyncs = 0;  // how many times the model was rebuilt
+
+  // --- Pause and step (teaching) --------------------------------------------
+  bool paused = false;
+  std::deque<CacheEvent> pending;  // drained while paused, not applied yet
+  bool pending_lost = false;       // the queue overflowed while paused
+  void set_paused(bool on, double now);
+  bool step_one(double now);  // applies the next queued event; false if none
+
+  // --- Tree ------------------------------------------------------------------
+  panel::TreeModel model;
+  panel::LodOptions lod;
+  panel::NodeMetrics metrics;
+  panel::TreeView view;
+  // The layout for the current model and options; recomputed when the tree's
+  // shape, the LOD options or the kept nodes change (and, with LOD folding
+  // active, at most twice a second when only recency changed).
+  const panel::TreeLayout& layout(double now);
+  uint64_t layouts_computed = 0;  // also the layout generation the view sees
+
+  // Decoded text of a node's span (and the one-line fit the view caches).
+  panel::NodeLabel& label(const panel::TreeNode& n);
+  // Fold or unfold a node by hand; show all children of a capped parent.
+  void toggle_fold(NodeId id);
+  void expand_children(NodeId id);
+  void lod_changed() { ++lod_version_; }
+
+  NodeId selected = kNoNode;
+  NodeId located = kNoNode;       // deepest node of the located message
+  NodeId located_partial = kNoNode;
+  std::vector<Token> located_tokens;
+  void locate(const std::vector<Token>& tokens, double now);
+  void select(NodeId id);
+
+  // Conversations that use the selected node (answer of the owner).
+  NodeId conversations_for = kNoNode;
+  std::vector<std::string> conversation_titles;
+  bool conversations_pending = false;
+
+  // --- Log, plots, demos, settings -------------------------------------------
+  panel::EventLog log;
+  panel::StatsHistory history;
+  panel::DemoRunner demo;
+  CacheStats cache_stats;          // latest from the feed
+  panel::RequestTotals requests;   // latest from the feed (engine only)
+  bool has_requests = false;
+  int settings_policy = 0;         // index into kCachePolicies
+  int64_t settings_pool_tokens = 0;
+  static constexpr const char* kCachePolicies[4] = {"radix", "radix-page16", "hash16", "off"};
+
+  // Set by the owner (CachePanel emits its signals from these, queued).
+  std::function<void(const std::string& policy, int64_t pool_tokens)> on_settings;
+  std::function<void(const std::vector<Token>& prefix)> on_conversations;
+
+  // --- Drawing ---------------------------------------------------------------
+  // Builds the whole panel UI into the current ImGui frame (a full-size,
+  // undecorated window). The caller owns NewFrame/Render.
+  void draw(double now);
+  std::string no_source_message = "No model loaded: the cache tree appears when a model runs.";
+  double last_draw_ms = 0;  // CPU time of the latest draw() (UI build)
+
+ private:
+  void apply_event(const CacheEvent& e, double now);
+  void place_new_ghosts(NodeId id);
+
+  std::unique_ptr<panel::CacheFeed> feed_;
+  std::unordered_map<NodeId, panel::NodeLabel> labels_;
+  panel::TreeLayout layout_;
+  uint64_t layout_structure_ = UINT64_MAX;
+  uint64_t layout_version_ = UINT64_MAX;
+  uint64_t layout_lod_version_ = UINT64_MAX;
+  std::vector<NodeId> layout_keep_;
+  double layout_at_ = -1e9;
+  uint64_t lod_version_ = 0;
+  uint64_t located_structure_ = 0;
+  uint64_t ghosts_placed_ = 0;  // serial of the latest ghost given a place
+  double now_ = 0;
+};
+
+}  // namespace rc::ui

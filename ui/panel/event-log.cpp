@@ -1,0 +1,118 @@
+#include "panel/event-log.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace rc::ui::panel {
+
+std::string one_line(const std::string& s, size_t max_chars) {
+  std::string flat;
+  flat.reserve(s.size());
+  for (char c : s) {
+    if (c == '\n' || c == '\r')
+      flat += " \xE2\x86\xB5 ";  // "↵": the line break stays visible
+    else if (c == '\t')
+      flat += ' ';
+    else if (static_cast<unsigned char>(c) < 0x20)
+      continue;
+    else
+      flat += c;
+  }
+  // Cut by code points so a multi-byte character is never split.
+  size_t points = 0;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if ((static_cast<unsigned char>(flat[i]) & 0xC0) == 0x80) continue;
+    if (points == max_chars) return flat.substr(0, i) + "\xE2\x80\xA6";  // "…"
+    ++points;
+  }
+  return flat;
+}
+
+namespace {
+
+std::string quoted(const std::vector<Token>& tokens, const EventLog::SpanText& span_text,
+                   size_t max_chars = 40) {
+  if (!span_text || tokens.empty()) return "";
+  return "  \"" + one_line(span_text(tokens), max_chars) + "\"";
+}
+
+std::string id(NodeId n) {
+  if (n == kRootNode) return "root";
+  std::string s = "#";  // appended: GCC 12 warns falsely on "#" + string
+  s += std::to_string(n);
+  return s;
+}
+
+}  // namespace
+
+std::string EventLog::describe(const CacheEvent& e, const TreeModel& m, const SpanText& span_text) {
+  const TreeNode* node = m.find(e.node);
+  const TreeNode* other = m.find(e.other);
+  const std::string tok = std::to_string(e.token_count) + " tok";
+  switch (e.kind) {
+    case CacheEventKind::insert:
+      if (e.token_count == 0) return "insert: already cached up to " + id(e.node);
+      return "insert " + id(e.node) + " under " + id(e.parent) + "  " + tok + ", " +
+             std::to_string(e.page_count) + " pages" + quoted(e.tokens, span_text);
+    case CacheEventKind::split: {
+      std::vector<Token> head;
+      if (other) head.assign(other->tokens.begin(), other->tokens.begin() + std::min<size_t>(e.token_count, other->tokens.size()));
+      return "split " + id(e.other) + " after " + tok + ": new parent " + id(e.node) +
+             quoted(head, span_text);
+    }
+    case CacheEventKind::merge:
+      return "merge " + id(e.other) + " into its only child " + id(e.node) + "  now " + tok;
+    case CacheEventKind::match:
+      if (e.token_count == 0) return "match: miss (nothing cached for this prompt)";
+      return "match " + tok + " ending at " + id(e.node);
+    case CacheEventKind::lock:
+      return "lock " + id(e.node) + " and its path (a request reads it)";
+    case CacheEventKind::unlock:
+      return "unlock " + id(e.node) + " and its path";
+    case CacheEventKind::pin:
+      return "pin " + id(e.node) + " (priority prefix)";
+    case CacheEventKind::unpin:
+      return "unpin " + id(e.node);
+    case CacheEventKind::evict:
+      return "evict " + id(e.node) + "  " + tok + ", " + std::to_string(e.page_count) +
+             " pages freed" + (node ? quoted(node->tokens, span_text) : std::string());
+    case CacheEventKind::reset:
+      return "reset: every cached node dropped (" + std::to_string(m.size() - 1) + " nodes)";
+  }
+  return cache_event_kind_name(e.kind);
+}
+
+void EventLog::add(const CacheEvent& e, std::string text, double now) {
+  LogEntry entry;
+  entry.seq = e.seq;
+  entry.kind = e.kind;
+  entry.node = e.node;
+  entry.at = now;
+  entry.text = std::move(text);
+  entries_.push_back(std::move(entry));
+  ++total_;
+  while (entries_.size() > capacity_) entries_.pop_front();
+}
+
+void EventLog::note(const std::string& text, double now) {
+  LogEntry entry;
+  entry.seq = UINT64_MAX;  // marks a note
+  entry.at = now;
+  entry.text = text;
+  entries_.push_back(std::move(entry));
+  ++total_;
+  while (entries_.size() > capacity_) entries_.pop_front();
+}
+
+bool EventLog::visible(const LogEntry& e) const {
+  const bool is_note = e.seq == UINT64_MAX;
+  if (is_note ? !show_notes : !show[size_t(e.kind)]) return false;
+  if (text_filter.empty()) return true;
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  return lower(e.text).find(lower(text_filter)) != std::string::npos;
+}
+
+}  // namespace rc::ui::panel

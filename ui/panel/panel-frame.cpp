@@ -1,0 +1,389 @@
+// The ImGui composition of the cache panel: header and toolbar, memory bar,
+// stats line, the tree canvas with its caption banner, and the bottom tabs
+// (selected node, plots, event log, demos, cache settings).
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "panel/cache-panel-state.h"
+#include "panel/panel-style.h"
+#include "radixchat/engine.h"
+
+namespace rc::ui {
+
+using panel::Palette;
+
+namespace {
+
+std::string bytes(int64_t b) {
+  char buf[32];
+  if (b >= (int64_t(1) << 30))
+    std::snprintf(buf, sizeof buf, "%.2f GiB", double(b) / double(int64_t(1) << 30));
+  else if (b >= (1 << 20))
+    std::snprintf(buf, sizeof buf, "%.1f MiB", double(b) / double(1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%.0f KiB", double(b) / 1024.0);
+  return buf;
+}
+
+std::string count(int64_t v) {
+  // Built digit by digit: std::string::insert here trips a false GCC 12
+  // -Wrestrict warning.
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string s;
+  if (v < 0) s += '-';
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
+}
+
+ImVec4 kind_colour(CacheEventKind k) {
+  switch (k) {
+    case CacheEventKind::insert: return ImVec4(0.42f, 0.86f, 0.55f, 1);
+    case CacheEventKind::split:
+    case CacheEventKind::merge: return ImVec4(0.95f, 0.95f, 0.95f, 1);
+    case CacheEventKind::match: return ImVec4(1.0f, 0.82f, 0.36f, 1);
+    case CacheEventKind::evict:
+    case CacheEventKind::reset: return ImVec4(0.94f, 0.42f, 0.42f, 1);
+    case CacheEventKind::pin:
+    case CacheEventKind::unpin: return ImVec4(0.66f, 0.55f, 0.92f, 1);
+    default: return ImVec4(0.70f, 0.72f, 0.78f, 1);
+  }
+}
+
+struct Segment {
+  const char* name;
+  int64_t pages;
+  ImU32 colour;
+};
+
+}  // namespace
+
+void CachePanelState::draw(double now) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ImGuiIO& io = ImGui::GetIO();
+  ImGui::SetNextWindowPos(ImVec2(0, 0));
+  ImGui::SetNextWindowSize(io.DisplaySize);
+  ImGui::Begin("##cache-panel", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
+                   ImGuiWindowFlags_NoScrollWithMouse);
+
+  // --- Header and toolbar ---------------------------------------------------
+  ImGui::TextUnformatted("KV cache");
+  ImGui::SameLine();
+  if (!feed_) {
+    ImGui::TextDisabled("- %s", no_source_message.c_str());
+  } else {
+    ImGui::TextDisabled("%s \xC2\xB7 %s \xC2\xB7 %s-token pool", feed_->describe().c_str(),
+                        kCachePolicies[settings_policy], count(model.total_pages() * model.page_size()).c_str());
+  }
+  if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(paused ? "Apply every queued event and follow the cache live again"
+                             : "Freeze the tree; new events queue up and Step applies them one by one");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!paused);
+  char step_label[48];
+  std::snprintf(step_label, sizeof step_label, "Step (%s)###step", count(int64_t(pending.size())).c_str());
+  if (ImGui::Button(step_label)) step_one(now);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  if (ImGui::Button("Fit")) view.request_fit();
+  ImGui::SameLine();
+  ImGui::Checkbox("Follow", &view.follow);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Keep new growth in view (a manual pan turns this off)");
+  ImGui::SameLine();
+  if (ImGui::Checkbox("Fold cold", &lod.enabled)) lod_changed();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
+                      lod.max_visible);
+
+  // --- Memory bar -------------------------------------------------------------
+  {
+    const panel::TreeModel::Pages p = model.pages_by_state();
+    const int64_t total = std::max<int64_t>(model.total_pages(), cache_stats.total_pages);
+    const int64_t held = std::max<int64_t>(cache_stats.held_pages, 0);
+    const int64_t used = p.protected_pages + p.evictable_pages + held;
+    const int64_t free_pages = std::max<int64_t>(total - used, 0);
+    const Segment segs[] = {{"protected (locked)", p.protected_pages, Palette::locked},
+                            {"in flight (held)", held, Palette::held},
+                            {"evictable", p.evictable_pages - p.pinned_pages, Palette::hot},
+                            {"pinned", p.pinned_pages, Palette::pinned},
+                            {"free", free_pages, Palette::free_pages}};
+    const float w = ImGui::GetContentRegionAvail().x, h = ImGui::GetFontSize() + 6;
+    const ImVec2 b0 = ImGui::GetCursorScreenPos();
+    ImGui::InvisibleButton("##membar", ImVec2(w, h));
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    dl->AddRectFilled(b0, ImVec2(b0.x + w, b0.y + h), Palette::free_pages, 4.0f);
+    float x = b0.x;
+    const double denom = double(std::max<int64_t>(total, 1));
+    for (const Segment& s : segs) {
+      if (s.colour == Palette::free_pages) break;
+      const float sw = float(double(s.pages) / denom) * w;
+      if (sw > 0) dl->AddRectFilled(ImVec2(x, b0.y), ImVec2(x + sw, b0.y + h), s.colour);
+      x += sw;
+    }
+    dl->AddRect(b0, ImVec2(b0.x + w, b0.y + h), Palette::border, 4.0f);
+    const int64_t bpp = cache_stats.bytes_per_page;
+    char buf[160];
+    if (bpp > 0)
+      std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s free pages", bytes(used * bpp).c_str(),
+                    bytes(total * bpp).c_str(), count(free_pages).c_str());
+    else
+      std::snprintf(buf, sizeof buf, "%s of %s pages used", count(used).c_str(), count(total).c_str());
+    const ImVec2 ts = ImGui::CalcTextSize(buf);
+    dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f + 1, b0.y + (h - ts.y) * 0.5f + 1), IM_COL32(0, 0, 0, 160), buf);
+    dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f, b0.y + (h - ts.y) * 0.5f), Palette::text, buf);
+    if (ImGui::IsItemHovered()) {
+      ImGui::BeginTooltip();
+      for (const Segment& s : segs) {
+        ImGui::ColorButton(s.name, ImGui::ColorConvertU32ToFloat4(s.colour),
+                           ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
+        ImGui::SameLine();
+        if (bpp > 0)
+          ImGui::Text("%-20s %10s pages  %10s", s.name, count(s.pages).c_str(), bytes(s.pages * bpp).c_str());
+        else
+          ImGui::Text("%-20s %10s pages", s.name, count(s.pages).c_str());
+      }
+      ImGui::EndTooltip();
+    }
+  }
+
+  // --- Stats line -------------------------------------------------------------
+  {
+    const CacheStats& cs = cache_stats;
+    ImGui::Text("hit rate %.1f%%", 100.0 * cs.hit_rate());
+    ImGui::SameLine(0, 14);
+    ImGui::Text("mean match %.0f tok", cs.mean_match_tokens());
+    if (has_requests && requests.finished > 0) {
+      ImGui::SameLine(0, 14);
+      ImGui::Text("TTFT %.0f ms", requests.ttft_ms_mean);
+    }
+    ImGui::SameLine(0, 14);
+    ImGui::TextDisabled("%s nodes \xC2\xB7 %s evictions \xC2\xB7 %s splits", count(int64_t(model.size()) - 1).c_str(),
+                        count(int64_t(cs.evictions)).c_str(), count(int64_t(cs.splits)).c_str());
+  }
+
+  // --- Canvas -----------------------------------------------------------------
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float bottom_h = std::clamp(avail.y * 0.36f, 150.0f, 330.0f);
+  const panel::TreeLayout& L = layout(now);
+  panel::TreeViewInput in;
+  in.model = &model;
+  in.layout = &L;
+  in.metrics = &metrics;
+  in.label = [this](const panel::TreeNode& n) -> panel::NodeLabel& { return label(n); };
+  in.selected = selected;
+  in.located = located;
+  in.located_partial = located_partial;
+  in.now = now;
+  in.layout_generation = layouts_computed;
+  const panel::TreeViewActions act =
+      view.draw(in, ImVec2(avail.x, std::max(avail.y - bottom_h - ImGui::GetStyle().ItemSpacing.y, 80.0f)));
+  if (act.clicked != kNoNode) select(act.clicked);
+  if (act.clicked_background) select(kNoNode);
+  if (act.toggle_fold != kNoNode) toggle_fold(act.toggle_fold);
+  if (act.expand_children_of != kNoNode) expand_children(act.expand_children_of);
+  auto ask_conversations = [&](NodeId id) {
+    select(id);
+    conversations_for = id;
+    conversation_titles.clear();
+    conversations_pending = true;
+    if (on_conversations) on_conversations(model.path_tokens(id));
+  };
+  if (act.conversations != kNoNode) ask_conversations(act.conversations);
+
+  // Caption banner over the top of the canvas: the demo step, or the pause.
+  {
+    std::string banner;
+    ImU32 colour = IM_COL32(20, 70, 90, 230);
+    if (paused) {
+      banner = "Paused: " + count(int64_t(pending.size())) + " events queued.";
+      if (!pending.empty())
+        banner += " Next: " + panel::EventLog::describe(pending.front(), model, [this](const std::vector<Token>& t) {
+          return feed_ ? feed_->detokenize(t) : std::string();
+        });
+      colour = IM_COL32(96, 70, 20, 235);
+    } else if (demo.running()) {
+      banner = demo.caption();
+    }
+    if (!banner.empty()) {
+      banner = panel::one_line(banner, 400);
+      ImDrawList* dl = ImGui::GetWindowDrawList();
+      const ImVec2 c0 = view.canvas_min(), c1 = view.canvas_max();
+      const float wrap = c1.x - c0.x - 24;
+      const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
+      dl->AddRectFilled(ImVec2(c0.x + 6, c0.y + 6), ImVec2(c1.x - 6, c0.y + ts.y + 18), colour, 5.0f);
+      dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, c0.y + 12), Palette::text,
+                  banner.c_str(), nullptr, wrap);
+    }
+  }
+
+  // --- Bottom tabs ------------------------------------------------------------
+  ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
+  if (ImGui::BeginTabBar("##tabs")) {
+    if (ImGui::BeginTabItem("Node")) {
+      const panel::TreeNode* n = model.find(selected);
+      if (!n) {
+        ImGui::TextDisabled("Click a node to keep its details here. Hover for a quick look; drag to pan, "
+                            "wheel to zoom, double-click to fold.");
+      } else if (n->id == kRootNode) {
+        ImGui::Text("Root: %s nodes, %s tokens cached", count(int64_t(model.size()) - 1).c_str(),
+                    count(model.pages_by_state().cached_tokens).c_str());
+      } else {
+        ImGui::Text("#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u \xC2\xB7 hits %llu "
+                    "\xC2\xB7 last access tick %llu",
+                    n->id, count(int64_t(n->tokens.size())).c_str(), n->pages.size(), n->lock_ref, n->pin_ref,
+                    (unsigned long long)n->hits, (unsigned long long)n->last_access);
+        if (ImGui::Button("Centre")) view.focus(n->id);
+        ImGui::SameLine();
+        if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
+        ImGui::SameLine();
+        if (ImGui::Button("Conversations using this prefix")) ask_conversations(n->id);
+        if (conversations_for == n->id) {
+          if (conversations_pending && conversation_titles.empty())
+            ImGui::TextDisabled("(asking the chat list...)");
+          else if (conversation_titles.empty())
+            ImGui::TextDisabled("No saved conversation starts with this prefix.");
+          for (const std::string& t : conversation_titles) ImGui::BulletText("%s", t.c_str());
+        }
+        ImGui::BeginChild("##text", ImVec2(0, 0), true);
+        ImGui::TextDisabled("tokens %s-%s of the path:", count(n->depth_tokens).c_str(),
+                            count(n->depth_tokens + int64_t(n->tokens.size())).c_str());
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(label(*n).full.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::EndChild();
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Plots")) {
+      const float ph = std::max((ImGui::GetContentRegionAvail().y - 3 * ImGui::GetStyle().ItemSpacing.y) / 3, 30.0f);
+      auto plot = [&](const char* name, const std::vector<float>& v, float scale_max, const char* fmt, float mul) {
+        char overlay[64] = "";
+        if (!v.empty()) std::snprintf(overlay, sizeof overlay, fmt, double(v.back() * mul));
+        const float top = std::max(scale_max, v.empty() ? 1.0f : *std::max_element(v.begin(), v.end()) * 1.1f);
+        ImGui::PlotLines(name, v.empty() ? nullptr : v.data(), int(v.size()), 0, overlay, 0.0f, top,
+                         ImVec2(ImGui::GetContentRegionAvail().x - 130, ph));
+      };
+      if (history.points() == 0) ImGui::TextDisabled("One point per batch of finished requests; none yet.");
+      plot("hit rate", history.hit_rate(), 1.0f, "%.0f%% of prompt tokens cached", 100.0f);
+      plot("mean match", history.matched_len(), 1.0f, "%.0f tokens matched", 1.0f);
+      if (has_requests)
+        plot("TTFT (ms)", history.ttft_ms(), 1.0f, "%.0f ms to first token", 1.0f);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Events")) {
+      for (size_t k = 0; k < panel::kEventKinds; ++k) {
+        ImGui::PushStyleColor(ImGuiCol_Text, kind_colour(CacheEventKind(k)));
+        ImGui::Checkbox(cache_event_kind_name(CacheEventKind(k)), &log.show[k]);
+        ImGui::PopStyleColor();
+        const float next = ImGui::GetItemRectMax().x + 90;
+        if (k + 1 < panel::kEventKinds && next < ImGui::GetWindowPos().x + ImGui::GetWindowWidth()) ImGui::SameLine();
+      }
+      ImGui::SameLine();
+      ImGui::Checkbox("notes", &log.show_notes);
+      char filter[128];
+      std::snprintf(filter, sizeof filter, "%s", log.text_filter.c_str());
+      ImGui::SetNextItemWidth(200);
+      if (ImGui::InputTextWithHint("##filter", "filter text", filter, sizeof filter)) log.text_filter = filter;
+      ImGui::SameLine();
+      if (ImGui::Button("Clear")) log.clear();
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s lines", count(int64_t(log.total())).c_str());
+      ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+      std::vector<const panel::LogEntry*> rows;
+      rows.reserve(log.entries().size());
+      for (const panel::LogEntry& e : log.entries())
+        if (log.visible(e)) rows.push_back(&e);
+      const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4;
+      ImGuiListClipper clip;
+      clip.Begin(int(rows.size()));
+      while (clip.Step()) {
+        for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+          const panel::LogEntry& e = *rows[size_t(i)];
+          if (e.seq == UINT64_MAX) {
+            ImGui::TextDisabled("        %s", e.text.c_str());
+          } else {
+            ImGui::TextDisabled("%7llu", (unsigned long long)e.seq);
+            ImGui::SameLine();
+            ImGui::TextColored(kind_colour(e.kind), "%s", e.text.c_str());
+          }
+        }
+      }
+      if (at_bottom) ImGui::SetScrollHereY(1.0f);
+      ImGui::EndChild();
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Demos")) {
+      rc::Engine* engine = feed_ ? feed_->engine() : nullptr;
+      if (!engine) ImGui::TextDisabled("Demos need a model: they send scripted chats to the engine.");
+      const auto& all = panel::demo_scenarios();
+      for (size_t i = 0; i < all.size(); ++i) {
+        ImGui::BeginDisabled(!engine);
+        ImGui::PushID(int(i));
+        if (ImGui::Button(all[i].name.c_str(), ImVec2(200, 0)))
+          demo.start(i, engine, kCachePolicies[settings_policy], now);
+        ImGui::PopID();
+        ImGui::EndDisabled();
+        ImGui::SameLine();
+        ImGui::TextDisabled("%s", all[i].summary.c_str());
+      }
+      if (demo.running()) {
+        if (ImGui::Button("Stop demo")) demo.stop(engine);
+        ImGui::SameLine();
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextUnformatted(demo.caption().c_str());
+        const std::string reply = demo.reply();
+        if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
+        ImGui::PopTextWrapPos();
+      }
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Cache")) {
+      ImGui::TextDisabled("Changing these restarts the engine with an empty cache.");
+      ImGui::SetNextItemWidth(160);
+      ImGui::Combo("policy", &settings_policy, kCachePolicies, 4);
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(160);
+      const int64_t step = 1024, step_fast = 16384;
+      ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step, &step_fast);
+      settings_pool_tokens = std::max<int64_t>(settings_pool_tokens, 0);
+      ImGui::SameLine();
+      ImGui::BeginDisabled(!on_settings);
+      if (ImGui::Button("Apply")) on_settings(kCachePolicies[settings_policy], settings_pool_tokens);
+      ImGui::EndDisabled();
+      ImGui::TextDisabled("radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
+                          "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
+      ImGui::Separator();
+      int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
+      ImGui::SetNextItemWidth(200);
+      if (ImGui::SliderInt("boxes before folding", &budget, 50, 5000)) lod.max_visible = size_t(budget), lod_changed();
+      ImGui::SetNextItemWidth(200);
+      if (ImGui::SliderInt("children per node", &fan, 4, 200)) lod.max_children = size_t(fan), lod_changed();
+      ImGui::SetNextItemWidth(200);
+      if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64)) lod.max_depth = depth, lod_changed();
+      ImGui::Checkbox("animate", &view.animate);
+      ImGui::SameLine();
+      if (ImGui::Button("Unfold all")) {
+        lod.collapsed.clear();
+        lod.expanded.clear();
+        lod_changed();
+      }
+      ImGui::SameLine();
+      if (ImGui::Button("Resync from snapshot")) resync(now, "requested");
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+  ImGui::EndChild();
+  ImGui::End();
+  last_draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace rc::ui

@@ -1,0 +1,550 @@
+#include "panel/tree-view.h"
+
+#include <algorithm>
+#include <cfloat>
+#include <cmath>
+#include <cstdio>
+
+#include "panel/event-log.h"
+#include "panel/panel-style.h"
+
+namespace rc::ui::panel {
+
+namespace {
+
+constexpr double kMatchGlow = 4.0;   // seconds a match path stays bright
+constexpr double kNewGlow = 6.0;     // seconds a new suffix is marked
+constexpr double kFlash = 1.6;       // seconds a split/merge flashes
+constexpr double kGhostLife = 3.0;   // seconds an evicted node fades out
+constexpr float kMinZoom = 0.03f, kMaxZoom = 3.0f;
+
+ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
+ImVec2 operator-(ImVec2 a, ImVec2 b) { return ImVec2(a.x - b.x, a.y - b.y); }
+
+bool overlaps(ImVec2 a0, ImVec2 a1, ImVec2 b0, ImVec2 b1) {
+  return a0.x <= b1.x && a1.x >= b0.x && a0.y <= b1.y && a1.y >= b0.y;
+}
+
+// Cuts `text` (one line already) to fit `width` pixels at `size` with "…".
+std::string fit_text(ImFont* font, float size, const std::string& text, float width) {
+  if (font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x <= width) return text;
+  const float ell = font->CalcTextSizeA(size, FLT_MAX, 0, "\xE2\x80\xA6").x;
+  std::string out;
+  float w = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t j = i + 1;
+    while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
+    const float cw = font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str() + i, text.c_str() + j).x;
+    if (w + cw + ell > width) break;
+    w += cw;
+    out.append(text, i, j - i);
+    i = j;
+  }
+  return out + "\xE2\x80\xA6";
+}
+
+std::string thousands(int64_t v) {
+  // Built digit by digit: std::string::insert here trips a false GCC 12
+  // -Wrestrict warning.
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string s;
+  if (v < 0) s += '-';
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
+}
+
+std::string page_span(const std::vector<PageId>& pages) {
+  if (pages.empty()) return "no pages";
+  bool contiguous = true;
+  for (size_t i = 1; i < pages.size(); ++i) contiguous &= pages[i] == pages[i - 1] + 1;
+  char buf[96];
+  if (pages.size() == 1)
+    std::snprintf(buf, sizeof buf, "page %d", pages[0]);
+  else if (contiguous)
+    std::snprintf(buf, sizeof buf, "%zu pages (%d-%d)", pages.size(), pages.front(), pages.back());
+  else
+    std::snprintf(buf, sizeof buf, "%zu pages (%d, ..., %d)", pages.size(), pages.front(), pages.back());
+  return buf;
+}
+
+}  // namespace
+
+bool TreeView::world_box(NodeId id, const TreeLayout& layout, float* x, float* y, float* w,
+                         float* h) const {
+  const LaidNode* ln = layout.find(id);
+  if (!ln) return false;
+  auto it = pos_.find(id);
+  *x = it == pos_.end() ? ln->x : it->second.x;
+  *y = it == pos_.end() ? ln->y : it->second.y;
+  *w = ln->w;
+  *h = ln->h;
+  return true;
+}
+
+void TreeView::update_positions(const TreeViewInput& in, float dt) {
+  const TreeLayout& L = *in.layout;
+  const bool snap = !animate || L.nodes.size() > 4000;
+  const float k = snap ? 1.0f : 1.0f - std::exp(-dt * 12.0f);
+  for (const LaidNode& ln : L.nodes) {
+    if (ln.id == kNoNode) continue;
+    auto it = pos_.find(ln.id);
+    if (it == pos_.end()) {
+      ImVec2 start(ln.x, ln.y);
+      if (!snap && ln.parent >= 0) {
+        auto p = pos_.find(L.nodes[size_t(ln.parent)].id);
+        if (p != pos_.end()) start = p->second;  // grow out of the parent
+      }
+      it = pos_.emplace(ln.id, start).first;
+    }
+    ImVec2& p = it->second;
+    p.x += (ln.x - p.x) * k;
+    p.y += (ln.y - p.y) * k;
+    if (std::fabs(ln.x - p.x) < 0.25f && std::fabs(ln.y - p.y) < 0.25f) p = ImVec2(ln.x, ln.y);
+  }
+}
+
+void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
+  const TreeLayout& L = *in.layout;
+  const TreeModel& m = *in.model;
+  const float margin = 28;
+  auto fit_zoom = [&] {
+    const float zx = (size.x - 2 * margin) / std::max(L.width, 1.0f);
+    const float zy = (size.y - 2 * margin) / std::max(L.height, 1.0f);
+    return std::clamp(std::min(zx, zy), kMinZoom, 1.25f);
+  };
+  auto center_on = [&](float wx, float wy, float zoom) {
+    target_.zoom = zoom;
+    target_.x = wx - size.x * 0.5f / zoom;
+    target_.y = wy - size.y * 0.5f / zoom;
+    has_target_ = true;
+  };
+  if (fit_requested_) {
+    fit_requested_ = false;
+    const float z = fit_zoom();
+    center_on(L.width * 0.5f, L.height * 0.5f, z);
+  }
+  if (focus_ != kNoNode) {
+    float x, y, w, h;
+    if (world_box(focus_, L, &x, &y, &w, &h))
+      center_on(x + w * 0.5f, y + h * 0.5f, std::max(cam.zoom, 0.8f));
+    focus_ = kNoNode;
+  }
+  // Follow growth: on every relayout, or a new insert, keep it in view.
+  const bool grew = in.layout_generation != seen_generation_ || m.last_insert_node() != seen_insert_;
+  seen_generation_ = in.layout_generation;
+  seen_insert_ = m.last_insert_node();
+  if (follow && grew && !L.empty()) {
+    const float z = fit_zoom();
+    if (z >= 0.6f) {
+      center_on(L.width * 0.5f, L.height * 0.5f, std::min(z, 1.0f));
+    } else {
+      // Too big to fit readably: keep the zoom, bring the newest node in.
+      const float zoom = std::max(has_target_ ? target_.zoom : cam.zoom, 0.6f);
+      NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
+      float x, y, w, h;
+      if (watch != kNoNode && world_box(watch, L, &x, &y, &w, &h)) {
+        const Camera from = has_target_ ? target_ : cam;
+        const float vw = size.x / zoom, vh = size.y / zoom, pad = margin / zoom;
+        float cx = from.x, cy = from.y;
+        if (x - pad < cx) cx = x - pad;
+        if (x + w + pad > cx + vw) cx = x + w + pad - vw;
+        if (y - pad < cy) cy = y - pad;
+        if (y + h + pad > cy + vh) cy = y + h + pad - vh;
+        target_ = Camera{cx, cy, zoom};
+        has_target_ = true;
+      }
+    }
+  }
+  if (has_target_) {
+    const float k = smooth_camera ? 1.0f - std::exp(-dt * 9.0f) : 1.0f;
+    // Zoom about the canvas centre so the glide does not swing sideways.
+    const float cx0 = cam.x + size.x * 0.5f / cam.zoom, cy0 = cam.y + size.y * 0.5f / cam.zoom;
+    const float cx1 = target_.x + size.x * 0.5f / target_.zoom;
+    const float cy1 = target_.y + size.y * 0.5f / target_.zoom;
+    const float z = std::exp(std::log(cam.zoom) + (std::log(target_.zoom) - std::log(cam.zoom)) * k);
+    const float cx = cx0 + (cx1 - cx0) * k, cy = cy0 + (cy1 - cy0) * k;
+    cam = Camera{cx - size.x * 0.5f / z, cy - size.y * 0.5f / z, z};
+    if (k >= 1.0f || (std::fabs(cx - cx1) * z < 0.5f && std::fabs(cy - cy1) * z < 0.5f &&
+                      std::fabs(z - target_.zoom) < 1e-3f)) {
+      cam = target_;
+      has_target_ = false;
+    }
+  }
+}
+
+void TreeView::handle_input(const TreeViewInput& in, ImVec2 size, TreeViewActions& act) {
+  (void)in;
+  (void)size;
+  (void)act;
+  ImGuiIO& io = ImGui::GetIO();
+  if (ImGui::IsItemActivated()) {
+    dragging_ = false;
+    press_pos_ = io.MousePos;
+  }
+  if (ImGui::IsItemActive()) {
+    const ImVec2 d = io.MousePos - press_pos_;
+    if (dragging_ || d.x * d.x + d.y * d.y > 16) {
+      dragging_ = true;
+      cam.x -= io.MouseDelta.x / cam.zoom;
+      cam.y -= io.MouseDelta.y / cam.zoom;
+      follow = false;
+      has_target_ = false;
+    }
+  }
+  if (ImGui::IsItemHovered() && io.MouseWheel != 0) {
+    const float z0 = cam.zoom;
+    const float z1 = std::clamp(z0 * std::pow(1.15f, io.MouseWheel), kMinZoom, kMaxZoom);
+    const ImVec2 m = io.MousePos - canvas_min_;
+    cam.x += m.x / z0 - m.x / z1;  // the world point under the cursor stays put
+    cam.y += m.y / z0 - m.y / z1;
+    cam.zoom = z1;
+    follow = false;
+    has_target_ = false;
+  }
+}
+
+void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
+  const TreeModel& m = *in.model;
+  ImGui::BeginTooltip();
+  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+  if (n.id == kRootNode) {
+    ImGui::TextUnformatted("Root of the radix tree");
+    ImGui::TextDisabled("%s nodes below, tick %llu", thousands(int64_t(m.size()) - 1).c_str(),
+                        (unsigned long long)m.tick());
+  } else {
+    std::string text = in.label ? in.label(n).full : std::string();
+    if (text.size() > 900) text = text.substr(0, 900) + "\xE2\x80\xA6";
+    ImGui::TextColored(ImVec4(1.0f, 0.86f, 0.55f, 1.0f), "\"%s\"", text.c_str());
+    ImGui::Separator();
+    ImGui::Text("#%u  %s tokens, %s", n.id, thousands(int64_t(n.tokens.size())).c_str(),
+                page_span(n.pages).c_str());
+    ImGui::Text("tokens %s-%s of the prompt path", thousands(n.depth_tokens).c_str(),
+                thousands(n.depth_tokens + int64_t(n.tokens.size())).c_str());
+    if (n.lock_ref)
+      ImGui::Text("lock_ref %u: protected, a running request reads it", n.lock_ref);
+    else if (n.pin_ref)
+      ImGui::Text("lock_ref 0, pinned (pin_ref %u): evicted last", n.pin_ref);
+    else
+      ImGui::Text("lock_ref 0: evictable (LRU)");
+    const uint64_t ago = m.tick() >= n.last_access ? m.tick() - n.last_access : 0;
+    ImGui::Text("last access: tick %llu (%llu ago)   hits: %llu", (unsigned long long)n.last_access,
+                (unsigned long long)ago, (unsigned long long)n.hits);
+    ImGui::TextDisabled("children %zu - click to select, double-click to fold, right-click for more",
+                        n.children.size());
+  }
+  ImGui::PopTextWrapPos();
+  ImGui::EndTooltip();
+}
+
+TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
+  stats_ = {};
+  TreeViewActions act;
+  const TreeLayout& L = *in.layout;
+  const TreeModel& m = *in.model;
+  ImGuiIO& io = ImGui::GetIO();
+  const float dt = last_now_ < 0 ? 1.0f / 60 : float(std::clamp(in.now - last_now_, 0.0, 0.1));
+  last_now_ = in.now;
+  size.x = std::max(size.x, 60.0f);
+  size.y = std::max(size.y, 60.0f);
+  canvas_min_ = ImGui::GetCursorScreenPos();
+  canvas_max_ = canvas_min_ + size;
+  ImGui::InvisibleButton("##tree-canvas", size,
+                         ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                             ImGuiButtonFlags_MouseButtonMiddle);
+  const bool canvas_hovered = ImGui::IsItemHovered();
+  const bool released = ImGui::IsItemDeactivated();
+  handle_input(in, size, act);
+
+  if (in.layout_generation != seen_generation_) {
+    // Drop animated positions of nodes that left the layout.
+    for (auto it = pos_.begin(); it != pos_.end();)
+      it = L.index.count(it->first) ? std::next(it) : pos_.erase(it);
+  }
+  update_camera(in, size, dt);
+  update_positions(in, dt);
+
+  if (m.version() != heat_version_) {
+    heat_version_ = m.version();
+    oldest_ = UINT64_MAX;
+    newest_ = 0;
+    for (const auto& [id, n] : m.nodes()) {
+      if (id == kRootNode) continue;
+      oldest_ = std::min(oldest_, n.last_access);
+      newest_ = std::max(newest_, n.last_access);
+    }
+  }
+  const float tau = std::max(3.0f, float(newest_ - std::min(oldest_, newest_)) * 0.15f);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  dl->PushClipRect(canvas_min_, canvas_max_, true);
+  dl->AddRectFilled(canvas_min_, canvas_max_, Palette::canvas, 4.0f);
+  // Faint grid: shows panning and zoom even over an empty area.
+  const float step = 80 * cam.zoom;
+  if (step >= 18) {
+    for (float x = canvas_min_.x - std::fmod(cam.x * cam.zoom, step); x < canvas_max_.x; x += step)
+      dl->AddLine(ImVec2(x, canvas_min_.y), ImVec2(x, canvas_max_.y), Palette::grid);
+    for (float y = canvas_min_.y - std::fmod(cam.y * cam.zoom, step); y < canvas_max_.y; y += step)
+      dl->AddLine(ImVec2(canvas_min_.x, y), ImVec2(canvas_max_.x, y), Palette::grid);
+  }
+
+  const double match_at = m.last_match_at();
+  auto on_match = [&](const TreeNode* n) {
+    return n && match_at != kNever && n->matched_at == match_at;
+  };
+  const float match_glow =
+      match_at == kNever ? 0.0f : float(std::max(0.35, 1.0 - (in.now - match_at) / kMatchGlow));
+  const float z = cam.zoom;
+  auto box_of = [&](const LaidNode& ln, ImVec2* p0, ImVec2* p1) {
+    ImVec2 w(ln.x, ln.y);
+    if (ln.id != kNoNode) {
+      auto it = pos_.find(ln.id);
+      if (it != pos_.end()) w = it->second;
+    }
+    *p0 = to_screen(w.x, w.y);
+    *p1 = *p0 + ImVec2(ln.w * z, ln.h * z);
+  };
+
+  // Edges: parent's right middle to child's left middle.
+  for (const LaidNode& ln : L.nodes) {
+    if (ln.parent < 0) continue;
+    const LaidNode& pn = L.nodes[size_t(ln.parent)];
+    ImVec2 a0, a1, b0, b1;
+    box_of(pn, &a0, &a1);
+    box_of(ln, &b0, &b1);
+    const ImVec2 a(a1.x, (a0.y + a1.y) * 0.5f), b(b0.x, (b0.y + b1.y) * 0.5f);
+    if (!overlaps(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
+                  ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), canvas_min_, canvas_max_))
+      continue;
+    const TreeNode* child = ln.id == kNoNode ? nullptr : m.find(ln.id);
+    const bool hot = on_match(child);
+    const ImU32 col = hot ? with_alpha(Palette::matched, match_glow) : Palette::edge;
+    const float th = hot ? 2.5f : std::clamp(1.4f * z, 1.0f, 2.0f);
+    if (z < 0.3f) {
+      dl->AddLine(a, b, col, th);
+    } else {
+      const float dx = (b.x - a.x) * 0.5f;
+      const int segs = std::clamp(int((std::fabs(b.x - a.x) + std::fabs(b.y - a.y)) / 12), 4, 24);
+      dl->AddBezierCubic(a, a + ImVec2(dx, 0), b - ImVec2(dx, 0), b, col, th, segs);
+    }
+    ++stats_.edges_drawn;
+  }
+
+  ImFont* font = ImGui::GetFont();
+  const float fs = font_size * z;
+  const bool text1 = fs >= 6.0f, text2 = fs >= 7.5f;
+
+  // Ghosts of evicted nodes, fading out where they were.
+  for (const Ghost& g : m.ghosts()) {
+    const float age = float(in.now - g.died_at);
+    if (!g.placed || age > kGhostLife) continue;
+    const ImVec2 p0 = to_screen(g.x, g.y), p1 = p0 + ImVec2(g.w * z, g.h * z);
+    if (!overlaps(p0, p1, canvas_min_, canvas_max_)) continue;
+    const float a = 1.0f - age / float(kGhostLife);
+    dl->AddRectFilled(p0, p1, with_alpha(Palette::ghost, 0.55f * a), 3.0f * z);
+    dl->AddRect(p0, p1, with_alpha(Palette::ghost, a), 3.0f * z, 0, 1.5f);
+    if (text1)
+      dl->AddText(font, fs, p0 + ImVec2(6 * z, 4 * z), with_alpha(Palette::text, a), "evicted");
+    ++stats_.ghosts_drawn;
+  }
+
+  // Nodes.
+  NodeId hovered = kNoNode;
+  NodeId hovered_aggregate_parent = kNoNode;
+  const ImVec2 mouse = io.MousePos;
+  for (const LaidNode& ln : L.nodes) {
+    ImVec2 p0, p1;
+    box_of(ln, &p0, &p1);
+    if (!overlaps(p0, p1, canvas_min_, canvas_max_)) {
+      ++stats_.culled;
+      continue;
+    }
+    const bool under_mouse = canvas_hovered && mouse.x >= p0.x && mouse.x < p1.x &&
+                             mouse.y >= p0.y && mouse.y < p1.y;
+    if (ln.aggregate) {
+      dl->AddRectFilled(p0, p1, Palette::rgba(38, 43, 54), 8.0f * z);
+      dl->AddRect(p0, p1, under_mouse ? Palette::text_dim : Palette::edge, 8.0f * z, 0, 1.0f);
+      if (text1) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "+%s more", thousands(ln.folded_children).c_str());
+        dl->AddText(font, fs, p0 + ImVec2(8 * z, 3 * z), Palette::text_dim, buf);
+      }
+      if (under_mouse) {
+        hovered_aggregate_parent = L.nodes[size_t(ln.parent)].id;
+        ImGui::SetTooltip("%s more branches (%s nodes) folded here: click to show them all",
+                          thousands(ln.folded_children).c_str(), thousands(ln.hidden).c_str());
+      }
+      ++stats_.aggregates_drawn;
+      continue;
+    }
+    const TreeNode* n = m.find(ln.id);
+    if (!n) continue;
+    if (under_mouse) hovered = n->id;
+    const bool is_root = n->id == kRootNode;
+
+    ImU32 fill;
+    if (is_root) {
+      fill = Palette::root;
+    } else if (n->lock_ref > 0) {
+      fill = Palette::locked;
+    } else if (n->pin_ref > 0) {
+      fill = Palette::pinned;
+    } else {
+      const float heat = std::exp(-float(newest_ - std::min(newest_, n->last_access)) / tau);
+      fill = mix(Palette::cold, Palette::hot, heat);
+    }
+    if (ln.folded) {  // a stack of cards: more is hidden behind
+      const ImVec2 off(4 * z, -4 * z);
+      dl->AddRectFilled(p0 + off + off, p1 + off + off - ImVec2(0, 3 * z), mix(fill, Palette::canvas, 0.6f));
+      dl->AddRectFilled(p0 + off, p1 + off - ImVec2(0, 2 * z), mix(fill, Palette::canvas, 0.35f));
+    }
+    dl->AddRectFilled(p0, p1, fill);  // the node box: exactly one quad
+    ++stats_.nodes_drawn;
+    if (ln.folded) ++stats_.folded_drawn;
+    dl->AddRect(p0, p1, under_mouse ? Palette::rgba(255, 255, 255, 120) : Palette::border, 0, 0, 1.0f);
+
+    // Highlights, outermost last so the most important one shows.
+    auto outline = [&](ImU32 c, float grow, float th) {
+      const ImVec2 g(grow, grow);
+      dl->AddRect(p0 - g, p1 + g, c, 2.0f, 0, th);
+    };
+    const double new_age = in.now - n->inserted_at;
+    if (new_age < kNewGlow) outline(with_alpha(Palette::inserted, float(1.0 - new_age / kNewGlow)), 1.5f, 2.0f);
+    if (on_match(n) && !is_root) outline(with_alpha(Palette::matched, match_glow), 1.5f, 2.5f);
+    const double flash_age = in.now - n->flashed_at;
+    if (flash_age < kFlash) {
+      const float pulse = 0.5f + 0.5f * std::cos(float(flash_age) * 9.0f);
+      outline(with_alpha(Palette::flash, float(1.0 - flash_age / kFlash) * pulse), 4.0f, 2.0f);
+    }
+    if (n->id == in.located || n->id == in.located_partial) outline(Palette::located, 4.0f, 2.5f);
+    if (n->id == in.selected) outline(Palette::selected, 3.0f, 2.5f);
+
+    if (text1) {
+      const ImVec4 clip(p0.x + 1, p0.y + 1, p1.x - 1, p1.y - 1);
+      const char* line1;
+      std::string tmp;
+      if (is_root) {
+        line1 = "root";
+      } else if (in.label) {
+        NodeLabel& lab = in.label(*n);
+        if (lab.fitted_for != ln.w) {
+          lab.fitted = fit_text(font, font_size, one_line(lab.full, 160), ln.w - 12);
+          lab.fitted_for = ln.w;
+        }
+        line1 = lab.fitted.c_str();
+      } else {
+        line1 = "";
+      }
+      dl->AddText(font, fs, p0 + ImVec2(6 * z, 3 * z), Palette::text, line1, nullptr, 0, &clip);
+      ++stats_.labels_drawn;
+      if (text2) {
+        char buf[96];
+        if (is_root)
+          std::snprintf(buf, sizeof buf, "%s nodes", thousands(int64_t(m.size()) - 1).c_str());
+        else
+          std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
+                        thousands(int64_t(n->tokens.size())).c_str(), (unsigned long long)n->hits,
+                        n->lock_ref ? " \xC2\xB7 locked" : "", n->pin_ref ? " \xC2\xB7 pinned" : "");
+        dl->AddText(font, fs * 0.86f, p0 + ImVec2(6 * z, ln.h * 0.5f * z + 1 * z), Palette::text_dim,
+                    buf, nullptr, 0, &clip);
+      }
+    }
+    if (text1 && ln.folded) {  // "+N" tag on the right edge
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "+%s", thousands(ln.hidden).c_str());
+      const ImVec2 ts = font->CalcTextSizeA(fs * 0.8f, FLT_MAX, 0, buf);
+      const ImVec2 t0(p1.x - ts.x - 8 * z, p0.y - ts.y * 0.6f);
+      dl->AddRectFilled(t0 - ImVec2(3 * z, 1 * z), t0 + ts + ImVec2(3 * z, 1 * z), Palette::rgba(90, 98, 118), 6 * z);
+      dl->AddText(font, fs * 0.8f, t0, Palette::text, buf);
+    }
+    if (text1 && new_age < kNewGlow) {  // "new" tag on the top edge
+      const float a = float(1.0 - new_age / kNewGlow);
+      const ImVec2 ts = font->CalcTextSizeA(fs * 0.72f, FLT_MAX, 0, "new");
+      const ImVec2 t0(p0.x + 6 * z, p0.y - ts.y * 0.65f);
+      dl->AddRectFilled(t0 - ImVec2(3 * z, 0), t0 + ts + ImVec2(3 * z, 0), with_alpha(Palette::inserted, a), 5 * z);
+      dl->AddText(font, fs * 0.72f, t0, with_alpha(Palette::rgba(10, 30, 16), a), "new");
+    }
+  }
+
+  if (L.empty() && m.ghosts().empty()) {
+    const char* msg = "The cache is empty: send a message, or run a demo.";
+    const ImVec2 ts = ImGui::CalcTextSize(msg);
+    dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f, (canvas_min_.y + canvas_max_.y) * 0.5f + 30),
+                Palette::text_dim, msg);
+  }
+
+  // Legend (bottom left) and scale (bottom right).
+  {
+    struct Item {
+      ImU32 c;
+      const char* t;
+      bool outline;
+    };
+    const Item items[] = {{Palette::locked, "locked", false},   {Palette::hot, "evictable (hot)", false},
+                          {Palette::cold, "cold", false},       {Palette::pinned, "pinned", false},
+                          {Palette::matched, "matched", true},  {Palette::inserted, "new", true},
+                          {Palette::ghost, "evicted", false}};
+    const float s = ImGui::GetFontSize() * 0.85f;
+    ImVec2 p(canvas_min_.x + 10, canvas_max_.y - s - 10);
+    dl->AddRectFilled(p - ImVec2(6, 5), ImVec2(canvas_min_.x + 10 + 560, canvas_max_.y - 4),
+                      Palette::rgba(16, 18, 24, 200), 4.0f);
+    for (const Item& it : items) {
+      if (p.x > canvas_max_.x - 80) break;
+      if (it.outline)
+        dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it.c, 2.0f, 0, 2.0f);
+      else
+        dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it.c, 2.0f);
+      dl->AddText(font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it.t);
+      p.x += s + 10 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+    }
+    char buf[96];
+    std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(z * 100)),
+                  thousands(int64_t(L.nodes.size())).c_str(), thousands(int64_t(L.model_nodes)).c_str());
+    const ImVec2 ts = font->CalcTextSizeA(s, FLT_MAX, 0, buf);
+    dl->AddText(font, s, ImVec2(canvas_max_.x - ts.x - 10, canvas_min_.y + 8), Palette::text_dim, buf);
+  }
+  dl->PopClipRect();
+
+  // Clicks: a press and release without a drag.
+  hovered_ = hovered;
+  if (released && !dragging_) {
+    if (io.MouseReleased[0]) {
+      if (hovered != kNoNode)
+        act.clicked = hovered;
+      else if (hovered_aggregate_parent != kNoNode)
+        act.expand_children_of = hovered_aggregate_parent;
+      else
+        act.clicked_background = true;
+    } else if (io.MouseReleased[1] && hovered != kNoNode) {
+      context_node_ = hovered;
+      ImGui::OpenPopup("##tree-node-menu");
+    }
+  }
+  if (canvas_hovered && ImGui::IsMouseDoubleClicked(0) && hovered != kNoNode && hovered != kRootNode)
+    act.toggle_fold = hovered;
+  if (ImGui::BeginPopup("##tree-node-menu")) {
+    const TreeNode* n = m.find(context_node_);
+    if (!n) {
+      ImGui::CloseCurrentPopup();
+    } else {
+      ImGui::TextDisabled("#%u, %zu tokens", n->id, n->tokens.size());
+      ImGui::Separator();
+      if (ImGui::MenuItem("Select")) act.clicked = n->id;
+      if (ImGui::MenuItem("Fold / unfold subtree", nullptr, false, !n->children.empty()))
+        act.toggle_fold = n->id;
+      if (ImGui::MenuItem("Centre on it")) focus(n->id);
+      if (ImGui::MenuItem("Conversations using this prefix...", nullptr, false, n->id != kRootNode))
+        act.conversations = n->id;
+    }
+    ImGui::EndPopup();
+  }
+  act.hovered = hovered;
+  if (hovered != kNoNode && !dragging_ && !ImGui::IsPopupOpen("##tree-node-menu")) {
+    if (const TreeNode* n = m.find(hovered)) draw_tooltip(in, *n);
+  }
+  return act;
+}
+
+}  // namespace rc::ui::panel

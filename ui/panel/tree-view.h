@@ -1,0 +1,130 @@
+// The tree canvas: draws a TreeLayout with ImGui's draw list and turns mouse
+// input into pan (drag), zoom (wheel, around the cursor), hover, select
+// (click), fold (double-click) and a context menu.
+//
+// What is drawn, and why:
+//   box fill     state: locked (amber, protected), pinned (violet), else
+//                evictable, blended cold slate -> hot teal by recency
+//   gold         outline and edges of the path the latest request matched
+//   green        outline and "new" tag on a freshly inserted suffix
+//   white flash  a node that was just split or merged
+//   red ghost    an evicted node fading out where it was
+//   "+N"         a folded subtree (level of detail); "+N more" folded siblings
+// Boxes outside the canvas are culled; text is dropped when it would be too
+// small to read, and edges become straight lines when zoomed far out.
+//
+// Each node box is exactly one AddRectFilled (one quad of the node's size),
+// so a test can count boxes in the draw data. GUI thread, inside an ImGui
+// frame.
+#pragma once
+
+#include <imgui.h>
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+
+#include "panel/tree-lod.h"
+#include "panel/tree-model.h"
+
+namespace rc::ui::panel {
+
+struct Camera {
+  float x = 0, y = 0;  // world point at the canvas' top-left corner
+  float zoom = 1;      // screen pixels per world unit
+};
+
+struct NodeLabel {
+  size_t n_tokens = 0;
+  Token first = -1;
+  std::string full;    // decoded span
+  std::string fitted;  // one line that fits the box at zoom 1
+  float fitted_for = -1;
+};
+
+struct TreeViewInput {
+  const TreeModel* model = nullptr;
+  const TreeLayout* layout = nullptr;
+  const NodeMetrics* metrics = nullptr;
+  std::function<NodeLabel&(const TreeNode&)> label;
+  NodeId selected = kNoNode;
+  NodeId located = kNoNode;
+  NodeId located_partial = kNoNode;
+  double now = 0;
+  uint64_t layout_generation = 0;  // changes whenever `layout` was recomputed
+};
+
+struct TreeViewStats {
+  int nodes_drawn = 0;  // boxes of real nodes (root included), on screen
+  int folded_drawn = 0;
+  int aggregates_drawn = 0;
+  int ghosts_drawn = 0;
+  int edges_drawn = 0;
+  int labels_drawn = 0;
+  int culled = 0;  // laid-out boxes skipped as off-screen
+};
+
+struct TreeViewActions {
+  NodeId hovered = kNoNode;
+  NodeId clicked = kNoNode;
+  bool clicked_background = false;
+  NodeId toggle_fold = kNoNode;
+  NodeId expand_children_of = kNoNode;  // a "+N more" box was clicked
+  NodeId conversations = kNoNode;       // context menu: which chats use it
+};
+
+class TreeView {
+ public:
+  Camera cam;
+  bool follow = true;   // keep the newest growth in view (off after a manual pan)
+  bool animate = true;  // boxes glide to new places after a relayout
+  bool smooth_camera = true;  // camera glides to fit/follow targets
+  float font_size = 15;
+
+  void request_fit() { fit_requested_ = true; }
+  // Pans (smoothly) so that `id` is in the middle of the canvas.
+  void focus(NodeId id) { focus_ = id; }
+
+  // Draws at the current cursor position, `size` pixels, inside the current
+  // window, and consumes the mouse over it.
+  TreeViewActions draw(const TreeViewInput& in, ImVec2 size);
+  const TreeViewStats& stats() const { return stats_; }
+
+  // Where a node is drawn now (world units); false when not laid out.
+  bool world_box(NodeId id, const TreeLayout& layout, float* x, float* y, float* w, float* h) const;
+  // Screen rectangle of the canvas in the latest frame.
+  ImVec2 canvas_min() const { return canvas_min_; }
+  ImVec2 canvas_max() const { return canvas_max_; }
+  // Screen position of a world point with the current camera.
+  ImVec2 to_screen(float wx, float wy) const {
+    return ImVec2(canvas_min_.x + (wx - cam.x) * cam.zoom, canvas_min_.y + (wy - cam.y) * cam.zoom);
+  }
+  // Forget a node's animated position (its id was reused by a new node).
+  void forget(NodeId id) { pos_.erase(id); }
+
+ private:
+  void update_positions(const TreeViewInput& in, float dt);
+  void update_camera(const TreeViewInput& in, ImVec2 size, float dt);
+  void handle_input(const TreeViewInput& in, ImVec2 size, TreeViewActions& act);
+  void draw_tooltip(const TreeViewInput& in, const TreeNode& n);
+
+  TreeViewStats stats_;
+  ImVec2 canvas_min_{0, 0}, canvas_max_{0, 0};
+  std::unordered_map<NodeId, ImVec2> pos_;  // animated world positions
+  uint64_t seen_generation_ = UINT64_MAX;
+  NodeId seen_insert_ = kNoNode;
+  bool fit_requested_ = true;
+  NodeId focus_ = kNoNode;
+  bool has_target_ = false;
+  Camera target_;
+  double last_now_ = -1;
+  bool dragging_ = false;
+  ImVec2 press_pos_{0, 0};
+  NodeId hovered_ = kNoNode;
+  NodeId context_node_ = kNoNode;
+  // Heat scale: newest and oldest last_access, refreshed per model version.
+  uint64_t heat_version_ = UINT64_MAX;
+  uint64_t oldest_ = 0, newest_ = 0;
+};
+
+}  // namespace rc::ui::panel
