@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
       add_logits_command(root),
       add_bench_command(root),
       add_serve_command(root),
+      add_tokenize_command(root),
+      add_gguf_info_command(root),
   };
 
   try {

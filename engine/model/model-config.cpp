@@ -244,14 +244,18 @@ std::string describe(const ModelConfig& c) {
   char eps[32];
   std::snprintf(eps, sizeof eps, "%g", static_cast<double>(c.norm_eps));
   line("rms norm eps", eps);
-  std::string rope = "n_rot " + std::to_string(c.rope.n_rot) + ", base " +
-                     std::to_string(c.rope.freq_base) +
+  char base[32];
+  std::snprintf(base, sizeof base, "%g", static_cast<double>(c.rope.freq_base));
+  std::string rope = "n_rot " + std::to_string(c.rope.n_rot) + ", base " + base +
                      (c.rope.neox_halves ? ", halves (neox)" : ", adjacent pairs");
   if (c.rope.llama3_factor != 0.0f) {
-    rope += ", llama3 scaling factor " + std::to_string(c.rope.llama3_factor) + " low " +
-            std::to_string(c.rope.llama3_low_freq_factor) + " high " +
-            std::to_string(c.rope.llama3_high_freq_factor) + " original context " +
-            std::to_string(c.rope.llama3_original_context);
+    char l3[128];
+    std::snprintf(l3, sizeof l3, ", llama3 scaling factor %g low %g high %g original context %d",
+                  static_cast<double>(c.rope.llama3_factor),
+                  static_cast<double>(c.rope.llama3_low_freq_factor),
+                  static_cast<double>(c.rope.llama3_high_freq_factor),
+                  c.rope.llama3_original_context);
+    rope += l3;
   }
   line("rope", rope);
   line("output", c.tied_output ? "tied to token_embd" : "output.weight");

@@ -112,7 +112,9 @@ std::optional<ChatFormat> ChatTemplate::detect(std::string_view j) {
   if (contains(j, "<|im_start|>")) return ChatFormat::chatml;
   if (contains(j, "<|start_header_id|>")) return ChatFormat::llama3;
   if (contains(j, "[INST]")) return ChatFormat::llama2;
-  if (contains(j, "<|user|>")) {
+  // "<|user|>" spelled out, or built from the role as Phi-3 and radixchat do.
+  if (contains(j, "<|user|>") || contains(j, "'<|' + message['role'] + '|>") ||
+      contains(j, "\"<|\" + message[\"role\"] + \"|>")) {
     if (contains(j, "<|end|>")) return ChatFormat::radixchat;
     if (contains(j, "</s>") || contains(j, "eos_token") || contains(j, "<|endoftext|>")) {
       return ChatFormat::zephyr;

@@ -69,6 +69,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::create(std::vector<SpmPiece> piece
     }
   }
   for (auto& [first, list] : t->split_) {
+    t->split_first_[first] = true;
     std::stable_sort(list.begin(), list.end(),
                      [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
   }
@@ -120,6 +121,10 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& path) {
   if (!f.ok()) return f.status();
   Result<std::unique_ptr<Tokenizer>> t = from_gguf(**f);
   if (t.ok()) return t;
+  // A broken vocabulary is reported; only a missing or unsupported one is replaced.
+  if (t.status().code() != StatusCode::not_found && t.status().code() != StatusCode::unsupported) {
+    return Status(t.status().code(), path + ": " + t.status().message());
+  }
   // A tokenizer.model beside the file stands in for a missing or unsupported vocabulary.
   const size_t slash = path.find_last_of('/');
   const std::string sidecar =
@@ -152,10 +157,11 @@ Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_b
   }
   size_t start = 0;  // start of the pending plain-text span
   for (size_t i = 0; i < text.size();) {
-    auto it = split_.find(static_cast<unsigned char>(text[i]));
+    const unsigned char c = static_cast<unsigned char>(text[i]);
     int32_t hit = -1;
     size_t hit_len = 0;
-    if (it != split_.end()) {
+    if (split_first_[c]) {
+      const auto it = split_.find(c);
       for (const auto& [spelling, id] : it->second) {
         if (text.compare(i, spelling.size(), spelling) == 0) {
           hit = id;

@@ -25,6 +25,7 @@
 // and may be called from several threads at once.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -119,6 +120,7 @@ class Tokenizer {
   std::vector<int32_t> eog_;
   // Spellings split out of text by encode(), by first byte, longest first.
   std::unordered_map<unsigned char, std::vector<std::pair<std::string, int32_t>>> split_;
+  std::array<bool, 256> split_first_{};  // fast reject for bytes that start no spelling
   std::unordered_map<std::string, int32_t> special_ids_;
 };
 

@@ -85,6 +85,8 @@ void add_random(GgufWriter& w, const std::string& name, DType type, int64_t cols
   });
 }
 
+}  // namespace
+
 Result<VocabPieces> vocab_from_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Status(StatusCode::not_found, path + ": cannot open");
@@ -124,8 +126,6 @@ Result<VocabPieces> vocab_from_file(const std::string& path) {
   v.unk = m->unk_id;
   return v;
 }
-
-}  // namespace
 
 DType weight_type_for(const std::string& type, const std::string& name, int layer, int n_layers) {
   DType t = DType::f32;

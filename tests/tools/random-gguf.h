@@ -58,6 +58,8 @@ struct VocabPieces {
   int32_t bos = 1, eos = 2, unk = 0;
 };
 VocabPieces synthetic_vocab(int n_vocab);
+// The vocabulary of a GGUF or sentencepiece tokenizer.model (types as GGUF's token_type).
+Result<VocabPieces> vocab_from_file(const std::string& path);
 // Adds tokenizer.ggml.* keys for a llama (sentencepiece) vocabulary.
 void add_vocab_metadata(const VocabPieces& v, bool add_space_prefix, model::GgufWriter& w);
 

@@ -311,6 +311,21 @@ TEST(ModelConfig, LoadModelFromFileAndPrefixesErrors) {
   std::remove(again.c_str());
 }
 
+TEST(ModelConfig, BundledModel) {
+  const std::string path = std::string(RADIXCHAT_SOURCE_DIR) + "/assets/model/radixchat-demo.gguf";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no bundled model yet";
+  auto m = load_model(path);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  const ModelConfig& c = (*m)->config;
+  EXPECT_EQ(c.arch, "llama");
+  EXPECT_EQ(c.n_vocab, 4096);
+  EXPECT_LT(c.n_kv_heads, c.n_heads);  // GQA, as the recipe promises
+  EXPECT_EQ(c.n_ctx_train, 1024);
+  EXPECT_FALSE(c.rope.neox_halves);
+  EXPECT_EQ(c.rope.n_rot, c.head_dim);
+  EXPECT_EQ((*m)->weights.layers.size(), static_cast<size_t>(c.n_layers));
+}
+
 TEST(ModelConfig, DefaultModelPath) {
   unsetenv("RADIXCHAT_MODEL");
   EXPECT_EQ(default_model_path(),
