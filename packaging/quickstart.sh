@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's two quick-start commands, on a fresh Debian 12 (bookworm):
-#   bash packaging/quickstart.sh run    install what is missing, build, start the app
+#   bash packaging/quickstart.sh run    install what is missing, build, start the desktop app
+#                                       (the terminal chat when there is no display)
 #   bash packaging/quickstart.sh test   install what is missing, build, run the whole suite
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -16,6 +17,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   xvfb xauth
+  dpkg-dev lintian desktop-file-utils appstream
 )
 
 install_missing() {
@@ -40,7 +42,13 @@ install_missing
 build_all
 case "$mode" in
   run)
-    exec "$build/app/radixchat-cli" cache-demo
+    # The desktop app; without a display (ssh, a container) the same engine
+    # chats in the terminal instead.
+    if [[ -z "${DISPLAY:-}" && -z "${WAYLAND_DISPLAY:-}" ]]; then
+      echo "quickstart: no display (DISPLAY and WAYLAND_DISPLAY are empty): starting the terminal chat instead of the desktop app" >&2
+      exec "$build/app/radixchat-cli" chat
+    fi
+    exec "$build/app/gui/radixchat" "${@:2}"
     ;;
   test)
     cd "$build"

@@ -1,0 +1,34 @@
+// DevDriver: the hidden developer flags of `radixchat` (tests, screenshots
+// for the docs). Once the window is ready it types each --send message into
+// the message box and presses Enter, the next one after the previous reply
+// is stored; after the last reply it saves --screenshot (QWidget::grab of the
+// window) and, with --quit-after-reply, exits: 0 ok, 1 a reply failed or the
+// screenshot could not be written, 2 the model did not load. GUI thread.
+#pragma once
+
+#include <QObject>
+#include <QStringList>
+
+namespace rc::gui {
+
+class MainWindow;
+
+class DevDriver : public QObject {
+  Q_OBJECT
+ public:
+  DevDriver(MainWindow* window, QStringList messages, QString screenshot, bool quitAfterReply);
+
+ private:
+  void sendNext();
+  void afterReply();
+  void finish();
+
+  MainWindow* window_;
+  QStringList messages_;
+  QString screenshot_;
+  bool quit_;
+  int next_ = 0;
+  int exitCode_ = 0;
+};
+
+}  // namespace rc::gui

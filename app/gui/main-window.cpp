@@ -1,0 +1,255 @@
+// MainWindow: layout, menus and shortcuts, status bar, settings. The
+// reactions to the controller, the engine and the panel are in
+// main-window-actions.cpp.
+#include "main-window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+
+#include "chat/chat-view.h"
+#include "chat/composer.h"
+#include "chat/conversation-sidebar.h"
+#include "chat/engine-host.h"
+#include "model-picker.h"
+#include "panel/cache-panel.h"
+
+namespace rc::gui {
+
+MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& options, QWidget* parent)
+    : QMainWindow(parent), options_(options) {
+  setWindowTitle(tr("RadixChat"));
+  settings_ = options.settingsFile.isEmpty()
+                  ? std::make_unique<QSettings>()
+                  : std::make_unique<QSettings>(options.settingsFile, QSettings::IniFormat);
+  engine_ = std::make_unique<rc::ui::EngineHost>();
+  controller_ = std::make_unique<ChatController>(store, engine_.get());
+
+  buildLayout();
+  buildMenus();
+  buildStatusBar();
+  connectController();
+  connectEngine();
+  connectPanel();
+
+  resize(1280, 800);
+  if (settings_->contains(QStringLiteral("window/geometry"))) {
+    restoreGeometry(settings_->value(QStringLiteral("window/geometry")).toByteArray());
+  }
+  if (settings_->contains(QStringLiteral("window/splitter"))) {
+    splitter_->restoreState(settings_->value(QStringLiteral("window/splitter")).toByteArray());
+  }
+  panel_->setVisible(settings_->value(QStringLiteral("window/panel"), true).toBool());
+  panelAction_->setChecked(panel_->isVisible());
+  picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
+  updateHeader();
+  updateComposerState();
+}
+
+MainWindow::~MainWindow() {
+  // See the header: controller, then engine (panel lets go first), then widgets.
+  chatView_->setModel(nullptr);
+  sidebar_->setModel(nullptr);
+  controller_.reset();
+  engine_.reset();
+}
+
+void MainWindow::start() {
+  controller_->start();
+  QString path = settings_->value(QStringLiteral("models/path")).toString();
+  if (options_.modelPath) path = *options_.modelPath;
+  loadModel(path, settings_->value(QStringLiteral("models/cache"), QStringLiteral("radix")).toString(),
+            settings_->value(QStringLiteral("models/pool"), 0).toLongLong());
+}
+
+void MainWindow::buildLayout() {
+  splitter_ = new QSplitter(Qt::Horizontal, this);
+  splitter_->setChildrenCollapsible(false);
+  splitter_->setHandleWidth(1);
+
+  sidebar_ = new rc::ui::ConversationSidebar(splitter_);
+  sidebar_->setModel(controller_->conversationList());
+  sidebar_->setMinimumWidth(200);
+
+  auto* center = new QWidget(splitter_);
+  center->setObjectName(QStringLiteral("centerPane"));
+  auto* v = new QVBoxLayout(center);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(0);
+  auto* header = new QWidget(center);
+  header->setObjectName(QStringLiteral("chatHeader"));
+  auto* h = new QHBoxLayout(header);
+  h->setContentsMargins(18, 10, 12, 10);
+  auto* titles = new QVBoxLayout();
+  titles->setSpacing(2);
+  titleLabel_ = new QLabel(header);
+  titleLabel_->setObjectName(QStringLiteral("chatTitle"));
+  systemSummary_ = new QLabel(header);
+  systemSummary_->setObjectName(QStringLiteral("systemSummary"));
+  titles->addWidget(titleLabel_);
+  titles->addWidget(systemSummary_);
+  h->addLayout(titles, 1);
+  systemButton_ = new QPushButton(tr("System prompt…"), header);
+  auto* samplingButton = new QPushButton(tr("Settings…"), header);
+  samplingButton->setToolTip(tr("Sampling and context length of this conversation (Ctrl+,)"));
+  h->addWidget(systemButton_);
+  h->addWidget(samplingButton);
+  v->addWidget(header);
+  chatView_ = new rc::ui::ChatView(center);
+  chatView_->setModel(controller_->chatModel());
+  v->addWidget(chatView_, 1);
+  composer_ = new rc::ui::Composer(center);
+  v->addWidget(composer_);
+
+  panel_ = new rc::ui::CachePanel(splitter_);
+  panel_->setMinimumWidth(260);
+
+  splitter_->addWidget(sidebar_);
+  splitter_->addWidget(center);
+  splitter_->addWidget(panel_);
+  splitter_->setStretchFactor(0, 0);
+  splitter_->setStretchFactor(1, 1);
+  splitter_->setStretchFactor(2, 0);
+  splitter_->setSizes({250, 650, 380});
+  setCentralWidget(splitter_);
+
+  connect(systemButton_, &QPushButton::clicked, this, &MainWindow::editSystemPrompt);
+  connect(samplingButton, &QPushButton::clicked, this, &MainWindow::editSampling);
+
+  auto* bar = addToolBar(tr("Model"));
+  bar->setObjectName(QStringLiteral("modelToolBar"));
+  bar->setMovable(false);
+  bar->addWidget(new QLabel(tr("  Model: "), bar));
+  picker_ = new ModelPicker(bar);
+  bar->addWidget(picker_);
+  backendLabel_ = new QLabel(bar);
+  backendLabel_->setObjectName(QStringLiteral("backendLabel"));
+  bar->addWidget(backendLabel_);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* newChat = file->addAction(tr("&New chat"), this, [this] { controller_->newConversation(); });
+  newChat->setShortcut(QKeySequence::New);  // Ctrl+N
+  file->addSeparator();
+  file->addAction(tr("Export as &Markdown…"), QKeySequence(tr("Ctrl+E")), this, [this] {
+    exportConversation(controller_->currentConversation(), QStringLiteral("markdown"));
+  });
+  file->addAction(tr("Export as &JSON…"), QKeySequence(tr("Ctrl+Shift+E")), this, [this] {
+    exportConversation(controller_->currentConversation(), QStringLiteral("json"));
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QMenu* conv = menuBar()->addMenu(tr("&Conversation"));
+  conv->addAction(tr("&Find…"), QKeySequence::Find, this, [this] { sidebar_->focusSearch(); });
+  conv->addAction(tr("&Rename…"), QKeySequence(Qt::Key_F2), this,
+                  [this] { renameConversation(controller_->currentConversation()); });
+  conv->addAction(tr("&Delete"), QKeySequence(tr("Ctrl+Shift+Backspace")), this,
+                  [this] { deleteConversation(controller_->currentConversation()); });
+  conv->addSeparator();
+  conv->addAction(tr("&System prompt…"), QKeySequence(tr("Ctrl+Shift+P")), this,
+                  &MainWindow::editSystemPrompt);
+  conv->addAction(tr("Sampling &settings…"), QKeySequence(tr("Ctrl+,")), this, &MainWindow::editSampling);
+
+  QMenu* chat = menuBar()->addMenu(tr("C&hat"));
+  // Esc stops from anywhere in the window (the composer does not use Esc).
+  QAction* stop = chat->addAction(tr("S&top reply"), this, [this] { controller_->stop(); });
+  stop->setShortcut(QKeySequence(Qt::Key_Escape));
+  stop->setShortcutContext(Qt::WindowShortcut);
+  chat->addAction(tr("&Regenerate last reply"), QKeySequence(tr("Ctrl+R")), this,
+                  &MainWindow::regenerateLast);
+  chat->addAction(tr("&Copy last reply"), QKeySequence(tr("Ctrl+Shift+C")), this,
+                  &MainWindow::copyLastReply);
+  chat->addAction(tr("&Focus message box"), QKeySequence(tr("Ctrl+L")), this,
+                  [this] { composer_->focusInput(); });
+
+  QMenu* model = menuBar()->addMenu(tr("&Model"));
+  model->addAction(tr("&Open GGUF file…"), QKeySequence::Open, this, [this] { picker_->openFile(); });
+  model->addAction(tr("Use the &bundled model"), this, [this] {
+    loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
+  });
+  model->addAction(tr("&Cancel loading"), this, [this] { engine_->cancelLoad(); });
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  panelAction_ = view->addAction(tr("&Cache panel"));
+  panelAction_->setCheckable(true);
+  panelAction_->setShortcut(QKeySequence(Qt::Key_F9));
+  connect(panelAction_, &QAction::toggled, this, [this](bool on) { panel_->setVisible(on); });
+}
+
+void MainWindow::buildStatusBar() {
+  metricsLabel_ = new QLabel(statusBar());
+  metricsLabel_->setObjectName(QStringLiteral("statusMetrics"));
+  metricsLabel_->setToolTip(tr("The last reply: decode speed, time to first token, and how many "
+                               "prompt tokens the radix cache served"));
+  progress_ = new QProgressBar(statusBar());
+  progress_->setRange(0, 100);
+  progress_->setMaximumWidth(220);
+  progress_->setFormat(tr("Loading %p%"));
+  progress_->hide();
+  cancelLoad_ = new QPushButton(tr("Cancel"), statusBar());
+  cancelLoad_->hide();
+  statusBar()->addPermanentWidget(metricsLabel_);
+  statusBar()->addPermanentWidget(progress_);
+  statusBar()->addPermanentWidget(cancelLoad_);
+  connect(cancelLoad_, &QPushButton::clicked, this, [this] { engine_->cancelLoad(); });
+}
+
+QString MainWindow::metricsText() const { return metricsLabel_->text(); }
+
+void MainWindow::updateHeader() {
+  const QString title = controller_->currentConversation() == 0 ? tr("New chat")
+                                                                : controller_->currentTitle();
+  titleLabel_->setText(title);
+  const QString prompt = controller_->systemPrompt().simplified();
+  QString presetName;
+  for (const PresetRow& p : controller_->presets()) {
+    if (controller_->systemPresetId() && p.id == *controller_->systemPresetId()) presetName = p.name;
+  }
+  QString summary = prompt.isEmpty() ? tr("No system prompt")
+                    : presetName.isEmpty()
+                        ? tr("System: %1").arg(prompt.size() > 90 ? prompt.left(89) + QStringLiteral("…") : prompt)
+                        : tr("System prompt: preset “%1”").arg(presetName);
+  systemSummary_->setText(summary);
+  systemSummary_->setToolTip(controller_->systemPrompt());
+  setWindowTitle(title + QStringLiteral(" — RadixChat"));
+}
+
+void MainWindow::updateComposerState() {
+  const bool loading = engine_->isLoading();
+  const bool ready = engine_->hasModel();
+  composer_->setReady(ready, loading ? tr("Loading the model…")
+                                     : tr("No model loaded — open one from the Model menu (Ctrl+O)"));
+  composer_->setGenerating(controller_->isGenerating());
+  chatView_->setBusy(controller_->isGenerating());
+  chatView_->setPlaceholderText(ready ? tr("Ask anything. Replies stream here; earlier turns come from the "
+                                           "radix cache, so follow-ups start fast.")
+                                      : loading ? tr("Loading the model…")
+                                                : tr("No model is loaded."));
+}
+
+void MainWindow::saveSettings() {
+  settings_->setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings_->setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+  settings_->setValue(QStringLiteral("window/panel"), panelAction_->isChecked());
+  settings_->setValue(QStringLiteral("models/recent"), picker_->recent());
+  settings_->sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  saveSettings();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace rc::gui

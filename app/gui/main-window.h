@@ -1,0 +1,123 @@
+// MainWindow: the desktop chat (issue 6) put together: conversations on the
+// left, the chat in the middle, the live cache panel (ui/panel) on the
+// right; the model picker and backend in the tool bar; reply figures and
+// model loading in the status bar.
+//
+// Threads: GUI thread. It owns the EngineHost (engine worker thread) and the
+// ChatController; the StoreThread is the caller's and must outlive it.
+// Destruction order matters and is explicit in ~MainWindow: the controller
+// first (it saves a streaming reply), then the engine host (the panel gets
+// setEngine(nullptr) before any engine is destroyed), then the widgets.
+//
+// Settings (QSettings: window layout, model, cache policy, recent files)
+// live in `settingsFile` when given (tests, --data-dir), else in Qt's
+// default place: $XDG_CONFIG_HOME/RadixChat/radixchat.conf.
+#pragma once
+
+#include <QMainWindow>
+#include <QPointer>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "chat-controller.h"
+
+class QAction;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSettings;
+class QSplitter;
+
+namespace rc::ui {
+class CachePanel;
+class ChatView;
+class Composer;
+class ConversationSidebar;
+class EngineHost;
+}  // namespace rc::ui
+
+namespace rc::gui {
+
+class ModelPicker;
+
+struct WindowOptions {
+  QString settingsFile;             // empty: Qt's default location
+  std::optional<QString> modelPath;  // given on the command line: overrides the saved choice
+};
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  MainWindow(rc::store::StoreThread* store, const WindowOptions& options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Reads conversations and starts loading the model; call once, shown or not.
+  void start();
+
+  ChatController* controller() const { return controller_.get(); }
+  rc::ui::EngineHost* engineHost() const { return engine_.get(); }
+  rc::ui::ChatView* chatView() const { return chatView_; }
+  rc::ui::Composer* composer() const { return composer_; }
+  rc::ui::CachePanel* cachePanel() const { return panel_; }
+  QString metricsText() const;
+
+ signals:
+  // A model is loaded and the conversation list read: ready for a message.
+  void readyForInput();
+  // The first model load at start failed (the app keeps running).
+  void startupLoadFailed(const QString& message);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  void buildLayout();
+  void buildMenus();
+  void buildStatusBar();
+  void connectController();
+  void connectEngine();
+  void connectPanel();
+  void loadModel(const QString& path, const QString& cachePolicy, qint64 poolTokens);
+  void updateHeader();
+  void updateComposerState();
+  void editSystemPrompt();
+  void editSampling();
+  void renameConversation(qint64 id);
+  void deleteConversation(qint64 id);
+  void exportConversation(qint64 id, const QString& format);
+  void showError(const QString& title, const QString& message);
+  void regenerateLast();
+  void copyLastReply();
+  void saveSettings();
+  void maybeReady();
+
+  std::unique_ptr<QSettings> settings_;
+  std::unique_ptr<rc::ui::EngineHost> engine_;
+  std::unique_ptr<ChatController> controller_;
+  WindowOptions options_;
+
+  QSplitter* splitter_ = nullptr;
+  rc::ui::ConversationSidebar* sidebar_ = nullptr;
+  rc::ui::ChatView* chatView_ = nullptr;
+  rc::ui::Composer* composer_ = nullptr;
+  rc::ui::CachePanel* panel_ = nullptr;
+  QLabel* titleLabel_ = nullptr;
+  QLabel* systemSummary_ = nullptr;
+  QPushButton* systemButton_ = nullptr;
+  ModelPicker* picker_ = nullptr;
+  QLabel* backendLabel_ = nullptr;
+  QLabel* metricsLabel_ = nullptr;
+  QProgressBar* progress_ = nullptr;
+  QPushButton* cancelLoad_ = nullptr;
+  QAction* panelAction_ = nullptr;
+
+  QString loadingPath_;  // the path of the load in progress ("" bundled)
+  bool listLoaded_ = false;
+  bool readyEmitted_ = false;
+  bool firstLoad_ = true;
+  // Prefix lookups from the panel: conversation -> branch tip to open.
+  std::map<qint64, qint64> prefixLeaves_;
+};
+
+}  // namespace rc::gui

@@ -1,0 +1,95 @@
+// radixchat: the desktop chat (design.md section 6).
+//
+// Usage: radixchat [--model FILE.gguf]
+// Hidden developer flags, for tests and documentation screenshots:
+//   --data-dir DIR      database and settings in DIR instead of the XDG folders
+//   --send TEXT         once the model is loaded, type TEXT and press Enter
+//                       (repeatable: each after the previous reply is stored)
+//   --screenshot FILE   after the last reply is stored, save the window (PNG)
+//   --quit-after-reply  then exit: 0 ok, 1 a reply failed, 2 the model did
+//                       not load, 3 the database cannot be opened
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <cstdio>
+
+#include "app-style.h"
+#include "dev-driver.h"
+#include "main-window.h"
+#include "store/store-thread.h"
+
+namespace {
+
+QCommandLineOption hidden(QCommandLineOption o) {
+  o.setFlags(QCommandLineOption::HiddenFromHelp);
+  return o;
+}
+
+void complain(const QString& message) {
+  std::fprintf(stderr, "radixchat: %s\n", message.toLocal8Bit().constData());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("RadixChat"));
+  QApplication::setApplicationName(QStringLiteral("radixchat"));
+  QApplication::setApplicationDisplayName(QStringLiteral("RadixChat"));
+  QApplication::setApplicationVersion(QStringLiteral(RADIXCHAT_VERSION));
+  QApplication::setDesktopFileName(QStringLiteral("radixchat"));
+
+  QCommandLineParser cli;
+  cli.setApplicationDescription(QStringLiteral("Chat with a local language model; the KV cache is a radix tree."));
+  cli.addHelpOption();
+  cli.addVersionOption();
+  const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("GGUF model to load (default: the bundled one)"),
+                                 QStringLiteral("file"));
+  const QCommandLineOption dataDir = hidden({QStringLiteral("data-dir"), QStringLiteral("database folder"), QStringLiteral("dir")});
+  const QCommandLineOption send = hidden({QStringLiteral("send"), QStringLiteral("message to send"), QStringLiteral("text")});
+  const QCommandLineOption shot = hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
+  const QCommandLineOption quit = hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
+  cli.addOptions({model, dataDir, send, shot, quit});
+  cli.process(app);
+  rc::gui::applyAppStyle(app);
+
+  rc::gui::WindowOptions options;
+  std::filesystem::path dbPath;
+  if (cli.isSet(dataDir)) {
+    const QString dir = QDir(cli.value(dataDir)).absolutePath();
+    QDir().mkpath(dir);
+    dbPath = QDir(dir).filePath(QStringLiteral("radixchat.db")).toStdString();
+    options.settingsFile = QDir(dir).filePath(QStringLiteral("settings.ini"));
+  } else {
+    rc::Result<std::filesystem::path> p = rc::store::default_database_path();
+    if (!p.ok()) {
+      complain(QString::fromStdString(p.status().message()));
+      return 3;
+    }
+    dbPath = p.value();
+  }
+  if (cli.isSet(model)) options.modelPath = QFileInfo(cli.value(model)).absoluteFilePath();
+
+  rc::Result<std::unique_ptr<rc::store::StoreThread>> store = rc::store::StoreThread::open(dbPath);
+  if (!store.ok()) {
+    // A damaged or newer database is reported and left untouched.
+    const QString why = QString::fromStdString(store.status().message());
+    complain(why);
+    if (!cli.isSet(quit)) {
+      QMessageBox::critical(nullptr, QObject::tr("RadixChat"),
+                            QObject::tr("The chat history cannot be opened:\n\n%1\n\nThe file was not changed.")
+                                .arg(why));
+    }
+    return 3;
+  }
+
+  rc::gui::MainWindow window(store.value().get(), options);
+  window.show();
+  if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit)) {
+    new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot), cli.isSet(quit));  // owned by window
+  }
+  window.start();
+  return app.exec();
+}

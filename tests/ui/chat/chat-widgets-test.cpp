@@ -1,0 +1,237 @@
+// The chat's models and widgets without an engine: ChatModel streaming and
+// finishing, Markdown code blocks, the composer's keys, the view's bubbles
+// and branch picker, in-place editing.
+#include <QAbstractItemModelTester>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextDocument>
+#include <QToolButton>
+#include <gtest/gtest.h>
+
+#include "chat/chat-model.h"
+#include "chat/chat-view.h"
+#include "chat/composer.h"
+#include "chat/conversation-list-model.h"
+#include "chat/markdown-render.h"
+#include "chat/markdown-view.h"
+#include "chat/message-widget.h"
+
+using namespace rc::ui;
+
+namespace {
+
+ChatMessageRow row(qint64 id, ChatRole role, const QString& text, int index = 0, int count = 1) {
+  ChatMessageRow r;
+  r.id = id;
+  r.parentId = id - 1;
+  r.role = role;
+  r.text = text;
+  r.branchIndex = index;
+  r.branchCount = count;
+  return r;
+}
+
+QToolButton* buttonWithText(QWidget* w, const QString& text) {
+  for (QToolButton* b : w->findChildren<QToolButton*>()) {
+    if (b->text() == text) return b;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST(ChatModel, StreamingAppendsToTheRowAndFinishes) {
+  ChatModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  ChatMessageRow reply = row(2, ChatRole::Assistant, {});
+  reply.streaming = true;
+  model.setThread(7, {row(1, ChatRole::User, "Hi"), reply});
+  EXPECT_EQ(model.rowCount(), 2);
+  EXPECT_EQ(model.conversationId(), 7);
+
+  QSignalSpy changed(&model, &ChatModel::dataChanged);
+  model.appendText(2, "Hel");
+  model.appendText(2, "lo");
+  model.appendText(99, "ignored");  // not on screen
+  ASSERT_EQ(changed.count(), 2);
+  EXPECT_EQ(changed.at(0).at(0).toModelIndex().row(), 1);
+  EXPECT_EQ(model.index(1).data(ChatModel::TextRole).toString(), "Hello");
+  EXPECT_TRUE(model.index(1).data(ChatModel::StreamingRole).toBool());
+
+  ReplyMetrics m;
+  m.promptTokens = 30;
+  m.cachedTokens = 20;
+  m.completionTokens = 5;
+  m.tokensPerSecond = 12.5;
+  m.ttftMs = 40;
+  m.finishReason = "stop";
+  model.finishMessage(2, m, {});
+  EXPECT_FALSE(model.index(1).data(ChatModel::StreamingRole).toBool());
+  const QString metrics = model.index(1).data(ChatModel::MetricsTextRole).toString();
+  EXPECT_TRUE(metrics.contains("20 cached, 10 computed")) << metrics.toStdString();
+  EXPECT_TRUE(metrics.contains("12.5 tok/s")) << metrics.toStdString();
+  EXPECT_EQ(model.rowOf(1), 0);
+  EXPECT_EQ(model.rowOf(3), -1);
+}
+
+TEST(ConversationListModel, TitlesAndIds) {
+  ConversationListModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+  model.setConversations({{4, "Radix trees", 1000}, {3, "", 900}});
+  EXPECT_EQ(model.rowCount(), 2);
+  EXPECT_EQ(model.index(0).data().toString(), "Radix trees");
+  EXPECT_EQ(model.index(1).data().toString(), "Untitled");
+  EXPECT_EQ(model.rowOf(3), 1);
+}
+
+TEST(Markdown, CodeBlocksAreMonospaceAndShaded) {
+  QTextDocument doc;
+  MarkdownStyle style;
+  renderMarkdown(&doc, "Some `inline` text\n\n```cpp\nint x = 1;\nint y = 2;\n```\n\nAfter.", style);
+  int codeLines = 0;
+  bool inlineShaded = false;
+  for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
+    if (isCodeBlock(b)) {
+      ++codeLines;
+      EXPECT_EQ(b.blockFormat().background().color(), style.codeBackground);
+      EXPECT_TRUE(b.begin().fragment().charFormat().fontFixedPitch());
+    }
+    for (auto it = b.begin(); !it.atEnd(); ++it) {
+      if (it.fragment().text() == "inline") {
+        inlineShaded = it.fragment().charFormat().background().color() == style.inlineCodeBackground;
+      }
+    }
+  }
+  EXPECT_EQ(codeLines, 2);
+  EXPECT_TRUE(inlineShaded);
+  EXPECT_TRUE(doc.toPlainText().contains("int y = 2;"));
+}
+
+TEST(Markdown, UnclosedFenceWhileStreamingStillRenders) {
+  QTextDocument doc;
+  renderMarkdown(&doc, "Here:\n\n```\nfor (;;)");
+  bool code = false;
+  for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) code = code || isCodeBlock(b);
+  EXPECT_TRUE(code);
+}
+
+TEST(MarkdownView, TakesTheHeightOfItsText) {
+  MarkdownView view;
+  view.setLayoutWidth(300, false);
+  view.setMarkdownText("one line");
+  const int oneLine = view.height();
+  view.setMarkdownText("first\n\nsecond\n\nthird");
+  EXPECT_GT(view.height(), oneLine * 2);
+  view.setLayoutWidth(600, true);
+  view.setMarkdownText("short");
+  EXPECT_LT(view.width(), 200);  // shrinks to its text
+}
+
+TEST(Composer, EnterSendsShiftEnterAddsALine) {
+  Composer composer;
+  composer.setReady(true);
+  QSignalSpy sent(&composer, &Composer::sendRequested);
+  ComposerEdit* edit = composer.edit();
+  QTest::keyClicks(edit, "first");
+  QTest::keyClick(edit, Qt::Key_Return, Qt::ShiftModifier);
+  QTest::keyClicks(edit, "second");
+  EXPECT_EQ(sent.count(), 0);
+  EXPECT_EQ(edit->toPlainText(), "first\nsecond");
+  QTest::keyClick(edit, Qt::Key_Return);
+  ASSERT_EQ(sent.count(), 1);
+  EXPECT_EQ(sent.at(0).at(0).toString(), "first\nsecond");
+  EXPECT_TRUE(edit->toPlainText().isEmpty());
+}
+
+TEST(Composer, KeepsTheTextWhileGeneratingOrWithoutAModel) {
+  Composer composer;
+  QSignalSpy sent(&composer, &Composer::sendRequested);
+  QSignalSpy stop(&composer, &Composer::stopRequested);
+  QTest::keyClicks(composer.edit(), "wait");
+  QTest::keyClick(composer.edit(), Qt::Key_Return);  // not ready
+  composer.setReady(true);
+  composer.setGenerating(true);
+  QTest::keyClick(composer.edit(), Qt::Key_Return);  // generating
+  EXPECT_EQ(sent.count(), 0);
+  EXPECT_EQ(composer.text(), "wait");
+  // The button stops while generating.
+  auto* button = composer.findChild<QPushButton*>("sendButton");
+  ASSERT_NE(button, nullptr);
+  EXPECT_EQ(button->text(), "Stop");
+  button->click();
+  EXPECT_EQ(stop.count(), 1);
+}
+
+TEST(ChatView, MirrorsTheModelAndShowsTheBranchPicker) {
+  ChatModel model;
+  ChatView view;
+  view.resize(900, 700);
+  view.setModel(&model);
+  model.setThread(1, {row(1, ChatRole::User, "Question", 1, 3), row(2, ChatRole::Assistant, "Answer")});
+  ASSERT_EQ(view.messageCount(), 2);
+
+  MessageWidget* user = view.messageWidget(0);
+  auto* label = user->findChild<QLabel*>("branchLabel");
+  ASSERT_NE(label, nullptr);
+  EXPECT_EQ(label->text(), "2/3");
+  EXPECT_FALSE(label->isHidden());
+  EXPECT_TRUE(view.messageWidget(1)->findChild<QLabel*>("branchLabel")->isHidden());
+
+  QSignalSpy branch(&view, &ChatView::branchRequested);
+  buttonWithText(user, "›")->click();
+  buttonWithText(user, "‹")->click();
+  ASSERT_EQ(branch.count(), 2);
+  EXPECT_EQ(branch.at(0).at(0).toLongLong(), 1);
+  EXPECT_EQ(branch.at(0).at(1).toInt(), 1);
+  EXPECT_EQ(branch.at(1).at(1).toInt(), -1);
+
+  QSignalSpy regen(&view, &ChatView::regenerateRequested);
+  buttonWithText(view.messageWidget(1), "Regenerate")->click();
+  ASSERT_EQ(regen.count(), 1);
+  EXPECT_EQ(regen.at(0).at(0).toLongLong(), 2);
+
+  // Busy: branch switching and regenerating are off.
+  view.setBusy(true);
+  EXPECT_FALSE(buttonWithText(user, "›")->isEnabled());
+  EXPECT_FALSE(buttonWithText(view.messageWidget(1), "Regenerate")->isEnabled());
+}
+
+TEST(ChatView, StreamingTextReachesTheBubble) {
+  ChatModel model;
+  ChatView view;
+  view.resize(900, 700);
+  view.setModel(&model);
+  ChatMessageRow reply = row(2, ChatRole::Assistant, {});
+  reply.streaming = true;
+  model.setThread(1, {row(1, ChatRole::User, "Hi"), reply});
+  model.appendText(2, "Hello ");
+  model.appendText(2, "**there**");
+  EXPECT_EQ(view.messageWidget(1)->markdown(), "Hello **there**");
+  // Rendering is coalesced while streaming; it catches up within 50 ms.
+  auto* body = view.messageWidget(1)->findChild<MarkdownView*>();
+  ASSERT_NE(body, nullptr);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return body->toPlainText() == "Hello there"; }, 2000));
+}
+
+TEST(MessageWidget, EditingSubmitsTheNewText) {
+  MessageWidget w(row(5, ChatRole::User, "old question"));
+  w.setAvailableWidth(700);
+  QSignalSpy edited(&w, &MessageWidget::editSubmitted);
+  buttonWithText(&w, "Edit")->click();
+  EXPECT_TRUE(w.isEditing());
+  auto* editor = w.findChild<QPlainTextEdit*>("editText");
+  ASSERT_NE(editor, nullptr);
+  EXPECT_EQ(editor->toPlainText(), "old question");
+  editor->setPlainText("new question");
+  for (QPushButton* b : w.findChildren<QPushButton*>()) {
+    if (b->text() == "Send as new branch") b->click();
+  }
+  EXPECT_FALSE(w.isEditing());
+  ASSERT_EQ(edited.count(), 1);
+  EXPECT_EQ(edited.at(0).at(0).toLongLong(), 5);
+  EXPECT_EQ(edited.at(0).at(1).toString(), "new question");
+}

@@ -1,0 +1,24 @@
+#include "chat/chat-types.h"
+
+namespace rc::ui {
+
+QString chatRoleName(ChatRole role) {
+  switch (role) {
+    case ChatRole::System: return QStringLiteral("system");
+    case ChatRole::User: return QStringLiteral("user");
+    case ChatRole::Assistant: return QStringLiteral("assistant");
+  }
+  return {};
+}
+
+QString formatMetrics(const ReplyMetrics& m) {
+  const QString dot = QStringLiteral("  ·  ");
+  return QStringLiteral("%1 tok/s").arg(m.tokensPerSecond, 0, 'f', 1) + dot +
+         QStringLiteral("TTFT %1 ms").arg(m.ttftMs, 0, 'f', 0) + dot +
+         QStringLiteral("prompt %1 tokens: %2 cached, %3 computed")
+             .arg(m.promptTokens)
+             .arg(m.cachedTokens)
+             .arg(m.computedTokens());
+}
+
+}  // namespace rc::ui

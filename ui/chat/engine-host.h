@@ -1,0 +1,79 @@
+// EngineHost: the GUI thread's handle on the engine worker.
+//
+// Owns a QThread and the EngineWorker living on it; every call here returns
+// at once (the work is queued to the worker), except the destructor, which
+// cancels what runs and waits for the worker to destroy its engines (the
+// app is closing then).
+//
+// Thread: GUI thread only (create, call and destroy it there). Its signals
+// are delivered on the GUI thread.
+//
+// Engine pointer contract: engine() is the engine the worker owns now, or
+// nullptr. engineChanged(e) is emitted BEFORE the previous engine is
+// destroyed, so a receiver that keeps the pointer (the cache panel) must
+// switch to `e` in the slot, synchronously. The destructor emits
+// engineChanged(nullptr) first.
+#pragma once
+
+#include <QObject>
+#include <QThread>
+#include <vector>
+
+#include "chat/engine-worker.h"
+
+namespace rc::ui {
+
+class EngineHost : public QObject {
+  Q_OBJECT
+ public:
+  explicit EngineHost(QObject* parent = nullptr);
+  ~EngineHost() override;
+
+  // Starts loading; the current engine keeps serving until the new one is
+  // ready. A second load() while one runs is queued behind it.
+  void load(ModelRequest request);
+  // Cancels every load requested so far (running or queued).
+  void cancelLoad();
+  bool isLoading() const { return loading_ > 0; }
+
+  rc::Engine* engine() const { return engine_; }
+  bool hasModel() const { return engine_ != nullptr; }
+  const ModelDescription& model() const { return model_; }
+  const ModelRequest& modelRequest() const { return request_; }  // of the loaded model
+
+  // Queues a generation and returns its tag (> 0); textArrived and
+  // generationFinished carry that tag. Always finishes exactly once.
+  quint64 generate(const GenerationJob& job);
+  void stop(quint64 tag);
+  void warmup(const QStringList& systemPrompts);
+  // Results come back as prefixMatched / threadRendered with the tag.
+  quint64 matchPrefix(const std::vector<int32_t>& tokens, const std::vector<PrefixCandidate>& candidates);
+  quint64 renderThread(const std::vector<rc::ChatMessage>& messages);
+
+  EngineWorker* worker() const { return worker_; }  // for tests
+
+ signals:
+  void loadStarted(const rc::ui::ModelRequest& request);
+  void loadProgress(double fraction);
+  void engineChanged(rc::Engine* engine);
+  void modelReady(const rc::ui::ModelDescription& model);
+  void loadFailed(const QString& message, bool cancelled);
+  void textArrived(quint64 tag, const QString& text);
+  void generationFinished(quint64 tag, const rc::ui::GenerationOutcome& outcome);
+  void warmedUp(int count, const QString& error);
+  void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
+  void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
+
+ private:
+  QThread thread_;
+  EngineWorker* worker_ = nullptr;  // lives on thread_; deleted there
+  rc::Engine* engine_ = nullptr;
+  ModelDescription model_;
+  ModelRequest request_;
+  std::vector<ModelRequest> pending_;  // loads queued, oldest first
+  int loading_ = 0;
+  quint64 nextTag_ = 1;
+  quint64 loadSerial_ = 0;  // serial of the latest load()
+};
+
+}  // namespace rc::ui

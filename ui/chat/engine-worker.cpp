@@ -1,0 +1,324 @@
+#include "chat/engine-worker.h"
+
+#include <QFileInfo>
+#include <algorithm>
+#include <cmath>
+
+namespace rc::ui {
+
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+ModelDescription describe(const rc::ModelInfo& info, bool bundled) {
+  ModelDescription d;
+  d.name = qs(info.name);
+  d.path = qs(info.path);
+  d.architecture = qs(info.architecture);
+  d.backend = qs(info.backend);
+  d.device = qs(info.device);
+  d.backendReason = qs(info.backend_reason);
+  d.cachePolicy = qs(info.cache);
+  d.poolTokens = info.kv_pool_tokens;
+  d.contextLength = info.context_length;
+  d.bundled = bundled;
+  return d;
+}
+
+ReplyMetrics toMetrics(const rc::RequestMetrics& m, rc::FinishReason reason) {
+  ReplyMetrics r;
+  r.promptTokens = m.prompt_tokens;
+  r.cachedTokens = m.cached_tokens;
+  r.completionTokens = m.output_tokens;
+  r.ttftMs = m.ttft_ms;
+  const double decodeS = (m.total_ms - m.ttft_ms) / 1000.0;
+  r.tokensPerSecond = m.output_tokens > 1 && decodeS > 0 ? (m.output_tokens - 1) / decodeS : 0.0;
+  r.finishReason = QString::fromLatin1(rc::finish_reason_name(reason));
+  return r;
+}
+
+size_t commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  const size_t n = std::min(a.size(), b.size());
+  size_t i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return i;
+}
+
+}  // namespace
+
+int fitToContext(const rc::Engine& engine, std::vector<rc::ChatMessage>& messages, int budget) {
+  int dropped = 0;
+  for (;;) {
+    Result<std::vector<int32_t>> tokens = engine.render_chat(messages);
+    if (tokens.ok() && static_cast<int>(tokens->size()) <= budget) return dropped;
+    // The first droppable message: the oldest that is not the system prompt
+    // and not the last message (the one being answered).
+    auto first = std::find_if(messages.begin(), messages.end(),
+                              [](const rc::ChatMessage& m) { return m.role != "system"; });
+    if (first == messages.end() || first + 1 >= messages.end()) return -1;
+    messages.erase(first);
+    ++dropped;
+  }
+}
+
+EngineWorker::EngineWorker() = default;
+
+EngineWorker::~EngineWorker() { shutdown(); }
+
+void EngineWorker::stop(quint64 tag) {
+  rc::Engine* engine = nullptr;
+  rc::RequestId id = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // A stop may overtake its own generate() in the worker's queue: remember
+    // it, and generate() will finish the request at once. Tags generate()
+    // has already seen and that are gone are finished: ignore them.
+    if (!active_.count(tag) && tag <= lastTagSeen_) return;
+    Active& a = active_[tag];
+    a.stopRequested = true;
+    engine = a.engine;
+    id = a.id;
+    // Cancel while holding the lock: the engine cannot be destroyed under us
+    // because destroyEngine() takes the same lock before the engine goes.
+    if (engine && id) engine->cancel(id);
+  }
+}
+
+void EngineWorker::cancelLoad(quint64 upTo) {
+  quint64 seen = cancelUpTo_.load();
+  while (seen < upTo && !cancelUpTo_.compare_exchange_weak(seen, upTo)) {
+  }
+}
+
+void EngineWorker::load(const ModelRequest& request) {
+  rc::EngineConfig config;
+  config.model_path = request.path.toStdString();
+  config.cache = request.cachePolicy.toStdString();
+  config.kv_pool_tokens = request.poolTokens;
+  config.n_threads = request.threads;
+  int lastPercent = -1;
+  const quint64 serial = request.serial;
+  config.load_progress = [this, &lastPercent, serial](float f) {
+    const int percent = static_cast<int>(std::lround(f * 100.0f));
+    if (percent != lastPercent) {  // a few hundred signals at most
+      lastPercent = percent;
+      emit loadProgress(f);
+    }
+    return serial > cancelUpTo_.load();
+  };
+  Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
+  if (!created.ok()) {
+    const bool cancelled = created.status().code() == rc::StatusCode::cancelled;
+    emit loadFailed(qs(created.status().message()), cancelled);
+    return;
+  }
+  // Keep the previous engine until the GUI has moved its users over.
+  if (engine_) retired_.push_back(std::move(engine_));
+  engine_ = std::move(created.value());
+  emit loadSucceeded(engine_.get(), describe(engine_->model_info(), request.path.isEmpty()));
+}
+
+void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
+  auto finishNow = [&](QString reason, QString error) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      active_.erase(tag);
+    }
+    GenerationOutcome out;
+    out.reason = std::move(reason);
+    out.error = std::move(error);
+    out.metrics.finishReason = out.reason;
+    emit generationFinished(tag, out);
+  };
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    lastTagSeen_ = std::max(lastTagSeen_, tag);
+    if (active_[tag].stopRequested) {
+      active_.erase(tag);
+      GenerationOutcome out;
+      out.reason = out.metrics.finishReason = QStringLiteral("cancelled");
+      emit generationFinished(tag, out);
+      return;
+    }
+  }
+  if (!engine_) return finishNow(QStringLiteral("error"), tr("No model is loaded."));
+
+  const int modelContext = engine_->model_info().context_length;
+  const int context = job.contextLength > 0 ? std::min(job.contextLength, modelContext) : modelContext;
+  // Leave room for a reply: a quarter of the context or max tokens if less.
+  const int reserve = std::max(1, std::min(job.maxTokens, context / 4));
+  std::vector<rc::ChatMessage> messages = job.messages;
+  const int dropped = fitToContext(*engine_, messages, context - reserve);
+  if (dropped < 0) {
+    return finishNow(QStringLiteral("error"),
+                     tr("The message is too long for a context of %1 tokens.").arg(context));
+  }
+
+  rc::GenerateRequest request;
+  request.messages = std::move(messages);
+  request.sampling = job.sampling;
+  request.max_tokens = job.maxTokens;
+  if (job.contextLength > 0) {
+    Result<std::vector<int32_t>> prompt = engine_->render_chat(request.messages);
+    if (prompt.ok()) {
+      request.max_tokens = std::max(1, std::min(job.maxTokens, context - int(prompt->size())));
+    }
+  }
+
+  rc::Engine* engine = engine_.get();
+  std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
+  Result<rc::RequestId> id = engine->submit(
+      std::move(request), [this, tag, dropped](const rc::StreamEvent& ev) {
+        bool stopped = false;
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          auto it = active_.find(tag);
+          stopped = it != active_.end() && it->second.stopRequested;
+          if (ev.finished && it != active_.end()) active_.erase(it);
+        }
+        if (!ev.text.empty()) emit textArrived(tag, qs(ev.text));
+        if (ev.finished) {
+          GenerationOutcome out;
+          out.metrics = toMetrics(ev.metrics, ev.reason);
+          out.reason = out.metrics.finishReason;
+          if (ev.reason == rc::FinishReason::error) out.error = qs(ev.error.message());
+          out.droppedMessages = dropped;
+          emit generationFinished(tag, out);
+        }
+        return !stopped;
+      });
+  if (!id.ok()) {
+    active_.erase(tag);
+    GenerationOutcome out;
+    out.reason = out.metrics.finishReason = QStringLiteral("error");
+    out.error = qs(id.status().message());
+    emit generationFinished(tag, out);
+    return;
+  }
+  // The callback cannot have run yet: it takes mu_, which we hold.
+  Active& a = active_[tag];
+  a.engine = engine;
+  a.id = id.value();
+  // A stop() that arrived between the check above and here found no id.
+  if (a.stopRequested) engine->cancel(a.id);
+}
+
+void EngineWorker::warmup(const QStringList& systemPrompts) {
+  if (!engine_) {
+    emit warmedUp(0, tr("No model is loaded."));
+    return;
+  }
+  std::vector<std::vector<rc::ChatMessage>> conversations;
+  for (const QString& p : systemPrompts) {
+    if (!p.trimmed().isEmpty()) conversations.push_back({{"system", p.toStdString()}});
+  }
+  if (conversations.empty()) {
+    emit warmedUp(0, {});
+    return;
+  }
+  rc::Status st = engine_->warmup(conversations);
+  emit warmedUp(static_cast<int>(conversations.size()), st.ok() ? QString() : qs(st.message()));
+}
+
+void EngineWorker::matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
+                               const std::vector<PrefixCandidate>& candidates) {
+  // Best branch per conversation.
+  std::map<qint64, PrefixMatch> best;
+  if (engine_ && !tokens.empty()) {
+    for (const PrefixCandidate& c : candidates) {
+      Result<std::vector<int32_t>> rendered = engine_->render_chat(c.messages);
+      if (!rendered.ok()) continue;
+      const int shared = static_cast<int>(commonPrefix(tokens, rendered.value()));
+      PrefixMatch& m = best[c.conversationId];
+      if (m.conversationId == 0 || shared > m.sharedTokens) {
+        m = {c.conversationId, c.leafId, c.title, shared, static_cast<int>(tokens.size())};
+      }
+    }
+  }
+  // A conversation "uses" the node when it shares the whole path; generated
+  // tokens re-tokenized from saved text may differ in the last few tokens,
+  // so the tail of an assistant turn is allowed to diverge (a sixteenth).
+  std::vector<PrefixMatch> out;
+  for (auto& [id, m] : best) {
+    if (m.sharedTokens * 16 >= m.requestedTokens * 15) out.push_back(m);
+  }
+  std::sort(out.begin(), out.end(),
+            [](const PrefixMatch& a, const PrefixMatch& b) { return a.sharedTokens > b.sharedTokens; });
+  emit prefixMatched(tag, out);
+}
+
+void EngineWorker::renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages) {
+  std::vector<int32_t> tokens;
+  if (engine_ && !messages.empty()) {
+    // What the cache holds for a reply is its request's prompt (the thread
+    // before it, assistant turn open) followed by the tokens it generated.
+    const bool reply = messages.back().role == "assistant";
+    std::vector<rc::ChatMessage> prompt(messages.begin(), messages.end() - (reply ? 1 : 0));
+    Result<std::vector<int32_t>> r = engine_->render_chat(prompt);
+    if (r.ok()) tokens = std::move(r.value());
+    if (r.ok() && reply) {
+      Result<std::vector<int32_t>> text = engine_->tokenize(messages.back().content, false);
+      if (text.ok()) tokens.insert(tokens.end(), text->begin(), text->end());
+    }
+  }
+  emit threadRendered(tag, tokens);
+}
+
+void EngineWorker::releaseRetired(rc::Engine* inUse) {
+  for (auto it = retired_.begin(); it != retired_.end();) {
+    if (it->get() == inUse) {
+      ++it;
+    } else {
+      destroyEngine(*it);
+      it = retired_.erase(it);
+    }
+  }
+}
+
+void EngineWorker::shutdown() {
+  for (auto& e : retired_) destroyEngine(e);
+  retired_.clear();
+  if (engine_) destroyEngine(engine_);
+}
+
+void EngineWorker::destroyEngine(std::unique_ptr<rc::Engine>& engine) {
+  rc::Engine* raw = engine.get();
+  {
+    // Detach this engine's requests under the lock, so stop() never calls
+    // into an engine being destroyed; the lock is released before the
+    // destructor joins, since stream callbacks take it too.
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto& [tag, a] : active_) {
+      if (a.engine == raw) {
+        a.engine = nullptr;
+        a.stopRequested = true;
+      }
+    }
+  }
+  engine.reset();  // joins the engine thread: no callback runs after this
+  finishOrphans();
+}
+
+void EngineWorker::finishOrphans() {
+  std::vector<quint64> orphans;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (auto it = active_.begin(); it != active_.end();) {
+      // Entries whose engine was cleared by destroyEngine belong to `engine`.
+      if (it->second.engine == nullptr && it->second.id != 0) {
+        orphans.push_back(it->first);
+        it = active_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (quint64 tag : orphans) {
+    GenerationOutcome out;
+    out.reason = out.metrics.finishReason = QStringLiteral("cancelled");
+    out.error = tr("The model was unloaded.");
+    emit generationFinished(tag, out);
+  }
+}
+
+}  // namespace rc::ui

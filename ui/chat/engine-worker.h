@@ -1,0 +1,164 @@
+// EngineWorker: the one place the GUI talks to rc::Engine (design.md 6).
+//
+// Threads:
+//   - An EngineWorker lives on its own QThread (EngineHost makes it). Its
+//     slots load(), generate(), warmup(), matchPrefix(), renderThread(),
+//     releaseRetired() and shutdown() run there, one at a time; create a
+//     model, warm up and render may take seconds and never block the GUI.
+//   - stop() and cancelLoad() may be called from any thread: they only flip
+//     atomics and call Engine::cancel (thread-safe).
+//   - textArrived and generationFinished are emitted on the ENGINE thread
+//     (from the stream callback); connect them with Auto/Queued connections
+//     so receivers on the GUI thread get them queued, in order.
+//   - All other signals are emitted on the worker thread.
+//
+// Ownership: the worker owns the Engine. A successful load() keeps the
+// previous engine alive ("retired") until releaseRetired(): the GUI first
+// hands the new pointer to its users (the cache panel), then asks for the
+// old ones to be destroyed. shutdown() destroys them all. A request still running
+// on a destroyed engine is reported finished with reason "cancelled".
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "chat/chat-types.h"
+#include "radixchat/engine.h"
+
+namespace rc::ui {
+
+struct ModelRequest {
+  QString path;  // empty: the bundled model (rc::default_model_path, honours $RADIXCHAT_MODEL)
+  QString cachePolicy = QStringLiteral("radix");
+  qint64 poolTokens = 0;  // 0: the engine's default
+  int threads = 0;        // 0: all cores
+  quint64 serial = 0;     // set by EngineHost: cancelLoad(n) cancels serials <= n
+};
+
+struct ModelDescription {
+  QString name;
+  QString path;
+  QString architecture;
+  QString backend;        // cpu | cuda
+  QString device;         // "CPU (2 threads)" or the GPU's name
+  QString backendReason;  // why that backend
+  QString cachePolicy;
+  qint64 poolTokens = 0;
+  int contextLength = 0;
+  bool bundled = false;  // loaded from the default path
+};
+
+struct GenerationJob {
+  std::vector<rc::ChatMessage> messages;  // system (optional) .. last user message
+  rc::SamplingParams sampling;
+  int maxTokens = 1024;
+  int contextLength = 0;  // 0: the model's; else min(this, the model's)
+};
+
+struct GenerationOutcome {
+  QString reason;  // stop | length | cancelled | error
+  QString error;   // one line, when reason == error
+  ReplyMetrics metrics;
+  int droppedMessages = 0;  // oldest messages left out to fit the context
+};
+
+// A conversation branch offered to matchPrefix().
+struct PrefixCandidate {
+  qint64 conversationId = 0;
+  qint64 leafId = 0;
+  QString title;
+  std::vector<rc::ChatMessage> messages;
+};
+
+struct PrefixMatch {
+  qint64 conversationId = 0;
+  qint64 leafId = 0;
+  QString title;
+  int sharedTokens = 0;  // longest common prefix with the requested tokens
+  int requestedTokens = 0;
+};
+
+class EngineWorker : public QObject {
+  Q_OBJECT
+ public:
+  EngineWorker();
+  ~EngineWorker() override;  // shutdown()
+
+  // Any thread. Stops the request `tag`: the stream callback returns false
+  // from its next event and Engine::cancel drops it if it is still queued
+  // or prefilling. Finishes with reason "cancelled". Unknown tags: ignored.
+  void stop(quint64 tag);
+  // Any thread. Cancels the loads with serial <= upTo, running or still
+  // queued (load_progress returns false; they fail as "cancelled").
+  void cancelLoad(quint64 upTo);
+
+ public slots:
+  // Worker thread. Creates an engine; on success the old one is retired.
+  void load(const rc::ui::ModelRequest& request);
+  // Worker thread. Fits the conversation into the context (oldest turns are
+  // dropped first, the system prompt and last message kept) and submits.
+  // Never blocks on generation.
+  void generate(quint64 tag, const rc::ui::GenerationJob& job);
+  // Worker thread. Engine::warmup of each non-empty system prompt (pinned).
+  void warmup(const QStringList& systemPrompts);
+  // Worker thread. render_chat of each candidate compared with `tokens`.
+  void matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
+                   const std::vector<rc::ui::PrefixCandidate>& candidates);
+  // Worker thread. The tokens the cache holds for the last message, for the
+  // panel's locateTokens: a user message's request prompt (render_chat,
+  // assistant turn open); for a reply, its request prompt + its text.
+  void renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages);
+  // Destroys the retired engines except `inUse` (the one the GUI switched
+  // to; it may lag behind when loads overlap).
+  void releaseRetired(rc::Engine* inUse);
+  void shutdown();
+
+ signals:
+  void loadProgress(double fraction);
+  void loadSucceeded(rc::Engine* engine, const rc::ui::ModelDescription& model);
+  void loadFailed(const QString& message, bool cancelled);
+  void textArrived(quint64 tag, const QString& text);
+  void generationFinished(quint64 tag, const rc::ui::GenerationOutcome& outcome);
+  void warmedUp(int count, const QString& error);
+  void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
+  void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
+
+ private:
+  struct Active {
+    rc::Engine* engine = nullptr;
+    rc::RequestId id = 0;  // 0: not submitted yet
+    bool stopRequested = false;
+  };
+  // Reports the requests detached by destroyEngine() and never finished as
+  // cancelled; called once the engine is gone (no callback can run any more).
+  void finishOrphans();
+  void destroyEngine(std::unique_ptr<rc::Engine>& engine);
+
+  std::unique_ptr<rc::Engine> engine_;   // worker thread
+  std::vector<std::unique_ptr<rc::Engine>> retired_;  // worker thread; until the GUI lets go
+  std::atomic<quint64> cancelUpTo_{0};
+  std::mutex mu_;                      // guards active_ (GUI, worker, engine threads)
+  std::map<quint64, Active> active_;   // tag -> request
+  quint64 lastTagSeen_ = 0;            // guarded by mu_; tags only grow
+};
+
+// Drops the oldest non-system messages until `messages` renders to at most
+// `budget` tokens (always keeping the last message). Returns how many were
+// dropped, or -1 when even the last message alone does not fit. Exposed for
+// tests.
+int fitToContext(const rc::Engine& engine, std::vector<rc::ChatMessage>& messages, int budget);
+
+}  // namespace rc::ui
+
+Q_DECLARE_METATYPE(rc::ui::ModelRequest)
+Q_DECLARE_METATYPE(rc::ui::ModelDescription)
+Q_DECLARE_METATYPE(rc::ui::GenerationJob)
+Q_DECLARE_METATYPE(rc::ui::GenerationOutcome)
+Q_DECLARE_METATYPE(rc::ui::PrefixCandidate)
+Q_DECLARE_METATYPE(rc::ui::PrefixMatch)

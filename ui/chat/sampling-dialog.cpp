@@ -1,0 +1,90 @@
+#include "chat/sampling-dialog.h"
+
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace rc::ui {
+
+namespace {
+
+QDoubleSpinBox* doubleBox(double min, double max, double step, int decimals, QWidget* parent) {
+  auto* b = new QDoubleSpinBox(parent);
+  b->setRange(min, max);
+  b->setSingleStep(step);
+  b->setDecimals(decimals);
+  return b;
+}
+
+}  // namespace
+
+SamplingDialog::SamplingDialog(const ChatSampling& sampling, int modelContext, QWidget* parent)
+    : QDialog(parent) {
+  setWindowTitle(tr("Sampling settings"));
+  auto* v = new QVBoxLayout(this);
+  auto* form = new QFormLayout();
+  temperature_ = doubleBox(0, 2, 0.05, 2, this);
+  temperature_->setToolTip(tr("0 = greedy: always the most likely token"));
+  topP_ = doubleBox(0.01, 1, 0.01, 2, this);
+  topP_->setToolTip(tr("Nucleus sampling; 1 = off"));
+  topK_ = new QSpinBox(this);
+  topK_->setRange(0, 1000);
+  topK_->setSpecialValueText(tr("off"));
+  minP_ = doubleBox(0, 1, 0.01, 2, this);
+  minP_->setToolTip(tr("Drop tokens less likely than this fraction of the best; 0 = off"));
+  repetition_ = doubleBox(1, 2, 0.01, 2, this);
+  repetition_->setToolTip(tr("1 = off"));
+  maxTokens_ = new QSpinBox(this);
+  maxTokens_->setRange(1, 32768);
+  context_ = new QSpinBox(this);
+  context_->setRange(0, modelContext > 0 ? modelContext : 1 << 20);
+  context_->setSingleStep(256);
+  context_->setSpecialValueText(modelContext > 0 ? tr("model's (%1 tokens)").arg(modelContext)
+                                                 : tr("model's"));
+  context_->setToolTip(tr("Tokens of history sent with each message; the oldest turns are left out "
+                          "when a conversation grows past it"));
+  form->addRow(tr("Temperature"), temperature_);
+  form->addRow(tr("Top-p"), topP_);
+  form->addRow(tr("Top-k"), topK_);
+  form->addRow(tr("Min-p"), minP_);
+  form->addRow(tr("Repetition penalty"), repetition_);
+  form->addRow(tr("Max reply tokens"), maxTokens_);
+  form->addRow(tr("Context length"), context_);
+  v->addLayout(form);
+  auto* buttons = new QDialogButtonBox(
+      QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
+  v->addWidget(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
+          [this] { fill(ChatSampling{}); });
+  fill(sampling);
+}
+
+void SamplingDialog::fill(const ChatSampling& s) {
+  temperature_->setValue(s.temperature);
+  topP_->setValue(s.topP);
+  topK_->setValue(s.topK);
+  minP_->setValue(s.minP);
+  repetition_->setValue(s.repetitionPenalty);
+  maxTokens_->setValue(s.maxTokens);
+  context_->setValue(s.contextLength);
+}
+
+ChatSampling SamplingDialog::sampling() const {
+  ChatSampling s;
+  s.temperature = temperature_->value();
+  s.topP = topP_->value();
+  s.topK = topK_->value();
+  s.minP = minP_->value();
+  s.repetitionPenalty = repetition_->value();
+  s.maxTokens = maxTokens_->value();
+  s.contextLength = context_->value();
+  return s;
+}
+
+}  // namespace rc::ui

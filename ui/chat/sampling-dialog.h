@@ -1,0 +1,34 @@
+// SamplingDialog: a conversation's sampling settings and context length.
+// Modal, GUI thread; the caller saves the result (the store keeps it per
+// conversation).
+#pragma once
+
+#include <QDialog>
+
+#include "chat/chat-types.h"
+
+class QDoubleSpinBox;
+class QSpinBox;
+
+namespace rc::ui {
+
+class SamplingDialog : public QDialog {
+  Q_OBJECT
+ public:
+  // modelContext: the loaded model's context (0 when none is loaded).
+  SamplingDialog(const ChatSampling& sampling, int modelContext, QWidget* parent = nullptr);
+  ChatSampling sampling() const;
+
+ private:
+  void fill(const ChatSampling& s);
+
+  QDoubleSpinBox* temperature_ = nullptr;
+  QDoubleSpinBox* topP_ = nullptr;
+  QSpinBox* topK_ = nullptr;
+  QDoubleSpinBox* minP_ = nullptr;
+  QDoubleSpinBox* repetition_ = nullptr;
+  QSpinBox* maxTokens_ = nullptr;
+  QSpinBox* context_ = nullptr;
+};
+
+}  // namespace rc::ui
