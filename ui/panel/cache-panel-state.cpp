@@ -29,6 +29,7 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
   feed_ = std::move(feed);
   demo.engine_changed(feed_ ? feed_->engine() : nullptr, now);
   labels_.clear();
+  layout_structure_ = pages_version_ = UINT64_MAX;  // versions restart with a new model
   pending.clear();
   pending_lost = false;
   selected = located = located_partial = kNoNode;
@@ -164,9 +165,19 @@ const panel::TreeLayout& CachePanelState::layout(double now) {
   for (NodeId id : {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
     if (id != kNoNode && model.find(id)) keep.push_back(id);
   const bool folding = lod.enabled && model.size() > lod.max_visible;
-  const bool stale = layout_structure_ != model.structure_version() ||
-                     layout_lod_version_ != lod_version_ || keep != layout_keep_ ||
-                     (folding && layout_version_ != model.version() && now - layout_at_ > 0.5);
+  const bool shape = layout_structure_ != model.structure_version();
+  // A new watched node forces a relayout only if it is not laid out already.
+  bool keep_missing = false;
+  if (keep != layout_keep_)
+    for (NodeId id : keep) keep_missing |= layout_.find(id) == nullptr;
+  bool stale = layout_lod_version_ != lod_version_ || keep_missing || shape ||
+               (folding && layout_version_ != model.version() && now - layout_at_ > 0.5);
+  // A big tree growing every frame is laid out at most ten times a second:
+  // new boxes appear a few frames late instead of every frame costing a
+  // full layout.
+  if (stale && layout_lod_version_ == lod_version_ && !keep_missing && model.size() > 2000 &&
+      now - layout_at_ < 0.1)
+    stale = false;
   if (stale) {
     lod.keep = keep;
     layout_ = panel::layout_tree(model, lod, metrics);
@@ -178,6 +189,15 @@ const panel::TreeLayout& CachePanelState::layout(double now) {
     ++layouts_computed;
   }
   return layout_;
+}
+
+const panel::TreeModel::Pages& CachePanelState::pages() {
+  if (pages_version_ != model.version() || pages_model_ != &model) {
+    pages_ = model.pages_by_state();
+    pages_version_ = model.version();
+    pages_model_ = &model;
+  }
+  return pages_;
 }
 
 panel::NodeLabel& CachePanelState::label(const panel::TreeNode& n) {

@@ -59,6 +59,8 @@ struct CachePanelState {
   // active, at most twice a second when only recency changed).
   const panel::TreeLayout& layout(double now);
   uint64_t layouts_computed = 0;  // also the layout generation the view sees
+  // Pages of the tree by state (TreeModel::pages_by_state), per model version.
+  const panel::TreeModel::Pages& pages();
 
   // Decoded text of a node's span (and the one-line fit the view caches).
   panel::NodeLabel& label(const panel::TreeNode& n);
@@ -117,6 +119,9 @@ struct CachePanelState {
   uint64_t located_structure_ = 0;
   uint64_t ghosts_placed_ = 0;  // serial of the latest ghost given a place
   double now_ = 0;
+  panel::TreeModel::Pages pages_;
+  uint64_t pages_version_ = UINT64_MAX;
+  const panel::TreeModel* pages_model_ = nullptr;
 };
 
 }  // namespace rc::ui

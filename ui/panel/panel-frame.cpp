@@ -68,8 +68,10 @@ void CachePanelState::draw(double now) {
   ImGuiIO& io = ImGui::GetIO();
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
+  // No window background: the GL clear has the same colour, and with a
+  // software rasterizer every full-screen layer costs real time.
   ImGui::Begin("##cache-panel", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBackground |
                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
                    ImGuiWindowFlags_NoScrollWithMouse);
 
@@ -105,7 +107,7 @@ void CachePanelState::draw(double now) {
 
   // --- Memory bar -------------------------------------------------------------
   {
-    const panel::TreeModel::Pages p = model.pages_by_state();
+    const panel::TreeModel::Pages& p = pages();
     const int64_t total = std::max<int64_t>(model.total_pages(), cache_stats.total_pages);
     const int64_t held = std::max<int64_t>(cache_stats.held_pages, 0);
     const int64_t used = p.protected_pages + p.evictable_pages + held;
@@ -225,7 +227,9 @@ void CachePanelState::draw(double now) {
   }
 
   // --- Bottom tabs ------------------------------------------------------------
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0, 0, 0, 0));
   ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
+  ImGui::PopStyleColor();
   if (ImGui::BeginTabBar("##tabs")) {
     if (ImGui::BeginTabItem("Node")) {
       const panel::TreeNode* n = model.find(selected);
@@ -234,7 +238,7 @@ void CachePanelState::draw(double now) {
                             "wheel to zoom, double-click to fold.");
       } else if (n->id == kRootNode) {
         ImGui::Text("Root: %s nodes, %s tokens cached", count(int64_t(model.size()) - 1).c_str(),
-                    count(model.pages_by_state().cached_tokens).c_str());
+                    count(pages().cached_tokens).c_str());
       } else {
         ImGui::Text("#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u \xC2\xB7 hits %llu "
                     "\xC2\xB7 last access tick %llu",

@@ -86,8 +86,12 @@ bool TreeView::world_box(NodeId id, const TreeLayout& layout, float* x, float* y
 
 void TreeView::update_positions(const TreeViewInput& in, float dt) {
   const TreeLayout& L = *in.layout;
-  const bool snap = !animate || L.nodes.size() > 4000;
-  const float k = snap ? 1.0f : 1.0f - std::exp(-dt * 12.0f);
+  if (!animate || L.nodes.size() > 4000) {
+    pos_.clear();  // boxes sit at their layout places (and lookups stay cheap)
+    return;
+  }
+  const bool snap = false;
+  const float k = 1.0f - std::exp(-dt * 12.0f);
   for (const LaidNode& ln : L.nodes) {
     if (ln.id == kNoNode) continue;
     auto it = pos_.find(ln.id);
