@@ -3,13 +3,12 @@
 // URL on stdout once it is listening (scripts and tests read it, e.g. with
 // --port 0 for any free port) and stops gracefully on SIGINT or SIGTERM; a
 // second signal during the grace period ends the process at once.
-#include <pthread.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <unistd.h>
 
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <ctime>
 #include <thread>
 
 #include "access.h"
@@ -28,12 +27,28 @@ struct ServeOptions {
   double shutdown_grace_s = 5.0;
 };
 
-sigset_t stop_signals() {
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  return set;
+// SIGINT/SIGTERM reach whichever thread the kernel picks, including
+// threads libraries start before main() (OpenBLAS), so masks cannot route
+// them; the handler only writes the signal number to a pipe that the
+// waiter thread reads. A second signal exits at once.
+int g_signal_pipe[2] = {-1, -1};
+volatile sig_atomic_t g_signals = 0;
+
+extern "C" void on_stop_signal(int sig) {
+  if (g_signals) _exit(128 + sig);
+  g_signals = 1;
+  const unsigned char b = static_cast<unsigned char>(sig);
+  ssize_t ignored = write(g_signal_pipe[1], &b, 1);
+  (void)ignored;
+}
+
+bool install_stop_handlers() {
+  if (pipe2(g_signal_pipe, O_CLOEXEC) != 0) return false;
+  struct sigaction sa = {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  sa.sa_flags = SA_RESTART;
+  return sigaction(SIGINT, &sa, nullptr) == 0 && sigaction(SIGTERM, &sa, nullptr) == 0;
 }
 
 int run_serve(ServeOptions& o) {
@@ -42,13 +57,11 @@ int run_serve(ServeOptions& o) {
     return fail(st.message());
   }
   if (o.parallel > 0) o.engine.config.max_running = o.parallel;
-  o.server.shutdown_grace = std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000));
+  o.server.shutdown_grace =
+      std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000));
   o.server.version = RADIXCHAT_VERSION;
 
-  // Every thread created from here on (engine, HTTP workers) inherits the
-  // mask, so SIGINT/SIGTERM reach only the waiter below, via sigtimedwait.
-  const sigset_t signals = stop_signals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  if (!install_stop_handlers()) return fail("cannot install the SIGINT/SIGTERM handlers");
 
   std::unique_ptr<Engine> engine = open_engine(o.engine.config);
   if (!engine) return 1;
@@ -65,26 +78,28 @@ int run_serve(ServeOptions& o) {
   std::printf("listening on http://%s:%d/v1\n", host.c_str(), srv.port());
   std::fflush(stdout);
 
-  std::atomic<bool> serving_done{false};
+  // Waits for a signal (a byte on the pipe) or for serving to end (-1).
   std::thread waiter([&] {
-    const timespec tick{0, 200 * 1000 * 1000};
-    while (!serving_done) {
-      siginfo_t info;
-      if (sigtimedwait(&signals, &info, &tick) < 0) continue;  // timeout or EINTR
-      std::fprintf(stderr, "radixchat-cli: %s: finishing requests in flight (up to %.0f s), "
-                   "signal again to quit now\n",
-                   info.si_signo == SIGINT ? "SIGINT" : "SIGTERM", o.shutdown_grace_s);
-      // A second signal takes the default action (terminate) on this thread.
-      signal(SIGINT, SIG_DFL);
-      signal(SIGTERM, SIG_DFL);
-      pthread_sigmask(SIG_UNBLOCK, &signals, nullptr);
-      srv.shutdown();
-      return;
+    int sig = 0;
+    for (;;) {
+      unsigned char b = 0;
+      const ssize_t n = read(g_signal_pipe[0], &b, 1);
+      if (n < 0 && errno == EINTR) continue;
+      if (n == 1 && b != 0xff) sig = b;
+      break;
     }
+    if (sig == 0) return;
+    std::fprintf(stderr,
+                 "radixchat-cli: %s: finishing requests in flight (up to %.0f s), signal again "
+                 "to quit now\n",
+                 sig == SIGINT ? "SIGINT" : "SIGTERM", o.shutdown_grace_s);
+    srv.shutdown();
   });
 
   Status st = srv.run();
-  serving_done = true;
+  const unsigned char wake = 0xff;  // serving ended without a signal
+  ssize_t ignored = write(g_signal_pipe[1], &wake, 1);
+  (void)ignored;
   waiter.join();
   created.value().reset();
   engine.reset();

@@ -44,8 +44,8 @@ ApiError invalid_api_key() {
 ApiError model_not_found(const std::string& requested, const std::string& served) {
   ApiError e;
   e.http_status = 404;
-  e.message = "The model '" + requested + "' does not exist on this server; it serves '" +
-              served + "' (see GET /v1/models).";
+  e.message = "The model '" + requested + "' does not exist on this server; it serves '" + served +
+              "' (see GET /v1/models).";
   e.param = "model";
   e.code = "model_not_found";
   return e;

@@ -19,8 +19,8 @@ struct ApiError {
   int http_status = 400;
   std::string message;
   std::string type = "invalid_request_error";  // or server_error, authentication_error ...
-  std::string param;                            // empty -> null
-  std::string code;                             // empty -> null
+  std::string param;                           // empty -> null
+  std::string code;                            // empty -> null
 
   // The response body, one JSON object.
   std::string body() const;

@@ -58,8 +58,9 @@ bool provide_events(ViewerState& v, httplib::DataSink& sink) {
         break;
       case EventSubscription::Wake::resync:
         v.need_snapshot = true;
-        v.resync_reason = "events were lost (this viewer fell behind or the engine's queue "
-                          "overflowed); replace the tree with this snapshot";
+        v.resync_reason =
+            "events were lost (this viewer fell behind or the engine's queue "
+            "overflowed); replace the tree with this snapshot";
         return true;
       case EventSubscription::Wake::events: {
         const TokenDecoder decode = decoder(*v.ctx);

@@ -21,8 +21,7 @@
 
 namespace rc::server {
 
-void handle_cache_snapshot(ServerContext& ctx, const httplib::Request& req,
-                           httplib::Response& res);
+void handle_cache_snapshot(ServerContext& ctx, const httplib::Request& req, httplib::Response& res);
 void handle_cache_events(ServerContext& ctx, httplib::Response& res);
 
 }  // namespace rc::server

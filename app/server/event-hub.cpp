@@ -64,8 +64,7 @@ void EventSubscription::close() {
   cv_.notify_one();
 }
 
-EventHub::EventHub(Engine& engine, EventHubOptions options)
-    : engine_(engine), options_(options) {
+EventHub::EventHub(Engine& engine, EventHubOptions options) : engine_(engine), options_(options) {
   thread_ = std::thread([this] { run(); });
 }
 

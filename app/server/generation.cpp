@@ -40,10 +40,18 @@ void GenerationTracker::finished(Generation* g, FinishReason reason) {
   std::lock_guard<std::mutex> lock(mu_);
   if (active_.erase(g) == 0) return;
   switch (reason) {
-    case FinishReason::stop: counts_.stopped++; break;
-    case FinishReason::length: counts_.length++; break;
-    case FinishReason::cancelled: counts_.cancelled++; break;
-    default: counts_.errors++; break;
+    case FinishReason::stop:
+      counts_.stopped++;
+      break;
+    case FinishReason::length:
+      counts_.length++;
+      break;
+    case FinishReason::cancelled:
+      counts_.cancelled++;
+      break;
+    default:
+      counts_.errors++;
+      break;
   }
   if (active_.empty()) idle_.notify_all();
 }

@@ -73,14 +73,14 @@ std::string render_metrics(const MetricsInput& in) {
   Writer w;
   w.family("radixchat_info", "gauge", "The model and engine this server runs (always 1).")
       .sample(1, label("model", in.model.name) + "," + label("backend", in.model.backend) + "," +
-                     label("device", in.model.device) + "," + label("cache", in.model.cache) +
-                     "," + label("version", in.version));
+                     label("device", in.model.device) + "," + label("cache", in.model.cache) + "," +
+                     label("version", in.version));
 
   w.family("radixchat_http_responses_total", "counter", "HTTP responses by route and status.");
   if (in.http.empty()) w.sample(0, label("route", "none") + "," + label("code", "0"));
   for (const auto& [key, n] : in.http) {
-    w.sample(static_cast<double>(n), label("route", key.first) + "," +
-                                         label("code", std::to_string(key.second)));
+    w.sample(static_cast<double>(n),
+             label("route", key.first) + "," + label("code", std::to_string(key.second)));
   }
 
   const GenerationTracker::Counts& g = in.generations;

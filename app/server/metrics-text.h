@@ -2,8 +2,9 @@
 //
 // Names are radixchat_* (plus process_resident_memory_bytes); times are in
 // seconds, as Prometheus expects. Engine figures come from
-// Engine::stats() (published by the engine thread after every step), the
-// rest from the server's own counters.
+// Engine::stats(), which the engine thread publishes after every step, so
+// a request's tokens show up a moment after its response was sent; the
+// rest come from the server's own counters.
 #pragma once
 
 #include <cstdint>

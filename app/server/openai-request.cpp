@@ -22,15 +22,23 @@ constexpr size_t kMaxStopSequences = 16;
 
 const char* type_name(const json& v) {
   switch (v.type()) {
-    case json::value_t::null: return "null";
-    case json::value_t::boolean: return "a boolean";
+    case json::value_t::null:
+      return "null";
+    case json::value_t::boolean:
+      return "a boolean";
     case json::value_t::number_integer:
-    case json::value_t::number_unsigned: return "an integer";
-    case json::value_t::number_float: return "a number";
-    case json::value_t::string: return "a string";
-    case json::value_t::array: return "an array";
-    case json::value_t::object: return "an object";
-    default: return "an unsupported value";
+    case json::value_t::number_unsigned:
+      return "an integer";
+    case json::value_t::number_float:
+      return "a number";
+    case json::value_t::string:
+      return "a string";
+    case json::value_t::array:
+      return "an array";
+    case json::value_t::object:
+      return "an object";
+    default:
+      return "an unsupported value";
   }
 }
 
@@ -181,8 +189,8 @@ MaybeError read_common(const json& obj, CompletionRequest& r) {
     return e;
   }
   // OpenAI samples differently on every call unless a seed is given.
-  s.seed = seed ? static_cast<uint64_t>(*seed) : (uint64_t(std::random_device{}()) << 32) ^
-                                                     std::random_device{}();
+  s.seed = seed ? static_cast<uint64_t>(*seed)
+                : (uint64_t(std::random_device{}()) << 32) ^ std::random_device{}();
 
   if (auto e = read_int(obj, "n", 1, 128, n)) return e;
   if (n.value_or(1) != 1) return unsupported("n", "one choice per request (n = 1)");
@@ -241,7 +249,8 @@ MaybeError read_content(const json& content, const std::string& where, std::stri
     out = content.get<std::string>();
     return {};
   }
-  if (!content.is_array()) return wrong_type(where, "a string or an array of content parts", content);
+  if (!content.is_array())
+    return wrong_type(where, "a string or an array of content parts", content);
   for (const json& part : content) {
     if (!part.is_object()) return wrong_type(where, "an array of content parts", part);
     auto type = part.find("type");
@@ -263,7 +272,9 @@ MaybeError read_content(const json& content, const std::string& where, std::stri
 
 MaybeError read_messages(const json& obj, std::vector<ChatMessage>& out) {
   const json* v = field(obj, "messages");
-  if (!v) return invalid_request("Missing required parameter: 'messages'.", "messages", "missing_required_parameter");
+  if (!v)
+    return invalid_request("Missing required parameter: 'messages'.", "messages",
+                           "missing_required_parameter");
   if (!v->is_array()) return wrong_type("messages", "an array", *v);
   if (v->empty()) return bad_value("messages", "must contain at least one message");
   for (size_t i = 0; i < v->size(); ++i) {
@@ -291,8 +302,8 @@ MaybeError read_messages(const json& obj, std::vector<ChatMessage>& out) {
     if (content != m.end()) {
       if (auto e = read_content(*content, where + ".content", msg.content)) return e;
     }
-    if (auto calls = m.find("tool_calls"); calls != m.end() && !calls->is_null() &&
-                                            !(calls->is_array() && calls->empty())) {
+    if (auto calls = m.find("tool_calls");
+        calls != m.end() && !calls->is_null() && !(calls->is_array() && calls->empty())) {
       return unsupported(where + ".tool_calls", "tool calling is not implemented");
     }
     out.push_back(std::move(msg));
@@ -316,7 +327,9 @@ MaybeError read_token_ids(const json& arr, std::vector<int32_t>& out) {
 // array of token-id arrays. Several prompts would need n > 1 choices.
 MaybeError read_prompt(const json& obj, GenerateRequest& g) {
   const json* v = field(obj, "prompt");
-  if (!v) return invalid_request("Missing required parameter: 'prompt'.", "prompt", "missing_required_parameter");
+  if (!v)
+    return invalid_request("Missing required parameter: 'prompt'.", "prompt",
+                           "missing_required_parameter");
   const char* expected = "a string, an array of strings, or an array of token ids";
   if (v->is_string()) {
     g.prompt = v->get<std::string>();
@@ -351,10 +364,12 @@ MaybeError read_completion_only(const json& obj) {
 MaybeError read_chat_only(const json& obj) {
   std::optional<bool> logprobs;
   if (auto e = read_bool(obj, "logprobs", logprobs)) return e;
-  if (logprobs.value_or(false)) return unsupported("logprobs", "log probabilities are not returned");
+  if (logprobs.value_or(false))
+    return unsupported("logprobs", "log probabilities are not returned");
   std::optional<int64_t> top_logprobs;
   if (auto e = read_int(obj, "top_logprobs", 0, 20, top_logprobs)) return e;
-  if (top_logprobs.value_or(0) != 0) return unsupported("top_logprobs", "log probabilities are not returned");
+  if (top_logprobs.value_or(0) != 0)
+    return unsupported("top_logprobs", "log probabilities are not returned");
   return {};
 }
 
@@ -365,14 +380,14 @@ ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::st
   try {
     obj = json::parse(body);
   } catch (const json::exception& e) {
-    return invalid_request(std::string("We could not parse the JSON body of your request: ") +
-                               e.what(),
-                           {}, "invalid_json");
+    return invalid_request(
+        std::string("We could not parse the JSON body of your request: ") + e.what(), {},
+        "invalid_json");
   }
   if (!obj.is_object()) {
-    return invalid_request(std::string("The request body must be a JSON object, not ") +
-                               type_name(obj) + ".",
-                           {}, "invalid_json");
+    return invalid_request(
+        std::string("The request body must be a JSON object, not ") + type_name(obj) + ".", {},
+        "invalid_json");
   }
   CompletionRequest r;
   r.endpoint = endpoint;

@@ -24,12 +24,12 @@ std::string unique_suffix() {
 
 json base(const ResponseMeta& meta, bool chunk) {
   const bool chat = meta.endpoint == Endpoint::chat;
-  json j = {{"id", meta.id},
-            {"object", chat ? (chunk ? "chat.completion.chunk" : "chat.completion")
-                            : "text_completion"},
-            {"created", meta.created},
-            {"model", meta.model},
-            {"system_fingerprint", meta.fingerprint}};
+  json j = {
+      {"id", meta.id},
+      {"object", chat ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion"},
+      {"created", meta.created},
+      {"model", meta.model},
+      {"system_fingerprint", meta.fingerprint}};
   if (chunk && meta.include_usage) j["usage"] = nullptr;
   return j;
 }

@@ -43,8 +43,8 @@ const char* openai_finish_reason(FinishReason reason);
 nlohmann::json usage_json(const RequestMetrics& metrics);
 
 // The whole non-streaming response.
-nlohmann::json full_response(const ResponseMeta& meta, const std::string& text,
-                             FinishReason reason, const RequestMetrics& metrics);
+nlohmann::json full_response(const ResponseMeta& meta, const std::string& text, FinishReason reason,
+                             const RequestMetrics& metrics);
 
 // Stream chunks. first_chunk is empty for completions (they have no role).
 std::string first_chunk(const ResponseMeta& meta);

@@ -36,8 +36,12 @@ struct RouteInfo {
   const char* method;
 };
 constexpr RouteInfo kRoutes[] = {
-    {"/v1/chat/completions", "POST"}, {"/v1/completions", "POST"}, {"/v1/models", "GET"},
-    {"/metrics", "GET"},              {"/v1/cache", "GET"},        {"/v1/cache/events", "GET"},
+    {"/v1/chat/completions", "POST"},
+    {"/v1/completions", "POST"},
+    {"/v1/models", "GET"},
+    {"/metrics", "GET"},
+    {"/v1/cache", "GET"},
+    {"/v1/cache/events", "GET"},
     {"/health", "GET"},
 };
 
@@ -201,9 +205,8 @@ class HttpServer final : public Server {
     post("/v1/completions", [this](const std::string& body, httplib::Response& res) {
       handle_completion(ctx_, Endpoint::completions, body, res);
     });
-    get("/v1/models", [this](const httplib::Request&, httplib::Response& res) {
-      handle_models(ctx_, res);
-    });
+    get("/v1/models",
+        [this](const httplib::Request&, httplib::Response& res) { handle_models(ctx_, res); });
     get(R"(/v1/models/(.+))", [this](const httplib::Request& req, httplib::Response& res) {
       handle_model(ctx_, req.matches[1], res);
     });
@@ -222,9 +225,10 @@ class HttpServer final : public Server {
 
     // Unknown routes, wrong methods, oversize or unreadable requests that
     // never reached a handler: give them OpenAI-style bodies too.
-    svr_.set_error_handler(httplib::Server::HandlerWithResponse(
-        [this](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty() || res.content_provider_) return httplib::Server::HandlerResponse::Unhandled;
+    svr_.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
+                                                                       httplib::Response& res) {
+      if (!res.body.empty() || res.content_provider_)
+        return httplib::Server::HandlerResponse::Unhandled;
       if (auto e = refuse(req)) {
         write_error(res, *e);
         return httplib::Server::HandlerResponse::Handled;

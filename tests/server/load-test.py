@@ -117,7 +117,8 @@ def one_request(target, conn, rng, args, client_id, n):
     body = {
         "messages": [
             {"role": "system", "content": rng.choice(SYSTEM_PROMPTS)},
-            {"role": "user", "content": rng.choice(QUESTIONS)},
+            {"role": "user", "content": rng.choice(QUESTIONS) + (
+                " (request %d.%d)" % (client_id, n) if rng.random() < args.unique else "")},
         ],
         "max_tokens": args.max_tokens,
         "temperature": 0.8,
@@ -238,6 +239,8 @@ def main():
     ap.add_argument("--duration", type=float, default=120, help="seconds (at most 1800)")
     ap.add_argument("--max-requests", type=int, default=20000)
     ap.add_argument("--max-tokens", type=int, default=48)
+    ap.add_argument("--unique", type=float, default=0.5,
+                    help="fraction of requests with a unique question (new cache leaves)")
     ap.add_argument("--ignore-eos", action="store_true", help="always generate --max-tokens")
     ap.add_argument("--warmup", type=int, default=64, help="requests before the baseline")
     ap.add_argument("--rss-slack-mib", type=float, default=32,
@@ -276,6 +279,7 @@ def main():
         before = snapshot(target, pid)
 
         results, errors, wall = run_clients(target, args)
+        load_during = os.getloadavg()[0]  # the machine is shared; figures depend on it
         time.sleep(1.0)  # let the last requests finish and the stats publish
         after = snapshot(target, pid)
     finally:
@@ -315,24 +319,27 @@ def main():
         "prompt_tokens": prompt, "cached_prompt_tokens": cached,
         "hit_rate": round(cached / prompt, 3) if prompt else 0,
         "before_cold": before_cold, "before": before, "after": after,
-        "leak": leak, "server_exit": exit_code,
+        "leak": leak, "server_exit": exit_code, "loadavg_1m": load_during,
         "error_samples": [e["error"] for e in (errors + warm_err)[:5]],
     }
     ok = not errors and not warm_err and not leak and exit_code in (0, None)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print("clients %d, %.1f s, %d requests (%d warm-up first), %d errors" %
-              (args.clients, wall, len(results), len(warm_ok), report["errors"]))
+        print("clients %d, %.1f s, %d requests (%d warm-up first), %d errors; "
+              "load average %s during the run" %
+              (args.clients, wall, len(results), len(warm_ok), report["errors"],
+               round(report["loadavg_1m"], 1)))
         print("requests/s %.2f | TTFT p50 %.1f ms, p99 %.1f ms | output %.1f tok/s "
               "(per stream %.1f tok/s) | prompt hit rate %.3f" %
               (report["requests_per_s"], report["ttft_ms_p50"], report["ttft_ms_p99"],
                report["output_tok_s"], report["per_stream_decode_tok_s"], report["hit_rate"]))
         for label, s in (("cold", before_cold), ("baseline", before), ("after", after)):
             print("%-8s pages total %d free %d evictable %d protected %d held %d | "
-                  "active %d | RSS %.1f MiB%s" %
+                  "evictions %d | active %d | RSS %.1f MiB%s" %
                   (label, s["pages_total"], s["pages_free"], s["pages_evictable"],
-                   s["pages_protected"], s["pages_held"], s["requests_active"], s["rss_mib"],
+                   s["pages_protected"], s["pages_held"], s["evictions"], s["requests_active"],
+                   s["rss_mib"],
                    " (/proc %.1f)" % s["rss_mib_proc"] if "rss_mib_proc" in s else ""))
         if proc:
             print("server exit on SIGTERM: %s" % exit_code)

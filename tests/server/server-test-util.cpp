@@ -96,7 +96,8 @@ double metric(const std::string& text, const std::string& line_prefix) {
   std::istringstream in(text);
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind(line_prefix + " ", 0) == 0) return std::stod(line.substr(line_prefix.size() + 1));
+    if (line.rfind(line_prefix + " ", 0) == 0)
+      return std::stod(line.substr(line_prefix.size() + 1));
   }
   return -1;
 }

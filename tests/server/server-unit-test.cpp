@@ -47,14 +47,23 @@ TEST(OpenAiRequest, ChatDefaultsFollowOpenAi) {
 }
 
 TEST(OpenAiRequest, ChatFieldsAreApplied) {
-  auto r = chat({{"messages", json::array({{{"role", "developer"}, {"content", "be brief"}},
-                                           {{"role", "user"},
-                                            {"content", json::array({{{"type", "text"}, {"text", "a"}},
-                                                                     {{"type", "text"}, {"text", "b"}}})}}})},
-                 {"max_completion_tokens", 7}, {"temperature", 0}, {"top_p", 0.5}, {"seed", -3},
-                 {"stop", "END"}, {"stream", true}, {"stream_options", {{"include_usage", true}}},
-                 {"n", 1}, {"top_k", 40}, {"ignore_eos", true}, {"user", "x"},
-                 {"unknown_vendor_field", {1, 2}}});
+  auto r = chat(
+      {{"messages", json::array({{{"role", "developer"}, {"content", "be brief"}},
+                                 {{"role", "user"},
+                                  {"content", json::array({{{"type", "text"}, {"text", "a"}},
+                                                           {{"type", "text"}, {"text", "b"}}})}}})},
+       {"max_completion_tokens", 7},
+       {"temperature", 0},
+       {"top_p", 0.5},
+       {"seed", -3},
+       {"stop", "END"},
+       {"stream", true},
+       {"stream_options", {{"include_usage", true}}},
+       {"n", 1},
+       {"top_k", 40},
+       {"ignore_eos", true},
+       {"user", "x"},
+       {"unknown_vendor_field", {1, 2}}});
   ASSERT_TRUE(r.ok()) << r.error().message;
   const CompletionRequest& c = r.value();
   EXPECT_EQ(c.generate.messages[0].role, "system");
@@ -228,7 +237,9 @@ TEST(OpenAiResponse, ChunksHaveOpenAiShape) {
 }
 
 TEST(CacheJson, EventsAndSnapshots) {
-  TokenDecoder decode = [](const std::vector<Token>& t) { return "<" + std::to_string(t.size()) + ">"; };
+  TokenDecoder decode = [](const std::vector<Token>& t) {
+    return "<" + std::to_string(t.size()) + ">";
+  };
   CacheEvent ins;
   ins.seq = 7;
   ins.kind = CacheEventKind::insert;
@@ -305,8 +316,9 @@ TEST(MetricsText, ExpositionFormat) {
   EXPECT_GT(in.resident_bytes, 0);
   const std::string text = render_metrics(in);
   expect_prometheus_text(text);
-  EXPECT_NE(text.find(R"(radixchat_http_responses_total{route="/v1/chat/completions",code="200"} 3)"),
-            std::string::npos);
+  EXPECT_NE(
+      text.find(R"(radixchat_http_responses_total{route="/v1/chat/completions",code="200"} 3)"),
+      std::string::npos);
   EXPECT_NE(text.find(R"(radixchat_kv_pages{state="free"} 90)"), std::string::npos);
   EXPECT_NE(text.find(R"(model="demo \"q\"")"), std::string::npos);
 }
