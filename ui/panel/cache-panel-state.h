@@ -54,6 +54,7 @@ struct CachePanelState {
   panel::LodOptions lod;
   panel::NodeMetrics metrics;
   panel::TreeView view;
+  int orientation = 0;  // 0: by the canvas' shape, 1: left to right, 2: top to bottom
   // The layout for the current model and options; recomputed when the tree's
   // shape, the LOD options or the kept nodes change (and, with LOD folding
   // active, at most twice a second when only recency changed).

@@ -55,6 +55,19 @@ ImVec4 kind_colour(CacheEventKind k) {
   }
 }
 
+// Continues the line if an item `w` pixels wide still fits, else wraps: the
+// panel may be a narrow column beside the chat.
+void flow(float w, float spacing = -1) {
+  ImGui::SameLine(0, spacing);
+  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+}
+float button_w(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+}
+float check_w(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+}
+
 struct Segment {
   const char* name;
   int64_t pages;
@@ -76,30 +89,32 @@ void CachePanelState::draw(double now) {
                    ImGuiWindowFlags_NoScrollWithMouse);
 
   // --- Header and toolbar ---------------------------------------------------
-  ImGui::TextUnformatted("KV cache");
-  ImGui::SameLine();
-  if (!feed_) {
-    ImGui::TextDisabled("- %s", no_source_message.c_str());
-  } else {
-    ImGui::TextDisabled("%s \xC2\xB7 %s \xC2\xB7 %s-token pool", feed_->describe().c_str(),
-                        kCachePolicies[settings_policy], count(model.total_pages() * model.page_size()).c_str());
+  {
+    std::string about = !feed_ ? no_source_message
+                               : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
+                                     std::to_string(model.total_pages() * model.page_size()) + "-token pool";
+    ImGui::TextUnformatted("KV cache");
+    flow(ImGui::CalcTextSize(about.c_str()).x);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", about.c_str());
+    ImGui::PopStyleColor();
   }
   if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip(paused ? "Apply every queued event and follow the cache live again"
                              : "Freeze the tree; new events queue up and Step applies them one by one");
-  ImGui::SameLine();
-  ImGui::BeginDisabled(!paused);
   char step_label[48];
   std::snprintf(step_label, sizeof step_label, "Step (%s)###step", count(int64_t(pending.size())).c_str());
+  flow(button_w(step_label));
+  ImGui::BeginDisabled(!paused);
   if (ImGui::Button(step_label)) step_one(now);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  flow(button_w("Fit"));
   if (ImGui::Button("Fit")) view.request_fit();
-  ImGui::SameLine();
+  flow(check_w("Follow"));
   ImGui::Checkbox("Follow", &view.follow);
   if (ImGui::IsItemHovered()) ImGui::SetTooltip("Keep new growth in view (a manual pan turns this off)");
-  ImGui::SameLine();
+  flow(check_w("Fold cold"));
   if (ImGui::Checkbox("Fold cold", &lod.enabled)) lod_changed();
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
@@ -159,21 +174,36 @@ void CachePanelState::draw(double now) {
   // --- Stats line -------------------------------------------------------------
   {
     const CacheStats& cs = cache_stats;
-    ImGui::Text("hit rate %.1f%%", 100.0 * cs.hit_rate());
-    ImGui::SameLine(0, 14);
-    ImGui::Text("mean match %.0f tok", cs.mean_match_tokens());
+    char buf[4][96];
+    std::snprintf(buf[0], sizeof buf[0], "hit rate %.1f%%", 100.0 * cs.hit_rate());
+    std::snprintf(buf[1], sizeof buf[1], "mean match %.0f tok", cs.mean_match_tokens());
+    std::snprintf(buf[2], sizeof buf[2], "TTFT %.0f ms", requests.ttft_ms_mean);
+    std::snprintf(buf[3], sizeof buf[3], "%s nodes \xC2\xB7 %s evictions \xC2\xB7 %s splits",
+                  count(int64_t(model.size()) - 1).c_str(), count(int64_t(cs.evictions)).c_str(),
+                  count(int64_t(cs.splits)).c_str());
+    ImGui::TextUnformatted(buf[0]);
+    flow(ImGui::CalcTextSize(buf[1]).x, 14);
+    ImGui::TextUnformatted(buf[1]);
     if (has_requests && requests.finished > 0) {
-      ImGui::SameLine(0, 14);
-      ImGui::Text("TTFT %.0f ms", requests.ttft_ms_mean);
+      flow(ImGui::CalcTextSize(buf[2]).x, 14);
+      ImGui::TextUnformatted(buf[2]);
     }
-    ImGui::SameLine(0, 14);
-    ImGui::TextDisabled("%s nodes \xC2\xB7 %s evictions \xC2\xB7 %s splits", count(int64_t(model.size()) - 1).c_str(),
-                        count(int64_t(cs.evictions)).c_str(), count(int64_t(cs.splits)).c_str());
+    flow(ImGui::CalcTextSize(buf[3]).x, 14);
+    ImGui::TextDisabled("%s", buf[3]);
   }
 
   // --- Canvas -----------------------------------------------------------------
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float bottom_h = std::clamp(avail.y * 0.36f, 150.0f, 330.0f);
+  const float bottom_h = std::clamp(avail.y * 0.32f, 140.0f, 320.0f);
+  const float canvas_h = std::max(avail.y - bottom_h - ImGui::GetStyle().ItemSpacing.y, 80.0f);
+  // Chats grow chains (one node per turn): unless the canvas is clearly
+  // wide, depth runs down.
+  const bool vertical = orientation == 0 ? canvas_h > avail.x * 0.75f : orientation == 2;
+  if (vertical != lod.vertical) {
+    lod.vertical = vertical;
+    lod_changed();
+    view.request_fit();
+  }
   const panel::TreeLayout& L = layout(now);
   panel::TreeViewInput in;
   in.model = &model;
@@ -186,7 +216,7 @@ void CachePanelState::draw(double now) {
   in.now = now;
   in.layout_generation = layouts_computed;
   const panel::TreeViewActions act =
-      view.draw(in, ImVec2(avail.x, std::max(avail.y - bottom_h - ImGui::GetStyle().ItemSpacing.y, 80.0f)));
+      view.draw(in, ImVec2(avail.x, canvas_h));
   if (act.clicked != kNoNode) select(act.clicked);
   if (act.clicked_background) select(kNoNode);
   if (act.toggle_fold != kNoNode) toggle_fold(act.toggle_fold);
@@ -234,20 +264,22 @@ void CachePanelState::draw(double now) {
     if (ImGui::BeginTabItem("Node")) {
       const panel::TreeNode* n = model.find(selected);
       if (!n) {
-        ImGui::TextDisabled("Click a node to keep its details here. Hover for a quick look; drag to pan, "
-                            "wheel to zoom, double-click to fold.");
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("Click a node to keep its details here. Hover for a quick look; drag to pan, "
+                           "wheel to zoom, double-click to fold, right-click for more.");
+        ImGui::PopStyleColor();
       } else if (n->id == kRootNode) {
         ImGui::Text("Root: %s nodes, %s tokens cached", count(int64_t(model.size()) - 1).c_str(),
                     count(pages().cached_tokens).c_str());
       } else {
-        ImGui::Text("#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u \xC2\xB7 hits %llu "
+        ImGui::TextWrapped("#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u \xC2\xB7 hits %llu "
                     "\xC2\xB7 last access tick %llu",
                     n->id, count(int64_t(n->tokens.size())).c_str(), n->pages.size(), n->lock_ref, n->pin_ref,
                     (unsigned long long)n->hits, (unsigned long long)n->last_access);
         if (ImGui::Button("Centre")) view.focus(n->id);
-        ImGui::SameLine();
+        flow(button_w("Fold / unfold"));
         if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
-        ImGui::SameLine();
+        flow(button_w("Conversations using this prefix"));
         if (ImGui::Button("Conversations using this prefix")) ask_conversations(n->id);
         if (conversations_for == n->id) {
           if (conversations_pending && conversation_titles.empty())
@@ -331,12 +363,14 @@ void CachePanelState::draw(double now) {
       for (size_t i = 0; i < all.size(); ++i) {
         ImGui::BeginDisabled(!engine);
         ImGui::PushID(int(i));
-        if (ImGui::Button(all[i].name.c_str(), ImVec2(200, 0)))
+        if (ImGui::Button(all[i].name.c_str(), ImVec2(190, 0)))
           demo.start(i, engine, kCachePolicies[settings_policy], now);
         ImGui::PopID();
         ImGui::EndDisabled();
-        ImGui::SameLine();
-        ImGui::TextDisabled("%s", all[i].summary.c_str());
+        flow(std::min(ImGui::CalcTextSize(all[i].summary.c_str()).x, 160.0f));
+        ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+        ImGui::TextWrapped("%s", all[i].summary.c_str());
+        ImGui::PopStyleColor();
       }
       if (demo.running()) {
         if (ImGui::Button("Stop demo")) demo.stop(engine);
@@ -353,17 +387,19 @@ void CachePanelState::draw(double now) {
       ImGui::TextDisabled("Changing these restarts the engine with an empty cache.");
       ImGui::SetNextItemWidth(160);
       ImGui::Combo("policy", &settings_policy, kCachePolicies, 4);
-      ImGui::SameLine();
+      flow(160 + ImGui::CalcTextSize("pool tokens").x + 10);
       ImGui::SetNextItemWidth(160);
       const int64_t step = 1024, step_fast = 16384;
       ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step, &step_fast);
       settings_pool_tokens = std::max<int64_t>(settings_pool_tokens, 0);
-      ImGui::SameLine();
+      flow(button_w("Apply"));
       ImGui::BeginDisabled(!on_settings);
       if (ImGui::Button("Apply")) on_settings(kCachePolicies[settings_policy], settings_pool_tokens);
       ImGui::EndDisabled();
-      ImGui::TextDisabled("radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
-                          "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
+      ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+      ImGui::TextWrapped("radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
+                         "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
+      ImGui::PopStyleColor();
       ImGui::Separator();
       int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
       ImGui::SetNextItemWidth(200);
@@ -372,6 +408,9 @@ void CachePanelState::draw(double now) {
       if (ImGui::SliderInt("children per node", &fan, 4, 200)) lod.max_children = size_t(fan), lod_changed();
       ImGui::SetNextItemWidth(200);
       if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64)) lod.max_depth = depth, lod_changed();
+      const char* orientations[] = {"auto (by panel shape)", "left to right", "top to bottom"};
+      ImGui::SetNextItemWidth(200);
+      ImGui::Combo("layout", &orientation, orientations, 3);
       ImGui::Checkbox("animate", &view.animate);
       ImGui::SameLine();
       if (ImGui::Button("Unfold all")) {

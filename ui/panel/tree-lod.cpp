@@ -99,6 +99,12 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
     int64_t count;
   };
   std::vector<Item> stack{{0, -1, 0, 0}};
+  // The tidy layout runs depth along its x: a vertical tree swaps the axes
+  // going in and coming out.
+  auto push_size = [&](float w, float h) {
+    in.width.push_back(lod.vertical ? h : w);
+    in.height.push_back(lod.vertical ? w : h);
+  };
   while (!stack.empty()) {
     const Item it = stack.back();
     stack.pop_back();
@@ -111,15 +117,13 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
       ln.aggregate = true;
       ln.hidden = it.hidden;
       ln.folded_children = it.count;
-      in.width.push_back(m.min_width + 16);
-      in.height.push_back(m.height * 0.75f);
+      push_size(m.min_width + 16, m.height * 0.75f);
       out.nodes.push_back(ln);
       continue;
     }
     const size_t i = size_t(it.flat);
     ln.id = f.node[i]->id;
-    in.width.push_back(i == 0 ? m.min_width * 0.75f : m.width_for(f.node[i]->tokens.size()));
-    in.height.push_back(m.height);
+    push_size(i == 0 ? m.min_width * 0.75f : m.width_for(f.node[i]->tokens.size()), m.height);
     out.index.emplace(ln.id, o);
     const auto& kids = f.kids[i];
     if (!kids.empty() && !expanded(i)) {
@@ -154,16 +158,18 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
   }
 
   TidyParams tp;
-  tp.sibling_gap = m.sibling_gap;
-  tp.level_gap = m.level_gap;
+  tp.sibling_gap = lod.vertical ? m.sibling_gap * 1.6f : m.sibling_gap;
+  tp.level_gap = lod.vertical ? m.level_gap * 0.6f : m.level_gap;
   const std::vector<Box> boxes = tidy_layout(in, tp);
+  out.vertical = lod.vertical;
   for (size_t i = 0; i < out.nodes.size(); ++i) {
     LaidNode& ln = out.nodes[i];
-    ln.x = boxes[i].x;
-    ln.y = boxes[i].y;
-    ln.w = boxes[i].w;
-    ln.h = boxes[i].h;
-    ln.depth = boxes[i].depth;
+    const Box& b = boxes[i];
+    ln.x = lod.vertical ? b.y : b.x;
+    ln.y = lod.vertical ? b.x : b.y;
+    ln.w = lod.vertical ? b.h : b.w;
+    ln.h = lod.vertical ? b.w : b.h;
+    ln.depth = b.depth;
     out.width = std::max(out.width, ln.x + ln.w);
     out.height = std::max(out.height, ln.y + ln.h);
   }

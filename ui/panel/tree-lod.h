@@ -45,6 +45,9 @@ struct LodOptions {
   std::vector<NodeId> keep;   // always visible, with their root paths
   std::unordered_set<NodeId> collapsed;  // folded by the user
   std::unordered_set<NodeId> expanded;   // unfolded by the user (beats LOD)
+  // Depth runs down instead of right: chats make long chains, which read
+  // better top to bottom in a tall, narrow panel.
+  bool vertical = false;
 };
 
 struct LaidNode {
@@ -63,6 +66,7 @@ struct TreeLayout {
   std::unordered_map<NodeId, int> index;
   float width = 0, height = 0;
   size_t model_nodes = 0;  // nodes in the model, root included
+  bool vertical = false;   // depth runs down (edges leave a box's bottom)
   bool empty() const { return nodes.size() <= 1; }
   const LaidNode* find(NodeId id) const {
     auto it = index.find(id);

@@ -4,6 +4,8 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 #include "panel/event-log.h"
 #include "panel/panel-style.h"
@@ -113,16 +115,17 @@ void TreeView::update_positions(const TreeViewInput& in, float dt) {
 void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
   const TreeLayout& L = *in.layout;
   const TreeModel& m = *in.model;
-  const float margin = 28;
+  // The free area: the zoom label sits at the top, the legend at the bottom.
+  const float ml = 20, mr = 20, mt = 34, mb = 64, margin = 28;
   auto fit_zoom = [&] {
-    const float zx = (size.x - 2 * margin) / std::max(L.width, 1.0f);
-    const float zy = (size.y - 2 * margin) / std::max(L.height, 1.0f);
+    const float zx = (size.x - ml - mr) / std::max(L.width, 1.0f);
+    const float zy = (size.y - mt - mb) / std::max(L.height, 1.0f);
     return std::clamp(std::min(zx, zy), kMinZoom, 1.25f);
   };
   auto center_on = [&](float wx, float wy, float zoom) {
     target_.zoom = zoom;
-    target_.x = wx - size.x * 0.5f / zoom;
-    target_.y = wy - size.y * 0.5f / zoom;
+    target_.x = wx - (ml + (size.x - ml - mr) * 0.5f) / zoom;
+    target_.y = wy - (mt + (size.y - mt - mb) * 0.5f) / zoom;
     has_target_ = true;
   };
   if (fit_requested_) {
@@ -145,18 +148,19 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
     if (z >= 0.6f) {
       center_on(L.width * 0.5f, L.height * 0.5f, std::min(z, 1.0f));
     } else {
-      // Too big to fit readably: keep the zoom, bring the newest node in.
-      const float zoom = std::max(has_target_ ? target_.zoom : cam.zoom, 0.6f);
+      // Too big to fit readably: zoom out as far as text stays readable and
+      // bring the newest node in.
+      const float zoom = 0.6f;
       NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
       float x, y, w, h;
       if (watch != kNoNode && world_box(watch, L, &x, &y, &w, &h)) {
         const Camera from = has_target_ ? target_ : cam;
-        const float vw = size.x / zoom, vh = size.y / zoom, pad = margin / zoom;
+        const float pad = margin / zoom;
         float cx = from.x, cy = from.y;
         if (x - pad < cx) cx = x - pad;
-        if (x + w + pad > cx + vw) cx = x + w + pad - vw;
-        if (y - pad < cy) cy = y - pad;
-        if (y + h + pad > cy + vh) cy = y + h + pad - vh;
+        if (x + w + pad > cx + size.x / zoom) cx = x + w + pad - size.x / zoom;
+        if (y - mt / zoom < cy) cy = y - mt / zoom;
+        if (y + h + mb / zoom > cy + size.y / zoom) cy = y + h + mb / zoom - size.y / zoom;
         target_ = Camera{cx, cy, zoom};
         has_target_ = true;
       }
@@ -311,14 +315,17 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
     *p1 = *p0 + ImVec2(ln.w * z, ln.h * z);
   };
 
-  // Edges: parent's right middle to child's left middle.
+  // Edges: parent's right (vertical: bottom) middle to the child's left
+  // (top) middle.
   for (const LaidNode& ln : L.nodes) {
     if (ln.parent < 0) continue;
     const LaidNode& pn = L.nodes[size_t(ln.parent)];
     ImVec2 a0, a1, b0, b1;
     box_of(pn, &a0, &a1);
     box_of(ln, &b0, &b1);
-    const ImVec2 a(a1.x, (a0.y + a1.y) * 0.5f), b(b0.x, (b0.y + b1.y) * 0.5f);
+    const bool vert = L.vertical;
+    const ImVec2 a = vert ? ImVec2((a0.x + a1.x) * 0.5f, a1.y) : ImVec2(a1.x, (a0.y + a1.y) * 0.5f);
+    const ImVec2 b = vert ? ImVec2((b0.x + b1.x) * 0.5f, b0.y) : ImVec2(b0.x, (b0.y + b1.y) * 0.5f);
     if (!overlaps(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
                   ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), canvas_min_, canvas_max_))
       continue;
@@ -329,9 +336,9 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
     if (z < 0.3f) {
       dl->AddLine(a, b, col, th);
     } else {
-      const float dx = (b.x - a.x) * 0.5f;
+      const ImVec2 t = vert ? ImVec2(0, (b.y - a.y) * 0.5f) : ImVec2((b.x - a.x) * 0.5f, 0);
       const int segs = std::clamp(int((std::fabs(b.x - a.x) + std::fabs(b.y - a.y)) / 12), 4, 24);
-      dl->AddBezierCubic(a, a + ImVec2(dx, 0), b - ImVec2(dx, 0), b, col, th, segs);
+      dl->AddBezierCubic(a, a + t, b - t, b, col, th, segs);
     }
     ++stats_.edges_drawn;
   }
@@ -490,18 +497,32 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
                           {Palette::cold, "cold", false},       {Palette::pinned, "pinned", false},
                           {Palette::matched, "matched", true},  {Palette::inserted, "new", true},
                           {Palette::ghost, "evicted", false}};
+    // Rows that fit the canvas width, stacked up from the bottom edge.
     const float s = ImGui::GetFontSize() * 0.85f;
-    ImVec2 p(canvas_min_.x + 10, canvas_max_.y - s - 10);
-    dl->AddRectFilled(p - ImVec2(6, 5), ImVec2(canvas_min_.x + 10 + 560, canvas_max_.y - 4),
-                      Palette::rgba(16, 18, 24, 200), 4.0f);
+    const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
+    std::vector<std::pair<ImVec2, const Item*>> placed;
+    float x = left, row = 0, widest = 0;
     for (const Item& it : items) {
-      if (p.x > canvas_max_.x - 80) break;
-      if (it.outline)
-        dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it.c, 2.0f, 0, 2.0f);
+      const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+      if (x > left && x + w > right) {
+        x = left;
+        row += 1;
+      }
+      placed.push_back({ImVec2(x, row), &it});
+      widest = std::max(widest, x + w);
+      x += w + 10;
+    }
+    const float line = s + 5;
+    const float top = canvas_max_.y - 8 - (row + 1) * line;
+    dl->AddRectFilled(ImVec2(left - 6, top - 4), ImVec2(widest + 6, canvas_max_.y - 4),
+                      Palette::rgba(16, 18, 24, 210), 4.0f);
+    for (const auto& [at, it] : placed) {
+      const ImVec2 p(at.x, top + at.y * line);
+      if (it->outline)
+        dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f, 0, 2.0f);
       else
-        dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it.c, 2.0f);
-      dl->AddText(font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it.t);
-      p.x += s + 10 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+        dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f);
+      dl->AddText(font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it->t);
     }
     char buf[96];
     std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(z * 100)),

@@ -168,6 +168,46 @@ TEST(TreeLod, BigTreeStaysWithinBudgetAndKeepsWatchedNodes) {
   EXPECT_EQ(layout_tree(m, lod, metrics).nodes.size(), m.size());
 }
 
+// Any two boxes of a laid-out model tree are disjoint, in both orientations.
+void expect_disjoint(const TreeLayout& L) {
+  std::vector<const LaidNode*> v;
+  for (const LaidNode& n : L.nodes) v.push_back(&n);
+  std::sort(v.begin(), v.end(), [](auto* a, auto* b) { return a->x < b->x; });
+  for (size_t i = 0; i < v.size(); ++i) {
+    for (size_t j = i + 1; j < v.size() && v[j]->x < v[i]->x + v[i]->w; ++j) {
+      const bool apart_y = v[j]->y >= v[i]->y + v[i]->h || v[i]->y >= v[j]->y + v[j]->h;
+      ASSERT_TRUE(apart_y) << "boxes " << v[i]->id << " and " << v[j]->id << " overlap";
+    }
+  }
+}
+
+TEST(TreeLod, BothOrientationsHaveNoOverlaps) {
+  for (uint32_t seed : {1u, 2u, 3u}) {
+    auto cache = rc::test::make_panel_cache(1, 1 << 18);
+    rc::test::grow_tree(*cache, 400 * seed, seed);
+    TreeModel m;
+    m.reset(cache->snapshot(), 0);
+    for (bool vertical : {false, true}) {
+      LodOptions lod;
+      lod.vertical = vertical;
+      lod.max_visible = 300;
+      const TreeLayout L = layout_tree(m, lod, NodeMetrics{});
+      EXPECT_EQ(L.vertical, vertical);
+      expect_disjoint(L);
+      if (::testing::Test::HasFatalFailure()) return;
+      // Vertical: a child is below its parent; horizontal: to its right.
+      for (const LaidNode& n : L.nodes) {
+        if (n.parent < 0) continue;
+        const LaidNode& p = L.nodes[size_t(n.parent)];
+        if (vertical)
+          EXPECT_GE(n.y, p.y + p.h);
+        else
+          EXPECT_GE(n.x, p.x + p.w);
+      }
+    }
+  }
+}
+
 TEST(TreeLod, ManualFoldAndUnfold) {
   auto cache = rc::test::make_panel_cache(1, 1 << 16);
   rc::test::grow_tree(*cache, 60, 3);
