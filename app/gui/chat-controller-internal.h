@@ -26,10 +26,12 @@ struct ChatController::Loaded {
 // thread. The destructor of ChatController drains the store queue, so
 // `this` outlives every callback it posts.
 template <typename R>
-void ChatController::storeCall(std::function<R(rc::store::Store&)> task, std::function<void(R)> done) {
+void ChatController::storeCall(std::function<R(rc::store::Store&)> task,
+                               std::function<void(R)> done) {
   store_->post([this, task = std::move(task), done = std::move(done)](rc::store::Store& s) {
     R result = task(s);
-    QMetaObject::invokeMethod(this, [done, result] { done(result); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [done, result] { done(result); }, Qt::QueuedConnection);
   });
 }
 

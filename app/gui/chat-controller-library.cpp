@@ -83,7 +83,9 @@ void ChatController::refreshList() {
         }
         return rows;
       },
-      [this](std::vector<rc::ui::ConversationRow> rows) { list_.setConversations(std::move(rows)); });
+      [this](std::vector<rc::ui::ConversationRow> rows) {
+        list_.setConversations(std::move(rows));
+      });
 }
 
 void ChatController::setSearchText(const QString& text) {
@@ -238,7 +240,8 @@ void ChatController::requestPromptTokens(qint64 messageId) {
         Result<rc::store::Message> m = s.get_message(messageId);
         Result<std::vector<rc::store::Message>> path = s.path_to(messageId);
         if (!m.ok() || !path.ok()) {
-          t.error = failure(QObject::tr("Cannot read the message"), m.ok() ? path.status() : m.status());
+          t.error =
+              failure(QObject::tr("Cannot read the message"), m.ok() ? path.status() : m.status());
           return t;
         }
         Result<rc::store::Conversation> c = s.get_conversation(m->conversation_id);
@@ -272,7 +275,8 @@ void ChatController::findConversationsWithPrefix(const std::vector<int32_t>& tok
             if (kids->empty() && parent) {
               Result<std::vector<rc::store::Message>> path = s.path_to(*parent);
               if (path.ok()) {
-                out.push_back({c.id, *parent, qstr(c.title), toEngineMessages(c.system_prompt, path.value())});
+                out.push_back({c.id, *parent, qstr(c.title),
+                               toEngineMessages(c.system_prompt, path.value())});
               }
             }
             for (const rc::store::Message& k : kids.value()) stack.push_back(k.id);

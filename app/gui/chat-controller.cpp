@@ -201,7 +201,8 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
         Id conv = conversationId;
         if (conv == 0) {
           Result<Id> created = s.create_conversation(fresh);
-          if (!created.ok()) return fail(QObject::tr("Cannot create the conversation"), created.status());
+          if (!created.ok())
+            return fail(QObject::tr("Cannot create the conversation"), created.status());
           conv = created.value();
         }
         Id user = existingUser.value_or(0);
@@ -245,7 +246,8 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
         }
         rc::ui::GenerationJob job;
         job.messages = std::move(t.messages);
-        job.sampling = toEngineSampling(t.loaded.sampling, QRandomGenerator::global()->generate64());
+        job.sampling =
+            toEngineSampling(t.loaded.sampling, QRandomGenerator::global()->generate64());
         job.maxTokens = t.loaded.sampling.maxTokens;
         job.contextLength = t.loaded.sampling.contextLength;
         const quint64 tag = engine_->generate(job);
@@ -297,7 +299,8 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
                           refreshList();
                         });
   if (outcome.droppedMessages > 0) {
-    emit info(tr("%n earlier message(s) left out to fit the context.", "", outcome.droppedMessages));
+    emit info(
+        tr("%n earlier message(s) left out to fit the context.", "", outcome.droppedMessages));
   }
   emit generatingChanged(false);
   emit replyFinished(id, metrics, outcome.error);
@@ -338,10 +341,11 @@ void ChatController::setSystemPrompt(const QString& text, std::optional<qint64> 
   const qint64 conv = conversationId_;
   if (conv == 0) return;  // saved with the first message
   const std::string t = utf8(text);
-  storeCall<rc::Status>([conv, t, presetId](Store& s) { return s.set_system_prompt(conv, t, presetId); },
-                        [this](rc::Status st) {
-                          if (!st.ok()) emit errorOccurred(failure(tr("Cannot save the system prompt"), st));
-                        });
+  storeCall<rc::Status>(
+      [conv, t, presetId](Store& s) { return s.set_system_prompt(conv, t, presetId); },
+      [this](rc::Status st) {
+        if (!st.ok()) emit errorOccurred(failure(tr("Cannot save the system prompt"), st));
+      });
 }
 
 void ChatController::setSampling(const ChatSampling& sampling) {
@@ -351,7 +355,8 @@ void ChatController::setSampling(const ChatSampling& sampling) {
   const rc::store::SamplingSettings s = toStoreSampling(sampling);
   storeCall<rc::Status>([conv, s](Store& st) { return st.set_sampling(conv, s); },
                         [this](rc::Status st) {
-                          if (!st.ok()) emit errorOccurred(failure(tr("Cannot save the settings"), st));
+                          if (!st.ok())
+                            emit errorOccurred(failure(tr("Cannot save the settings"), st));
                         });
 }
 

@@ -41,7 +41,8 @@ inline constexpr const char* kDefaultPresetKey = "chat.default_preset";
 class ChatController : public QObject {
   Q_OBJECT
  public:
-  ChatController(rc::store::StoreThread* store, rc::ui::EngineHost* engine, QObject* parent = nullptr);
+  ChatController(rc::store::StoreThread* store, rc::ui::EngineHost* engine,
+                 QObject* parent = nullptr);
   ~ChatController() override;
 
   rc::ui::ChatModel* chatModel() { return &chat_; }
@@ -77,7 +78,7 @@ class ChatController : public QObject {
   // without a model.
   void send(const QString& text);
   void stop();  // the reply ends with reason "cancelled", its text kept
-  void regenerate(qint64 assistantMessageId);  // a new sibling reply
+  void regenerate(qint64 assistantMessageId);                   // a new sibling reply
   void editMessage(qint64 userMessageId, const QString& text);  // a new sibling: a branch
   void switchBranch(qint64 messageId, int delta);               // -1: previous sibling, +1: next
   // Jumps to a conversation with a given branch tip on screen.

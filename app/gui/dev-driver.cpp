@@ -18,7 +18,8 @@ void complain(const QString& message) {
 
 }  // namespace
 
-DevDriver::DevDriver(MainWindow* window, QStringList messages, QString screenshot, bool quitAfterReply)
+DevDriver::DevDriver(MainWindow* window, QStringList messages, QString screenshot,
+                     bool quitAfterReply)
     : QObject(window),
       window_(window),
       messages_(std::move(messages)),
@@ -44,7 +45,8 @@ void DevDriver::sendNext() {
   // Typed and sent through the real key path: Enter in the message box.
   rc::ui::ComposerEdit* edit = window_->composer()->edit();
   edit->setPlainText(messages_[next_++]);
-  QCoreApplication::postEvent(edit, new QKeyEvent(QEvent::KeyPress, Qt::Key_Return, Qt::NoModifier));
+  QCoreApplication::postEvent(edit,
+                              new QKeyEvent(QEvent::KeyPress, Qt::Key_Return, Qt::NoModifier));
 }
 
 void DevDriver::afterReply() {

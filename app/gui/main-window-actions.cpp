@@ -8,8 +8,8 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
-#include <QRegularExpression>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -39,7 +39,8 @@ void MainWindow::connectController() {
   connect(c, &ChatController::replyFinished, this,
           [this](qint64, const ReplyMetrics& metrics, const QString& error) {
             metricsLabel_->setText(formatMetrics(metrics));
-            if (!error.isEmpty()) statusBar()->showMessage(tr("The reply failed: %1").arg(error), 10000);
+            if (!error.isEmpty())
+              statusBar()->showMessage(tr("The reply failed: %1").arg(error), 10000);
           });
   connect(c, &ChatController::errorOccurred, this,
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });
@@ -54,22 +55,25 @@ void MainWindow::connectController() {
             panelAction_->setChecked(true);
             panel_->locateTokens(tokens);
           });
-  connect(c, &ChatController::prefixMatches, this, [this](const std::vector<rc::ui::PrefixMatch>& matches) {
-    QStringList titles;
-    std::vector<qint64> ids;
-    prefixLeaves_.clear();
-    for (const rc::ui::PrefixMatch& m : matches) {
-      titles << m.title;
-      ids.push_back(m.conversationId);
-      prefixLeaves_[m.conversationId] = m.leafId;
-    }
-    panel_->showConversationsForNode(titles);
-    sidebar_->setBanner(matches.empty()
-                            ? tr("No saved conversation starts with this cached prefix.")
-                            : tr("%n conversation(s) start with this cached prefix; pick one to open "
-                                 "that branch.", "", static_cast<int>(matches.size())));
-    controller_->setListFilter(ids);
-  });
+  connect(c, &ChatController::prefixMatches, this,
+          [this](const std::vector<rc::ui::PrefixMatch>& matches) {
+            QStringList titles;
+            std::vector<qint64> ids;
+            prefixLeaves_.clear();
+            for (const rc::ui::PrefixMatch& m : matches) {
+              titles << m.title;
+              ids.push_back(m.conversationId);
+              prefixLeaves_[m.conversationId] = m.leafId;
+            }
+            panel_->showConversationsForNode(titles);
+            sidebar_->setBanner(
+                matches.empty()
+                    ? tr("No saved conversation starts with this cached prefix.")
+                    : tr("%n conversation(s) start with this cached prefix; pick one to open "
+                         "that branch.",
+                         "", static_cast<int>(matches.size())));
+            controller_->setListFilter(ids);
+          });
 
   connect(sidebar_, &rc::ui::ConversationSidebar::newRequested, this, [this] {
     controller_->newConversation();
@@ -83,9 +87,12 @@ void MainWindow::connectController() {
     }
   });
   connect(sidebar_, &rc::ui::ConversationSidebar::searchChanged, c, &ChatController::setSearchText);
-  connect(sidebar_, &rc::ui::ConversationSidebar::renameRequested, this, &MainWindow::renameConversation);
-  connect(sidebar_, &rc::ui::ConversationSidebar::deleteRequested, this, &MainWindow::deleteConversation);
-  connect(sidebar_, &rc::ui::ConversationSidebar::exportRequested, this, &MainWindow::exportConversation);
+  connect(sidebar_, &rc::ui::ConversationSidebar::renameRequested, this,
+          &MainWindow::renameConversation);
+  connect(sidebar_, &rc::ui::ConversationSidebar::deleteRequested, this,
+          &MainWindow::deleteConversation);
+  connect(sidebar_, &rc::ui::ConversationSidebar::exportRequested, this,
+          &MainWindow::exportConversation);
   connect(sidebar_, &rc::ui::ConversationSidebar::bannerClosed, this, [this] {
     prefixLeaves_.clear();
     controller_->setListFilter(std::nullopt);
@@ -109,8 +116,9 @@ void MainWindow::connectEngine() {
     progress_->setValue(0);
     progress_->show();
     cancelLoad_->show();
-    statusBar()->showMessage(r.path.isEmpty() ? tr("Loading the bundled model…")
-                                              : tr("Loading %1…").arg(QDir::toNativeSeparators(r.path)));
+    statusBar()->showMessage(r.path.isEmpty()
+                                 ? tr("Loading the bundled model…")
+                                 : tr("Loading %1…").arg(QDir::toNativeSeparators(r.path)));
     updateComposerState();
   });
   connect(e, &rc::ui::EngineHost::loadProgress, this,
@@ -119,14 +127,17 @@ void MainWindow::connectEngine() {
     progress_->hide();
     cancelLoad_->hide();
     picker_->setLoadedModel(m.bundled ? QString() : m.path, m.name);
-    backendLabel_->setText(tr("on %1").arg(m.device));
-    backendLabel_->setToolTip(tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens")
-                                  .arg(m.backend, m.device, m.backendReason)
-                                  .arg(m.contextLength)
-                                  .arg(m.cachePolicy)
-                                  .arg(m.poolTokens));
-    statusBar()->showMessage(
-        tr("Loaded %1 on %2 — %3").arg(m.name, m.device, m.backendReason), 10000);
+    // Which device runs it and why (e.g. no CUDA device, or this build has
+    // no CUDA backend): shown, not hidden in a log.
+    backendLabel_->setText(tr("Backend: %1 — %2").arg(m.device, m.backendReason));
+    backendLabel_->setToolTip(
+        tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens")
+            .arg(m.backend, m.device, m.backendReason)
+            .arg(m.contextLength)
+            .arg(m.cachePolicy)
+            .arg(m.poolTokens));
+    statusBar()->showMessage(tr("Loaded %1 on %2 — %3").arg(m.name, m.device, m.backendReason),
+                             10000);
     settings_->setValue(QStringLiteral("models/path"), m.bundled ? QString() : m.path);
     settings_->setValue(QStringLiteral("models/cache"), engine_->modelRequest().cachePolicy);
     settings_->setValue(QStringLiteral("models/pool"), engine_->modelRequest().poolTokens);
@@ -139,7 +150,8 @@ void MainWindow::connectEngine() {
     progress_->hide();
     cancelLoad_->hide();
     picker_->loadEnded();
-    const QString still = engine_->hasModel() ? tr(" Still using %1.").arg(engine_->model().name) : QString();
+    const QString still =
+        engine_->hasModel() ? tr(" Still using %1.").arg(engine_->model().name) : QString();
     const bool startup = firstLoad_;
     firstLoad_ = false;
     updateComposerState();
@@ -149,19 +161,22 @@ void MainWindow::connectEngine() {
     }
     // A saved model that no longer loads: fall back to the bundled one.
     if (startup && !loadingPath_.isEmpty() && !options_.modelPath) {
-      statusBar()->showMessage(tr("%1 could not be loaded (%2); using the bundled model.")
-                                   .arg(loadingPath_, message), 15000);
+      statusBar()->showMessage(
+          tr("%1 could not be loaded (%2); using the bundled model.").arg(loadingPath_, message),
+          15000);
       loadModel(QString(), QStringLiteral("radix"), 0);
       return;
     }
-    showError(tr("The model could not be loaded"), message + (still.isEmpty() ? QString() : QStringLiteral("\n\n") + still.trimmed()));
+    showError(tr("The model could not be loaded"),
+              message + (still.isEmpty() ? QString() : QStringLiteral("\n\n") + still.trimmed()));
     if (startup) emit startupLoadFailed(message);
   });
   connect(e, &rc::ui::EngineHost::warmedUp, this, [this](int count, const QString& error) {
     if (!error.isEmpty()) {
       statusBar()->showMessage(tr("Could not warm the saved system prompts: %1").arg(error), 8000);
     } else if (count > 0) {
-      statusBar()->showMessage(tr("%n saved system prompt(s) warmed into the cache.", "", count), 6000);
+      statusBar()->showMessage(tr("%n saved system prompt(s) warmed into the cache.", "", count),
+                               6000);
     }
   });
   connect(picker_, &ModelPicker::modelRequested, this, [this](const QString& path) {
@@ -173,10 +188,12 @@ void MainWindow::connectPanel() {
   connect(panel_, &rc::ui::CachePanel::cacheSettingsRequested, this,
           [this](const QString& policy, qint64 poolTokens) {
             // Same model, new cache: a new engine (the cache is built at create).
-            loadModel(engine_->hasModel() ? engine_->modelRequest().path : loadingPath_, policy, poolTokens);
+            loadModel(engine_->hasModel() ? engine_->modelRequest().path : loadingPath_, policy,
+                      poolTokens);
           });
-  connect(panel_, &rc::ui::CachePanel::conversationsForPrefixRequested, this,
-          [this](std::vector<int32_t> tokens) { controller_->findConversationsWithPrefix(tokens); });
+  connect(
+      panel_, &rc::ui::CachePanel::conversationsForPrefixRequested, this,
+      [this](std::vector<int32_t> tokens) { controller_->findConversationsWithPrefix(tokens); });
 }
 
 void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint64 poolTokens) {
@@ -206,7 +223,8 @@ void MainWindow::showError(const QString& title, const QString& message) {
 }
 
 void MainWindow::editSystemPrompt() {
-  rc::ui::SystemPromptDialog dialog(controller_->systemPrompt(), controller_->systemPresetId(), this);
+  rc::ui::SystemPromptDialog dialog(controller_->systemPrompt(), controller_->systemPresetId(),
+                                    this);
   dialog.setPresets(controller_->presets(), controller_->defaultPresetId());
   connect(controller_.get(), &ChatController::presetsChanged, &dialog, [this, &dialog] {
     dialog.setPresets(controller_->presets(), controller_->defaultPresetId());
@@ -232,10 +250,11 @@ void MainWindow::renameConversation(qint64 id) {
   if (id <= 0) return;
   const rc::ui::ConversationListModel* list = controller_->conversationList();
   const int row = list->rowOf(id);
-  const QString current = row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : QString();
+  const QString current =
+      row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : QString();
   bool ok = false;
-  const QString title =
-      QInputDialog::getText(this, tr("Rename conversation"), tr("Title:"), QLineEdit::Normal, current, &ok);
+  const QString title = QInputDialog::getText(this, tr("Rename conversation"), tr("Title:"),
+                                              QLineEdit::Normal, current, &ok);
   if (ok && !title.trimmed().isEmpty()) controller_->renameConversation(id, title);
 }
 
@@ -254,7 +273,8 @@ void MainWindow::exportConversation(qint64 id, const QString& format) {
   const bool json = format == QLatin1String("json");
   const rc::ui::ConversationListModel* list = controller_->conversationList();
   const int row = list->rowOf(id);
-  QString name = row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : tr("conversation");
+  QString name =
+      row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : tr("conversation");
   name.replace(QRegularExpression(QStringLiteral("[^\\w\\- ]+")), QStringLiteral("_"));
   const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
   const QString path = QFileDialog::getSaveFileName(

@@ -68,7 +68,8 @@ void MainWindow::start() {
   controller_->start();
   QString path = settings_->value(QStringLiteral("models/path")).toString();
   if (options_.modelPath) path = *options_.modelPath;
-  loadModel(path, settings_->value(QStringLiteral("models/cache"), QStringLiteral("radix")).toString(),
+  loadModel(path,
+            settings_->value(QStringLiteral("models/cache"), QStringLiteral("radix")).toString(),
             settings_->value(QStringLiteral("models/pool"), 0).toLongLong());
 }
 
@@ -139,7 +140,8 @@ void MainWindow::buildLayout() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* newChat = file->addAction(tr("&New chat"), this, [this] { controller_->newConversation(); });
+  QAction* newChat =
+      file->addAction(tr("&New chat"), this, [this] { controller_->newConversation(); });
   newChat->setShortcut(QKeySequence::New);  // Ctrl+N
   file->addSeparator();
   file->addAction(tr("Export as &Markdown…"), QKeySequence(tr("Ctrl+E")), this, [this] {
@@ -160,7 +162,8 @@ void MainWindow::buildMenus() {
   conv->addSeparator();
   conv->addAction(tr("&System prompt…"), QKeySequence(tr("Ctrl+Shift+P")), this,
                   &MainWindow::editSystemPrompt);
-  conv->addAction(tr("Sampling &settings…"), QKeySequence(tr("Ctrl+,")), this, &MainWindow::editSampling);
+  conv->addAction(tr("Sampling &settings…"), QKeySequence(tr("Ctrl+,")), this,
+                  &MainWindow::editSampling);
 
   QMenu* chat = menuBar()->addMenu(tr("C&hat"));
   // Esc stops from anywhere in the window (the composer does not use Esc).
@@ -175,7 +178,8 @@ void MainWindow::buildMenus() {
                   [this] { composer_->focusInput(); });
 
   QMenu* model = menuBar()->addMenu(tr("&Model"));
-  model->addAction(tr("&Open GGUF file…"), QKeySequence::Open, this, [this] { picker_->openFile(); });
+  model->addAction(tr("&Open GGUF file…"), QKeySequence::Open, this,
+                   [this] { picker_->openFile(); });
   model->addAction(tr("Use the &bundled model"), this, [this] {
     loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
@@ -191,8 +195,9 @@ void MainWindow::buildMenus() {
 void MainWindow::buildStatusBar() {
   metricsLabel_ = new QLabel(statusBar());
   metricsLabel_->setObjectName(QStringLiteral("statusMetrics"));
-  metricsLabel_->setToolTip(tr("The last reply: decode speed, time to first token, and how many "
-                               "prompt tokens the radix cache served"));
+  metricsLabel_->setToolTip(
+      tr("The last reply: decode speed, time to first token, and how many "
+         "prompt tokens the radix cache served"));
   progress_ = new QProgressBar(statusBar());
   progress_->setRange(0, 100);
   progress_->setMaximumWidth(220);
@@ -209,18 +214,21 @@ void MainWindow::buildStatusBar() {
 QString MainWindow::metricsText() const { return metricsLabel_->text(); }
 
 void MainWindow::updateHeader() {
-  const QString title = controller_->currentConversation() == 0 ? tr("New chat")
-                                                                : controller_->currentTitle();
+  const QString title =
+      controller_->currentConversation() == 0 ? tr("New chat") : controller_->currentTitle();
   titleLabel_->setText(title);
   const QString prompt = controller_->systemPrompt().simplified();
   QString presetName;
   for (const PresetRow& p : controller_->presets()) {
-    if (controller_->systemPresetId() && p.id == *controller_->systemPresetId()) presetName = p.name;
+    if (controller_->systemPresetId() && p.id == *controller_->systemPresetId())
+      presetName = p.name;
   }
-  QString summary = prompt.isEmpty() ? tr("No system prompt")
-                    : presetName.isEmpty()
-                        ? tr("System: %1").arg(prompt.size() > 90 ? prompt.left(89) + QStringLiteral("…") : prompt)
-                        : tr("System prompt: preset “%1”").arg(presetName);
+  QString summary =
+      prompt.isEmpty() ? tr("No system prompt")
+      : presetName.isEmpty()
+          ? tr("System: %1")
+                .arg(prompt.size() > 90 ? prompt.left(89) + QStringLiteral("…") : prompt)
+          : tr("System prompt: preset “%1”").arg(presetName);
   systemSummary_->setText(summary);
   systemSummary_->setToolTip(controller_->systemPrompt());
   setWindowTitle(title + QStringLiteral(" — RadixChat"));
@@ -229,14 +237,16 @@ void MainWindow::updateHeader() {
 void MainWindow::updateComposerState() {
   const bool loading = engine_->isLoading();
   const bool ready = engine_->hasModel();
-  composer_->setReady(ready, loading ? tr("Loading the model…")
-                                     : tr("No model loaded — open one from the Model menu (Ctrl+O)"));
+  composer_->setReady(ready, loading
+                                 ? tr("Loading the model…")
+                                 : tr("No model loaded — open one from the Model menu (Ctrl+O)"));
   composer_->setGenerating(controller_->isGenerating());
   chatView_->setBusy(controller_->isGenerating());
-  chatView_->setPlaceholderText(ready ? tr("Ask anything. Replies stream here; earlier turns come from the "
-                                           "radix cache, so follow-ups start fast.")
-                                      : loading ? tr("Loading the model…")
-                                                : tr("No model is loaded."));
+  chatView_->setPlaceholderText(
+      ready     ? tr("Ask anything. Replies stream here; earlier turns come from the "
+                         "radix cache, so follow-ups start fast.")
+      : loading ? tr("Loading the model…")
+                : tr("No model is loaded."));
 }
 
 void MainWindow::saveSettings() {

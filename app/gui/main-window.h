@@ -42,14 +42,15 @@ namespace rc::gui {
 class ModelPicker;
 
 struct WindowOptions {
-  QString settingsFile;             // empty: Qt's default location
+  QString settingsFile;              // empty: Qt's default location
   std::optional<QString> modelPath;  // given on the command line: overrides the saved choice
 };
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  MainWindow(rc::store::StoreThread* store, const WindowOptions& options, QWidget* parent = nullptr);
+  MainWindow(rc::store::StoreThread* store, const WindowOptions& options,
+             QWidget* parent = nullptr);
   ~MainWindow() override;
 
   // Reads conversations and starts loading the model; call once, shown or not.

@@ -42,15 +42,21 @@ int main(int argc, char** argv) {
   QApplication::setDesktopFileName(QStringLiteral("radixchat"));
 
   QCommandLineParser cli;
-  cli.setApplicationDescription(QStringLiteral("Chat with a local language model; the KV cache is a radix tree."));
+  cli.setApplicationDescription(
+      QStringLiteral("Chat with a local language model; the KV cache is a radix tree."));
   cli.addHelpOption();
   cli.addVersionOption();
-  const QCommandLineOption model(QStringLiteral("model"), QStringLiteral("GGUF model to load (default: the bundled one)"),
+  const QCommandLineOption model(QStringLiteral("model"),
+                                 QStringLiteral("GGUF model to load (default: the bundled one)"),
                                  QStringLiteral("file"));
-  const QCommandLineOption dataDir = hidden({QStringLiteral("data-dir"), QStringLiteral("database folder"), QStringLiteral("dir")});
-  const QCommandLineOption send = hidden({QStringLiteral("send"), QStringLiteral("message to send"), QStringLiteral("text")});
-  const QCommandLineOption shot = hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
-  const QCommandLineOption quit = hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
+  const QCommandLineOption dataDir = hidden(
+      {QStringLiteral("data-dir"), QStringLiteral("database folder"), QStringLiteral("dir")});
+  const QCommandLineOption send =
+      hidden({QStringLiteral("send"), QStringLiteral("message to send"), QStringLiteral("text")});
+  const QCommandLineOption shot =
+      hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
+  const QCommandLineOption quit =
+      hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
   cli.addOptions({model, dataDir, send, shot, quit});
   cli.process(app);
   rc::gui::applyAppStyle(app);
@@ -78,9 +84,10 @@ int main(int argc, char** argv) {
     const QString why = QString::fromStdString(store.status().message());
     complain(why);
     if (!cli.isSet(quit)) {
-      QMessageBox::critical(nullptr, QObject::tr("RadixChat"),
-                            QObject::tr("The chat history cannot be opened:\n\n%1\n\nThe file was not changed.")
-                                .arg(why));
+      QMessageBox::critical(
+          nullptr, QObject::tr("RadixChat"),
+          QObject::tr("The chat history cannot be opened:\n\n%1\n\nThe file was not changed.")
+              .arg(why));
     }
     return 3;
   }
@@ -88,7 +95,8 @@ int main(int argc, char** argv) {
   rc::gui::MainWindow window(store.value().get(), options);
   window.show();
   if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit)) {
-    new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot), cli.isSet(quit));  // owned by window
+    new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot),
+                           cli.isSet(quit));  // owned by window
   }
   window.start();
   return app.exec();

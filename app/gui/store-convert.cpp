@@ -9,9 +9,12 @@ std::string utf8(const QString& s) { return s.toStdString(); }
 
 rc::ui::ChatRole toUiRole(rc::store::Role role) {
   switch (role) {
-    case rc::store::Role::system: return rc::ui::ChatRole::System;
-    case rc::store::Role::user: return rc::ui::ChatRole::User;
-    case rc::store::Role::assistant: return rc::ui::ChatRole::Assistant;
+    case rc::store::Role::system:
+      return rc::ui::ChatRole::System;
+    case rc::store::Role::user:
+      return rc::ui::ChatRole::User;
+    case rc::store::Role::assistant:
+      return rc::ui::ChatRole::Assistant;
   }
   return rc::ui::ChatRole::User;
 }
@@ -66,7 +69,9 @@ rc::ui::ConversationRow toUiConversation(const rc::store::Conversation& c) {
   return {c.id, qstr(c.title), c.updated_at_ms};
 }
 
-rc::ui::PresetRow toUiPreset(const rc::store::Preset& p) { return {p.id, qstr(p.name), qstr(p.text)}; }
+rc::ui::PresetRow toUiPreset(const rc::store::Preset& p) {
+  return {p.id, qstr(p.name), qstr(p.text)};
+}
 
 std::vector<rc::ChatMessage> toEngineMessages(const std::string& systemPrompt,
                                               const std::vector<rc::store::Message>& thread) {

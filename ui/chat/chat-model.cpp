@@ -13,24 +13,38 @@ QVariant ChatModel::data(const QModelIndex& index, int role) const {
   const ChatMessageRow& r = rows_[static_cast<size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
-    case TextRole: return r.text;
-    case IdRole: return r.id;
-    case RoleRole: return static_cast<int>(r.role);
-    case ModelNameRole: return r.model;
-    case BranchIndexRole: return r.branchIndex;
-    case BranchCountRole: return r.branchCount;
-    case StreamingRole: return r.streaming;
-    case MetricsTextRole: return r.metrics ? formatMetrics(*r.metrics) : QString();
-    case ErrorRole: return r.error;
-    default: return {};
+    case TextRole:
+      return r.text;
+    case IdRole:
+      return r.id;
+    case RoleRole:
+      return static_cast<int>(r.role);
+    case ModelNameRole:
+      return r.model;
+    case BranchIndexRole:
+      return r.branchIndex;
+    case BranchCountRole:
+      return r.branchCount;
+    case StreamingRole:
+      return r.streaming;
+    case MetricsTextRole:
+      return r.metrics ? formatMetrics(*r.metrics) : QString();
+    case ErrorRole:
+      return r.error;
+    default:
+      return {};
   }
 }
 
 QHash<int, QByteArray> ChatModel::roleNames() const {
-  return {{IdRole, "messageId"},         {RoleRole, "role"},
-          {TextRole, "text"},            {ModelNameRole, "modelName"},
-          {BranchIndexRole, "branchIndex"}, {BranchCountRole, "branchCount"},
-          {StreamingRole, "streaming"},  {MetricsTextRole, "metricsText"},
+  return {{IdRole, "messageId"},
+          {RoleRole, "role"},
+          {TextRole, "text"},
+          {ModelNameRole, "modelName"},
+          {BranchIndexRole, "branchIndex"},
+          {BranchCountRole, "branchCount"},
+          {StreamingRole, "streaming"},
+          {MetricsTextRole, "metricsText"},
           {ErrorRole, "error"}};
 }
 

@@ -16,8 +16,8 @@ class ChatModel : public QAbstractListModel {
  public:
   enum Roles {
     IdRole = Qt::UserRole + 1,
-    RoleRole,         // ChatRole as int
-    TextRole,         // Markdown source
+    RoleRole,  // ChatRole as int
+    TextRole,  // Markdown source
     ModelNameRole,
     BranchIndexRole,  // 0-based
     BranchCountRole,

@@ -4,9 +4,12 @@ namespace rc::ui {
 
 QString chatRoleName(ChatRole role) {
   switch (role) {
-    case ChatRole::System: return QStringLiteral("system");
-    case ChatRole::User: return QStringLiteral("user");
-    case ChatRole::Assistant: return QStringLiteral("assistant");
+    case ChatRole::System:
+      return QStringLiteral("system");
+    case ChatRole::User:
+      return QStringLiteral("user");
+    case ChatRole::Assistant:
+      return QStringLiteral("assistant");
   }
   return {};
 }

@@ -48,9 +48,8 @@ ChatView::ChatView(QWidget* parent) : QScrollArea(parent) {
   setWidget(content_);
 
   // Keep following the bottom only while the user is there.
-  connect(verticalScrollBar(), &QScrollBar::valueChanged, this, [this](int value) {
-    followBottom_ = value >= verticalScrollBar()->maximum() - 24;
-  });
+  connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
+          [this](int value) { followBottom_ = value >= verticalScrollBar()->maximum() - 24; });
   connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
     if (followBottom_) verticalScrollBar()->setValue(max);
   });
@@ -75,9 +74,7 @@ void ChatView::setBusy(bool busy) {
   for (MessageWidget* w : bubbles_) w->setActionsEnabled(!busy);
 }
 
-void ChatView::setPlaceholderText(const QString& text) {
-  placeholder_->setText(text);
-}
+void ChatView::setPlaceholderText(const QString& text) { placeholder_->setText(text); }
 
 MessageWidget* ChatView::messageWidget(int row) const {
   return row >= 0 && row < messageCount() ? bubbles_[static_cast<size_t>(row)] : nullptr;
@@ -136,7 +133,8 @@ MessageWidget* ChatView::makeBubble(int row) {
 
 void ChatView::scrollToBottomSoon() {
   // After the layout has taken the new sizes.
-  QTimer::singleShot(0, this, [this] { verticalScrollBar()->setValue(verticalScrollBar()->maximum()); });
+  QTimer::singleShot(0, this,
+                     [this] { verticalScrollBar()->setValue(verticalScrollBar()->maximum()); });
 }
 
 }  // namespace rc::ui

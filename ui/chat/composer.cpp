@@ -23,7 +23,8 @@ QSize ComposerEdit::sizeHint() const {
   const int lineHeight = fontMetrics().lineSpacing();
   // Document margin, frame, and the style sheet's padding (contentsMargins).
   const QMargins cm = contentsMargins();
-  const int margins = static_cast<int>(document()->documentMargin() * 2) + cm.top() + cm.bottom() + 6;
+  const int margins =
+      static_cast<int>(document()->documentMargin() * 2) + cm.top() + cm.bottom() + 6;
   return {QPlainTextEdit::sizeHint().width(), lines * lineHeight + margins};
 }
 

@@ -15,13 +15,17 @@ QVariant ConversationListModel::data(const QModelIndex& index, int role) const {
   const ConversationRow& r = rows_[static_cast<size_t>(index.row())];
   switch (role) {
     case Qt::DisplayRole:
-    case Qt::EditRole: return r.title.isEmpty() ? tr("Untitled") : r.title;
+    case Qt::EditRole:
+      return r.title.isEmpty() ? tr("Untitled") : r.title;
     case Qt::ToolTipRole:
       return tr("%1\nLast message %2")
           .arg(r.title, QDateTime::fromMSecsSinceEpoch(r.updatedAtMs).toString(Qt::TextDate));
-    case IdRole: return r.id;
-    case UpdatedRole: return r.updatedAtMs;
-    default: return {};
+    case IdRole:
+      return r.id;
+    case UpdatedRole:
+      return r.updatedAtMs;
+    default:
+      return {};
   }
 }
 

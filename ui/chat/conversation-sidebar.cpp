@@ -116,8 +116,10 @@ void ConversationSidebar::showMenu(const QPoint& pos) {
   const qint64 id = idAt(index.row());
   QMenu menu(this);
   menu.addAction(tr("Rename…"), this, [this, id] { emit renameRequested(id); });
-  menu.addAction(tr("Export as Markdown…"), this, [this, id] { emit exportRequested(id, QStringLiteral("markdown")); });
-  menu.addAction(tr("Export as JSON…"), this, [this, id] { emit exportRequested(id, QStringLiteral("json")); });
+  menu.addAction(tr("Export as Markdown…"), this,
+                 [this, id] { emit exportRequested(id, QStringLiteral("markdown")); });
+  menu.addAction(tr("Export as JSON…"), this,
+                 [this, id] { emit exportRequested(id, QStringLiteral("json")); });
   menu.addSeparator();
   menu.addAction(tr("Delete"), this, [this, id] { emit deleteRequested(id); });
   menu.exec(list_->viewport()->mapToGlobal(pos));

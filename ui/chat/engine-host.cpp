@@ -12,35 +12,40 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent) {
   connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
 
   // Worker -> GUI: queued (the worker and engine threads emit these).
-  connect(worker_, &EngineWorker::loadProgress, this, &EngineHost::loadProgress, Qt::QueuedConnection);
-  connect(worker_, &EngineWorker::loadSucceeded, this,
-          [this](rc::Engine* engine, const ModelDescription& model) {
-            --loading_;
-            engine_ = engine;
-            model_ = model;
-            if (!pending_.empty()) {
-              request_ = pending_.front();
-              pending_.erase(pending_.begin());
-            }
-            // Users of the old engine switch now; only then is it destroyed.
-            emit engineChanged(engine);
-            QMetaObject::invokeMethod(
-                worker_, [w = worker_, engine] { w->releaseRetired(engine); }, Qt::QueuedConnection);
-            emit modelReady(model);
-          },
+  connect(worker_, &EngineWorker::loadProgress, this, &EngineHost::loadProgress,
           Qt::QueuedConnection);
-  connect(worker_, &EngineWorker::loadFailed, this,
-          [this](const QString& message, bool cancelled) {
-            --loading_;
-            if (!pending_.empty()) pending_.erase(pending_.begin());
-            emit loadFailed(message, cancelled);
-          },
+  connect(
+      worker_, &EngineWorker::loadSucceeded, this,
+      [this](rc::Engine* engine, const ModelDescription& model) {
+        --loading_;
+        engine_ = engine;
+        model_ = model;
+        if (!pending_.empty()) {
+          request_ = pending_.front();
+          pending_.erase(pending_.begin());
+        }
+        // Users of the old engine switch now; only then is it destroyed.
+        emit engineChanged(engine);
+        QMetaObject::invokeMethod(
+            worker_, [w = worker_, engine] { w->releaseRetired(engine); }, Qt::QueuedConnection);
+        emit modelReady(model);
+      },
+      Qt::QueuedConnection);
+  connect(
+      worker_, &EngineWorker::loadFailed, this,
+      [this](const QString& message, bool cancelled) {
+        --loading_;
+        if (!pending_.empty()) pending_.erase(pending_.begin());
+        emit loadFailed(message, cancelled);
+      },
+      Qt::QueuedConnection);
+  connect(worker_, &EngineWorker::textArrived, this, &EngineHost::textArrived,
           Qt::QueuedConnection);
-  connect(worker_, &EngineWorker::textArrived, this, &EngineHost::textArrived, Qt::QueuedConnection);
   connect(worker_, &EngineWorker::generationFinished, this, &EngineHost::generationFinished,
           Qt::QueuedConnection);
   connect(worker_, &EngineWorker::warmedUp, this, &EngineHost::warmedUp, Qt::QueuedConnection);
-  connect(worker_, &EngineWorker::prefixMatched, this, &EngineHost::prefixMatched, Qt::QueuedConnection);
+  connect(worker_, &EngineWorker::prefixMatched, this, &EngineHost::prefixMatched,
+          Qt::QueuedConnection);
   connect(worker_, &EngineWorker::threadRendered, this, &EngineHost::threadRendered,
           Qt::QueuedConnection);
   thread_.start();
@@ -62,23 +67,24 @@ void EngineHost::load(ModelRequest request) {
   ++loading_;
   pending_.push_back(request);
   emit loadStarted(request);
-  QMetaObject::invokeMethod(worker_, [w = worker_, request] { w->load(request); }, Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, request] { w->load(request); }, Qt::QueuedConnection);
 }
 
 void EngineHost::cancelLoad() { worker_->cancelLoad(loadSerial_); }
 
 quint64 EngineHost::generate(const GenerationJob& job) {
   const quint64 tag = nextTag_++;
-  QMetaObject::invokeMethod(worker_, [w = worker_, tag, job] { w->generate(tag, job); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, tag, job] { w->generate(tag, job); }, Qt::QueuedConnection);
   return tag;
 }
 
 void EngineHost::stop(quint64 tag) { worker_->stop(tag); }
 
 void EngineHost::warmup(const QStringList& systemPrompts) {
-  QMetaObject::invokeMethod(worker_, [w = worker_, systemPrompts] { w->warmup(systemPrompts); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, systemPrompts] { w->warmup(systemPrompts); }, Qt::QueuedConnection);
 }
 
 quint64 EngineHost::matchPrefix(const std::vector<int32_t>& tokens,
@@ -92,8 +98,9 @@ quint64 EngineHost::matchPrefix(const std::vector<int32_t>& tokens,
 
 quint64 EngineHost::renderThread(const std::vector<rc::ChatMessage>& messages) {
   const quint64 tag = nextTag_++;
-  QMetaObject::invokeMethod(worker_, [w = worker_, tag, messages] { w->renderThread(tag, messages); },
-                            Qt::QueuedConnection);
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, tag, messages] { w->renderThread(tag, messages); },
+      Qt::QueuedConnection);
   return tag;
 }
 

@@ -47,7 +47,8 @@ class EngineHost : public QObject {
   void stop(quint64 tag);
   void warmup(const QStringList& systemPrompts);
   // Results come back as prefixMatched / threadRendered with the tag.
-  quint64 matchPrefix(const std::vector<int32_t>& tokens, const std::vector<PrefixCandidate>& candidates);
+  quint64 matchPrefix(const std::vector<int32_t>& tokens,
+                      const std::vector<PrefixCandidate>& candidates);
   quint64 renderThread(const std::vector<rc::ChatMessage>& messages);
 
   EngineWorker* worker() const { return worker_; }  // for tests

@@ -144,7 +144,8 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
   if (!engine_) return finishNow(QStringLiteral("error"), tr("No model is loaded."));
 
   const int modelContext = engine_->model_info().context_length;
-  const int context = job.contextLength > 0 ? std::min(job.contextLength, modelContext) : modelContext;
+  const int context =
+      job.contextLength > 0 ? std::min(job.contextLength, modelContext) : modelContext;
   // Leave room for a reply: a quarter of the context or max tokens if less.
   const int reserve = std::max(1, std::min(job.maxTokens, context / 4));
   std::vector<rc::ChatMessage> messages = job.messages;
@@ -167,8 +168,8 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
 
   rc::Engine* engine = engine_.get();
   std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
-  Result<rc::RequestId> id = engine->submit(
-      std::move(request), [this, tag, dropped](const rc::StreamEvent& ev) {
+  Result<rc::RequestId> id =
+      engine->submit(std::move(request), [this, tag, dropped](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -242,8 +243,9 @@ void EngineWorker::matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
   for (auto& [id, m] : best) {
     if (m.sharedTokens * 16 >= m.requestedTokens * 15) out.push_back(m);
   }
-  std::sort(out.begin(), out.end(),
-            [](const PrefixMatch& a, const PrefixMatch& b) { return a.sharedTokens > b.sharedTokens; });
+  std::sort(out.begin(), out.end(), [](const PrefixMatch& a, const PrefixMatch& b) {
+    return a.sharedTokens > b.sharedTokens;
+  });
   emit prefixMatched(tag, out);
 }
 

@@ -140,12 +140,12 @@ class EngineWorker : public QObject {
   void finishOrphans();
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
 
-  std::unique_ptr<rc::Engine> engine_;   // worker thread
+  std::unique_ptr<rc::Engine> engine_;                // worker thread
   std::vector<std::unique_ptr<rc::Engine>> retired_;  // worker thread; until the GUI lets go
   std::atomic<quint64> cancelUpTo_{0};
-  std::mutex mu_;                      // guards active_ (GUI, worker, engine threads)
-  std::map<quint64, Active> active_;   // tag -> request
-  quint64 lastTagSeen_ = 0;            // guarded by mu_; tags only grow
+  std::mutex mu_;                     // guards active_ (GUI, worker, engine threads)
+  std::map<quint64, Active> active_;  // tag -> request
+  quint64 lastTagSeen_ = 0;           // guarded by mu_; tags only grow
 };
 
 // Drops the oldest non-system messages until `messages` renders to at most

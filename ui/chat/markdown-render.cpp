@@ -13,14 +13,15 @@ bool isCodeBlock(const QTextBlock& block) {
   // Qt's importer marks every line of a code block with the language
   // property (empty for indented blocks) and fenced ones with the fence.
   const QTextBlockFormat f = block.blockFormat();
-  return f.hasProperty(QTextFormat::BlockCodeLanguage) || f.hasProperty(QTextFormat::BlockCodeFence);
+  return f.hasProperty(QTextFormat::BlockCodeLanguage) ||
+         f.hasProperty(QTextFormat::BlockCodeFence);
 }
 
 void renderMarkdown(QTextDocument* doc, const QString& markdown, const MarkdownStyle& style) {
   doc->setMarkdown(markdown, QTextDocument::MarkdownDialectGitHub);
   QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   mono.setPointSizeF(doc->defaultFont().pointSizeF() > 0 ? doc->defaultFont().pointSizeF() * 0.95
-                                                           : mono.pointSizeF());
+                                                         : mono.pointSizeF());
 
   std::vector<std::pair<int, int>> inlineCode;  // position, length
   QTextCursor cursor(doc);
@@ -51,7 +52,8 @@ void renderMarkdown(QTextDocument* doc, const QString& markdown, const MarkdownS
     }
     for (auto it = b.begin(); !it.atEnd(); ++it) {
       const QTextFragment frag = it.fragment();
-      if (frag.charFormat().fontFixedPitch()) inlineCode.push_back({frag.position(), frag.length()});
+      if (frag.charFormat().fontFixedPitch())
+        inlineCode.push_back({frag.position(), frag.length()});
     }
   }
   // Formatted after the walk: merging formats re-cuts the fragments.

@@ -1,5 +1,6 @@
 #include "chat/markdown-view.h"
 
+#include <QEvent>
 #include <QTextDocument>
 #include <QTextFrame>
 #include <cmath>
@@ -44,6 +45,26 @@ void MarkdownView::relayout() {
   }
   const int height = static_cast<int>(std::ceil(doc->size().height())) + frame;
   setFixedSize(width, height);
+  fitHeight();
+}
+
+void MarkdownView::fitHeight() {
+  // Whatever surrounds the viewport now (frame, style sheet border) plus the
+  // text at the viewport's width: converges in one step, the width is fixed.
+  // (A hidden widget's viewport is laid out only when it is shown.)
+  const int chrome = isVisible() ? height() - viewport()->height() : 2 * frameWidth();
+  const int wanted = static_cast<int>(std::ceil(document()->size().height())) + std::max(0, chrome);
+  if (wanted != height()) setFixedHeight(wanted);
+}
+
+void MarkdownView::resizeEvent(QResizeEvent* event) {
+  QTextBrowser::resizeEvent(event);
+  fitHeight();
+}
+
+void MarkdownView::changeEvent(QEvent* event) {
+  QTextBrowser::changeEvent(event);
+  if (event->type() == QEvent::StyleChange || event->type() == QEvent::FontChange) relayout();
 }
 
 }  // namespace rc::ui

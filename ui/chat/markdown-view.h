@@ -20,8 +20,15 @@ class MarkdownView : public QTextBrowser {
   // maxWidth: outer width available; shrink: narrower when the text is.
   void setLayoutWidth(int maxWidth, bool shrink);
 
+ protected:
+  // QTextEdit re-wraps the text to the viewport on resize; the height then
+  // follows, and style changes (a style sheet's borders) re-measure.
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
  private:
   void relayout();
+  void fitHeight();
 
   QString markdown_;
   MarkdownStyle style_;

@@ -6,7 +6,6 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QStackedWidget>
 #include <QStyle>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -36,7 +35,8 @@ QString footerText(const ChatMessageRow& r) {
   if (r.metrics) {
     text = formatMetrics(*r.metrics);
     if (r.metrics->finishReason == QLatin1String("cancelled")) text += QObject::tr("  ·  stopped");
-    if (r.metrics->finishReason == QLatin1String("length")) text += QObject::tr("  ·  length limit");
+    if (r.metrics->finishReason == QLatin1String("length"))
+      text += QObject::tr("  ·  length limit");
     if (r.metrics->finishReason == QLatin1String("error")) text = QObject::tr("the reply failed");
   }
   if (!r.error.isEmpty()) text = QObject::tr("⚠ %1").arg(r.error);
@@ -45,14 +45,15 @@ QString footerText(const ChatMessageRow& r) {
 
 }  // namespace
 
-MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent) : QWidget(parent), row_(row) {
+MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent)
+    : QWidget(parent), row_(row) {
   const bool user = row.role == ChatRole::User;
   auto* outer = new QHBoxLayout(this);
   outer->setContentsMargins(0, 4, 0, 4);
   bubble_ = new QFrame(this);
-  bubble_->setObjectName(user ? QStringLiteral("userBubble")
-                              : row.role == ChatRole::System ? QStringLiteral("systemBubble")
-                                                             : QStringLiteral("assistantBubble"));
+  bubble_->setObjectName(user                           ? QStringLiteral("userBubble")
+                         : row.role == ChatRole::System ? QStringLiteral("systemBubble")
+                                                        : QStringLiteral("assistantBubble"));
   bubble_->setSizePolicy(QSizePolicy::Maximum, QSizePolicy::Preferred);
   if (user) outer->addStretch(1);
   outer->addWidget(bubble_);
@@ -78,19 +79,23 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent) : QWidg
   header->addWidget(nextBranch_);
   header->addStretch(1);
   copyButton_ = actionButton(tr("Copy"), tr("Copy this message as Markdown"), bubble_);
-  editButton_ = actionButton(tr("Edit"), tr("Edit and send as a new branch; both are kept"), bubble_);
+  editButton_ =
+      actionButton(tr("Edit"), tr("Edit and send as a new branch; both are kept"), bubble_);
   regenButton_ = actionButton(tr("Regenerate"), tr("Write another reply (a new branch)"), bubble_);
-  locateButton_ = actionButton(tr("Cache"), tr("Show this message's prompt in the cache panel"), bubble_);
+  locateButton_ =
+      actionButton(tr("Cache"), tr("Show this message's prompt in the cache panel"), bubble_);
   header->addWidget(copyButton_);
   header->addWidget(editButton_);
   header->addWidget(regenButton_);
   header->addWidget(locateButton_);
   v->addLayout(header);
 
-  stack_ = new QStackedWidget(bubble_);
-  body_ = new MarkdownView(stack_);
-  stack_->addWidget(body_);
-  editor_ = new QWidget(stack_);
+  // The body and the in-place editor take turns (hidden widgets take no
+  // room, so the bubble follows the body's own height as it streams).
+  body_ = new MarkdownView(bubble_);
+  v->addWidget(body_);
+  editor_ = new QWidget(bubble_);
+  editor_->hide();
   auto* ev = new QVBoxLayout(editor_);
   ev->setContentsMargins(0, 0, 0, 0);
   editText_ = new QPlainTextEdit(editor_);
@@ -104,8 +109,7 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent) : QWidg
   eb->addWidget(save);
   ev->addWidget(editText_);
   ev->addLayout(eb);
-  stack_->addWidget(editor_);
-  v->addWidget(stack_);
+  v->addWidget(editor_);
 
   footer_ = new QLabel(bubble_);
   footer_->setObjectName(QStringLiteral("metricsLabel"));
@@ -121,14 +125,10 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent) : QWidg
   connect(locateButton_, &QToolButton::clicked, this, [this] { emit locateRequested(row_.id); });
   connect(prevBranch_, &QToolButton::clicked, this, [this] { emit branchRequested(row_.id, -1); });
   connect(nextBranch_, &QToolButton::clicked, this, [this] { emit branchRequested(row_.id, +1); });
-  connect(cancel, &QPushButton::clicked, this, [this] {
-    stack_->setCurrentWidget(body_);
-    layoutBubble();
-  });
+  connect(cancel, &QPushButton::clicked, this, [this] { showEditor(false); });
   connect(save, &QPushButton::clicked, this, [this] {
     const QString text = editText_->toPlainText().trimmed();
-    stack_->setCurrentWidget(body_);
-    layoutBubble();
+    showEditor(false);
     if (!text.isEmpty() && text != row_.text) emit editSubmitted(row_.id, text);
   });
 
@@ -164,7 +164,13 @@ void MessageWidget::setActionsEnabled(bool enabled) {
   updateChrome();
 }
 
-bool MessageWidget::isEditing() const { return stack_->currentWidget() == editor_; }
+bool MessageWidget::isEditing() const { return !editor_->isHidden(); }
+
+void MessageWidget::showEditor(bool on) {
+  editor_->setVisible(on);
+  body_->setVisible(!on);
+  layoutBubble();
+}
 
 void MessageWidget::renderNow() {
   // A reply that has not produced text yet shows a placeholder, not nothing.
@@ -206,8 +212,7 @@ void MessageWidget::updateChrome() {
 
 void MessageWidget::startEdit() {
   editText_->setPlainText(row_.text);
-  stack_->setCurrentWidget(editor_);
-  layoutBubble();
+  showEditor(true);
   editText_->setFocus();
   editText_->selectAll();
 }
@@ -220,9 +225,6 @@ void MessageWidget::layoutBubble() {
   if (isEditing()) {
     editText_->setFixedWidth(inner);
     editText_->setFixedHeight(std::clamp(body_->height() + 40, 90, 320));
-    stack_->setFixedSize(inner, editor_->sizeHint().height());
-  } else {
-    stack_->setFixedSize(body_->size());
   }
   bubble_->setMaximumWidth(bubbleMax);
   if (!user) bubble_->setMinimumWidth(bubbleMax);

@@ -14,7 +14,6 @@
 class QLabel;
 class QPlainTextEdit;
 class QPushButton;
-class QStackedWidget;
 class QToolButton;
 
 namespace rc::ui {
@@ -46,6 +45,7 @@ class MessageWidget : public QWidget {
   void renderNow();
   void updateChrome();
   void startEdit();
+  void showEditor(bool on);
   void layoutBubble();
 
   ChatMessageRow row_;
@@ -57,7 +57,6 @@ class MessageWidget : public QWidget {
   QToolButton* prevBranch_ = nullptr;
   QLabel* branchLabel_ = nullptr;
   QToolButton* nextBranch_ = nullptr;
-  QStackedWidget* stack_ = nullptr;
   MarkdownView* body_ = nullptr;
   QWidget* editor_ = nullptr;
   QPlainTextEdit* editText_ = nullptr;

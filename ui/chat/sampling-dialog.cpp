@@ -45,8 +45,9 @@ SamplingDialog::SamplingDialog(const ChatSampling& sampling, int modelContext, Q
   context_->setSingleStep(256);
   context_->setSpecialValueText(modelContext > 0 ? tr("model's (%1 tokens)").arg(modelContext)
                                                  : tr("model's"));
-  context_->setToolTip(tr("Tokens of history sent with each message; the oldest turns are left out "
-                          "when a conversation grows past it"));
+  context_->setToolTip(
+      tr("Tokens of history sent with each message; the oldest turns are left out "
+         "when a conversation grows past it"));
   form->addRow(tr("Temperature"), temperature_);
   form->addRow(tr("Top-p"), topP_);
   form->addRow(tr("Top-k"), topK_);

@@ -45,7 +45,8 @@ SystemPromptDialog::SystemPromptDialog(const QString& initialText, std::optional
   connect(save_, &QPushButton::clicked, this, [this] {
     bool ok = false;
     const QString name = QInputDialog::getText(this, tr("Save preset"), tr("Preset name:"),
-                                               QLineEdit::Normal, {}, &ok).trimmed();
+                                               QLineEdit::Normal, {}, &ok)
+                             .trimmed();
     if (ok && !name.isEmpty()) emit savePresetRequested(name, text());
   });
   connect(delete_, &QPushButton::clicked, this, [this] {
@@ -94,7 +95,8 @@ std::optional<qint64> SystemPromptDialog::presetId() const {
 
 const PresetRow* SystemPromptDialog::selectedPreset() const {
   const int i = combo_ ? combo_->currentIndex() - 1 : -1;
-  return i >= 0 && i < static_cast<int>(presets_.size()) ? &presets_[static_cast<size_t>(i)] : nullptr;
+  return i >= 0 && i < static_cast<int>(presets_.size()) ? &presets_[static_cast<size_t>(i)]
+                                                         : nullptr;
 }
 
 void SystemPromptDialog::presetChosen(int) {

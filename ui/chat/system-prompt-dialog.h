@@ -22,7 +22,8 @@ namespace rc::ui {
 class SystemPromptDialog : public QDialog {
   Q_OBJECT
  public:
-  SystemPromptDialog(const QString& text, std::optional<qint64> presetId, QWidget* parent = nullptr);
+  SystemPromptDialog(const QString& text, std::optional<qint64> presetId,
+                     QWidget* parent = nullptr);
 
   void setPresets(const std::vector<PresetRow>& presets, qint64 defaultPresetId);
   QString text() const;

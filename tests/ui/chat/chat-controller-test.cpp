@@ -3,10 +3,10 @@
 // edits, the radix cache hit of a second message, presets warmed into the
 // cache, the conversation list, export and prefix lookups. Also the engine
 // host's model loading: cancel, and a failing model keeping the old one.
+#include <gtest/gtest.h>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <gtest/gtest.h>
 
 #include "chat-controller.h"
 #include "chat-test-util.h"
@@ -65,7 +65,8 @@ class ChatControllerTest : public testing::Test {
   qint64 sendAndWait(const QString& text) {
     QSignalSpy stored(controller_.get(), &ChatController::replyStored);
     controller_->send(text);
-    EXPECT_TRUE(waitUntil([&] { return stored.count() > 0; })) << "no reply to " << text.toStdString();
+    EXPECT_TRUE(waitUntil([&] { return stored.count() > 0; }))
+        << "no reply to " << text.toStdString();
     return stored.isEmpty() ? 0 : stored.at(0).at(0).toLongLong();
   }
 
@@ -119,7 +120,8 @@ TEST_F(ChatControllerTest, StreamingAppendsTokensAndSavesTheReply) {
   EXPECT_FALSE(controller_->isGenerating());
 
   // Saved with its figures.
-  rc::store::Message saved = onStore([reply](rc::store::Store& s) { return s.get_message(reply).value(); });
+  rc::store::Message saved =
+      onStore([reply](rc::store::Store& s) { return s.get_message(reply).value(); });
   EXPECT_EQ(QString::fromStdString(saved.content), rows()[1].text);
   ASSERT_TRUE(saved.metrics.has_value());
   EXPECT_GT(saved.metrics->prompt_tokens, 0);
@@ -146,11 +148,13 @@ TEST_F(ChatControllerTest, StopFinishesWithCancelled) {
   const auto metrics = finished.at(0).at(1).value<rc::ui::ReplyMetrics>();
   EXPECT_EQ(metrics.finishReason, "cancelled");
   EXPECT_FALSE(controller_->isGenerating());
-  rc::store::Message saved = onStore([reply](rc::store::Store& s) { return s.get_message(reply).value(); });
+  rc::store::Message saved =
+      onStore([reply](rc::store::Store& s) { return s.get_message(reply).value(); });
   ASSERT_TRUE(saved.metrics.has_value());
   EXPECT_EQ(saved.metrics->finish_reason, "cancelled");
   // The chat goes on after a stop.
-  QObject::disconnect(controller_.get(), &ChatController::generatingChanged, controller_.get(), nullptr);
+  QObject::disconnect(controller_.get(), &ChatController::generatingChanged, controller_.get(),
+                      nullptr);
   EXPECT_GT(sendAndWait("Hello"), 0);
   EXPECT_EQ(rows().size(), 4u);
 }
@@ -170,7 +174,8 @@ TEST_F(ChatControllerTest, RegenerateMakesASiblingReply) {
   EXPECT_EQ(rows()[1].branchIndex, 1);
   EXPECT_EQ(rows()[1].branchCount, 2);
   const qint64 conv = controller_->currentConversation();
-  auto siblings = onStore([conv, user](rc::store::Store& s) { return s.children(conv, user).value(); });
+  auto siblings =
+      onStore([conv, user](rc::store::Store& s) { return s.children(conv, user).value(); });
   ASSERT_EQ(siblings.size(), 2u);
   EXPECT_EQ(siblings[0].id, first);
   EXPECT_EQ(siblings[1].id, second);
@@ -194,7 +199,8 @@ TEST_F(ChatControllerTest, EditingAMessageBranchesAndNavigationSwitchesTheThread
   EXPECT_EQ(rows()[0].branchIndex, 1);
   EXPECT_EQ(rows()[0].branchCount, 2);
   const qint64 conv = controller_->currentConversation();
-  auto roots = onStore([conv](rc::store::Store& s) { return s.children(conv, std::nullopt).value(); });
+  auto roots =
+      onStore([conv](rc::store::Store& s) { return s.children(conv, std::nullopt).value(); });
   EXPECT_EQ(roots.size(), 2u);  // both branches kept
 
   // "<": back to the first branch, at its newest tip (all four messages).
@@ -226,8 +232,9 @@ TEST_F(ChatControllerTest, SecondMessageIsServedFromTheCache) {
 }
 
 TEST_F(ChatControllerTest, PresetsAreWarmedSoAFirstMessageHits) {
-  const QString prompt = "You are a concise assistant for questions about data structures. "
-                         "Answer in one or two sentences.";
+  const QString prompt =
+      "You are a concise assistant for questions about data structures. "
+      "Answer in one or two sentences.";
   QSignalSpy presets(controller_.get(), &ChatController::presetsChanged);
   QSignalSpy warmed(host_, &EngineHost::warmedUp);
   controller_->savePreset("Concise", prompt);
@@ -263,9 +270,12 @@ TEST_F(ChatControllerTest, ConversationsCanBeRenamedSearchedAndDeleted) {
   EXPECT_EQ(list->conversations()[0].id, second);  // most recent first
 
   controller_->renameConversation(first, "Greetings");
-  ASSERT_TRUE(waitUntil([&] { return list->rowOf(first) >= 0 &&
-                                     list->conversations()[size_t(list->rowOf(first))].title == "Greetings"; },
-                        5000));
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        return list->rowOf(first) >= 0 &&
+               list->conversations()[size_t(list->rowOf(first))].title == "Greetings";
+      },
+      5000));
   controller_->setSearchText("radix");
   ASSERT_TRUE(waitUntil([&] { return list->rowCount() == 1; }, 5000));
   EXPECT_EQ(list->conversations()[0].id, second);
@@ -334,7 +344,8 @@ TEST_F(ChatControllerTest, ASmallContextLeavesOutTheOldestTurns) {
   sendAndWait("What is a radix tree?");
   sendAndWait("And what is a prefix cache?");
   ASSERT_EQ(finished.count(), 3);
-  for (const auto& args : finished) EXPECT_TRUE(args.at(2).toString().isEmpty()) << args.at(2).toString().toStdString();
+  for (const auto& args : finished)
+    EXPECT_TRUE(args.at(2).toString().isEmpty()) << args.at(2).toString().toStdString();
   EXPECT_GT(info.count(), 0);  // "n earlier messages left out"
   const auto m = controller_->lastMetrics();
   ASSERT_TRUE(m.has_value());

@@ -1,16 +1,19 @@
 // The chat's models and widgets without an engine: ChatModel streaming and
 // finishing, Markdown code blocks, the composer's keys, the view's bubbles
 // and branch picker, in-place editing.
+#include <gtest/gtest.h>
 #include <QAbstractItemModelTester>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QToolButton>
-#include <gtest/gtest.h>
 
 #include "chat/chat-model.h"
 #include "chat/chat-view.h"
@@ -19,6 +22,8 @@
 #include "chat/markdown-render.h"
 #include "chat/markdown-view.h"
 #include "chat/message-widget.h"
+#include "chat/sampling-dialog.h"
+#include "chat/system-prompt-dialog.h"
 
 using namespace rc::ui;
 
@@ -91,7 +96,8 @@ TEST(ConversationListModel, TitlesAndIds) {
 TEST(Markdown, CodeBlocksAreMonospaceAndShaded) {
   QTextDocument doc;
   MarkdownStyle style;
-  renderMarkdown(&doc, "Some `inline` text\n\n```cpp\nint x = 1;\nint y = 2;\n```\n\nAfter.", style);
+  renderMarkdown(&doc, "Some `inline` text\n\n```cpp\nint x = 1;\nint y = 2;\n```\n\nAfter.",
+                 style);
   int codeLines = 0;
   bool inlineShaded = false;
   for (QTextBlock b = doc.begin(); b.isValid(); b = b.next()) {
@@ -102,7 +108,8 @@ TEST(Markdown, CodeBlocksAreMonospaceAndShaded) {
     }
     for (auto it = b.begin(); !it.atEnd(); ++it) {
       if (it.fragment().text() == "inline") {
-        inlineShaded = it.fragment().charFormat().background().color() == style.inlineCodeBackground;
+        inlineShaded =
+            it.fragment().charFormat().background().color() == style.inlineCodeBackground;
       }
     }
   }
@@ -171,7 +178,8 @@ TEST(ChatView, MirrorsTheModelAndShowsTheBranchPicker) {
   ChatView view;
   view.resize(900, 700);
   view.setModel(&model);
-  model.setThread(1, {row(1, ChatRole::User, "Question", 1, 3), row(2, ChatRole::Assistant, "Answer")});
+  model.setThread(
+      1, {row(1, ChatRole::User, "Question", 1, 3), row(2, ChatRole::Assistant, "Answer")});
   ASSERT_EQ(view.messageCount(), 2);
 
   MessageWidget* user = view.messageWidget(0);
@@ -234,4 +242,106 @@ TEST(MessageWidget, EditingSubmitsTheNewText) {
   ASSERT_EQ(edited.count(), 1);
   EXPECT_EQ(edited.at(0).at(0).toLongLong(), 5);
   EXPECT_EQ(edited.at(0).at(1).toString(), "new question");
+}
+
+TEST(ChatView, RendersAReadableThread) {
+  // A look at the bubbles with Markdown (saved next to the binary) and a
+  // check that the code block is drawn on its shade.
+  ChatModel model;
+  ChatView view;
+  view.resize(820, 640);
+  view.setModel(&model);
+  ChatMessageRow reply =
+      row(2, ChatRole::Assistant,
+          "A **radix tree** merges chains of single children:\n\n"
+          "- shared prefixes are stored once\n- lookups walk edges, not characters\n\n"
+          "```cpp\nauto m = cache.match_prefix(tokens);\ncache.lock(m.node);\n```\n\n"
+          "Use `match_prefix` before `insert`.");
+  ReplyMetrics m;
+  m.promptTokens = 42;
+  m.cachedTokens = 30;
+  m.completionTokens = 50;
+  m.tokensPerSecond = 120;
+  m.ttftMs = 12;
+  m.finishReason = "stop";
+  reply.metrics = m;
+  reply.model = "radixchat-demo";
+  reply.branchIndex = 1;
+  reply.branchCount = 2;
+  model.setThread(1, {row(1, ChatRole::User, "What is a radix tree?"), reply});
+  view.show();
+  QTest::qWait(50);
+  const QImage image = view.grab().toImage();
+  image.save(QStringLiteral(RADIXCHAT_TEST_OUT "/chat-view-markdown.png"));
+  const QRgb shade = MarkdownStyle{}.codeBackground.rgb();
+  int shaded = 0;
+  for (int y = 0; y < image.height(); y += 2) {
+    for (int x = 0; x < image.width(); x += 2) shaded += image.pixel(x, y) == shade;
+  }
+  EXPECT_GT(shaded, 500);  // a code box of several hundred pixels
+}
+
+TEST(SystemPromptDialog, PresetsFillTheTextAndAreRemembered) {
+  SystemPromptDialog dialog("my own prompt", std::nullopt);
+  dialog.setPresets({{1, "Concise", "Be brief."}, {2, "Teacher", "Explain step by step."}}, 2);
+  EXPECT_EQ(dialog.text(), "my own prompt");
+  EXPECT_FALSE(dialog.presetId().has_value());
+  auto* combo = dialog.findChild<QComboBox*>("presetCombo");
+  ASSERT_NE(combo, nullptr);
+  ASSERT_EQ(combo->count(), 3);  // (custom) + 2
+  combo->setCurrentIndex(2);
+  EXPECT_EQ(dialog.text(), "Explain step by step.");
+  EXPECT_EQ(dialog.presetId(), std::optional<qint64>(2));
+  // Default for new chats: the checkbox follows the selected preset.
+  auto* box = dialog.findChild<QCheckBox*>();
+  ASSERT_NE(box, nullptr);
+  EXPECT_TRUE(box->isChecked());
+  QSignalSpy def(&dialog, &SystemPromptDialog::defaultPresetChanged);
+  box->setChecked(false);
+  ASSERT_EQ(def.count(), 1);
+  EXPECT_EQ(def.at(0).at(0).toLongLong(), 0);
+  // Editing the text detaches it from the preset.
+  dialog.findChild<QPlainTextEdit*>("systemPromptEdit")
+      ->setPlainText("Explain step by step, kindly.");
+  EXPECT_FALSE(dialog.presetId().has_value());
+}
+
+TEST(SamplingDialog, RoundTripsTheSettings) {
+  ChatSampling s;
+  s.temperature = 0.3;
+  s.topK = 7;
+  s.maxTokens = 99;
+  s.contextLength = 512;
+  SamplingDialog dialog(s, 1024);
+  EXPECT_EQ(dialog.sampling(), s);
+}
+
+TEST(ChatView, AStreamedReplyShowsAllItsLines) {
+  // The bubble must grow with the text as it streams, never scroll inside.
+  ChatModel model;
+  ChatView view;
+  view.resize(640, 600);
+  view.setModel(&model);
+  view.show();
+  ChatMessageRow reply = row(2, ChatRole::Assistant, {});
+  reply.streaming = true;
+  model.setThread(1, {row(1, ChatRole::User, "Hi"), reply});
+  const QString words =
+      "Define the same request in a tiny language model, RadixChat, a small assistant "
+      "running on this computer, with a radix tree cache that keeps every prefix.";
+  for (const QString& w : words.split(' ')) {
+    model.appendText(2, w + " ");
+    QTest::qWait(5);
+  }
+  model.finishMessage(2, std::nullopt, {});
+  QTest::qWait(100);
+  auto* body = view.messageWidget(1)->findChild<MarkdownView*>();
+  ASSERT_NE(body, nullptr);
+  EXPECT_GE(body->viewport()->height() + 1, static_cast<int>(body->document()->size().height()))
+      << "viewport " << body->viewport()->height() << " document "
+      << body->document()->size().height();
+  EXPECT_EQ(body->verticalScrollBar()->value(), 0);
+  EXPECT_GE(body->document()->size().height(), 1.8 * body->fontMetrics().lineSpacing())
+      << "width " << body->width() << " textWidth " << body->document()->textWidth() << " ideal "
+      << body->document()->idealWidth() << " " << body->toPlainText().toStdString();
 }

@@ -2,11 +2,11 @@
 // X server, so the cache panel's OpenGL works), with a fresh data folder,
 // send "Hello", wait for the reply, save a screenshot and quit. Checks the
 // PNG and that the reply is in the database.
+#include <gtest/gtest.h>
 #include <QDir>
 #include <QImage>
 #include <QProcess>
 #include <QStandardPaths>
-#include <gtest/gtest.h>
 
 #include "chat-test-util.h"
 #include "store/store.h"
@@ -28,8 +28,9 @@ TEST(GuiSmoke, SendsHelloAndSavesAScreenshot) {
   QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
   env.remove("QT_QPA_PLATFORM");  // xcb on the Xvfb display
   app.setProcessEnvironment(env);
-  app.start(xvfb, {"-a", "-s", "-screen 0 1280x800x24", QStringLiteral(RADIXCHAT_GUI_EXE), "--data-dir",
-                   dataDir, "--send", "Hello", "--screenshot", shot, "--quit-after-reply"});
+  app.start(xvfb,
+            {"-a", "-s", "-screen 0 1280x800x24", QStringLiteral(RADIXCHAT_GUI_EXE), "--data-dir",
+             dataDir, "--send", "Hello", "--screenshot", shot, "--quit-after-reply"});
   ASSERT_TRUE(app.waitForStarted(10000));
   const bool done = app.waitForFinished(240000);
   const std::string output = app.readAll().toStdString();
