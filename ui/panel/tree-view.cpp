@@ -116,7 +116,7 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
   const TreeLayout& L = *in.layout;
   const TreeModel& m = *in.model;
   // The free area: the zoom label sits at the top, the legend at the bottom.
-  const float ml = 20, mr = 20, mt = 34, mb = 64, margin = 28;
+  const float ml = 20, mr = 20, mt = 28, mb = legend_h_ + 14, margin = 28;
   auto fit_zoom = [&] {
     const float zx = (size.x - ml - mr) / std::max(L.width, 1.0f);
     const float zy = (size.y - mt - mb) / std::max(L.height, 1.0f);
@@ -344,7 +344,10 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   }
 
   ImFont* font = ImGui::GetFont();
-  const float fs = font_size * z;
+  // Text shrinks with the boxes, but not below a readable size while the
+  // boxes still have room for it (it is clipped to its box).
+  const float fs_scaled = font_size * z;
+  const float fs = z >= 0.5f ? std::max(fs_scaled, std::min(font_size, 11.5f)) : fs_scaled;
   const bool text1 = fs >= 6.0f, text2 = fs >= 7.5f;
 
   // Ghosts of evicted nodes, fading out where they were.
@@ -440,15 +443,19 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
         line1 = "root";
       } else if (in.label) {
         NodeLabel& lab = in.label(*n);
-        if (lab.fitted_for != ln.w) {
-          lab.fitted = fit_text(font, font_size, one_line(lab.full, 160), ln.w - 12);
-          lab.fitted_for = ln.w;
+        // Fitted for the box width at the text size in world units (text
+        // can be relatively larger than the box when zoomed out a little).
+        const float world_fs = std::round(fs / z * 4) / 4;
+        const float key = ln.w + world_fs * 10000;
+        if (lab.fitted_for != key) {
+          lab.fitted = fit_text(font, world_fs, one_line(lab.full, 160), ln.w - 10);
+          lab.fitted_for = key;
         }
         line1 = lab.fitted.c_str();
       } else {
         line1 = "";
       }
-      dl->AddText(font, fs, p0 + ImVec2(6 * z, 3 * z), Palette::text, line1, nullptr, 0, &clip);
+      dl->AddText(font, fs, p0 + ImVec2(6 * z, 2 + 1 * z), Palette::text, line1, nullptr, 0, &clip);
       ++stats_.labels_drawn;
       if (text2) {
         char buf[96];
@@ -458,8 +465,9 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
           std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                         thousands(int64_t(n->tokens.size())).c_str(), (unsigned long long)n->hits,
                         n->lock_ref ? " \xC2\xB7 locked" : "", n->pin_ref ? " \xC2\xB7 pinned" : "");
-        dl->AddText(font, fs * 0.86f, p0 + ImVec2(6 * z, ln.h * 0.5f * z + 1 * z), Palette::text_dim,
-                    buf, nullptr, 0, &clip);
+        const float fs2 = z >= 0.5f ? std::max(fs_scaled * 0.86f, 9.5f) : fs_scaled * 0.86f;
+        dl->AddText(font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf, nullptr, 0,
+                    &clip);
       }
     }
     if (text1 && ln.folded) {  // "+N" tag on the right edge
@@ -493,7 +501,7 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       const char* t;
       bool outline;
     };
-    const Item items[] = {{Palette::locked, "locked", false},   {Palette::hot, "evictable (hot)", false},
+    const Item items[] = {{Palette::locked, "locked", false},   {Palette::hot, "hot", false},
                           {Palette::cold, "cold", false},       {Palette::pinned, "pinned", false},
                           {Palette::matched, "matched", true},  {Palette::inserted, "new", true},
                           {Palette::ghost, "evicted", false}};
@@ -514,6 +522,7 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
     }
     const float line = s + 5;
     const float top = canvas_max_.y - 8 - (row + 1) * line;
+    legend_h_ = canvas_max_.y - top;
     dl->AddRectFilled(ImVec2(left - 6, top - 4), ImVec2(widest + 6, canvas_max_.y - 4),
                       Palette::rgba(16, 18, 24, 210), 4.0f);
     for (const auto& [at, it] : placed) {

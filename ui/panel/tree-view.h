@@ -125,6 +125,7 @@ class TreeView {
   // Heat scale: newest and oldest last_access, refreshed per model version.
   uint64_t heat_version_ = UINT64_MAX;
   uint64_t oldest_ = 0, newest_ = 0;
+  float legend_h_ = 30;  // height of the legend drawn last frame
 };
 
 }  // namespace rc::ui::panel
