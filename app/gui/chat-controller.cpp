@@ -291,10 +291,11 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
   const Id id = g.messageId;
   storeCall<rc::Status>([id, text, stored](Store& s) { return s.update_message(id, text, stored); },
                         [this, id](rc::Status st) {
-                          if (!st.ok()) {
+                          // not_found: its conversation was deleted meanwhile.
+                          if (!st.ok() && st.code() != rc::StatusCode::not_found) {
                             emit errorOccurred(failure(tr("Cannot save the reply"), st));
-                            return;
                           }
+                          if (!st.ok()) return;
                           emit replyStored(id);
                           refreshList();
                         });

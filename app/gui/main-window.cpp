@@ -66,6 +66,7 @@ MainWindow::~MainWindow() {
 
 void MainWindow::start() {
   controller_->start();
+  composer_->focusInput();  // type right away; Enter sends once the model is in
   QString path = settings_->value(QStringLiteral("models/path")).toString();
   if (options_.modelPath) path = *options_.modelPath;
   loadModel(path,
