@@ -110,6 +110,27 @@ class Backend {
   virtual void copy_pages(KvPool& pool, const int32_t* src, const int32_t* dst, int n) = 0;
   // Index of the largest of x[n] (first on ties).
   virtual int32_t argmax(const float* x, int n) = 0;
+
+  // ---- Device backends. The defaults describe a host-memory backend, so the
+  // CPU backends need not override them.
+
+  // True when backend memory is host memory, so the model's mmapped weights
+  // can be passed to ops as they are. False (CUDA): weights must first be
+  // copied with alloc/upload (runtime/device-weights.h does it once).
+  virtual bool host_memory() const { return true; }
+  // Backend memory still free in bytes, or -1 when unknown (host backends).
+  virtual int64_t free_memory() const { return -1; }
+  // The first error an op, transfer or allocation of the pool hit since the
+  // last call, then cleared; empty when none. Ops of a device backend are
+  // queued and return before they run, so their failures (a CUDA error, a
+  // shape the device kernels do not support) surface here, at the latest
+  // after the next download. Host backends never record one.
+  virtual std::string take_error() { return {}; }
+  // out[r] = argmax(x[r][0 .. n)) for r < rows, written to host memory; x is
+  // backend memory. One transfer of `rows` ids instead of rows * n logits.
+  virtual void argmax_rows(const float* x, int rows, int n, int32_t* out_host) {
+    for (int r = 0; r < rows; ++r) out_host[r] = argmax(x + int64_t(r) * n, n);
+  }
 };
 
 }  // namespace rc::kernels

@@ -13,12 +13,17 @@
 
 #include "cpu/cpu-backends.h"
 #include "device-select.h"
+#include "device-weights.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
 #include "model-runner.h"
 #include "scheduler.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
+
+#ifdef RADIXCHAT_HAVE_CUDA
+#include "cuda/cuda-backend.h"
+#endif
 
 namespace rc {
 
@@ -56,6 +61,20 @@ int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token) {
   return std::max<int64_t>(std::min(wanted, cap), n_ctx);
 }
 
+// Device memory the engine leaves free for everything but the KV pool and
+// the weights: the runner's scratch, the backend's GEMM scratch (16-bit
+// activations, a dequantized weight chunk of at most 64 MiB), cuBLAS's
+// workspace, and a margin for the context and fragmentation.
+int64_t device_reserve_bytes(const model::ModelConfig& mc, int max_batch, int max_rows,
+                             int64_t free_bytes) {
+  const int64_t q = int64_t(mc.n_heads) * mc.head_dim, kv = int64_t(mc.n_kv_heads) * mc.head_dim;
+  const int64_t widest = std::max<int64_t>(mc.dim, std::max<int64_t>(mc.ffn_dim, q));
+  const int64_t runner = int64_t(max_batch) * (2 * mc.dim + 2 * q + 2 * kv + 2 * mc.ffn_dim) * 4 +
+                         int64_t(max_rows) * (mc.dim + mc.n_vocab) * 4;
+  const int64_t gemm = int64_t(max_batch) * widest * 2 + (80LL << 20);
+  return runner + gemm + (256LL << 20) + free_bytes / 20;
+}
+
 // Touches every page of every tensor (reporting progress from 0.05 to 0.9)
 // so that weights are resident before the first request. False when the
 // caller cancelled.
@@ -88,6 +107,16 @@ class EngineImpl final : public Engine {
   }
 
   static Result<std::unique_ptr<Engine>> create(const EngineConfig& config);
+  // With backend_ set: sizes and makes the KV pool, the cache and the runner
+  // (which copies the weights to a device backend). On failure everything it
+  // made is released again (backend_ is kept). `note` gets a line for the
+  // user when the pool had to be smaller than asked.
+  Status setup_compute(const EngineConfig& config, const CacheChoice& choice, std::string* note);
+  void release_compute() {
+    runner_.reset();
+    cache_.reset();
+    pool_.reset();
+  }
 
   Result<RequestId> submit(GenerateRequest request, StreamCallback callback) override {
     Result<std::vector<int32_t>> prompt = prompt_tokens(request);
@@ -320,6 +349,65 @@ class EngineImpl final : public Engine {
   std::thread thread_;
 };
 
+Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& choice,
+                                 std::string* note) {
+  const model::ModelConfig& mc = model_->config;
+  const int max_batch = std::max(config.max_batch_tokens, 1);
+  const int max_rows = std::min(config.max_running, max_batch);
+  int64_t pool_tokens = config.kv_pool_tokens > 0 ? config.kv_pool_tokens
+                                                  : default_pool_tokens(context_, bytes_per_token_);
+  if (!backend_->host_memory()) {
+    // Device memory: the weights and scratch come first, the pool gets at
+    // most what is left. The user's --kv-tokens is an upper bound there;
+    // without it, the CPU default without its 1 GiB cap.
+    const int64_t free = backend_->free_memory();
+    const int64_t weights = int64_t(runtime::DeviceWeights::bytes_needed(model_->weights));
+    const int64_t left = free - weights - device_reserve_bytes(mc, max_batch, max_rows, free);
+    const int64_t fit = std::max<int64_t>(left, 0) / std::max<int64_t>(bytes_per_token_, 1);
+    if (config.kv_pool_tokens == 0) pool_tokens = std::max<int64_t>(8LL * context_, 16384);
+    if (fit < std::min<int64_t>(pool_tokens, 256)) {
+      return Status(StatusCode::internal, "not enough device memory: " +
+                                              std::to_string(free >> 20) +
+                                              " MiB free, the weights need " +
+                                              std::to_string(weights >> 20) + " MiB");
+    }
+    if (pool_tokens > fit) {
+      if (config.kv_pool_tokens > 0) {
+        *note = "KV pool reduced to " + std::to_string(fit) + " tokens to fit device memory";
+      }
+      pool_tokens = fit;
+    }
+  }
+  const int64_t n_pages = (pool_tokens + page_size_ - 1) / page_size_;
+  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, page_size_, n_pages};
+  pool_ = backend_->make_kv_pool(shape);
+  if (!pool_) {
+    const std::string err = backend_->take_error();
+    return Status(StatusCode::internal, "cannot allocate a KV pool of " +
+                                            std::to_string(n_pages * page_size_) + " tokens" +
+                                            (err.empty() ? "" : ": " + err));
+  }
+  CacheConfig cc;
+  cc.policy = choice.policy;
+  cc.page_size = page_size_;
+  cc.total_pages = n_pages;
+  cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, static_cast<int>(sizeof(float))};
+  Result<std::unique_ptr<KvCache>> cache = make_kv_cache(cc);
+  if (!cache.ok()) {
+    release_compute();
+    return cache.status();
+  }
+  cache_ = std::move(cache.value());
+  Result<std::unique_ptr<runtime::ModelRunner>> runner =
+      runtime::ModelRunner::create(*model_, *backend_, *pool_, max_batch, max_rows);
+  if (!runner.ok()) {
+    release_compute();
+    return runner.status();
+  }
+  runner_ = std::move(runner.value());
+  return Status();
+}
+
 Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   std::unique_ptr<EngineImpl> e(new EngineImpl());
   Result<CacheChoice> cache_choice = parse_cache_setting(config.cache);
@@ -343,49 +431,52 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   if (!tmpl.ok()) return tmpl.status();
   e->template_ = std::make_unique<tok::ChatTemplate>(tmpl.value());
 
-  kernels::DeviceChoice device = kernels::select_device(config.backend);
-  // The CUDA backend arrives with its own issue; until then a CUDA device
-  // is reported and the CPU runs.
-  e->backend_ = kernels::make_cpu_backend(config.n_threads);
-  e->info_.backend = "cpu";
-  e->info_.device = e->backend_->name();
-  e->info_.backend_reason = device.kind == kernels::DeviceKind::cpu
-                                ? device.reason
-                                : device.name + " found, but this build runs the CPU backend";
-
   e->context_ = config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train)
                                           : mc.n_ctx_train;
   e->page_size_ = cache_choice->page_size;
   e->bytes_per_token_ = int64_t(mc.n_layers) * mc.n_kv_heads * mc.head_dim * sizeof(float) * 2;
-  const int64_t pool_tokens = config.kv_pool_tokens > 0
-                                  ? config.kv_pool_tokens
-                                  : default_pool_tokens(e->context_, e->bytes_per_token_);
-  const int64_t n_pages = (pool_tokens + e->page_size_ - 1) / e->page_size_;
 
-  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, e->page_size_, n_pages};
-  e->pool_ = e->backend_->make_kv_pool(shape);
-  if (!e->pool_) {
-    return Status(StatusCode::internal, "cannot allocate a KV pool of " +
-                                            std::to_string(n_pages * e->page_size_) + " tokens");
+  // CUDA when a device answers (or was asked for) and works end to end up
+  // to a ready runner; on any CUDA failure the CPU, with the reason.
+  kernels::DeviceChoice device = kernels::select_device(config.backend);
+  std::string reason = device.reason, note;
+#ifdef RADIXCHAT_HAVE_CUDA
+  if (device.kind == kernels::DeviceKind::cuda) {
+    std::string why;
+    e->backend_ = kernels::cuda::make_cuda_backend(&why);
+    if (e->backend_) {
+      Status st = e->setup_compute(config, *cache_choice, &note);
+      if (st.ok()) {
+        e->info_.backend = "cuda";
+      } else {
+        why = st.message();
+        e->backend_.reset();
+      }
+    }
+    if (!e->backend_) {
+      reason = device.name + " found, but CUDA failed (" + why + "); running on the CPU";
+    }
   }
-  CacheConfig cc;
-  cc.policy = cache_choice->policy;
-  cc.page_size = e->page_size_;
-  cc.total_pages = n_pages;
-  cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, static_cast<int>(sizeof(float))};
-  Result<std::unique_ptr<KvCache>> cache = make_kv_cache(cc);
-  if (!cache.ok()) return cache.status();
-  e->cache_ = std::move(cache.value());
-
+#else
+  if (device.kind == kernels::DeviceKind::cuda) {
+    reason = device.name + " found, but this build has no CUDA backend";
+  }
+#endif
+  if (!e->backend_) {
+    e->backend_ = kernels::make_cpu_backend(config.n_threads);
+    e->info_.backend = "cpu";
+    Status st = e->setup_compute(config, *cache_choice, &note);
+    if (!st.ok()) return st;
+  }
+  e->info_.device = e->backend_->name();
+  e->info_.backend_reason = note.empty() ? reason : reason + "; " + note;
   const int max_batch = std::max(config.max_batch_tokens, 1);
-  Result<std::unique_ptr<runtime::ModelRunner>> runner = runtime::ModelRunner::create(
-      *e->model_, *e->backend_, *e->pool_, max_batch, std::min(config.max_running, max_batch));
-  if (!runner.ok()) return runner.status();
-  e->runner_ = std::move(runner.value());
+  const int64_t n_pages = e->cache_->config().total_pages;
 
   runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
                               config.max_queue_age_steps};
   e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_);
+  e->scheduler_->set_before_finish([raw = e.get()] { raw->publish(); });
 
   ModelInfo& info = e->info_;
   info.path = path;

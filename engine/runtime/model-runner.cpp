@@ -24,6 +24,10 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::create(const model::ModelFile&
   }
   std::unique_ptr<ModelRunner> r(
       new ModelRunner(model, backend, pool, max_batch_tokens, max_logit_rows));
+  Result<std::unique_ptr<DeviceWeights>> weights = DeviceWeights::create(model, backend);
+  if (!weights.ok()) return weights.status();
+  r->device_weights_ = std::move(weights.value());
+  r->w_ = &r->device_weights_->weights();
   if (!r->allocate_scratch()) {
     return Status(StatusCode::internal, "out of memory for " + std::to_string(max_batch_tokens) +
                                             "-token scratch buffers on " + backend.name());
@@ -42,6 +46,24 @@ ModelRunner::ModelRunner(const model::ModelFile& model, kernels::Backend& backen
 
 ModelRunner::~ModelRunner() {
   for (void* p : owned_) backend_.free(p);
+}
+
+void build_step_indices(const ForwardBatch& batch, int page_size, StepIndices& out) {
+  const int n = batch.n_tokens();
+  out.positions.resize(static_cast<size_t>(n));
+  out.slots.resize(static_cast<size_t>(n));
+  out.seqs.clear();
+  out.seqs.reserve(batch.seqs.size());
+  for (const BatchSequence& s : batch.seqs) {
+    const std::vector<int32_t>& pt = *s.page_table;
+    RC_ASSERT(static_cast<int64_t>(pt.size()) * page_size >= s.n_past + s.n_new);
+    for (int i = 0; i < s.n_new; ++i) {
+      const int pos = s.n_past + i;
+      out.positions[s.first_token + i] = pos;
+      out.slots[s.first_token + i] = pt[pos / page_size] * page_size + pos % page_size;
+    }
+    out.seqs.push_back({pt.data(), s.n_past, s.n_new, s.first_token});
+  }
 }
 
 bool ModelRunner::allocate_scratch() {
@@ -69,6 +91,30 @@ bool ModelRunner::allocate_scratch() {
 }
 
 Status ModelRunner::forward(const ForwardBatch& batch, std::vector<float>& logits) {
+  Status st = run(batch);
+  if (!st.ok()) return st;
+  const int rows = batch.n_logit_rows();
+  logits.resize(static_cast<size_t>(rows) * cfg_.n_vocab);
+  if (rows > 0) backend_.download(logits.data(), logits_, logits.size() * sizeof(float));
+  return backend_status();
+}
+
+Status ModelRunner::forward_greedy(const ForwardBatch& batch, std::vector<int32_t>& ids) {
+  Status st = run(batch);
+  if (!st.ok()) return st;
+  const int rows = batch.n_logit_rows();
+  ids.resize(static_cast<size_t>(rows));
+  if (rows > 0) backend_.argmax_rows(logits_, rows, cfg_.n_vocab, ids.data());
+  return backend_status();
+}
+
+Status ModelRunner::backend_status() {
+  const std::string err = backend_.take_error();
+  if (err.empty()) return Status();
+  return Status(StatusCode::internal, backend_.name() + ": " + err);
+}
+
+Status ModelRunner::run(const ForwardBatch& batch) {
   const int n = batch.n_tokens();
   const int rows = batch.n_logit_rows();
   if (n == 0) return Status(StatusCode::invalid_argument, "empty batch");
@@ -88,59 +134,41 @@ Status ModelRunner::forward(const ForwardBatch& batch, std::vector<float>& logit
   }
 
   // Positions and pool slots of every new token; attention descriptors.
-  const int page_size = pool_.shape().page_size;
-  positions_.resize(n);
-  slots_.resize(n);
-  std::vector<AttentionSeq> seqs;
-  seqs.reserve(batch.seqs.size());
-  for (const BatchSequence& s : batch.seqs) {
-    const std::vector<int32_t>& pt = *s.page_table;
-    RC_ASSERT(static_cast<int64_t>(pt.size()) * page_size >= s.n_past + s.n_new);
-    for (int i = 0; i < s.n_new; ++i) {
-      const int pos = s.n_past + i;
-      positions_[s.first_token + i] = pos;
-      slots_[s.first_token + i] = pt[pos / page_size] * page_size + pos % page_size;
-    }
-    seqs.push_back({pt.data(), s.n_past, s.n_new, s.first_token});
-  }
+  build_step_indices(batch, pool_.shape().page_size, step_);
 
   // x[n][dim] = token embeddings
   backend_.upload(ids_, batch.tokens.data(), n * sizeof(int32_t));
-  backend_.get_rows(model_.weights.token_embd, ids_, x_, n);
+  backend_.get_rows(w_->token_embd, ids_, x_, n);
 
-  for (int layer = 0; layer < cfg_.n_layers; ++layer) run_layer(layer, n, seqs);
+  for (int layer = 0; layer < cfg_.n_layers; ++layer) run_layer(layer, n, step_.seqs);
 
   // Final norm and vocabulary projection only for rows that need logits.
-  if (rows == 0) {
-    logits.clear();
-    return Status();
-  }
-  // Gather the last row of each such sequence: an f32 "table" over x.
-  std::vector<int32_t> last_rows;
+  if (rows == 0) return Status();
+  // Gather the last row of each such sequence: an f32 "table" over x. The
+  // upload reuses ids_: the embedding gather that read it is queued before.
+  last_rows_.clear();
   for (const BatchSequence& s : batch.seqs) {
-    if (s.want_logits) last_rows.push_back(s.first_token + s.n_new - 1);
+    if (s.want_logits) last_rows_.push_back(s.first_token + s.n_new - 1);
   }
-  backend_.upload(ids_, last_rows.data(), rows * sizeof(int32_t));
+  backend_.upload(ids_, last_rows_.data(), rows * sizeof(int32_t));
   const kernels::Weight x_table{kernels::DType::f32, x_, n, cfg_.dim};
   backend_.get_rows(x_table, ids_, last_, rows);
-  backend_.rmsnorm(last_, static_cast<const float*>(model_.weights.output_norm.data), last_, rows,
-                   cfg_.dim, cfg_.norm_eps);
-  backend_.matmul(model_.weights.output, nullptr, last_, logits_, rows);
-  logits.resize(static_cast<size_t>(rows) * cfg_.n_vocab);
-  backend_.download(logits.data(), logits_, logits.size() * sizeof(float));
+  backend_.rmsnorm(last_, static_cast<const float*>(w_->output_norm.data), last_, rows, cfg_.dim,
+                   cfg_.norm_eps);
+  backend_.matmul(w_->output, nullptr, last_, logits_, rows);  // [rows][n_vocab]
   return Status();
 }
 
 void ModelRunner::run_layer(int layer, int n, const std::vector<AttentionSeq>& seqs) {
-  const model::LayerWeights& w = model_.weights.layers[layer];
+  const model::LayerWeights& w = w_->layers[layer];
   // Attention block: h = norm(x); q,k,v = h W; rope; store; attend; x += att Wo
   backend_.rmsnorm(x_, static_cast<const float*>(w.attn_norm.data), h_, n, cfg_.dim, cfg_.norm_eps);
   backend_.matmul(w.attn_q, w.bias_q, h_, q_, n);   // [n][q_width]
   backend_.matmul(w.attn_k, w.bias_k, h_, k_, n);   // [n][kv_width]
   backend_.matmul(w.attn_v, w.bias_v, h_, v_, n);   // [n][kv_width]
-  backend_.rope(q_, positions_.data(), n, cfg_.n_heads, cfg_.head_dim, cfg_.rope);
-  backend_.rope(k_, positions_.data(), n, cfg_.n_kv_heads, cfg_.head_dim, cfg_.rope);
-  backend_.kv_store(pool_, layer, k_, v_, slots_.data(), n);
+  backend_.rope(q_, step_.positions.data(), n, cfg_.n_heads, cfg_.head_dim, cfg_.rope);
+  backend_.rope(k_, step_.positions.data(), n, cfg_.n_kv_heads, cfg_.head_dim, cfg_.rope);
+  backend_.kv_store(pool_, layer, k_, v_, step_.slots.data(), n);
   const float scale = 1.0f / std::sqrt(static_cast<float>(cfg_.head_dim));
   backend_.attention(pool_, layer, q_, att_, seqs, cfg_.n_heads, scale);  // [n][q_width]
   backend_.matmul(w.attn_output, nullptr, att_, h_, n);                    // [n][dim]

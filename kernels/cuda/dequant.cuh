@@ -1,0 +1,213 @@
+// Device-side decoding of every weight storage type, shared by get_rows,
+// the decode GEMV and the prefill dequantize-to-fp16 path.
+//
+// The unit of work is a segment: 8 consecutive weights of a row in storage
+// order, decoded into w[8]. w[0..3] are elements e0 .. e0+3 of the row and
+// w[4..7] are elements e1 .. e1+3 (e1 == e0 + 4 for every type but Q4_0,
+// whose byte j packs elements j and j + 16 of its block). A row of K
+// elements has K / 8 segments; the float types need K % 8 == 0 for this
+// path (get_rows and the GEMV fall back to scalar loads otherwise), the
+// block types have it by construction.
+//
+// Exactness: every value is computed with the same operations, in the same
+// order and rounding as kernels/cpu/quant.cpp's dequantize_row (the __f*_rn
+// intrinsics stop nvcc from contracting a*b - c into an FMA), so get_rows
+// on the device is bit-identical to the CPU.
+//
+// Alignment: row bases are 16-byte aligned for F32/F16/BF16 (K % 8 == 0)
+// and Q4_K (144-byte blocks); Q8_0 (34), Q4_0 (18) and Q6_K (210) blocks
+// are only 2-byte aligned, so those are read as 16-bit words.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "dtype.h"
+
+namespace rc::kernels::cuda {
+
+struct Seg8 {
+  float w[8];
+  int e0, e1;
+};
+
+__device__ __forceinline__ float half_bits_to_f32(uint16_t h) {
+  return __half2float(__ushort_as_half(h));
+}
+__device__ __forceinline__ float bf16_bits_to_f32(uint16_t h) {
+  return __uint_as_float(uint32_t(h) << 16);
+}
+__device__ __forceinline__ uint16_t load_u16(const uint8_t* p) {
+  return *reinterpret_cast<const uint16_t*>(p);
+}
+// 8 bytes from a 2-byte aligned address.
+__device__ __forceinline__ void load8_u16(const uint8_t* p, uint8_t out[8]) {
+  const uint16_t* q = reinterpret_cast<const uint16_t*>(p);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const uint16_t v = q[i];
+    out[2 * i] = uint8_t(v & 0xff);
+    out[2 * i + 1] = uint8_t(v >> 8);
+  }
+}
+
+template <DType T>
+__device__ __forceinline__ void decode_seg(const uint8_t* row, int s, Seg8& g);
+
+template <>
+__device__ __forceinline__ void decode_seg<DType::f32>(const uint8_t* row, int s, Seg8& g) {
+  const float4* p = reinterpret_cast<const float4*>(row) + 2 * s;
+  const float4 a = p[0], b = p[1];
+  g.w[0] = a.x, g.w[1] = a.y, g.w[2] = a.z, g.w[3] = a.w;
+  g.w[4] = b.x, g.w[5] = b.y, g.w[6] = b.z, g.w[7] = b.w;
+  g.e0 = 8 * s;
+  g.e1 = 8 * s + 4;
+}
+
+template <>
+__device__ __forceinline__ void decode_seg<DType::f16>(const uint8_t* row, int s, Seg8& g) {
+  const uint4 v = reinterpret_cast<const uint4*>(row)[s];
+  const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    g.w[2 * i] = half_bits_to_f32(uint16_t(u[i] & 0xffff));
+    g.w[2 * i + 1] = half_bits_to_f32(uint16_t(u[i] >> 16));
+  }
+  g.e0 = 8 * s;
+  g.e1 = 8 * s + 4;
+}
+
+template <>
+__device__ __forceinline__ void decode_seg<DType::bf16>(const uint8_t* row, int s, Seg8& g) {
+  const uint4 v = reinterpret_cast<const uint4*>(row)[s];
+  const uint32_t u[4] = {v.x, v.y, v.z, v.w};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    g.w[2 * i] = bf16_bits_to_f32(uint16_t(u[i] & 0xffff));
+    g.w[2 * i + 1] = bf16_bits_to_f32(uint16_t(u[i] >> 16));
+  }
+  g.e0 = 8 * s;
+  g.e1 = 8 * s + 4;
+}
+
+// Q8_0: 34-byte blocks {f16 d; int8 qs[32]}, four segments per block.
+template <>
+__device__ __forceinline__ void decode_seg<DType::q8_0>(const uint8_t* row, int s, Seg8& g) {
+  const uint8_t* blk = row + (s / 4) * 34;
+  const int part = s % 4;
+  const float d = half_bits_to_f32(load_u16(blk));
+  uint8_t q[8];
+  load8_u16(blk + 2 + 8 * part, q);
+#pragma unroll
+  for (int i = 0; i < 8; ++i) g.w[i] = __fmul_rn(d, float(int8_t(q[i])));
+  g.e0 = (s / 4) * 32 + 8 * part;
+  g.e1 = g.e0 + 4;
+}
+
+// Q4_0: 18-byte blocks {f16 d; uint8 qs[16]}; segment `part` reads bytes
+// 4*part .. 4*part+3: low nibbles are elements 4*part.., high ones 16+4*part..
+template <>
+__device__ __forceinline__ void decode_seg<DType::q4_0>(const uint8_t* row, int s, Seg8& g) {
+  const uint8_t* blk = row + (s / 4) * 18;
+  const int part = s % 4;
+  const float d = half_bits_to_f32(load_u16(blk));
+  const uint16_t lo = load_u16(blk + 2 + 4 * part), hi = load_u16(blk + 4 + 4 * part);
+  const uint8_t q[4] = {uint8_t(lo & 0xff), uint8_t(lo >> 8), uint8_t(hi & 0xff), uint8_t(hi >> 8)};
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    g.w[i] = __fmul_rn(d, float(int(q[i] & 0xf) - 8));
+    g.w[4 + i] = __fmul_rn(d, float(int(q[i] >> 4) - 8));
+  }
+  g.e0 = (s / 4) * 32 + 4 * part;
+  g.e1 = g.e0 + 16;
+}
+
+// Q4_K: 144-byte super-blocks {f16 d, dmin; uint8 scales[12]; uint8 qs[128]};
+// 32 segments each, segment t covers elements 8t .. 8t+7, in sub-block t / 4.
+template <>
+__device__ __forceinline__ void decode_seg<DType::q4_k>(const uint8_t* row, int s, Seg8& g) {
+  const uint8_t* blk = row + (s / 32) * 144;
+  const int t = s % 32, j = t / 4, l0 = (t % 4) * 8;
+  const float d = half_bits_to_f32(load_u16(blk));
+  const float dmin = half_bits_to_f32(load_u16(blk + 2));
+  const uint8_t* sc6 = blk + 4;
+  uint8_t sc, m;
+  if (j < 4) {
+    sc = sc6[j] & 63;
+    m = sc6[j + 4] & 63;
+  } else {
+    sc = uint8_t((sc6[j + 4] & 0xf) | ((sc6[j - 4] >> 6) << 4));
+    m = uint8_t((sc6[j + 4] >> 4) | ((sc6[j] >> 6) << 4));
+  }
+  const float scale = __fmul_rn(d, float(sc));
+  const float min = __fmul_rn(dmin, float(m));
+  const uint2 v = *reinterpret_cast<const uint2*>(blk + 16 + 32 * (j / 2) + l0);
+  const int shift = (j & 1) * 4;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const uint32_t word = i < 4 ? v.x : v.y;
+    const int q = int((word >> (8 * (i % 4) + shift)) & 0xf);
+    g.w[i] = __fsub_rn(__fmul_rn(scale, float(q)), min);
+  }
+  g.e0 = (s / 32) * 256 + 8 * t;
+  g.e1 = g.e0 + 4;
+}
+
+// Q6_K: 210-byte super-blocks {uint8 ql[128], qh[64]; int8 scales[16]; f16 d}.
+// Segment t: half t / 16, quarter (t % 16) / 4, l0 = (t % 4) * 8; its
+// elements 128*half + 32*quarter + l0 .. +7 (see quant-blocks.h).
+template <>
+__device__ __forceinline__ void decode_seg<DType::q6_k>(const uint8_t* row, int s, Seg8& g) {
+  const uint8_t* blk = row + (s / 32) * 210;
+  const int t = s % 32, half = t / 16, quarter = (t % 16) / 4, l0 = (t % 4) * 8;
+  uint8_t ql[8], qh[8];
+  load8_u16(blk + 64 * half + 32 * (quarter & 1) + l0, ql);
+  load8_u16(blk + 128 + 32 * half + l0, qh);
+  const int e_in_block = 128 * half + 32 * quarter + l0;
+  const float d = half_bits_to_f32(load_u16(blk + 208));
+  const float ds = __fmul_rn(d, float(int8_t(blk[192 + e_in_block / 16])));
+  const int lo_shift = quarter < 2 ? 0 : 4;
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    const int q = ((ql[i] >> lo_shift) & 0xf) | (((qh[i] >> (2 * quarter)) & 3) << 4);
+    g.w[i] = __fmul_rn(ds, float(q - 32));
+  }
+  g.e0 = (s / 32) * 256 + e_in_block;
+  g.e1 = g.e0 + 4;
+}
+
+// Element e of a row of a float type, for rows whose length is not a
+// multiple of 8 (scalar path).
+__device__ __forceinline__ float load_float_elem(DType t, const uint8_t* row, int64_t e) {
+  switch (t) {
+    case DType::f16:
+      return half_bits_to_f32(reinterpret_cast<const uint16_t*>(row)[e]);
+    case DType::bf16:
+      return bf16_bits_to_f32(reinterpret_cast<const uint16_t*>(row)[e]);
+    default:
+      return reinterpret_cast<const float*>(row)[e];
+  }
+}
+
+__host__ __device__ constexpr bool is_float_type(DType t) {
+  return t == DType::f32 || t == DType::f16 || t == DType::bf16;
+}
+
+// Whether the segment loads of `t` may read rows starting at `base` (row
+// strides keep the alignment of the base, see the top of this file).
+inline bool seg_aligned(DType t, const void* base) {
+  const auto a = reinterpret_cast<uintptr_t>(base);
+  switch (t) {
+    case DType::f32:
+    case DType::f16:
+    case DType::bf16:
+    case DType::q4_k:
+      return a % 16 == 0;
+    default:
+      return a % 2 == 0;
+  }
+}
+
+}  // namespace rc::kernels::cuda
