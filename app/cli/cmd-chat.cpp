@@ -63,6 +63,7 @@ int run_chat(const ChatOptions& o) {
     }
     StreamEvent end = done.get_future().get();
     std::printf("\n");
+    std::fflush(stdout);  // the figures go to stderr after the reply
     if (end.reason == FinishReason::error) {
       messages.pop_back();
       fail(end.error);

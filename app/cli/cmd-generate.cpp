@@ -43,6 +43,7 @@ int run_generate(const GenerateOptions& o) {
   if (!id.ok()) return fail(id.status());
   StreamEvent end = done.get_future().get();
   std::printf("\n");
+  std::fflush(stdout);  // the figures go to stderr after the reply
   if (end.reason == FinishReason::error) return fail(end.error);
   if (!o.quiet) {
     const RequestMetrics& m = end.metrics;

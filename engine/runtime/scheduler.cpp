@@ -186,6 +186,7 @@ void Scheduler::finish(Request& r, FinishReason reason, Status error) {
     totals_.itl_ms_sum += r.itl_sum_ms;
     totals_.itl_count += r.output.size() - 1;
   }
+  if (before_finish_) before_finish_();
   if (r.callback) r.callback(ev);
   r.callback = nullptr;
   finished_ids_.push_back(r.id);

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <unordered_set>
 #include <vector>
@@ -58,6 +59,11 @@ class Scheduler {
   // Finishes every request with `reason` (engine shutdown).
   void abort_all(FinishReason reason, const Status& why);
 
+  // Called after a request's KV is released and the totals counted, just
+  // before its finished event: lets the engine publish stats that already
+  // include it, so a caller woken by that event reads current figures.
+  void set_before_finish(std::function<void()> hook) { before_finish_ = std::move(hook); }
+
   size_t waiting() const { return waiting_.size(); }
   size_t running() const { return running_.size(); }
   const SchedulerTotals& totals() const { return totals_; }
@@ -88,6 +94,7 @@ class Scheduler {
   ForwardBatch batch_;
   std::vector<Request*> batch_owner_;
   std::vector<float> logits_;
+  std::function<void()> before_finish_;
 };
 
 }  // namespace rc::runtime
