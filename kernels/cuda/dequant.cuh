@@ -14,6 +14,10 @@
 // intrinsics stop nvcc from contracting a*b - c into an FMA), so get_rows
 // on the device is bit-identical to the CPU.
 //
+// Host and device: every decoder is also compiled for the host (plain C++
+// arithmetic there, which g++ does not contract either), so a CPU test pins
+// the segment layouts against dequantize_row where no GPU is available.
+//
 // Alignment: row bases are 16-byte aligned for F32/F16/BF16 (K % 8 == 0)
 // and Q4_K (144-byte blocks); Q8_0 (34), Q4_0 (18) and Q6_K (210) blocks
 // are only 2-byte aligned, so those are read as 16-bit words.
@@ -24,6 +28,7 @@
 
 #include <cstdint>
 
+#include "cpu/fp16.h"
 #include "dtype.h"
 
 namespace rc::kernels::cuda {
@@ -33,19 +38,47 @@ struct Seg8 {
   int e0, e1;
 };
 
-__device__ __forceinline__ float half_bits_to_f32(uint16_t h) {
+#define RC_HD __host__ __device__ __forceinline__
+#ifdef __CUDA_ARCH__
+#define RC_UNROLL _Pragma("unroll")
+#else
+#define RC_UNROLL
+#endif
+
+RC_HD float half_bits_to_f32(uint16_t h) {
+#ifdef __CUDA_ARCH__
   return __half2float(__ushort_as_half(h));
+#else
+  return fp16_to_f32_portable(h);
+#endif
 }
-__device__ __forceinline__ float bf16_bits_to_f32(uint16_t h) {
+RC_HD float bf16_bits_to_f32(uint16_t h) {
+#ifdef __CUDA_ARCH__
   return __uint_as_float(uint32_t(h) << 16);
+#else
+  return bf16_to_f32(h);
+#endif
 }
-__device__ __forceinline__ uint16_t load_u16(const uint8_t* p) {
-  return *reinterpret_cast<const uint16_t*>(p);
+// Rounded product and difference that are never fused into an FMA.
+RC_HD float mul_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fmul_rn(a, b);
+#else
+  return a * b;
+#endif
 }
+RC_HD float sub_rn(float a, float b) {
+#ifdef __CUDA_ARCH__
+  return __fsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+RC_HD uint16_t load_u16(const uint8_t* p) { return *reinterpret_cast<const uint16_t*>(p); }
 // 8 bytes from a 2-byte aligned address.
-__device__ __forceinline__ void load8_u16(const uint8_t* p, uint8_t out[8]) {
+RC_HD void load8_u16(const uint8_t* p, uint8_t out[8]) {
   const uint16_t* q = reinterpret_cast<const uint16_t*>(p);
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 4; ++i) {
     const uint16_t v = q[i];
     out[2 * i] = uint8_t(v & 0xff);
@@ -54,10 +87,10 @@ __device__ __forceinline__ void load8_u16(const uint8_t* p, uint8_t out[8]) {
 }
 
 template <DType T>
-__device__ __forceinline__ void decode_seg(const uint8_t* row, int s, Seg8& g);
+RC_HD void decode_seg(const uint8_t* row, int s, Seg8& g);
 
 template <>
-__device__ __forceinline__ void decode_seg<DType::f32>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::f32>(const uint8_t* row, int s, Seg8& g) {
   const float4* p = reinterpret_cast<const float4*>(row) + 2 * s;
   const float4 a = p[0], b = p[1];
   g.w[0] = a.x, g.w[1] = a.y, g.w[2] = a.z, g.w[3] = a.w;
@@ -67,10 +100,10 @@ __device__ __forceinline__ void decode_seg<DType::f32>(const uint8_t* row, int s
 }
 
 template <>
-__device__ __forceinline__ void decode_seg<DType::f16>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::f16>(const uint8_t* row, int s, Seg8& g) {
   const uint4 v = reinterpret_cast<const uint4*>(row)[s];
   const uint32_t u[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 4; ++i) {
     g.w[2 * i] = half_bits_to_f32(uint16_t(u[i] & 0xffff));
     g.w[2 * i + 1] = half_bits_to_f32(uint16_t(u[i] >> 16));
@@ -80,10 +113,10 @@ __device__ __forceinline__ void decode_seg<DType::f16>(const uint8_t* row, int s
 }
 
 template <>
-__device__ __forceinline__ void decode_seg<DType::bf16>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::bf16>(const uint8_t* row, int s, Seg8& g) {
   const uint4 v = reinterpret_cast<const uint4*>(row)[s];
   const uint32_t u[4] = {v.x, v.y, v.z, v.w};
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 4; ++i) {
     g.w[2 * i] = bf16_bits_to_f32(uint16_t(u[i] & 0xffff));
     g.w[2 * i + 1] = bf16_bits_to_f32(uint16_t(u[i] >> 16));
@@ -94,14 +127,14 @@ __device__ __forceinline__ void decode_seg<DType::bf16>(const uint8_t* row, int 
 
 // Q8_0: 34-byte blocks {f16 d; int8 qs[32]}, four segments per block.
 template <>
-__device__ __forceinline__ void decode_seg<DType::q8_0>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::q8_0>(const uint8_t* row, int s, Seg8& g) {
   const uint8_t* blk = row + (s / 4) * 34;
   const int part = s % 4;
   const float d = half_bits_to_f32(load_u16(blk));
   uint8_t q[8];
   load8_u16(blk + 2 + 8 * part, q);
-#pragma unroll
-  for (int i = 0; i < 8; ++i) g.w[i] = __fmul_rn(d, float(int8_t(q[i])));
+RC_UNROLL
+  for (int i = 0; i < 8; ++i) g.w[i] = mul_rn(d, float(int8_t(q[i])));
   g.e0 = (s / 4) * 32 + 8 * part;
   g.e1 = g.e0 + 4;
 }
@@ -109,16 +142,16 @@ __device__ __forceinline__ void decode_seg<DType::q8_0>(const uint8_t* row, int 
 // Q4_0: 18-byte blocks {f16 d; uint8 qs[16]}; segment `part` reads bytes
 // 4*part .. 4*part+3: low nibbles are elements 4*part.., high ones 16+4*part..
 template <>
-__device__ __forceinline__ void decode_seg<DType::q4_0>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::q4_0>(const uint8_t* row, int s, Seg8& g) {
   const uint8_t* blk = row + (s / 4) * 18;
   const int part = s % 4;
   const float d = half_bits_to_f32(load_u16(blk));
   const uint16_t lo = load_u16(blk + 2 + 4 * part), hi = load_u16(blk + 4 + 4 * part);
   const uint8_t q[4] = {uint8_t(lo & 0xff), uint8_t(lo >> 8), uint8_t(hi & 0xff), uint8_t(hi >> 8)};
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 4; ++i) {
-    g.w[i] = __fmul_rn(d, float(int(q[i] & 0xf) - 8));
-    g.w[4 + i] = __fmul_rn(d, float(int(q[i] >> 4) - 8));
+    g.w[i] = mul_rn(d, float(int(q[i] & 0xf) - 8));
+    g.w[4 + i] = mul_rn(d, float(int(q[i] >> 4) - 8));
   }
   g.e0 = (s / 4) * 32 + 4 * part;
   g.e1 = g.e0 + 16;
@@ -127,7 +160,7 @@ __device__ __forceinline__ void decode_seg<DType::q4_0>(const uint8_t* row, int 
 // Q4_K: 144-byte super-blocks {f16 d, dmin; uint8 scales[12]; uint8 qs[128]};
 // 32 segments each, segment t covers elements 8t .. 8t+7, in sub-block t / 4.
 template <>
-__device__ __forceinline__ void decode_seg<DType::q4_k>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::q4_k>(const uint8_t* row, int s, Seg8& g) {
   const uint8_t* blk = row + (s / 32) * 144;
   const int t = s % 32, j = t / 4, l0 = (t % 4) * 8;
   const float d = half_bits_to_f32(load_u16(blk));
@@ -141,15 +174,15 @@ __device__ __forceinline__ void decode_seg<DType::q4_k>(const uint8_t* row, int 
     sc = uint8_t((sc6[j + 4] & 0xf) | ((sc6[j - 4] >> 6) << 4));
     m = uint8_t((sc6[j + 4] >> 4) | ((sc6[j] >> 6) << 4));
   }
-  const float scale = __fmul_rn(d, float(sc));
-  const float min = __fmul_rn(dmin, float(m));
+  const float scale = mul_rn(d, float(sc));
+  const float min = mul_rn(dmin, float(m));
   const uint2 v = *reinterpret_cast<const uint2*>(blk + 16 + 32 * (j / 2) + l0);
   const int shift = (j & 1) * 4;
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 8; ++i) {
     const uint32_t word = i < 4 ? v.x : v.y;
     const int q = int((word >> (8 * (i % 4) + shift)) & 0xf);
-    g.w[i] = __fsub_rn(__fmul_rn(scale, float(q)), min);
+    g.w[i] = sub_rn(mul_rn(scale, float(q)), min);
   }
   g.e0 = (s / 32) * 256 + 8 * t;
   g.e1 = g.e0 + 4;
@@ -159,7 +192,7 @@ __device__ __forceinline__ void decode_seg<DType::q4_k>(const uint8_t* row, int 
 // Segment t: half t / 16, quarter (t % 16) / 4, l0 = (t % 4) * 8; its
 // elements 128*half + 32*quarter + l0 .. +7 (see quant-blocks.h).
 template <>
-__device__ __forceinline__ void decode_seg<DType::q6_k>(const uint8_t* row, int s, Seg8& g) {
+RC_HD void decode_seg<DType::q6_k>(const uint8_t* row, int s, Seg8& g) {
   const uint8_t* blk = row + (s / 32) * 210;
   const int t = s % 32, half = t / 16, quarter = (t % 16) / 4, l0 = (t % 4) * 8;
   uint8_t ql[8], qh[8];
@@ -167,12 +200,12 @@ __device__ __forceinline__ void decode_seg<DType::q6_k>(const uint8_t* row, int 
   load8_u16(blk + 128 + 32 * half + l0, qh);
   const int e_in_block = 128 * half + 32 * quarter + l0;
   const float d = half_bits_to_f32(load_u16(blk + 208));
-  const float ds = __fmul_rn(d, float(int8_t(blk[192 + e_in_block / 16])));
+  const float ds = mul_rn(d, float(int8_t(blk[192 + e_in_block / 16])));
   const int lo_shift = quarter < 2 ? 0 : 4;
-#pragma unroll
+RC_UNROLL
   for (int i = 0; i < 8; ++i) {
     const int q = ((ql[i] >> lo_shift) & 0xf) | (((qh[i] >> (2 * quarter)) & 3) << 4);
-    g.w[i] = __fmul_rn(ds, float(q - 32));
+    g.w[i] = mul_rn(ds, float(q - 32));
   }
   g.e0 = (s / 32) * 256 + e_in_block;
   g.e1 = g.e0 + 4;
@@ -180,7 +213,7 @@ __device__ __forceinline__ void decode_seg<DType::q6_k>(const uint8_t* row, int 
 
 // Element e of a row of a float type, for rows whose length is not a
 // multiple of 8 (scalar path).
-__device__ __forceinline__ float load_float_elem(DType t, const uint8_t* row, int64_t e) {
+RC_HD float load_float_elem(DType t, const uint8_t* row, int64_t e) {
   switch (t) {
     case DType::f16:
       return half_bits_to_f32(reinterpret_cast<const uint16_t*>(row)[e]);
@@ -209,5 +242,8 @@ inline bool seg_aligned(DType t, const void* base) {
       return a % 2 == 0;
   }
 }
+
+#undef RC_HD
+#undef RC_UNROLL
 
 }  // namespace rc::kernels::cuda
