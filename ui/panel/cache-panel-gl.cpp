@@ -20,11 +20,16 @@ CachePanelGl::CachePanelGl(CachePanelState* state, std::function<double()> clock
   setMouseTracking(true);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(320, 320);
-  connect(&timer_, &QTimer::timeout, this, qOverload<>(&QWidget::update));
+  connect(&timer_, &QTimer::timeout, this, &CachePanelGl::tick);
   timer_.start(16);
 }
 
 CachePanelGl::~CachePanelGl() { shutdown(); }
+
+void CachePanelGl::tick() {
+  const double now = clock_();
+  if (state_->wants_frames(now) || now - last_paint_ >= 0.25) update();
+}
 
 void CachePanelGl::setFrameInterval(int ms) {
   if (ms <= 0)
@@ -76,13 +81,15 @@ void CachePanelGl::paintGL() {
   QOpenGLFunctions* gl = context()->functions();
   const qreal dpr = devicePixelRatioF();
   gl->glViewport(0, 0, int(width() * dpr), int(height() * dpr));
-  gl->glClearColor(0.105f, 0.117f, 0.145f, 1.0f);
+  // The canvas colour (Palette::canvas): the tree view paints no background.
+  gl->glClearColor(22 / 255.0f, 25 / 255.0f, 32 / 255.0f, 1.0f);
   gl->glClear(GL_COLOR_BUFFER_BIT);
   if (!ctx_) return;
   const auto t0 = std::chrono::steady_clock::now();
   ImGui::SetCurrentContext(ctx_);
   ImGuiIO& io = ImGui::GetIO();
   const double now = clock_();
+  last_paint_ = now;
   io.DeltaTime = last_time_ < 0 ? 1.0f / 60 : float(std::max(now - last_time_, 1e-4));
   last_time_ = now;
   io.DisplaySize = ImVec2(float(width()), float(height()));

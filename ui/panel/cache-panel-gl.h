@@ -4,7 +4,9 @@
 // panels can coexist) and the ImGui OpenGL3 renderer. initializeGL creates
 // both; paintGL runs one frame: input -> NewFrame -> state->sync() (drain the
 // engine's cache events) -> state->draw() -> Render -> GL. A 16 ms timer
-// keeps frames coming while the widget is visible.
+// asks for a frame while something moves (events arriving, highlights
+// fading, the camera gliding, a demo) and four times a second otherwise
+// (to drain events and refresh stats); input asks for one at once.
 //
 // Only constructed when CachePanel found that this platform can create an
 // OpenGL 3 (or GLES 3) context; see CachePanel. GUI thread only.
@@ -54,6 +56,7 @@ class CachePanelGl : public QOpenGLWidget {
  private:
   void shutdown();
   void updateCursor();
+  void tick();
 
   CachePanelState* state_;
   std::function<double()> clock_;
@@ -64,6 +67,7 @@ class CachePanelGl : public QOpenGLWidget {
   quint64 frames_ = 0;
   double last_frame_ms_ = 0;
   int cursor_ = -2;
+  double last_paint_ = -1;
 };
 
 }  // namespace rc::ui

@@ -57,6 +57,7 @@ void CachePanelState::resync(double now, const std::string& why) {
   if (!feed_) return;
   model.reset(feed_->snapshot(), now);
   ghosts_placed_ = model.ghost_serial();
+  last_activity = now;
   ++resyncs;
   log.note("snapshot: " + why, now);
 }
@@ -95,6 +96,7 @@ void CachePanelState::apply_event(const CacheEvent& e, double now) {
     r = model.apply(e, now);  // usually older than the snapshot: skipped
   }
   if (r != panel::ApplyResult::applied) return;
+  last_activity = now;
   log.add(e, std::move(text), now);
   if (e.kind == CacheEventKind::evict || e.kind == CacheEventKind::reset) place_new_ghosts(e.node);
 }

@@ -41,6 +41,12 @@ struct CachePanelState {
   // Takes a fresh snapshot and resets the model (log says why).
   void resync(double now, const std::string& why);
   uint64_t resyncs = 0;  // how many times the model was rebuilt
+  // When the tree last changed (caller seconds). Highlights fade for a few
+  // seconds after; an idle panel needs only a few frames a second.
+  double last_activity = -1e9;
+  bool wants_frames(double now) const {
+    return now - last_activity < 7.0 || demo.running() || view.busy() || !pending.empty();
+  }
 
   // --- Pause and step (teaching) --------------------------------------------
   bool paused = false;

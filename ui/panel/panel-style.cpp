@@ -35,7 +35,7 @@ void apply_panel_style(ImGuiStyle& s) {
   s.WindowBorderSize = 0;
   s.ChildBorderSize = 1;
   ImVec4* c = s.Colors;
-  c[ImGuiCol_WindowBg] = ImVec4(0.105f, 0.117f, 0.145f, 1.0f);
+  c[ImGuiCol_WindowBg] = ImVec4(22 / 255.0f, 25 / 255.0f, 32 / 255.0f, 1.0f);  // = Palette::canvas
   c[ImGuiCol_ChildBg] = ImVec4(0.086f, 0.098f, 0.125f, 1.0f);
   c[ImGuiCol_PopupBg] = ImVec4(0.12f, 0.13f, 0.16f, 0.98f);
   c[ImGuiCol_Border] = ImVec4(1, 1, 1, 0.08f);

@@ -288,7 +288,10 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
 
   ImDrawList* dl = ImGui::GetWindowDrawList();
   dl->PushClipRect(canvas_min_, canvas_max_, true);
-  dl->AddRectFilled(canvas_min_, canvas_max_, Palette::canvas, 4.0f);
+  // No fill: the host clears to the canvas colour (a full-canvas quad is a
+  // real cost for a software rasterizer); an outline marks the canvas.
+  if (fill_background) dl->AddRectFilled(canvas_min_, canvas_max_, Palette::canvas, 4.0f);
+  dl->AddRect(canvas_min_, canvas_max_, Palette::rgba(255, 255, 255, 22), 4.0f);
   // Faint grid: shows panning and zoom even over an empty area.
   const float step = 80 * cam.zoom;
   if (step >= 18) {

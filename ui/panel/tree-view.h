@@ -79,6 +79,8 @@ class TreeView {
   bool follow = true;   // keep the newest growth in view (off after a manual pan)
   bool animate = true;  // boxes glide to new places after a relayout
   bool smooth_camera = true;  // camera glides to fit/follow targets
+  // Paint the canvas background (off when the host clears to Palette::canvas).
+  bool fill_background = false;
   float font_size = 15;
 
   void request_fit() { fit_requested_ = true; }
@@ -89,6 +91,8 @@ class TreeView {
   // window, and consumes the mouse over it.
   TreeViewActions draw(const TreeViewInput& in, ImVec2 size);
   const TreeViewStats& stats() const { return stats_; }
+  // The camera is still moving (a fit, focus or follow in progress).
+  bool busy() const { return has_target_ || fit_requested_ || focus_ != kNoNode; }
 
   // Where a node is drawn now (world units); false when not laid out.
   bool world_box(NodeId id, const TreeLayout& layout, float* x, float* y, float* w, float* h) const;
