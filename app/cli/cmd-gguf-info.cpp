@@ -13,7 +13,8 @@ Command add_gguf_info_command(CLI::App& root) {
   auto* app = root.add_subcommand("gguf-info", "Describe a GGUF file (architecture, tensors, ...)");
   app->add_option("--model", *model, "GGUF file (default: the bundled model)");
   return {app, [model] {
-            Result<std::string> text = describe_gguf(model->empty() ? bundled_model_path() : *model);
+            Result<std::string> text =
+                describe_gguf(model->empty() ? bundled_model_path() : *model);
             if (!text.ok()) return fail(text.status());
             std::fputs(text->c_str(), stdout);
             return 0;

@@ -20,7 +20,8 @@ std::string installed_model_path() {
   std::error_code ec;
   const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (ec) return {};
-  const std::filesystem::path p = exe.parent_path().parent_path() / "share" / "radixchat" / kBundledName;
+  const std::filesystem::path p =
+      exe.parent_path().parent_path() / "share" / "radixchat" / kBundledName;
   return std::filesystem::exists(p, ec) ? p.string() : std::string();
 }
 

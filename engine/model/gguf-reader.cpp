@@ -22,10 +22,11 @@ static_assert(std::endian::native == std::endian::little,
 namespace {
 
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
-constexpr int kMaxArrayDepth = 8;         // recursion bound for nested arrays
+constexpr int kMaxArrayDepth = 8;        // recursion bound for nested arrays
 // Smallest possible encodings, used to reject impossible counts up front.
-constexpr uint64_t kMinKvBytes = 8 + 4 + 1;          // key length, type, u8 value
-constexpr uint64_t kMinTensorInfoBytes = 8 + 4 + 8 + 4 + 8;  // name len, n_dims, 1 dim, type, offset
+constexpr uint64_t kMinKvBytes = 8 + 4 + 1;  // key length, type, u8 value
+constexpr uint64_t kMinTensorInfoBytes =
+    8 + 4 + 8 + 4 + 8;  // name len, n_dims, 1 dim, type, offset
 
 Status corrupt(std::string msg) { return Status(StatusCode::corrupt_data, std::move(msg)); }
 
@@ -46,8 +47,12 @@ std::string quoted(std::string_view s) {
   return out + "'";
 }
 
-bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_mul_overflow(a, b, out); }
-bool checked_add(uint64_t a, uint64_t b, uint64_t* out) { return !__builtin_add_overflow(a, b, out); }
+bool checked_mul(uint64_t a, uint64_t b, uint64_t* out) {
+  return !__builtin_mul_overflow(a, b, out);
+}
+bool checked_add(uint64_t a, uint64_t b, uint64_t* out) {
+  return !__builtin_add_overflow(a, b, out);
+}
 
 }  // namespace
 
@@ -124,7 +129,9 @@ Status GgufParser::read_array(GgufArray* out, const std::string& what, int depth
     if (out->elem_type == GgufType::boolean) {
       // Reading a byte other than 0/1 as bool is undefined: reject it here.
       for (uint64_t i = 0; i < out->count; ++i) {
-        if (out->scalars[i] > 1) return corrupt(what + "[" + std::to_string(i) + "]: bool value " + std::to_string(out->scalars[i]) + " is not 0 or 1");
+        if (out->scalars[i] > 1)
+          return corrupt(what + "[" + std::to_string(i) + "]: bool value " +
+                         std::to_string(out->scalars[i]) + " is not 0 or 1");
       }
     }
   } else if (out->elem_type == GgufType::string) {
@@ -146,12 +153,12 @@ Status GgufParser::read_array(GgufArray* out, const std::string& what, int depth
 
 Status GgufParser::read_value(GgufType type, GgufValue* out, const std::string& what, int depth) {
   switch (type) {
-#define RC_SCALAR(T, G)                                   \
-  case GgufType::G: {                                     \
-    T v{};                                                \
-    if (Status s = read(&v, what); !s.ok()) return s;     \
-    out->emplace<static_cast<size_t>(GgufType::G)>(v);    \
-    return {};                                            \
+#define RC_SCALAR(T, G)                                \
+  case GgufType::G: {                                  \
+    T v{};                                             \
+    if (Status s = read(&v, what); !s.ok()) return s;  \
+    out->emplace<static_cast<size_t>(GgufType::G)>(v); \
+    return {};                                         \
   }
     RC_SCALAR(uint8_t, u8)
     RC_SCALAR(int8_t, i8)
@@ -195,15 +202,17 @@ Status GgufParser::read_header(uint64_t* n_tensors, uint64_t* n_kv) {
   (void)read(&magic, "magic");
   if (magic != kMagic) {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "not a GGUF file (magic bytes %02x %02x %02x %02x, expected 'GGUF')",
-                  f_.base_[0], f_.base_[1], f_.base_[2], f_.base_[3]);
+    std::snprintf(buf, sizeof buf,
+                  "not a GGUF file (magic bytes %02x %02x %02x %02x, expected 'GGUF')", f_.base_[0],
+                  f_.base_[1], f_.base_[2], f_.base_[3]);
     return corrupt(buf);
   }
   if (Status s = read(&f_.version_, "version"); !s.ok()) return s;
   const uint32_t v = f_.version_;
   if (v == 1) {
-    return Status(StatusCode::unsupported, "GGUF version 1 is not supported (only 2 and 3); "
-                                           "reconvert the model with a current tool");
+    return Status(StatusCode::unsupported,
+                  "GGUF version 1 is not supported (only 2 and 3); "
+                  "reconvert the model with a current tool");
   }
   if (v == 0x02000000u || v == 0x03000000u) {
     return Status(StatusCode::unsupported, "big-endian GGUF files are not supported");
@@ -299,8 +308,8 @@ Status GgufParser::read_tensor_info(uint64_t index) {
   } else if (!opt_.allow_unsupported_types) {
     const std::string name = ggml_type_name(t.type_id);
     const std::string id = std::to_string(t.type_id);
-    const std::string desc = name.rfind("type ", 0) == 0 ? "unknown type id " + id
-                                                          : "type " + name + " (id " + id + ")";
+    const std::string desc =
+        name.rfind("type ", 0) == 0 ? "unknown type id " + id : "type " + name + " (id " + id + ")";
     return Status(StatusCode::unsupported, what + " has " + desc +
                                                ", which RadixChat does not support (supported: " +
                                                kernels::supported_dtypes_list() + ")");
@@ -326,10 +335,11 @@ Status GgufParser::check_tensor_data() {
       uint64_t abs_begin = 0, abs_end = 0;
       const bool ok = checked_add(f_.data_offset_, t.offset, &abs_begin) &&
                       checked_add(abs_begin, t.n_bytes, &abs_end);
-      return corrupt("tensor " + quoted(t.name) + ": data [" +
-                     (ok ? std::to_string(abs_begin) + ", " + std::to_string(abs_end)
-                         : "offset " + std::to_string(t.offset) + " + " + std::to_string(t.n_bytes))
-                     + ") past end of file (size " + std::to_string(f_.size_) + ")");
+      return corrupt(
+          "tensor " + quoted(t.name) + ": data [" +
+          (ok ? std::to_string(abs_begin) + ", " + std::to_string(abs_end)
+              : "offset " + std::to_string(t.offset) + " + " + std::to_string(t.n_bytes)) +
+          ") past end of file (size " + std::to_string(f_.size_) + ")");
     }
     t.data = f_.base_ + f_.data_offset_ + t.offset;
     if (t.n_bytes > 0) order.push_back(&t);
@@ -398,7 +408,8 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   void* map = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
   const int map_errno = errno;
   ::close(fd);
-  if (map == MAP_FAILED) return fail(StatusCode::internal, std::string("mmap: ") + std::strerror(map_errno));
+  if (map == MAP_FAILED)
+    return fail(StatusCode::internal, std::string("mmap: ") + std::strerror(map_errno));
 
   std::unique_ptr<GgufFile> f(new GgufFile());
   f->path_ = path;

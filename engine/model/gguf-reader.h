@@ -32,8 +32,19 @@ namespace rc::model {
 
 // Metadata value types; the values are GGUF's gguf_type ids.
 enum class GgufType : uint32_t {
-  u8 = 0, i8 = 1, u16 = 2, i16 = 3, u32 = 4, i32 = 5, f32 = 6, boolean = 7,
-  string = 8, array = 9, u64 = 10, i64 = 11, f64 = 12,
+  u8 = 0,
+  i8 = 1,
+  u16 = 2,
+  i16 = 3,
+  u32 = 4,
+  i32 = 5,
+  f32 = 6,
+  boolean = 7,
+  string = 8,
+  array = 9,
+  u64 = 10,
+  i64 = 11,
+  f64 = 12,
 };
 const char* gguf_type_name(GgufType t);
 // Bytes of one scalar of type t; 0 for string and array.
@@ -45,9 +56,9 @@ size_t gguf_scalar_size(GgufType t);
 struct GgufArray {
   GgufType elem_type = GgufType::u8;
   uint64_t count = 0;
-  const uint8_t* scalars = nullptr;         // elem_type scalar: count * size bytes
-  std::vector<std::string_view> strings;    // elem_type == string
-  std::vector<GgufArray> arrays;            // elem_type == array
+  const uint8_t* scalars = nullptr;       // elem_type scalar: count * size bytes
+  std::vector<std::string_view> strings;  // elem_type == string
+  std::vector<GgufArray> arrays;          // elem_type == array
 
   // Element i of a scalar array whose elem_type matches T exactly.
   template <typename T>
@@ -67,14 +78,14 @@ std::string gguf_value_summary(const GgufValue& v, size_t max_items = 8);
 
 struct GgufTensorInfo {
   std::string_view name;
-  uint32_t type_id = 0;          // the file's ggml type id
-  bool supported = false;        // type_id is a kernels::DType
+  uint32_t type_id = 0;                       // the file's ggml type id
+  bool supported = false;                     // type_id is a kernels::DType
   kernels::DType type = kernels::DType::f32;  // valid when supported
   int n_dims = 0;
-  std::array<int64_t, 4> ne = {1, 1, 1, 1};   // GGUF order: ne[0] innermost; unused dims are 1
-  uint64_t offset = 0;           // relative to the data section
-  uint64_t n_bytes = 0;          // 0 when !supported
-  const void* data = nullptr;    // nullptr when !supported
+  std::array<int64_t, 4> ne = {1, 1, 1, 1};  // GGUF order: ne[0] innermost; unused dims are 1
+  uint64_t offset = 0;                       // relative to the data section
+  uint64_t n_bytes = 0;                      // 0 when !supported
+  const void* data = nullptr;                // nullptr when !supported
 
   int64_t n_elements() const { return ne[0] * ne[1] * ne[2] * ne[3]; }
   // "[4096, 32000]"

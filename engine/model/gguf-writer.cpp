@@ -176,7 +176,9 @@ std::vector<uint8_t> GgufWriter::serialize() const {
 Status GgufWriter::write_file(const std::string& path) const {
   std::unique_ptr<FILE, int (*)(FILE*)> f(std::fopen(path.c_str(), "wb"), &std::fclose);
   if (!f) return Status(StatusCode::invalid_argument, path + ": " + std::strerror(errno));
-  auto io_error = [&] { return Status(StatusCode::internal, path + ": write failed: " + std::strerror(errno)); };
+  auto io_error = [&] {
+    return Status(StatusCode::internal, path + ": write failed: " + std::strerror(errno));
+  };
   std::vector<uint64_t> offsets;
   const std::vector<uint8_t> head = header(&offsets);
   if (std::fwrite(head.data(), 1, head.size(), f.get()) != head.size()) return io_error();

@@ -63,7 +63,9 @@ class GgufWriter {
   void set_u32(const std::string& key, uint32_t v) { set(key, GgufOwnedValue::u32(v)); }
   void set_f32(const std::string& key, float v) { set(key, GgufOwnedValue::f32(v)); }
   void set_bool(const std::string& key, bool v) { set(key, GgufOwnedValue::boolean(v)); }
-  void set_string(const std::string& key, std::string_view v) { set(key, GgufOwnedValue::string(v)); }
+  void set_string(const std::string& key, std::string_view v) {
+    set(key, GgufOwnedValue::string(v));
+  }
   // Also writes general.alignment (u32). Must be a power of two.
   void set_alignment(uint32_t alignment);
   uint32_t alignment() const { return alignment_; }

@@ -70,11 +70,14 @@ Status fit_llama3(const GgufFile& f, const GgufTensorInfo& t, ModelConfig& c) {
   }
   // Interior points (1 < divisor < factor) lie on a line s = (x - lo) / (hi - lo).
   double x0 = 0, x1 = std::numeric_limits<double>::infinity();  // last "factor" x, first "1" x
-  std::vector<std::pair<double, double>> mid;  // (x, s)
+  std::vector<std::pair<double, double>> mid;                   // (x, s)
   for (int i = 0; i < n; ++i) {
-    if (div[i] <= 1.0 + kTol) x1 = std::min(x1, x[i]);
-    else if (div[i] >= factor * (1.0 - kTol)) x0 = std::max(x0, x[i]);
-    else mid.emplace_back(x[i], (1.0 / div[i] - 1.0 / factor) / (1.0 - 1.0 / factor));
+    if (div[i] <= 1.0 + kTol)
+      x1 = std::min(x1, x[i]);
+    else if (div[i] >= factor * (1.0 - kTol))
+      x0 = std::max(x0, x[i]);
+    else
+      mid.emplace_back(x[i], (1.0 / div[i] - 1.0 / factor) / (1.0 - 1.0 / factor));
   }
   double lo = 0, hi = 0;
   if (mid.size() >= 2) {
@@ -163,12 +166,14 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
   Result<std::string_view> arch = f.get_string("general.architecture");
   if (!arch.ok()) return arch.status();
   c.arch = std::string(*arch);
-  if (c.arch == "llama") c.arch_id = Arch::llama;
-  else if (c.arch == "qwen2") c.arch_id = Arch::qwen2;
+  if (c.arch == "llama")
+    c.arch_id = Arch::llama;
+  else if (c.arch == "qwen2")
+    c.arch_id = Arch::qwen2;
   else {
-    return Status(StatusCode::unsupported, "architecture '" + c.arch +
-                                               "' is not supported (supported: " +
-                                               supported_archs_list() + ")");
+    return Status(StatusCode::unsupported,
+                  "architecture '" + c.arch +
+                      "' is not supported (supported: " + supported_archs_list() + ")");
   }
   Result<std::string_view> name = f.get_string_or("general.name", "");
   if (name.ok()) c.name = std::string(*name);
@@ -186,12 +191,12 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
       return s;
   }
   if (c.dim % c.n_heads != 0) {
-    return corrupt("embedding_length " + std::to_string(c.dim) + " is not a multiple of head_count " +
-                   std::to_string(c.n_heads));
+    return corrupt("embedding_length " + std::to_string(c.dim) +
+                   " is not a multiple of head_count " + std::to_string(c.n_heads));
   }
   if (c.n_heads % c.n_kv_heads != 0) {
-    return corrupt("head_count " + std::to_string(c.n_heads) + " is not a multiple of head_count_kv " +
-                   std::to_string(c.n_kv_heads));
+    return corrupt("head_count " + std::to_string(c.n_heads) +
+                   " is not a multiple of head_count_kv " + std::to_string(c.n_kv_heads));
   }
   c.head_dim = c.dim / c.n_heads;
   for (const char* k : {"attention.key_length", "attention.value_length"}) {
@@ -221,7 +226,8 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
   }
   if (n_vocab <= 0 || n_vocab > (1 << 24)) {
     return corrupt("vocabulary size " + std::to_string(n_vocab) +
-                   " is invalid (from tokenizer.ggml.tokens, " + p + "vocab_size or token_embd.weight)");
+                   " is invalid (from tokenizer.ggml.tokens, " + p +
+                   "vocab_size or token_embd.weight)");
   }
   c.n_vocab = static_cast<int>(n_vocab);
 
@@ -238,8 +244,8 @@ std::string describe(const ModelConfig& c) {
   line("context (trained)", std::to_string(c.n_ctx_train));
   line("embedding", std::to_string(c.dim));
   line("layers", std::to_string(c.n_layers));
-  line("heads", std::to_string(c.n_heads) + " (kv " + std::to_string(c.n_kv_heads) +
-                    ", head dim " + std::to_string(c.head_dim) + ")");
+  line("heads", std::to_string(c.n_heads) + " (kv " + std::to_string(c.n_kv_heads) + ", head dim " +
+                    std::to_string(c.head_dim) + ")");
   line("feed-forward", std::to_string(c.ffn_dim));
   char eps[32];
   std::snprintf(eps, sizeof eps, "%g", static_cast<double>(c.norm_eps));

@@ -31,19 +31,19 @@ enum class Arch { llama, qwen2 };
 const char* supported_archs_list();
 
 struct ModelConfig {
-  std::string arch;          // general.architecture: "llama" or "qwen2"
+  std::string arch;  // general.architecture: "llama" or "qwen2"
   Arch arch_id = Arch::llama;
-  std::string name;          // general.name; may be empty
-  int n_vocab = 0;           // tokenizer.ggml.tokens count (else {arch}.vocab_size, else token_embd rows)
-  int n_ctx_train = 0;       // {arch}.context_length
-  int dim = 0;               // {arch}.embedding_length
-  int n_layers = 0;          // {arch}.block_count
-  int n_heads = 0;           // {arch}.attention.head_count
-  int n_kv_heads = 0;        // {arch}.attention.head_count_kv (default: n_heads)
-  int head_dim = 0;          // dim / n_heads
-  int ffn_dim = 0;           // {arch}.feed_forward_length
-  float norm_eps = 1e-5f;    // {arch}.attention.layer_norm_rms_epsilon
-  kernels::RopeConfig rope;  // n_rot, freq_base, neox_halves, llama3 scaling
+  std::string name;  // general.name; may be empty
+  int n_vocab = 0;   // tokenizer.ggml.tokens count (else {arch}.vocab_size, else token_embd rows)
+  int n_ctx_train = 0;          // {arch}.context_length
+  int dim = 0;                  // {arch}.embedding_length
+  int n_layers = 0;             // {arch}.block_count
+  int n_heads = 0;              // {arch}.attention.head_count
+  int n_kv_heads = 0;           // {arch}.attention.head_count_kv (default: n_heads)
+  int head_dim = 0;             // dim / n_heads
+  int ffn_dim = 0;              // {arch}.feed_forward_length
+  float norm_eps = 1e-5f;       // {arch}.attention.layer_norm_rms_epsilon
+  kernels::RopeConfig rope;     // n_rot, freq_base, neox_halves, llama3 scaling
   bool has_rope_freqs = false;  // rope_freqs.weight present (llama3 fields recovered from it)
   bool tied_output = false;     // no output.weight: logits use token_embd (set by load_model)
 };

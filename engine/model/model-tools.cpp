@@ -65,7 +65,8 @@ Result<std::string> describe_gguf(const std::string& path) {
   if (tok.ok()) {
     const tok::Tokenizer& t = **tok;
     auto named = [&t](int32_t id) {
-      return id < 0 ? std::string("none") : std::to_string(id) + " '" + std::string(t.piece(id)) + "'";
+      return id < 0 ? std::string("none")
+                    : std::to_string(id) + " '" + std::string(t.piece(id)) + "'";
     };
     out += "tokenizer: sentencepiece, " + std::to_string(t.n_vocab()) + " tokens, bos " +
            named(t.bos()) + ", eos " + named(t.eos()) + ", unk " + named(t.unk()) +
@@ -75,7 +76,8 @@ Result<std::string> describe_gguf(const std::string& path) {
   }
   Result<tok::ChatTemplate> tmpl =
       tok::ChatTemplate::for_model(&f, tok.ok() ? tok->get() : nullptr);
-  if (tmpl.ok()) out += std::string("chat template: ") + tmpl->name() + " (" + tmpl->source() + ")\n";
+  if (tmpl.ok())
+    out += std::string("chat template: ") + tmpl->name() + " (" + tmpl->source() + ")\n";
 
   out += "metadata (" + std::to_string(f.metadata().size()) + " keys):\n";
   for (const auto& [key, value] : f.metadata()) {
@@ -85,7 +87,8 @@ Result<std::string> describe_gguf(const std::string& path) {
   for (const model::GgufTensorInfo& t : f.tensors()) total += t.n_bytes;
   out += fmt("tensors (%zu, %.1f MiB):\n", f.tensors().size(), total / 1048576.0);
   for (const model::GgufTensorInfo& t : f.tensors()) {
-    const std::string type = model::ggml_type_name(t.type_id) + (t.supported ? "" : " (unsupported)");
+    const std::string type =
+        model::ggml_type_name(t.type_id) + (t.supported ? "" : " (unsupported)");
     out += fmt("  %-32s %-18s %-24s offset %llu\n", std::string(t.name).c_str(), type.c_str(),
                t.shape_string().c_str(), static_cast<unsigned long long>(t.offset));
   }

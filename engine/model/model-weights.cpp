@@ -25,8 +25,8 @@ enum class Need { required, optional };
 // dimensions of 1 are ignored on both sides, as converters differ there.
 // Sets *found (when non-null) to whether the tensor exists.
 Status bind(const GgufFile& f, const std::string& name, std::initializer_list<int64_t> shape,
-            const char* meaning, bool f32_only, Need need, kernels::Weight* out,
-            uint64_t* total, bool* found = nullptr) {
+            const char* meaning, bool f32_only, Need need, kernels::Weight* out, uint64_t* total,
+            bool* found = nullptr) {
   const GgufTensorInfo* t = f.find_tensor(name);
   if (found) *found = t != nullptr;
   if (!t) {
@@ -37,25 +37,25 @@ Status bind(const GgufFile& f, const std::string& name, std::initializer_list<in
   size_t i = 0;
   for (int64_t d : shape) want[i++] = d;
   if (t->ne != want) {
-    return Status(StatusCode::corrupt_data, "tensor '" + name + "' has shape " +
-                                                t->shape_string() + ", expected " +
-                                                shape_str(shape) + " (" + meaning + ")");
+    return Status(StatusCode::corrupt_data, "tensor '" + name + "' has shape " + t->shape_string() +
+                                                ", expected " + shape_str(shape) + " (" + meaning +
+                                                ")");
   }
   if (!t->supported) {
-    return Status(StatusCode::unsupported, "tensor '" + name + "' has type " +
-                                               ggml_type_name(t->type_id) + " (supported: " +
-                                               kernels::supported_dtypes_list() + ")");
+    return Status(StatusCode::unsupported,
+                  "tensor '" + name + "' has type " + ggml_type_name(t->type_id) +
+                      " (supported: " + kernels::supported_dtypes_list() + ")");
   }
   if (f32_only && t->type != kernels::DType::f32) {
-    return Status(StatusCode::unsupported, "tensor '" + name + "' is " +
-                                               kernels::dtype_name(t->type) +
-                                               "; 1-D tensors must be F32");
+    return Status(
+        StatusCode::unsupported,
+        "tensor '" + name + "' is " + kernels::dtype_name(t->type) + "; 1-D tensors must be F32");
   }
   // The kernels read floats and fp16 halves in place.
   const uintptr_t align = t->type == kernels::DType::f32 ? 4 : 2;
   if (reinterpret_cast<uintptr_t>(t->data) % align != 0) {
-    return Status(StatusCode::unsupported, "tensor '" + name + "' data is not " +
-                                               std::to_string(align) + "-byte aligned");
+    return Status(StatusCode::unsupported,
+                  "tensor '" + name + "' data is not " + std::to_string(align) + "-byte aligned");
   }
   *out = kernels::Weight{t->type, t->data, t->ne[1], t->ne[0]};
   *total += t->n_bytes;
@@ -74,8 +74,8 @@ Result<ModelWeights> bind_model_weights(const GgufFile& f, const ModelConfig& c)
                       req, &w.token_embd, tot);
       !s.ok())
     return s;
-  if (Status s = bind(f, "output_norm.weight", {dim}, "embedding_length", true, req,
-                      &w.output_norm, tot);
+  if (Status s =
+          bind(f, "output_norm.weight", {dim}, "embedding_length", true, req, &w.output_norm, tot);
       !s.ok())
     return s;
   bool has_output = false;
@@ -108,13 +108,22 @@ Result<ModelWeights> bind_model_weights(const GgufFile& f, const ModelConfig& c)
         {"attn_q.weight", {dim, q}, "embedding_length x head_count*head_dim", false, &L.attn_q},
         {"attn_k.weight", {dim, kv}, "embedding_length x head_count_kv*head_dim", false, &L.attn_k},
         {"attn_v.weight", {dim, kv}, "embedding_length x head_count_kv*head_dim", false, &L.attn_v},
-        {"attn_output.weight", {q, dim}, "head_count*head_dim x embedding_length", false,
+        {"attn_output.weight",
+         {q, dim},
+         "head_count*head_dim x embedding_length",
+         false,
          &L.attn_output},
         {"ffn_norm.weight", {dim}, "embedding_length", true, &L.ffn_norm},
-        {"ffn_gate.weight", {dim, ffn}, "embedding_length x feed_forward_length", false,
+        {"ffn_gate.weight",
+         {dim, ffn},
+         "embedding_length x feed_forward_length",
+         false,
          &L.ffn_gate},
         {"ffn_up.weight", {dim, ffn}, "embedding_length x feed_forward_length", false, &L.ffn_up},
-        {"ffn_down.weight", {ffn, dim}, "feed_forward_length x embedding_length", false,
+        {"ffn_down.weight",
+         {ffn, dim},
+         "feed_forward_length x embedding_length",
+         false,
          &L.ffn_down},
     };
     for (const Item& it : items) {

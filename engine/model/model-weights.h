@@ -42,7 +42,7 @@ struct ModelWeights {
   // absent. Already folded into ModelConfig::rope's llama3 fields.
   kernels::Weight rope_freqs;
   std::vector<LayerWeights> layers;
-  uint64_t total_bytes = 0;     // bytes of all bound tensors (tied output counted once)
+  uint64_t total_bytes = 0;  // bytes of all bound tensors (tied output counted once)
 };
 
 // Binds every tensor the architecture needs. Errors name the tensor:

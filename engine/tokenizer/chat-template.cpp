@@ -46,8 +46,9 @@ Result<std::string> render_llama2(std::span<const ChatMessage> msgs, bool prompt
     const ChatMessage& m = msgs[i];
     if (m.role == "system") {
       if (i != 0) {
-        return Status(StatusCode::invalid_argument,
-                      "the llama2 chat template accepts a system message only as the first message");
+        return Status(
+            StatusCode::invalid_argument,
+            "the llama2 chat template accepts a system message only as the first message");
       }
       system = m.content;
       have_system = true;
@@ -104,8 +105,8 @@ Result<ChatTemplate> ChatTemplate::by_name(std::string_view name) {
   for (const Named& n : kNames) {
     if (name == n.name) return ChatTemplate(n.format, "named");
   }
-  return Status(StatusCode::invalid_argument, "unknown chat template '" + std::string(name) +
-                                                  "' (known: " + names_list() + ")");
+  return Status(StatusCode::invalid_argument,
+                "unknown chat template '" + std::string(name) + "' (known: " + names_list() + ")");
 }
 
 std::optional<ChatFormat> ChatTemplate::detect(std::string_view j) {
@@ -148,22 +149,32 @@ Result<ChatTemplate> ChatTemplate::for_model(const model::GgufFile* file, const 
 Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages,
                                          bool add_assistant_prompt) const {
   switch (format_) {
-    case ChatFormat::radixchat: return render_tagged(messages, add_assistant_prompt, "<|end|>");
-    case ChatFormat::zephyr: return render_tagged(messages, add_assistant_prompt, "</s>");
-    case ChatFormat::llama2: return render_llama2(messages, add_assistant_prompt);
-    case ChatFormat::chatml: return render_chatml(messages, add_assistant_prompt);
-    case ChatFormat::llama3: return render_llama3(messages, add_assistant_prompt);
+    case ChatFormat::radixchat:
+      return render_tagged(messages, add_assistant_prompt, "<|end|>");
+    case ChatFormat::zephyr:
+      return render_tagged(messages, add_assistant_prompt, "</s>");
+    case ChatFormat::llama2:
+      return render_llama2(messages, add_assistant_prompt);
+    case ChatFormat::chatml:
+      return render_chatml(messages, add_assistant_prompt);
+    case ChatFormat::llama3:
+      return render_llama3(messages, add_assistant_prompt);
   }
   return Status(StatusCode::internal, "unknown chat format");
 }
 
 std::string_view ChatTemplate::end_of_turn() const {
   switch (format_) {
-    case ChatFormat::radixchat: return "<|end|>";
-    case ChatFormat::zephyr: return "</s>";
-    case ChatFormat::llama2: return "</s>";
-    case ChatFormat::chatml: return "<|im_end|>";
-    case ChatFormat::llama3: return "<|eot_id|>";
+    case ChatFormat::radixchat:
+      return "<|end|>";
+    case ChatFormat::zephyr:
+      return "</s>";
+    case ChatFormat::llama2:
+      return "</s>";
+    case ChatFormat::chatml:
+      return "<|im_end|>";
+    case ChatFormat::llama3:
+      return "<|eot_id|>";
   }
   return {};
 }

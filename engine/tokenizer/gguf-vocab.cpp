@@ -17,7 +17,7 @@ Status corrupt(std::string msg) { return Status(StatusCode::corrupt_data, std::m
 
 // Optional token id: -1 when absent or negative; error when past the vocabulary.
 Status read_special_id(const model::GgufFile& f, const char* key, int32_t fallback, int64_t n,
-                  int32_t* out) {
+                       int32_t* out) {
   if (!f.has(key)) {
     *out = fallback < n ? fallback : -1;
     return {};
@@ -38,9 +38,12 @@ bool is_byte_piece(std::string_view p, int* value) {
   int v = 0;
   for (int i = 3; i < 5; ++i) {
     const char c = p[i];
-    if (c >= '0' && c <= '9') v = v * 16 + (c - '0');
-    else if (c >= 'A' && c <= 'F') v = v * 16 + (c - 'A' + 10);
-    else return false;
+    if (c >= '0' && c <= '9')
+      v = v * 16 + (c - '0');
+    else if (c >= 'A' && c <= 'F')
+      v = v * 16 + (c - 'A' + 10);
+    else
+      return false;
   }
   *value = v;
   return true;
@@ -52,7 +55,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f
   Result<std::string_view> kind = f.get_string("tokenizer.ggml.model");
   if (!kind.ok()) {
     if (kind.status().code() == StatusCode::not_found) {
-      return Status(StatusCode::not_found, "the GGUF has no tokenizer (tokenizer.ggml.model is missing)");
+      return Status(StatusCode::not_found,
+                    "the GGUF has no tokenizer (tokenizer.ggml.model is missing)");
     }
     return kind.status();
   }
@@ -100,16 +104,22 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f
 
   // Special ids; llama.cpp's SPM defaults when the keys are absent.
   Specials sp;
-  if (Status s = read_special_id(f, "tokenizer.ggml.bos_token_id", 1, n, &sp.bos); !s.ok()) return s;
-  if (Status s = read_special_id(f, "tokenizer.ggml.eos_token_id", 2, n, &sp.eos); !s.ok()) return s;
-  if (Status s = read_special_id(f, "tokenizer.ggml.padding_token_id", -1, n, &sp.pad); !s.ok()) return s;
-  if (Status s = read_special_id(f, "tokenizer.ggml.eot_token_id", -1, n, &sp.eot); !s.ok()) return s;
-  if (Status s = read_special_id(f, "tokenizer.ggml.eom_token_id", -1, n, &sp.eom); !s.ok()) return s;
+  if (Status s = read_special_id(f, "tokenizer.ggml.bos_token_id", 1, n, &sp.bos); !s.ok())
+    return s;
+  if (Status s = read_special_id(f, "tokenizer.ggml.eos_token_id", 2, n, &sp.eos); !s.ok())
+    return s;
+  if (Status s = read_special_id(f, "tokenizer.ggml.padding_token_id", -1, n, &sp.pad); !s.ok())
+    return s;
+  if (Status s = read_special_id(f, "tokenizer.ggml.eot_token_id", -1, n, &sp.eot); !s.ok())
+    return s;
+  if (Status s = read_special_id(f, "tokenizer.ggml.eom_token_id", -1, n, &sp.eom); !s.ok())
+    return s;
   int32_t unk_fallback = -1;
   for (int64_t i = 0; i < n && unk_fallback < 0; ++i) {
     if (pieces[i].type == PieceType::unknown) unk_fallback = static_cast<int32_t>(i);
   }
-  if (Status s = read_special_id(f, "tokenizer.ggml.unknown_token_id", unk_fallback, n, &sp.unk); !s.ok())
+  if (Status s = read_special_id(f, "tokenizer.ggml.unknown_token_id", unk_fallback, n, &sp.unk);
+      !s.ok())
     return s;
   if (sp.unk < 0) return corrupt("the vocabulary has no unknown token");
   Result<bool> add_bos = f.get_bool_or("tokenizer.ggml.add_bos_token", true);
@@ -130,8 +140,10 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f
   bool any_byte = false;
   for (int64_t i = 0; i < n; ++i) {
     SpmPiece& p = m.pieces[i];
-    if (i == sp.unk) p.type = PieceType::unknown;
-    else if (p.type == PieceType::unknown) p.type = PieceType::control;  // only one <unk>
+    if (i == sp.unk)
+      p.type = PieceType::unknown;
+    else if (p.type == PieceType::unknown)
+      p.type = PieceType::control;  // only one <unk>
     int b = 0;
     if (p.type == PieceType::byte) {
       if (is_byte_piece(p.piece, &b)) {

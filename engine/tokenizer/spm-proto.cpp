@@ -15,7 +15,9 @@ void put_varint(std::string& out, uint64_t v) {
   }
   out += static_cast<char>(v);
 }
-void put_tag(std::string& out, uint32_t field, Wire w) { put_varint(out, (uint64_t(field) << 3) | w); }
+void put_tag(std::string& out, uint32_t field, Wire w) {
+  put_varint(out, (uint64_t(field) << 3) | w);
+}
 // int32 fields are sign-extended to 64 bits on the wire (so -1 takes 10 bytes).
 void put_int32(std::string& out, uint32_t field, int32_t v) {
   put_tag(out, field, kVarint);
@@ -77,14 +79,23 @@ struct Reader {
   }
   void skip(uint32_t wire) {
     switch (wire) {
-      case kVarint: varint(); break;
-      case kFixed64:
-        if (s.size() - pos < 8) bad = true;
-        else pos += 8;
+      case kVarint:
+        varint();
         break;
-      case kLen: bytes(); break;
-      case kFixed32: fixed32(); break;
-      default: bad = true;
+      case kFixed64:
+        if (s.size() - pos < 8)
+          bad = true;
+        else
+          pos += 8;
+        break;
+      case kLen:
+        bytes();
+        break;
+      case kFixed32:
+        fixed32();
+        break;
+      default:
+        bad = true;
     }
   }
 };
@@ -144,12 +155,15 @@ Result<SpmModel> parse_spm_model(std::string_view bytes) {
       while (!sub.done()) {
         const uint64_t t = sub.varint();
         const uint32_t f = static_cast<uint32_t>(t >> 3), w = t & 7;
-        if (f == 1 && w == kLen) p.piece = std::string(sub.bytes());
+        if (f == 1 && w == kLen)
+          p.piece = std::string(sub.bytes());
         else if (f == 2 && w == kFixed32) {
           const uint32_t v = sub.fixed32();
           std::memcpy(&p.score, &v, 4);
-        } else if (f == 3 && w == kVarint) p.type = static_cast<PieceType>(int32_t(sub.varint()));
-        else sub.skip(w);
+        } else if (f == 3 && w == kVarint)
+          p.type = static_cast<PieceType>(int32_t(sub.varint()));
+        else
+          sub.skip(w);
       }
       if (sub.bad) return corrupt("bad piece");
       m.pieces.push_back(std::move(p));
@@ -163,15 +177,32 @@ Result<SpmModel> parse_spm_model(std::string_view bytes) {
         }
         const int32_t v = static_cast<int32_t>(sub.varint());
         switch (f) {
-          case 3: m.model_type = v; break;
-          case 4: m.vocab_size = v; break;
-          case 24: m.treat_whitespace_as_suffix = v != 0; break;
-          case 35: m.byte_fallback = v != 0; break;
-          case 40: m.unk_id = v; break;
-          case 41: m.bos_id = v; break;
-          case 42: m.eos_id = v; break;
-          case 43: m.pad_id = v; break;
-          default: break;
+          case 3:
+            m.model_type = v;
+            break;
+          case 4:
+            m.vocab_size = v;
+            break;
+          case 24:
+            m.treat_whitespace_as_suffix = v != 0;
+            break;
+          case 35:
+            m.byte_fallback = v != 0;
+            break;
+          case 40:
+            m.unk_id = v;
+            break;
+          case 41:
+            m.bos_id = v;
+            break;
+          case 42:
+            m.eos_id = v;
+            break;
+          case 43:
+            m.pad_id = v;
+            break;
+          default:
+            break;
         }
       }
       if (sub.bad) return corrupt("bad trainer_spec");
@@ -179,12 +210,17 @@ Result<SpmModel> parse_spm_model(std::string_view bytes) {
       while (!sub.done()) {
         const uint64_t t = sub.varint();
         const uint32_t f = static_cast<uint32_t>(t >> 3), w = t & 7;
-        if (f == 1 && w == kLen) m.normalizer_name = std::string(sub.bytes());
-        else if (f == 2 && w == kLen) m.precompiled_charsmap = std::string(sub.bytes());
+        if (f == 1 && w == kLen)
+          m.normalizer_name = std::string(sub.bytes());
+        else if (f == 2 && w == kLen)
+          m.precompiled_charsmap = std::string(sub.bytes());
         else if (f >= 3 && f <= 5 && w == kVarint) {
           const bool v = sub.varint() != 0;
-          (f == 3 ? m.add_dummy_prefix : f == 4 ? m.remove_extra_whitespaces : m.escape_whitespaces) = v;
-        } else sub.skip(w);
+          (f == 3   ? m.add_dummy_prefix
+           : f == 4 ? m.remove_extra_whitespaces
+                    : m.escape_whitespaces) = v;
+        } else
+          sub.skip(w);
       }
       if (sub.bad) return corrupt("bad normalizer_spec");
     }

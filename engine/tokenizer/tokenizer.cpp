@@ -13,13 +13,13 @@ namespace rc::tok {
 
 namespace {
 
-constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581, sentencepiece's space
+constexpr std::string_view kSpace = "\xE2\x96\x81";         // U+2581, sentencepiece's space
 constexpr std::string_view kUnkSurface = " \xE2\x81\x87 ";  // sentencepiece's default
 
 // Spellings of turn-ending tokens across chat formats.
 constexpr std::string_view kEogSpellings[] = {
-    "<|end|>", "<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|endoftext|>",
-    "<|end_of_text|>", "<end_of_turn>", "<|END_OF_TURN_TOKEN|>"};
+    "<|end|>",       "<|im_end|>",      "<|eot_id|>",    "<|eom_id|>",
+    "<|endoftext|>", "<|end_of_text|>", "<end_of_turn>", "<|END_OF_TURN_TOKEN|>"};
 
 bool splits_text(PieceType t) { return t == PieceType::control || t == PieceType::unknown; }
 
@@ -220,8 +220,10 @@ std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
   if (id < 0 || id >= n_vocab()) return {};
   const SpmPiece& p = pieces_[id];
   switch (p.type) {
-    case PieceType::control: return render_special ? p.piece : std::string();
-    case PieceType::unknown: return render_special ? p.piece : std::string(kUnkSurface);
+    case PieceType::control:
+      return render_special ? p.piece : std::string();
+    case PieceType::unknown:
+      return render_special ? p.piece : std::string(kUnkSurface);
     case PieceType::byte: {
       unsigned v = 0;
       if (p.piece.size() == 6 && std::sscanf(p.piece.c_str(), "<0x%2X>", &v) == 1) {
@@ -229,7 +231,8 @@ std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
       }
       return p.piece;
     }
-    default: break;
+    default:
+      break;
   }
   if (!escape_ws_) return p.piece;
   std::string s;

@@ -8,14 +8,22 @@ int utf8_sequence_length(std::string_view s) {
   if (c < 0x80) return 1;
   int n = 0;
   unsigned char lo = 0x80, hi = 0xbf;  // allowed range of the second byte
-  if (c >= 0xc2 && c <= 0xdf) n = 2;
-  else if (c == 0xe0) n = 3, lo = 0xa0;              // no overlong 3-byte forms
-  else if (c == 0xed) n = 3, hi = 0x9f;              // no surrogates
-  else if (c >= 0xe1 && c <= 0xef) n = 3;
-  else if (c == 0xf0) n = 4, lo = 0x90;              // no overlong 4-byte forms
-  else if (c >= 0xf1 && c <= 0xf3) n = 4;
-  else if (c == 0xf4) n = 4, hi = 0x8f;              // nothing above U+10FFFF
-  else return 0;
+  if (c >= 0xc2 && c <= 0xdf)
+    n = 2;
+  else if (c == 0xe0)
+    n = 3, lo = 0xa0;  // no overlong 3-byte forms
+  else if (c == 0xed)
+    n = 3, hi = 0x9f;  // no surrogates
+  else if (c >= 0xe1 && c <= 0xef)
+    n = 3;
+  else if (c == 0xf0)
+    n = 4, lo = 0x90;  // no overlong 4-byte forms
+  else if (c >= 0xf1 && c <= 0xf3)
+    n = 4;
+  else if (c == 0xf4)
+    n = 4, hi = 0x8f;  // nothing above U+10FFFF
+  else
+    return 0;
   for (int i = 1; i < n; ++i) {
     if (static_cast<size_t>(i) >= s.size()) return -1;
     const unsigned char b = static_cast<unsigned char>(s[i]);

@@ -52,7 +52,8 @@ TEST(GgufCorpus, ReplayEveryFile) {
 
 void write(const std::string& name, const std::vector<uint8_t>& bytes) {
   std::ofstream(kCorpus / name, std::ios::binary)
-      .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+      .write(reinterpret_cast<const char*>(bytes.data()),
+             static_cast<std::streamsize>(bytes.size()));
 }
 
 std::vector<uint8_t> model_bytes(RandomModelSpec s) {

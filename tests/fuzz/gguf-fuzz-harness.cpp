@@ -52,9 +52,9 @@ void exercise(const model::GgufFile& f) {
       touch(w->output_norm);
       touch(w->rope_freqs);
       for (const model::LayerWeights& l : w->layers) {
-        for (const kernels::Weight* x : {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v,
-                                         &l.attn_output, &l.ffn_norm, &l.ffn_gate, &l.ffn_up,
-                                         &l.ffn_down}) {
+        for (const kernels::Weight* x :
+             {&l.attn_norm, &l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_norm,
+              &l.ffn_gate, &l.ffn_up, &l.ffn_down}) {
           touch(*x);
         }
       }
@@ -66,7 +66,8 @@ void exercise(const model::GgufFile& f) {
   if (toks && toks->count <= 4096) {
     Result<std::unique_ptr<tok::Tokenizer>> t = tok::Tokenizer::from_gguf(f);
     if (t.ok()) {
-      Result<std::vector<int32_t>> ids = (*t)->encode("Hello <s> w\xC3\xB6rld \xF0\x9F\x99\x82 <|end|>", true);
+      Result<std::vector<int32_t>> ids =
+          (*t)->encode("Hello <s> w\xC3\xB6rld \xF0\x9F\x99\x82 <|end|>", true);
       if (ids.ok()) {
         (void)(*t)->decode(*ids, true);
         tok::StreamDecoder sd(**t);

@@ -19,9 +19,11 @@ int main(int argc, char** argv) {
   app.add_option("--heads", s.heads, "attention heads")->capture_default_str();
   app.add_option("--kv-heads", s.kv_heads, "KV heads")->capture_default_str();
   app.add_option("--ffn", s.ffn, "feed-forward length")->capture_default_str();
-  app.add_option("--vocab", s.vocab, "vocabulary size (synthetic vocabulary)")->capture_default_str();
+  app.add_option("--vocab", s.vocab, "vocabulary size (synthetic vocabulary)")
+      ->capture_default_str();
   app.add_option("--ctx", s.ctx, "trained context length")->capture_default_str();
-  app.add_option("--type", s.type, "f32 f16 bf16 q8_0 q4_0 q4_k q6_k q4_k_m")->capture_default_str();
+  app.add_option("--type", s.type, "f32 f16 bf16 q8_0 q4_0 q4_k q6_k q4_k_m")
+      ->capture_default_str();
   app.add_option("--seed", s.seed, "random seed")->capture_default_str();
   app.add_option("--rope-base", s.rope_base, "rope.freq_base")->capture_default_str();
   app.add_flag("--tied", s.tied_output, "no output.weight (tied to token_embd)");

@@ -31,7 +31,7 @@ struct Rng {
     return z ^ (z >> 31);
   }
   double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-  float normal() {  // Box-Muller
+  float normal() {                                                          // Box-Muller
     const double u1 = uniform() + 1e-300, u2 = uniform();
     return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2));
   }
@@ -64,7 +64,7 @@ uint32_t file_type_id(const std::string& t) {  // llama.cpp's general.file_type 
   if (t == "q4_k") return 14;  // Q4_K_S: all Q4_K
   if (t == "q4_k_m") return 15;
   if (t == "q6_k") return 18;
-  return 32;                   // bf16
+  return 32;  // bf16
 }
 
 // Adds a tensor [rows][cols] (GGUF ne {cols, rows}) whose fp32 values are
@@ -133,8 +133,8 @@ DType weight_type_for(const std::string& type, const std::string& name, int laye
   if (type != "q4_k_m") return t;
   if (name == "output.weight") return DType::q6_k;
   // llama.cpp's use_more_bits(): first and last eighth, and every third layer between.
-  const bool more = layer < n_layers / 8 || layer >= 7 * n_layers / 8 ||
-                    (layer - n_layers / 8) % 3 == 2;
+  const bool more =
+      layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
   const bool bumpable = name.find("attn_v.weight") != std::string::npos ||
                         name.find("ffn_down.weight") != std::string::npos;
   return bumpable && more ? DType::q6_k : DType::q4_k;
@@ -146,8 +146,8 @@ Status check_spec(const RandomModelSpec& s) {
   if (!parse_type(s.type, &t)) {
     return bad("--type must be one of f32 f16 bf16 q8_0 q4_0 q4_k q6_k q4_k_m");
   }
-  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.ffn <= 0 ||
-      s.ctx <= 0 || (s.vocab <= 3 && s.vocab_from.empty())) {
+  if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.ffn <= 0 || s.ctx <= 0 ||
+      (s.vocab <= 3 && s.vocab_from.empty())) {
     return bad("sizes must be positive (and --vocab > 3)");
   }
   if (s.dim % s.heads != 0 || s.heads % s.kv_heads != 0) {
@@ -260,8 +260,10 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
     for (int i = 0; i < head_dim / 2; ++i) {
       const double freq = std::pow(double(s.rope_base), -2.0 * i / head_dim);
       const double wl = 2 * std::numbers::pi / freq;
-      if (wl < orig / hi) f.push_back(1.0f);
-      else if (wl > orig / lo) f.push_back(static_cast<float>(factor));
+      if (wl < orig / hi)
+        f.push_back(1.0f);
+      else if (wl > orig / lo)
+        f.push_back(static_cast<float>(factor));
       else {
         const double sm = (orig / wl - lo) / (hi - lo);
         f.push_back(static_cast<float>(1.0 / ((1 - sm) / factor + sm)));

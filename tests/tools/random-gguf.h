@@ -22,13 +22,13 @@ struct RandomModelSpec {
   int heads = 4;
   int kv_heads = 2;
   int ffn = 128;
-  int vocab = 300;             // ignored when vocab_from is set
+  int vocab = 300;  // ignored when vocab_from is set
   int ctx = 256;
   // f32 f16 bf16 q8_0 q4_0 q4_k q6_k, or q4_k_m (Q4_K, with Q6_K for output and
   // for attn_v / ffn_down of the layers llama.cpp's Q4_K_M gives more bits).
   std::string type = "f32";
   uint64_t seed = 1;
-  bool tied_output = false;    // omit output.weight
+  bool tied_output = false;  // omit output.weight
   float rope_base = 10000.0f;
   // Write rope_freqs.weight as llama.cpp's converter does for Llama 3.1
   // (factor 8, low 1, high 4, original context 8192).
@@ -47,8 +47,8 @@ Status add_random_model(const RandomModelSpec& spec, model::GgufWriter& w);
 Status write_random_model(const RandomModelSpec& spec, const std::string& path);
 
 // The weight type of one tensor under `type` (handles q4_k_m's mix).
-kernels::DType weight_type_for(const std::string& type, const std::string& tensor_name,
-                               int layer, int n_layers);
+kernels::DType weight_type_for(const std::string& type, const std::string& tensor_name, int layer,
+                               int n_layers);
 
 // Synthetic vocabulary pieces (see RandomModelSpec::vocab_from); exposed for tokenizer tests.
 struct VocabPieces {

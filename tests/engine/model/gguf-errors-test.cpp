@@ -112,7 +112,8 @@ TEST(GgufErrors, HugeCountsAndLengths) {
   // Array counts: scalars, strings and nested arrays.
   GgufBytes a;
   a.header(0, 1).str("arr").u32(9).u32(4).u64(1ull << 61).zeros(64);
-  expect_error(a, StatusCode::corrupt_data, "metadata 'arr': array of 2305843009213693952 u32 values cannot fit");
+  expect_error(a, StatusCode::corrupt_data,
+               "metadata 'arr': array of 2305843009213693952 u32 values cannot fit");
   GgufBytes as;
   as.header(0, 1).str("arr").u32(9).u32(8).u64(1000).zeros(64);
   expect_error(as, StatusCode::corrupt_data, "string values cannot fit");
@@ -154,8 +155,8 @@ TEST(GgufErrors, BadValues) {
                "general.alignment 48 is not a power of two");
   expect_error(GgufBytes().header(0, 1).kv_u32("general.alignment", 0), StatusCode::corrupt_data,
                "not a power of two");
-  expect_error(GgufBytes().header(0, 1).kv_str("general.alignment", "32"),
-               StatusCode::corrupt_data, "'general.alignment' is string, expected u32");
+  expect_error(GgufBytes().header(0, 1).kv_str("general.alignment", "32"), StatusCode::corrupt_data,
+               "'general.alignment' is string, expected u32");
   // Non-printable bytes in names are escaped in messages.
   expect_error(GgufBytes().header(0, 2).kv_u32("a\nb", 1).kv_u32("a\nb", 2),
                StatusCode::corrupt_data, "'a\\x0ab'");
@@ -170,7 +171,11 @@ TEST(GgufErrors, TensorProblems) {
     return g;
   };
   // Past the end of the file.
-  expect_error(file([](GgufBytes& g) { g.tensor("blk.3.attn_q.weight", {4, 4}, 0, 0); }, 32, 1),
+  expect_error(file(
+                   [](GgufBytes& g) {
+                     g.tensor("blk.3.attn_q.weight", {4, 4}, 0, 0);
+                   },
+                   32, 1),
                StatusCode::corrupt_data, "tensor 'blk.3.attn_q.weight': data [");
   expect_error(file([](GgufBytes& g) { g.tensor("w", {4}, 0, 1ull << 62); }, 32, 1),
                StatusCode::corrupt_data, "past end of file");
@@ -178,7 +183,8 @@ TEST(GgufErrors, TensorProblems) {
                StatusCode::corrupt_data, "past end of file");
   // Misaligned.
   expect_error(file([](GgufBytes& g) { g.tensor("w", {4}, 0, 8); }, 64, 1),
-               StatusCode::corrupt_data, "tensor 'w': data offset 8 is not a multiple of the alignment 32");
+               StatusCode::corrupt_data,
+               "tensor 'w': data offset 8 is not a multiple of the alignment 32");
   // Unsupported and unknown types list what is supported.
   expect_error(file([](GgufBytes& g) { g.tensor("blk.0.ffn_down.weight", {256}, 13, 0); }, 256, 1),
                StatusCode::unsupported,
@@ -187,22 +193,37 @@ TEST(GgufErrors, TensorProblems) {
   expect_error(file([](GgufBytes& g) { g.tensor("w", {4}, 999, 0); }, 32, 1),
                StatusCode::unsupported, "tensor 'w' has unknown type id 999, which");
   // Row length not a whole number of blocks.
-  expect_error(file([](GgufBytes& g) { g.tensor("w", {100, 2}, 12, 0); }, 1024, 1),
-               StatusCode::corrupt_data, "row length ne[0]=100 is not a multiple of Q4_K's block of 256");
+  expect_error(file(
+                   [](GgufBytes& g) {
+                     g.tensor("w", {100, 2}, 12, 0);
+                   },
+                   1024, 1),
+               StatusCode::corrupt_data,
+               "row length ne[0]=100 is not a multiple of Q4_K's block of 256");
   // Overlapping data.
-  expect_error(file([](GgufBytes& g) {
-                 g.tensor("a", {16}, 0, 0);
-                 g.tensor("b", {16}, 0, 32);
-               }, 128, 2),
+  expect_error(file(
+                   [](GgufBytes& g) {
+                     g.tensor("a", {16}, 0, 0);
+                     g.tensor("b", {16}, 0, 32);
+                   },
+                   128, 2),
                StatusCode::corrupt_data, "tensors 'a' [0, 64) and 'b' [32, 96) overlap");
   // Duplicate names.
-  expect_error(file([](GgufBytes& g) {
-                 g.tensor("a", {4}, 0, 0);
-                 g.tensor("a", {4}, 0, 32);
-               }, 64, 2),
+  expect_error(file(
+                   [](GgufBytes& g) {
+                     g.tensor("a", {4}, 0, 0);
+                     g.tensor("a", {4}, 0, 32);
+                   },
+                   64, 2),
                StatusCode::corrupt_data, "duplicate tensor name 'a'");
   // Zero-element tensors are fine anywhere inside the file.
-  EXPECT_TRUE(open_status(file([](GgufBytes& g) { g.tensor("z", {0, 4}, 0, 0); }, 0, 1).span()).ok());
+  EXPECT_TRUE(open_status(file(
+                              [](GgufBytes& g) {
+                                g.tensor("z", {0, 4}, 0, 0);
+                              },
+                              0, 1)
+                              .span())
+                  .ok());
 }
 
 }  // namespace

@@ -146,10 +146,10 @@ struct TypeCase {
 };
 
 TEST(GgufRoundTrip, EveryTensorTypeThroughAFile) {
-  const TypeCase cases[] = {
-      {DType::f32, {7}},           {DType::f32, {3, 5}},      {DType::f16, {8, 3}},
-      {DType::bf16, {6, 2, 2}},    {DType::q8_0, {64, 3}},    {DType::q4_0, {32, 5}},
-      {DType::q4_k, {256, 2}},     {DType::q6_k, {512, 1, 1, 2}}};
+  const TypeCase cases[] = {{DType::f32, {7}},       {DType::f32, {3, 5}},
+                            {DType::f16, {8, 3}},    {DType::bf16, {6, 2, 2}},
+                            {DType::q8_0, {64, 3}},  {DType::q4_0, {32, 5}},
+                            {DType::q4_k, {256, 2}}, {DType::q6_k, {512, 1, 1, 2}}};
   for (uint32_t alignment : {32u, 64u, 8u}) {
     GgufWriter w;
     w.set_string("general.architecture", "none");
@@ -165,7 +165,8 @@ TEST(GgufRoundTrip, EveryTensorTypeThroughAFile) {
       datas.push_back(data);
       w.add_tensor("t" + std::to_string(i++), c.type, c.ne, data);
     }
-    const std::string path = ::testing::TempDir() + "/roundtrip-" + std::to_string(alignment) + ".gguf";
+    const std::string path =
+        ::testing::TempDir() + "/roundtrip-" + std::to_string(alignment) + ".gguf";
     ASSERT_TRUE(w.write_file(path).ok());
     EXPECT_EQ(std::filesystem::file_size(path), w.serialize().size());
     auto opened = GgufFile::open(path);

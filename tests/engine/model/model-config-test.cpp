@@ -125,10 +125,10 @@ TEST(ModelConfig, Q4KMMixesTypesLikeLlamaCpp) {
   const ModelWeights& w = (*l->model)->weights;
   EXPECT_EQ(w.output.type, DType::q6_k);
   EXPECT_EQ(w.token_embd.type, DType::q4_k);
-  EXPECT_EQ(w.layers[0].attn_v.type, DType::q6_k);   // first eighth
+  EXPECT_EQ(w.layers[0].attn_v.type, DType::q6_k);    // first eighth
   EXPECT_EQ(w.layers[7].ffn_down.type, DType::q6_k);  // last eighth
   EXPECT_EQ(w.layers[2].attn_v.type, DType::q4_k);
-  EXPECT_EQ(w.layers[3].attn_v.type, DType::q6_k);    // (3 - 1) % 3 == 2
+  EXPECT_EQ(w.layers[3].attn_v.type, DType::q6_k);  // (3 - 1) % 3 == 2
   EXPECT_EQ(w.layers[3].attn_q.type, DType::q4_k);
 }
 
@@ -165,7 +165,8 @@ TEST(ModelConfig, Llama3RopeScalingRecoveredFromRopeFreqs) {
       const double freq = std::pow(double(r.freq_base), -2.0 * i / r.n_rot);
       const double wl = 2 * std::numbers::pi / freq, o = r.llama3_original_context;
       double d = 1;
-      if (wl > o / r.llama3_low_freq_factor) d = r.llama3_factor;
+      if (wl > o / r.llama3_low_freq_factor)
+        d = r.llama3_factor;
       else if (wl >= o / r.llama3_high_freq_factor) {
         const double sm = (o / wl - r.llama3_low_freq_factor) /
                           (r.llama3_high_freq_factor - r.llama3_low_freq_factor);
@@ -208,28 +209,32 @@ TEST(ModelConfig, ErrorsNameTheProblem) {
        "tensor 'blk.0.ffn_gate.weight' has shape [64, 96], expected [64, 64] (embedding_length x "
        "feed_forward_length)"},
       {"kv heads mismatch", [](GgufWriter& w) { w.set_u32("llama.attention.head_count_kv", 4); },
-       StatusCode::corrupt_data, "tensor 'blk.0.attn_k.weight' has shape [64, 32], expected [64, 64]"},
+       StatusCode::corrupt_data,
+       "tensor 'blk.0.attn_k.weight' has shape [64, 32], expected [64, 64]"},
       {"missing layer", [](GgufWriter& w) { w.set_u32("llama.block_count", 3); },
        StatusCode::not_found, "tensor 'blk.2.attn_norm.weight' is missing"},
       {"vocab mismatch",
        [](GgufWriter& w) {
          w.set("tokenizer.ggml.tokens", GgufOwnedValue::strings({"<unk>", "<s>", "</s>"}));
        },
-       StatusCode::corrupt_data, "tensor 'token_embd.weight' has shape [64, 300], expected [64, 3]"},
+       StatusCode::corrupt_data,
+       "tensor 'token_embd.weight' has shape [64, 300], expected [64, 3]"},
       {"unknown arch", [](GgufWriter& w) { w.set_string("general.architecture", "gemma"); },
        StatusCode::unsupported, "architecture 'gemma' is not supported (supported: llama, qwen2)"},
-      {"missing key",
-       [](GgufWriter& w) { w.set_string("general.architecture", "qwen2"); },
+      {"missing key", [](GgufWriter& w) { w.set_string("general.architecture", "qwen2"); },
        StatusCode::not_found, "missing metadata key 'qwen2.context_length'"},
       {"heads", [](GgufWriter& w) { w.set_u32("llama.attention.head_count", 5); },
        StatusCode::corrupt_data, "embedding_length 64 is not a multiple of head_count 5"},
       {"gqa", [](GgufWriter& w) { w.set_u32("llama.attention.head_count_kv", 3); },
        StatusCode::corrupt_data, "head_count 4 is not a multiple of head_count_kv 3"},
-      {"zero", [](GgufWriter& w) { w.set_u32("llama.block_count", 0); },
-       StatusCode::corrupt_data, "metadata 'llama.block_count' = 0 is outside 1..4096"},
-      {"eps type", [](GgufWriter& w) { w.set_string("llama.attention.layer_norm_rms_epsilon", "x"); },
-       StatusCode::corrupt_data, "metadata 'llama.attention.layer_norm_rms_epsilon' is string, expected f32"},
-      {"yarn", [](GgufWriter& w) {
+      {"zero", [](GgufWriter& w) { w.set_u32("llama.block_count", 0); }, StatusCode::corrupt_data,
+       "metadata 'llama.block_count' = 0 is outside 1..4096"},
+      {"eps type",
+       [](GgufWriter& w) { w.set_string("llama.attention.layer_norm_rms_epsilon", "x"); },
+       StatusCode::corrupt_data,
+       "metadata 'llama.attention.layer_norm_rms_epsilon' is string, expected f32"},
+      {"yarn",
+       [](GgufWriter& w) {
          w.set_string("llama.rope.scaling.type", "yarn");
          w.set_f32("llama.rope.scaling.factor", 4.0f);
        },
@@ -256,7 +261,8 @@ TEST(ModelConfig, NormMustBeF32AndQwenNeedsBiases) {
   EXPECT_EQ(f16_norm->model.status().code(), StatusCode::unsupported);
   EXPECT_EQ(f16_norm->model.status().message(),
             "tensor 'output_norm.weight' is F16; 1-D tensors must be F32");
-  auto no_q = load(small("llama", "f16"), [](GgufWriter& w) { w.remove_tensor("blk.1.attn_q.weight"); });
+  auto no_q =
+      load(small("llama", "f16"), [](GgufWriter& w) { w.remove_tensor("blk.1.attn_q.weight"); });
   EXPECT_EQ(no_q->model.status().message(), "tensor 'blk.1.attn_q.weight' is missing");
 
   // qwen2 metadata over llama tensors: biases are required.

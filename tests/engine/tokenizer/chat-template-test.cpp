@@ -11,10 +11,8 @@
 namespace rc::tok {
 namespace {
 
-const std::vector<ChatMessage> kConv = {{"system", "S"},
-                                        {"user", "U1"},
-                                        {"assistant", "A1"},
-                                        {"user", "U2"}};
+const std::vector<ChatMessage> kConv = {
+    {"system", "S"}, {"user", "U1"}, {"assistant", "A1"}, {"user", "U2"}};
 
 std::string render(ChatFormat f, const std::vector<ChatMessage>& m, bool prompt) {
   Result<std::string> r = ChatTemplate(f).render(m, prompt);
@@ -60,8 +58,8 @@ TEST(ChatTemplate, RoleErrors) {
     EXPECT_EQ(r.status().code(), StatusCode::invalid_argument);
     EXPECT_NE(r.status().message().find("unknown chat role 'tool'"), std::string::npos);
   }
-  auto late = ChatTemplate(ChatFormat::llama2).render(
-      std::vector<ChatMessage>{{"user", "a"}, {"system", "s"}}, true);
+  auto late = ChatTemplate(ChatFormat::llama2)
+                  .render(std::vector<ChatMessage>{{"user", "a"}, {"system", "s"}}, true);
   EXPECT_FALSE(late.ok());
 }
 
@@ -88,7 +86,8 @@ TEST(ChatTemplate, NamesAndDetection) {
   EXPECT_EQ(ChatTemplate::detect(tinyllama), ChatFormat::zephyr);
   const std::string qwen2 =
       "{% for message in messages %}{% if loop.first and messages[0]['role'] != 'system' %}{{ "
-      "'<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif %}{{'<|im_start|>' "
+      "'<|im_start|>system\nYou are a helpful assistant.<|im_end|>\n' }}{% endif "
+      "%}{{'<|im_start|>' "
       "+ message['role'] + '\n' + message['content'] + '<|im_end|>' + '\n'}}{% endfor %}";
   EXPECT_EQ(ChatTemplate::detect(qwen2), ChatFormat::chatml);
   const std::string llama3 =
@@ -147,8 +146,8 @@ TEST(ChatTemplate, ForModel) {
 void check_stability(ChatFormat f, const Tokenizer& tok) {
   const ChatTemplate t(f);
   const std::vector<std::string> users = {"What is a radix tree?", "And eviction? ",
-                                          " Explain \xF0\x9F\x99\x82 caching\nin two lines.",
-                                          "ok", "Thanks!"};
+                                          " Explain \xF0\x9F\x99\x82 caching\nin two lines.", "ok",
+                                          "Thanks!"};
   const std::vector<std::string> replies = {"A compressed trie.", " LRU over leaves.",
                                             "Line one.\nLine two.", "", "You are welcome."};
   for (bool with_system : {true, false}) {
@@ -162,7 +161,9 @@ void check_stability(ChatFormat f, const Tokenizer& tok) {
       Result<std::vector<int32_t>> ids = render_tokens(t, tok, conv, true);
       ASSERT_TRUE(ids.ok()) << ids.status().to_string();
       ASSERT_EQ(text.compare(0, prev_text.size(), prev_text), 0)
-          << t.name() << " turn " << k << ":\n" << prev_text << "\n---\n" << text;
+          << t.name() << " turn " << k << ":\n"
+          << prev_text << "\n---\n"
+          << text;
       ASSERT_GE(ids->size(), prev_ids.size());
       ASSERT_TRUE(std::equal(prev_ids.begin(), prev_ids.end(), ids->begin()))
           << t.name() << " turn " << k << " tokens diverge (" << tok.source() << ")";

@@ -102,9 +102,10 @@ std::vector<std::string> sample_texts(int n) {
       "numbers 1234567890 3.14159 -42 1e-5",
       "punctuation: !\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
       "na\xC3\xAFve caf\xC3\xA9 \xE2\x80\x94 r\xC3\xA9sum\xC3\xA9",
-      "\xE6\x9D\xB1\xE4\xBA\xAC \xE5\xA4\xA7\xE9\x98\xAA",                      // 東京 大阪
-      "\xCE\x95\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC",     // Ελληνικά
-      "emoji \xF0\x9F\x99\x82 \xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7",
+      "\xE6\x9D\xB1\xE4\xBA\xAC \xE5\xA4\xA7\xE9\x98\xAA",                 // 東京 大阪
+      "\xCE\x95\xCE\xBB\xCE\xBB\xCE\xB7\xCE\xBD\xCE\xB9\xCE\xBA\xCE\xAC",  // Ελληνικά
+      "emoji \xF0\x9F\x99\x82 "
+      "\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA9\xE2\x80\x8D\xF0\x9F\x91\xA7",
       "flag \xF0\x9F\x8F\xB3\xEF\xB8\x8F\xE2\x80\x8D\xF0\x9F\x8C\x88 done",
       "<|system|>\nYou are RadixChat.<|end|>\n<|user|>\nHi there<|end|>\n<|assistant|>\n",
       "<|user|>\nWhat is a KV cache?<|end|>\n<|assistant|>\nIt stores keys and values.<|end|>\n",
@@ -113,10 +114,35 @@ std::vector<std::string> sample_texts(int n) {
       " ",
       "\n",
   };
-  static const char* const kWords[] = {
-      "the", "cache", "radix", "tree", "prefix", "token", "model", "prompt", "evict", "node",
-      "page", "memory", "KV", "attention", "RadixChat", "Hello", "is", "a", "of", "and",
-      "\xC3\xBC" "ber", "stra\xC3\x9F" "e", "\xE2\x82\xAC" "5", "x86", "GPU", "don't"};
+  static const char* const kWords[] = {"the",
+                                       "cache",
+                                       "radix",
+                                       "tree",
+                                       "prefix",
+                                       "token",
+                                       "model",
+                                       "prompt",
+                                       "evict",
+                                       "node",
+                                       "page",
+                                       "memory",
+                                       "KV",
+                                       "attention",
+                                       "RadixChat",
+                                       "Hello",
+                                       "is",
+                                       "a",
+                                       "of",
+                                       "and",
+                                       "\xC3\xBC"
+                                       "ber",
+                                       "stra\xC3\x9F"
+                                       "e",
+                                       "\xE2\x82\xAC"
+                                       "5",
+                                       "x86",
+                                       "GPU",
+                                       "don't"};
   static const char* const kSeps[] = {" ", " ", " ", "  ", ", ", ". ", "\n", "\t", "", "? "};
   std::mt19937 rng(1234);
   while (static_cast<int>(out.size()) < n) {
@@ -133,10 +159,20 @@ std::vector<std::string> sample_texts(int n) {
       for (int i = 0; i < len; ++i) {
         uint32_t cp;
         switch (rng() % 6) {
-          case 0: case 1: case 2: cp = 0x20 + rng() % 0x5F; break;
-          case 3: cp = 0xA0 + rng() % 0x1E0; break;
-          case 4: cp = 0x4E00 + rng() % 0x5000; break;
-          default: cp = 0x1F300 + rng() % 0x300; break;
+          case 0:
+          case 1:
+          case 2:
+            cp = 0x20 + rng() % 0x5F;
+            break;
+          case 3:
+            cp = 0xA0 + rng() % 0x1E0;
+            break;
+          case 4:
+            cp = 0x4E00 + rng() % 0x5000;
+            break;
+          default:
+            cp = 0x1F300 + rng() % 0x300;
+            break;
         }
         append_utf8(s, cp);
       }

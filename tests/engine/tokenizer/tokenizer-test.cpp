@@ -75,10 +75,10 @@ TEST(Tokenizer, ByteFallbackForRareCharacters) {
 TEST(Tokenizer, InvalidUtf8IsAStatus) {
   const std::pair<std::string, std::string> cases[] = {
       {"\xff", "byte 0xff at offset 0"},
-      {"abc\xc3", "byte 0xc3 at offset 3"},        // truncated sequence
-      {"ok \xc0\xaf", "byte 0xc0 at offset 3"},    // overlong '/'
-      {"\xed\xa0\x80", "byte 0xed at offset 0"},   // UTF-16 surrogate
-      {"\xf4\x90\x80\x80", "offset 0"},            // above U+10FFFF
+      {"abc\xc3", "byte 0xc3 at offset 3"},           // truncated sequence
+      {"ok \xc0\xaf", "byte 0xc0 at offset 3"},       // overlong '/'
+      {"\xed\xa0\x80", "byte 0xed at offset 0"},      // UTF-16 surrogate
+      {"\xf4\x90\x80\x80", "offset 0"},               // above U+10FFFF
       {"caf\xc3\xa9 \x80", "byte 0x80 at offset 6"},  // stray continuation
   };
   for (const Tokenizer* t : {&bundled_sidecar(), &bundled_gguf_tokenizer()}) {
@@ -167,7 +167,8 @@ TEST(Tokenizer, GoldenIdsFromPythonSentencepiece) {
     toks.push_back(shipped.get());
   }
   for (const Tokenizer* t : toks) {
-    for (const auto& c : cases) EXPECT_EQ(enc(*t, c.text, true), c.tokens) << c.name << " via " << t->source();
+    for (const auto& c : cases)
+      EXPECT_EQ(enc(*t, c.text, true), c.tokens) << c.name << " via " << t->source();
   }
 }
 
@@ -200,7 +201,9 @@ TEST(Tokenizer, StreamDecoderNeverSplitsCharacters) {
   // Invalid bytes come out as U+FFFD, never as broken UTF-8.
   EXPECT_EQ(sd.push(byte(0xFF)), "\xEF\xBF\xBD");
   EXPECT_EQ(sd.push(byte(0xE2)), "");
-  EXPECT_EQ(sd.push(enc(t, "a")[0]), "\xEF\xBF\xBD" "a");
+  EXPECT_EQ(sd.push(enc(t, "a")[0]),
+            "\xEF\xBF\xBD"
+            "a");
   EXPECT_EQ(sd.push(byte(0xC3)), "");
   EXPECT_EQ(sd.flush(), "\xEF\xBF\xBD");
   EXPECT_EQ(sd.flush(), "");

@@ -59,7 +59,8 @@ TEST(TokenizerVocab, ControlMarkersAreSplitOutOfText) {
   const Tokenizer& tok = **t;
   const int32_t start = *tok.special_id("<|im_start|>"), end = *tok.special_id("<|im_end|>");
   EXPECT_TRUE(tok.is_eog(end));
-  const std::string text = "<|im_start|>user\nhi there<|im_end|>\n<|im_end|><|im_start|>assistant\n";
+  const std::string text =
+      "<|im_start|>user\nhi there<|im_end|>\n<|im_end|><|im_start|>assistant\n";
   auto ids = tok.encode(text, false);
   ASSERT_TRUE(ids.ok());
   EXPECT_EQ(ids->front(), start);
@@ -153,7 +154,8 @@ TEST(TokenizerVocab, LoadByPath) {
   // A GGUF with a vocabulary.
   const std::vector<uint8_t> vocab = rc::testing::bundled_vocab_gguf();
   std::ofstream(dir / "vocab.gguf", std::ios::binary)
-      .write(reinterpret_cast<const char*>(vocab.data()), static_cast<std::streamsize>(vocab.size()));
+      .write(reinterpret_cast<const char*>(vocab.data()),
+             static_cast<std::streamsize>(vocab.size()));
   auto g = Tokenizer::load((dir / "vocab.gguf").string());
   ASSERT_TRUE(g.ok()) << g.status().to_string();
   EXPECT_EQ((*g)->source(), "gguf");
