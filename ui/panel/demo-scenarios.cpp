@@ -78,14 +78,16 @@ std::vector<DemoScenario> build() {
   v.push_back(branch);
 
   DemoScenario evict{"Eviction (small pool)",
-                     "a tiny KV pool fills up; least recently used leaves are evicted", 640, {}};
+                     "a tiny KV pool fills up; least recently used leaves are evicted", 320, {}};
+  // Each request reserves its prompt and max_tokens of output up front, so
+  // a 320-token pool holds about three of these before LRU leaves must go.
   const char* topics[] = {"the moon", "bread", "volcanoes", "bees", "trains", "glaciers", "chess", "rain"};
   for (int i = 0; i < 8; ++i) {
     DemoStep s;
     s.messages = {sys(i % 2 ? kHelper : "You are a cheerful tutor. Keep answers short."),
                   user(std::string("Tell me something surprising about ") + topics[i] + ".")};
-    s.max_tokens = 32;
-    s.caption = i < 3 ? "Filling the 640-token pool: each chat adds a branch."
+    s.max_tokens = 48;
+    s.caption = i < 3 ? "Filling the 320-token pool: each chat adds a branch."
                       : "The pool is full: to make room, the least recently used leaves are "
                         "evicted (red, fading out; see the event log).";
     evict.steps.push_back(std::move(s));

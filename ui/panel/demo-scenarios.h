@@ -56,6 +56,7 @@ class DemoRunner {
   void engine_changed(Engine* engine, double now);
 
   bool running() const { return scenario_ >= 0; }
+  bool finished() const { return phase_ == Phase::done; }  // ran to its end (caption stays)
   bool waiting_for_pool() const { return phase_ == Phase::wait_pool; }
   int scenario() const { return scenario_; }
   size_t step() const { return step_; }

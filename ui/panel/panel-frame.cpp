@@ -250,9 +250,13 @@ void CachePanelState::draw(double now) {
       const ImVec2 c0 = view.canvas_min(), c1 = view.canvas_max();
       const float wrap = c1.x - c0.x - 24;
       const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
-      dl->AddRectFilled(ImVec2(c0.x + 6, c0.y + 6), ImVec2(c1.x - 6, c0.y + ts.y + 18), colour, 5.0f);
-      dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, c0.y + 12), Palette::text,
+      const float top = c0.y + 26;  // below the zoom label
+      dl->AddRectFilled(ImVec2(c0.x + 6, top), ImVec2(c1.x - 6, top + ts.y + 12), colour, 5.0f);
+      dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, top + 6), Palette::text,
                   banner.c_str(), nullptr, wrap);
+      view.top_inset = ts.y + 16;  // fit and follow keep boxes out from under it
+    } else {
+      view.top_inset = 0;
     }
   }
 

@@ -116,7 +116,7 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
   const TreeLayout& L = *in.layout;
   const TreeModel& m = *in.model;
   // The free area: the zoom label sits at the top, the legend at the bottom.
-  const float ml = 20, mr = 20, mt = 28, mb = legend_h_ + 14, margin = 28;
+  const float ml = 20, mr = 20, mt = 28 + top_inset, mb = legend_h_ + 14, margin = 28;
   auto fit_zoom = [&] {
     const float zx = (size.x - ml - mr) / std::max(L.width, 1.0f);
     const float zy = (size.y - mt - mb) / std::max(L.height, 1.0f);

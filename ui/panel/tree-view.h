@@ -79,6 +79,8 @@ class TreeView {
   bool follow = true;   // keep the newest growth in view (off after a manual pan)
   bool animate = true;  // boxes glide to new places after a relayout
   bool smooth_camera = true;  // camera glides to fit/follow targets
+  // Pixels at the canvas top covered by the owner's caption banner.
+  float top_inset = 0;
   // Paint the canvas background (off when the host clears to Palette::canvas).
   bool fill_background = false;
   float font_size = 15;

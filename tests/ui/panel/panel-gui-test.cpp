@@ -147,6 +147,66 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   panel->setEngine(nullptr);
 }
 
+// The teaching scenarios run against a real engine: shared system prompt
+// (one prefix, three children), then eviction in a small pool (evictions
+// logged, ghosts drawn), with captions on the way.
+TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
+  if (!std::filesystem::exists(model_path())) GTEST_SKIP() << "no model at " << model_path();
+  if (QGuiApplication::platformName() == "offscreen") GTEST_SKIP() << "needs a display (run under xvfb-run)";
+  EngineConfig cfg;
+  cfg.model_path = model_path();
+  cfg.n_threads = 2;
+  cfg.kv_pool_tokens = 320;  // what the eviction demo asks for
+  auto engine = Engine::create(cfg);
+  ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+  CachePanel panel;
+  panel.resize(900, 700);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  panel.setEngine(engine.value().get());
+  CachePanelState& st = *panel.state();
+  const auto& all = panel::demo_scenarios();
+  auto find = [&](const std::string& name) {
+    for (size_t i = 0; i < all.size(); ++i)
+      if (all[i].name.rfind(name, 0) == 0) return i;
+    return all.size();
+  };
+  st.demo.seconds_per_step = 0.2;
+
+  ASSERT_TRUE(st.demo.start(find("Shared system prompt"), engine.value().get(), "radix", 0));
+  ASSERT_TRUE(wait_for([&] { return st.demo.step() >= 1; }, 60000));
+  EXPECT_NE(st.demo.caption().find("Step 2/3"), std::string::npos) << st.demo.caption();
+  ASSERT_TRUE(wait_for([&] { return st.demo.finished(); }, 120000)) << st.demo.caption();
+  QTest::qWait(300);
+  // Some node has three children: the shared system prompt.
+  size_t widest = 0;
+  for (const auto& [id, n] : st.model.nodes()) widest = std::max(widest, n.children.size());
+  EXPECT_EQ(widest, 3u);
+
+  ASSERT_TRUE(st.demo.start(find("Eviction"), engine.value().get(), "radix", 0));
+  int ghosts_seen = 0;
+  ASSERT_TRUE(wait_for(
+      [&] {
+        const int g = st.view.stats().ghosts_drawn;
+        if (g > 0 && ghosts_seen == 0) {  // the first fade-out, for the record
+          const std::string shot = std::string(RADIXCHAT_BINARY_DIR) + "/tests/ui/panel/panel-eviction.png";
+          EXPECT_TRUE(panel.grab().save(QString::fromStdString(shot)));
+        }
+        ghosts_seen = std::max(ghosts_seen, g);
+        return st.demo.finished();
+      },
+      240000))
+      << st.demo.caption();
+  QTest::qWait(300);
+  EXPECT_GT(engine.value()->stats().cache.evictions, 0u);
+  bool logged = false;
+  for (const panel::LogEntry& e : st.log.entries()) logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
+  EXPECT_TRUE(logged) << "evictions appear in the event log";
+  EXPECT_GT(ghosts_seen, 0) << "evicted nodes fade out on the canvas";
+  EXPECT_EQ(st.model.infos(), engine.value()->cache_snapshot().nodes);
+  panel.setEngine(nullptr);
+}
+
 TEST(CachePanelGui, WithoutGlThePanelSaysSo) {
   qputenv("RADIXCHAT_PANEL_NO_GL", "1");
   CachePanel panel;
