@@ -163,23 +163,25 @@ bool CachePanelState::step_one(double now) {
 }
 
 const panel::TreeLayout& CachePanelState::layout(double now) {
+  // Nodes kept visible through level of detail: what the user looks at, and
+  // where the latest request matched and inserted.
   std::vector<NodeId> keep;
   for (NodeId id : {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
     if (id != kNoNode && model.find(id)) keep.push_back(id);
+  // Only the user's own picks force a relayout at once when they are not
+  // laid out; the latest match and insert ride along with the next one.
+  bool user_missing = false;
+  for (NodeId id : {selected, located, located_partial})
+    if (id != kNoNode && model.find(id) && !layout_.find(id)) user_missing = true;
   const bool folding = lod.enabled && model.size() > lod.max_visible;
-  const bool shape = layout_structure_ != model.structure_version();
-  // A new watched node forces a relayout only if it is not laid out already.
-  bool keep_missing = false;
-  if (keep != layout_keep_)
-    for (NodeId id : keep) keep_missing |= layout_.find(id) == nullptr;
-  bool stale = layout_lod_version_ != lod_version_ || keep_missing || shape ||
-               (folding && layout_version_ != model.version() && now - layout_at_ > 0.5);
+  const bool options = layout_lod_version_ != lod_version_;
+  bool stale = options || user_missing || layout_structure_ != model.structure_version() ||
+               (folding && (layout_version_ != model.version() || keep != layout_keep_) &&
+                now - layout_at_ > 0.5);
   // A big tree growing every frame is laid out at most ten times a second:
   // new boxes appear a few frames late instead of every frame costing a
   // full layout.
-  if (stale && layout_lod_version_ == lod_version_ && !keep_missing && model.size() > 2000 &&
-      now - layout_at_ < 0.1)
-    stale = false;
+  if (stale && !options && !user_missing && model.size() > 2000 && now - layout_at_ < 0.1) stale = false;
   if (stale) {
     lod.keep = keep;
     layout_ = panel::layout_tree(model, lod, metrics);
