@@ -23,6 +23,15 @@ namespace {
 
 constexpr uint32_t kMagic = 0x46554747;  // "GGUF" read as a little-endian u32
 constexpr int kMaxArrayDepth = 8;        // recursion bound for nested arrays
+// Nested arrays cost ~70 bytes of memory per 12 file bytes; real files have
+// few or none (llama.cpp does not even read them), so their total is capped.
+constexpr uint64_t kMaxNestedArrays = 1 << 16;
+// Parsed entries cost several times their file bytes, so counts are also
+// capped far above what real files use (~100 keys, a few thousand tensors,
+// vocabularies of up to ~256k strings).
+constexpr uint64_t kMaxKeys = 1 << 16;
+constexpr uint64_t kMaxTensors = 1 << 20;
+constexpr uint64_t kMaxStrings = 1 << 24;
 // Smallest possible encodings, used to reject impossible counts up front.
 constexpr uint64_t kMinKvBytes = 8 + 4 + 1;  // key length, type, u8 value
 constexpr uint64_t kMinTensorInfoBytes =
@@ -88,6 +97,7 @@ class GgufParser {
   GgufFile& f_;
   const GgufOpenOptions& opt_;
   uint64_t pos_ = 0;
+  uint64_t nested_ = 0;  // nested arrays read so far
 };
 
 Status GgufParser::read_string(std::string_view* out, const std::string& what) {
@@ -135,12 +145,21 @@ Status GgufParser::read_array(GgufArray* out, const std::string& what, int depth
       }
     }
   } else if (out->elem_type == GgufType::string) {
+    if (out->count > kMaxStrings) {
+      return corrupt(what + ": array of " + std::to_string(out->count) +
+                     " strings is over the limit of " + std::to_string(kMaxStrings));
+    }
     out->strings.resize(out->count);
     for (uint64_t i = 0; i < out->count; ++i) {
       if (Status s = read_string(&out->strings[i], what + "[" + std::to_string(i) + "]"); !s.ok())
         return s;
     }
   } else {
+    nested_ += out->count;
+    if (nested_ > kMaxNestedArrays) {
+      return corrupt(what + ": more than " + std::to_string(kMaxNestedArrays) +
+                     " nested arrays in the file");
+    }
     out->arrays.resize(out->count);
     for (uint64_t i = 0; i < out->count; ++i) {
       if (Status s = read_array(&out->arrays[i], what + "[" + std::to_string(i) + "]", depth + 1);
@@ -226,6 +245,11 @@ Status GgufParser::read_header(uint64_t* n_tensors, uint64_t* n_kv) {
     return corrupt("header claims " + std::to_string(*n_tensors) + " tensors and " +
                    std::to_string(*n_kv) + " metadata keys, impossible in a file of " +
                    std::to_string(f_.size_) + " bytes");
+  }
+  if (*n_kv > kMaxKeys || *n_tensors > kMaxTensors) {
+    return corrupt("header claims " + std::to_string(*n_tensors) + " tensors and " +
+                   std::to_string(*n_kv) + " metadata keys (limits: " +
+                   std::to_string(kMaxTensors) + " and " + std::to_string(kMaxKeys) + ")");
   }
   return {};
 }

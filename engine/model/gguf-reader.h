@@ -4,7 +4,9 @@
 // string length, array length, tensor shape, type, offset and size is checked
 // against the bytes actually present, and no allocation is made whose size
 // comes from the file without first checking that the file is large enough
-// to hold that many items. A corrupt or truncated file yields one Status
+// to hold that many items; counts are also capped (65536 keys, 2^20 tensors,
+// 2^24 strings per array, 65536 nested arrays), so memory stays a small
+// multiple of the real content. A corrupt or truncated file yields one Status
 // (corrupt_data, or unsupported for a valid file using something RadixChat
 // does not implement) naming what is wrong; it never crashes.
 //

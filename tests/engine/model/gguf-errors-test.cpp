@@ -102,6 +102,9 @@ TEST(GgufErrors, HugeCountsAndLengths) {
   expect_error(GgufBytes().header(1ull << 62, 0), StatusCode::corrupt_data,
                "header claims 4611686018427387904 tensors");
   expect_error(GgufBytes().header(0, ~0ull), StatusCode::corrupt_data, "impossible");
+  GgufBytes many_keys;
+  many_keys.header(0, 70000).zeros(70000 * 13);
+  expect_error(many_keys, StatusCode::corrupt_data, "(limits: 1048576 and 65536)");
   // Key length far past the end.
   expect_error(GgufBytes().header(0, 1).u64(1ull << 63).zeros(16), StatusCode::corrupt_data,
                "metadata key #0: string length 9223372036854775808 at offset 24 runs past end");
@@ -126,6 +129,11 @@ TEST(GgufErrors, HugeCountsAndLengths) {
   for (int i = 0; i < 100; ++i) deep.u32(9).u64(1);
   deep.u32(4).u64(0);
   expect_error(deep, StatusCode::corrupt_data, "nested deeper than 8");
+  // Many nested arrays: memory stays bounded.
+  GgufBytes many;
+  many.header(0, 1).str("many").u32(9).u32(9).u64(100000);
+  for (int i = 0; i < 100000; ++i) many.u32(4).u64(0);
+  expect_error(many, StatusCode::corrupt_data, "more than 65536 nested arrays");
   // Tensor dims.
   GgufBytes dims;
   dims.header(1, 0).tensor("t", {1ull << 40, 1ull << 40}, 0, 0);
