@@ -3,6 +3,7 @@
 
 #include "commands.h"
 #include "device-select.h"
+#include "radixchat/model-tools.h"
 
 namespace rc::cli {
 
@@ -18,6 +19,7 @@ Command add_info_command(CLI::App& root) {
             std::printf("backend: %s — %s (%s)\n",
                         d.kind == kernels::DeviceKind::cuda ? "cuda" : "cpu", d.name.c_str(),
                         d.reason.c_str());
+            std::printf("bundled model: %s\n", bundled_model_path().c_str());
             return 0;
           }};
 }
