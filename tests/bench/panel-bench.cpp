@@ -2,7 +2,8 @@
 // real window (run it under Xvfb with Mesa: see README "Cache panel frame
 // time"). A program that prints figures, not a test.
 //
-//   xvfb-run -a -s '-screen 0 1280x800x24' build/tests/bench/panel-bench [--nodes N] [--frames N] [--size WxH]
+//   xvfb-run -a -s '-screen 0 1280x800x24' build/tests/bench/panel-bench [--nodes N] [--frames N]
+//   [--size WxH]
 //
 // Each scenario renders frames back to back: update() and wait (the
 // ImGui frame: drain events, apply, layout when needed, build the UI, render
@@ -20,9 +21,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <chrono>
-#include <ctime>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -114,7 +115,8 @@ int main(int argc, char** argv) {
   auto cache = rc::test::make_panel_cache(1, int64_t(nodes) * 64);
   const auto t_grow = std::chrono::steady_clock::now();
   rc::test::grow_tree(*cache, nodes, 42);
-  const double grow_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_grow).count();
+  const double grow_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_grow).count();
   rc::ui::CachePanelState& st = *panel.state();
   st.set_feed(rc::ui::panel::make_kv_cache_feed(*cache), 0);
 
@@ -137,14 +139,15 @@ int main(int argc, char** argv) {
       bare->context()->functions()->glFinish();
       bare->doneCurrent();
       if (f < 10) continue;
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       cpu.push_back(process_cpu_ms() - c0);
     }
     std::printf("%-44s mean %6.2f ms  p50 %6.2f  p99 %6.2f  (cpu %5.2f ms, %d paints)\n",
                 "baseline: bare QOpenGLWidget, clear only",
                 std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size()), percentile(ms, 0.5),
-                percentile(ms, 0.99), std::accumulate(cpu.begin(), cpu.end(), 0.0) / double(cpu.size()),
-                bare->paints);
+                percentile(ms, 0.99),
+                std::accumulate(cpu.begin(), cpu.end(), 0.0) / double(cpu.size()), bare->paints);
   }
   panel.resize(width, height);
   panel.show();
@@ -156,10 +159,12 @@ int main(int argc, char** argv) {
   gl->setFrameInterval(0);  // frames only when we ask
   paint_one(gl, [&] { return gl->frames(); });
   gl->makeCurrent();
-  const char* renderer = reinterpret_cast<const char*>(gl->context()->functions()->glGetString(GL_RENDERER));
-  std::printf("panel-bench: %zu-node tree (%lld tokens) grown in %.2f s; %dx%d window; GL renderer: %s\n",
-              size_t(cache->node_count()), (long long)cache->stats().cached_tokens, grow_s, gl->width(),
-              gl->height(), renderer ? renderer : "?");
+  const char* renderer =
+      reinterpret_cast<const char*>(gl->context()->functions()->glGetString(GL_RENDERER));
+  std::printf(
+      "panel-bench: %zu-node tree (%lld tokens) grown in %.2f s; %dx%d window; GL renderer: %s\n",
+      size_t(cache->node_count()), (long long)cache->stats().cached_tokens, grow_s, gl->width(),
+      gl->height(), renderer ? renderer : "?");
   gl->doneCurrent();
 
   {  // The layout alone (recomputed when the tree's shape changes).
@@ -169,11 +174,14 @@ int main(int argc, char** argv) {
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = process_cpu_ms();
       size_t boxes = 0;
-      for (int i = 0; i < 20; ++i) boxes = rc::ui::panel::layout_tree(st.model, o, st.metrics).nodes.size();
-      std::printf("layout of the %zu-node tree, fold cold %-3s  %6.2f ms wall  %6.2f ms cpu  (%zu boxes)\n",
-                  st.model.size(), lod ? "on" : "off",
-                  std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / 20,
-                  (process_cpu_ms() - c0) / 20, boxes);
+      for (int i = 0; i < 20; ++i)
+        boxes = rc::ui::panel::layout_tree(st.model, o, st.metrics).nodes.size();
+      std::printf(
+          "layout of the %zu-node tree, fold cold %-3s  %6.2f ms wall  %6.2f ms cpu  (%zu boxes)\n",
+          st.model.size(), lod ? "on" : "off",
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
+              20,
+          (process_cpu_ms() - c0) / 20, boxes);
     };
     time_layout(true);
     time_layout(false);
@@ -190,7 +198,8 @@ int main(int argc, char** argv) {
     paint_one(gl, [&] { return gl->frames(); });
     if (zoom > 0) {  // a readable zoom, centred on the middle of the tree
       const rc::ui::panel::TreeLayout& L = st.layout(1e9);
-      st.view.cam = rc::ui::panel::Camera{L.width * 0.5f - float(width) * 0.5f / zoom, L.height * 0.5f - float(height) * 0.25f / zoom, zoom};
+      st.view.cam = rc::ui::panel::Camera{L.width * 0.5f - float(width) * 0.5f / zoom,
+                                          L.height * 0.5f - float(height) * 0.25f / zoom, zoom};
     }
     for (int i = 0; i < 10; ++i) paint_one(gl, [&] { return gl->frames(); });  // warm up
     const quint64 painted0 = gl->frames();
@@ -203,12 +212,14 @@ int main(int argc, char** argv) {
       gl->makeCurrent();
       gl->context()->functions()->glFinish();
       gl->doneCurrent();
-      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       cpu.push_back(process_cpu_ms() - c0);
       ui.push_back(st.last_draw_ms);
     }
     if (gl->frames() - painted0 != quint64(frames))
-      std::printf("warning: %llu of %d frames painted\n", (unsigned long long)(gl->frames() - painted0), frames);
+      std::printf("warning: %llu of %d frames painted\n",
+                  (unsigned long long)(gl->frames() - painted0), frames);
     Figures fg;
     fg.mean = std::accumulate(ms.begin(), ms.end(), 0.0) / double(ms.size());
     fg.p50 = percentile(ms, 0.5);
@@ -218,8 +229,10 @@ int main(int argc, char** argv) {
     fg.cpu_mean = std::accumulate(cpu.begin(), cpu.end(), 0.0) / double(cpu.size());
     fg.drawn = st.view.stats().nodes_drawn;
     fg.laid_out = int(st.layout(1e9).nodes.size());
-    std::printf("%-44s mean %6.2f ms  p50 %6.2f  p99 %6.2f  (cpu %5.2f ms, ui %5.2f ms)  boxes %5d drawn / %5d laid out\n",
-                name, fg.mean, fg.p50, fg.p99, fg.cpu_mean, fg.ui_mean, fg.drawn, fg.laid_out);
+    std::printf(
+        "%-44s mean %6.2f ms  p50 %6.2f  p99 %6.2f  (cpu %5.2f ms, ui %5.2f ms)  boxes %5d drawn / "
+        "%5d laid out\n",
+        name, fg.mean, fg.p50, fg.p99, fg.cpu_mean, fg.ui_mean, fg.drawn, fg.laid_out);
     std::fflush(stdout);
   };
   run("fold cold on, whole tree fitted", true, 0, 0);

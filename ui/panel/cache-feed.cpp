@@ -23,7 +23,9 @@ class EngineFeed final : public CacheFeed {
     out->ttft_ms_mean = stats_.ttft_ms_mean;
     return true;
   }
-  std::string detokenize(const std::vector<Token>& tokens) override { return e_.detokenize(tokens); }
+  std::string detokenize(const std::vector<Token>& tokens) override {
+    return e_.detokenize(tokens);
+  }
   Engine* engine() override { return &e_; }
   std::string cache_setting() override { return e_.model_info().cache; }
   int64_t pool_tokens() override { return e_.model_info().kv_pool_tokens; }

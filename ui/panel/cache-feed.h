@@ -30,7 +30,10 @@ class CacheFeed {
   virtual std::vector<CacheEvent> drain(bool* overflowed) = 0;
   virtual CacheStats cache_stats() = 0;
   // Request totals for the plots; false without an engine.
-  virtual bool request_totals(RequestTotals* out) { (void)out; return false; }
+  virtual bool request_totals(RequestTotals* out) {
+    (void)out;
+    return false;
+  }
   virtual std::string detokenize(const std::vector<Token>& tokens) = 0;
   // For the demo scenarios; null for a bare cache.
   virtual rc::Engine* engine() { return nullptr; }

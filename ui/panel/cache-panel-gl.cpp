@@ -104,7 +104,8 @@ void CachePanelGl::paintGL() {
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
   updateCursor();
   ++frames_;
-  last_frame_ms_ = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  last_frame_ms_ =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void CachePanelGl::updateCursor() {
@@ -112,13 +113,27 @@ void CachePanelGl::updateCursor() {
   if (c == cursor_) return;
   cursor_ = c;
   switch (c) {
-    case ImGuiMouseCursor_TextInput: setCursor(Qt::IBeamCursor); break;
-    case ImGuiMouseCursor_Hand: setCursor(Qt::PointingHandCursor); break;
-    case ImGuiMouseCursor_ResizeEW: setCursor(Qt::SizeHorCursor); break;
-    case ImGuiMouseCursor_ResizeNS: setCursor(Qt::SizeVerCursor); break;
-    case ImGuiMouseCursor_ResizeAll: setCursor(Qt::SizeAllCursor); break;
-    case ImGuiMouseCursor_NotAllowed: setCursor(Qt::ForbiddenCursor); break;
-    default: setCursor(Qt::ArrowCursor); break;
+    case ImGuiMouseCursor_TextInput:
+      setCursor(Qt::IBeamCursor);
+      break;
+    case ImGuiMouseCursor_Hand:
+      setCursor(Qt::PointingHandCursor);
+      break;
+    case ImGuiMouseCursor_ResizeEW:
+      setCursor(Qt::SizeHorCursor);
+      break;
+    case ImGuiMouseCursor_ResizeNS:
+      setCursor(Qt::SizeVerCursor);
+      break;
+    case ImGuiMouseCursor_ResizeAll:
+      setCursor(Qt::SizeAllCursor);
+      break;
+    case ImGuiMouseCursor_NotAllowed:
+      setCursor(Qt::ForbiddenCursor);
+      break;
+    default:
+      setCursor(Qt::ArrowCursor);
+      break;
   }
 }
 

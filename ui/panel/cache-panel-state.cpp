@@ -87,8 +87,8 @@ void CachePanelState::apply_event(const CacheEvent& e, double now) {
     return feed_ ? feed_->detokenize(t) : std::string();
   };
   // Formatted against the model before the event (an evicted node's text).
-  std::string text = e.seq >= model.next_seq() ? panel::EventLog::describe(e, model, span_text)
-                                               : std::string();
+  std::string text =
+      e.seq >= model.next_seq() ? panel::EventLog::describe(e, model, span_text) : std::string();
   panel::ApplyResult r = model.apply(e, now);
   if (r == panel::ApplyResult::needs_resync) {
     resync(now, "event " + std::to_string(e.seq) + " did not follow (expected " +
@@ -166,7 +166,8 @@ const panel::TreeLayout& CachePanelState::layout(double now) {
   // Nodes kept visible through level of detail: what the user looks at, and
   // where the latest request matched and inserted.
   std::vector<NodeId> keep;
-  for (NodeId id : {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
+  for (NodeId id :
+       {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
     if (id != kNoNode && model.find(id)) keep.push_back(id);
   // Only the user's own picks force a relayout at once when they are not
   // laid out; the latest match and insert ride along with the next one.
@@ -181,7 +182,8 @@ const panel::TreeLayout& CachePanelState::layout(double now) {
   // A big tree growing every frame is laid out at most ten times a second:
   // new boxes appear a few frames late instead of every frame costing a
   // full layout.
-  if (stale && !options && !user_missing && model.size() > 2000 && now - layout_at_ < 0.1) stale = false;
+  if (stale && !options && !user_missing && model.size() > 2000 && now - layout_at_ < 0.1)
+    stale = false;
   if (stale) {
     lod.keep = keep;
     layout_ = panel::layout_tree(model, lod, metrics);

@@ -77,7 +77,7 @@ struct CachePanelState {
   void lod_changed() { ++lod_version_; }
 
   NodeId selected = kNoNode;
-  NodeId located = kNoNode;       // deepest node of the located message
+  NodeId located = kNoNode;  // deepest node of the located message
   NodeId located_partial = kNoNode;
   std::vector<Token> located_tokens;
   void locate(const std::vector<Token>& tokens, double now);
@@ -92,10 +92,10 @@ struct CachePanelState {
   panel::EventLog log;
   panel::StatsHistory history;
   panel::DemoRunner demo;
-  CacheStats cache_stats;          // latest from the feed
-  panel::RequestTotals requests;   // latest from the feed (engine only)
+  CacheStats cache_stats;         // latest from the feed
+  panel::RequestTotals requests;  // latest from the feed (engine only)
   bool has_requests = false;
-  int settings_policy = 0;         // index into kCachePolicies
+  int settings_policy = 0;  // index into kCachePolicies
   int64_t settings_pool_tokens = 0;
   static constexpr const char* kCachePolicies[4] = {"radix", "radix-page16", "hash16", "off"};
 

@@ -31,7 +31,8 @@ QString gl_unavailable_reason() {
   if (!qEnvironmentVariableIsEmpty("RADIXCHAT_PANEL_NO_GL"))
     return QObject::tr("RADIXCHAT_PANEL_NO_GL is set.");
   const QString platform = QGuiApplication::platformName();
-  static const QStringList no_gl = {"offscreen", "minimal", "minimalegl", "vnc", "linuxfb", "vkkhrdisplay"};
+  static const QStringList no_gl = {"offscreen", "minimal", "minimalegl",
+                                    "vnc",       "linuxfb", "vkkhrdisplay"};
   if (no_gl.contains(platform))
     return QObject::tr("The Qt platform \"%1\" has no OpenGL.").arg(platform);
   QOpenGLContext ctx;
@@ -45,7 +46,9 @@ QString gl_unavailable_reason() {
   const QSurfaceFormat f = ctx.format();
   ctx.doneCurrent();
   if (f.majorVersion() < 3)
-    return QObject::tr("OpenGL %1.%2 is too old (the panel needs 3.0).").arg(f.majorVersion()).arg(f.minorVersion());
+    return QObject::tr("OpenGL %1.%2 is too old (the panel needs 3.0).")
+        .arg(f.majorVersion())
+        .arg(f.minorVersion());
   return {};
 }
 
@@ -57,7 +60,8 @@ CachePanel::CachePanel(QWidget* parent)
   box->setContentsMargins(0, 0, 0, 0);
   unavailable_ = gl_unavailable_reason();
   if (unavailable_.isEmpty()) {
-    gl_ = new CachePanelGl(state_.get(), [this] { return now(); }, this);
+    gl_ = new CachePanelGl(
+        state_.get(), [this] { return now(); }, this);
     box->addWidget(gl_);
   } else {
     auto* label = new QLabel(this);
@@ -75,13 +79,13 @@ CachePanel::CachePanel(QWidget* parent)
   // recreates the engine calls setEngine(), which must not run mid-frame.
   state_->on_settings = [this](const std::string& policy, int64_t pool) {
     const QString p = QString::fromStdString(policy);
-    QMetaObject::invokeMethod(this, [this, p, pool] { emit cacheSettingsRequested(p, pool); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, p, pool] { emit cacheSettingsRequested(p, pool); }, Qt::QueuedConnection);
   };
   state_->on_conversations = [this](const std::vector<Token>& tokens) {
     std::vector<int32_t> copy(tokens.begin(), tokens.end());
-    QMetaObject::invokeMethod(this, [this, copy] { emit conversationsForPrefixRequested(copy); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(
+        this, [this, copy] { emit conversationsForPrefixRequested(copy); }, Qt::QueuedConnection);
   };
 }
 

@@ -18,7 +18,9 @@ std::vector<DemoScenario> build() {
   std::vector<DemoScenario> v;
 
   DemoScenario shared{"Shared system prompt",
-                      "three chats with the same system prompt share one cached prefix", 0, {}};
+                      "three chats with the same system prompt share one cached prefix",
+                      0,
+                      {}};
   shared.steps = {
       {"Chat 1: nothing is cached yet, so the whole prompt is computed and inserted as a new "
        "branch (green).",
@@ -39,17 +41,21 @@ std::vector<DemoScenario> build() {
   few.steps = {
       {"A few-shot prompt: four worked examples, then the question. All of it is new, so all "
        "of it is computed.",
-       {user(shots + "mouse\nplural:")}, 8},
+       {user(shots + "mouse\nplural:")},
+       8},
       {"Same examples, new word: the examples are matched from the cache; only the last line "
        "is computed.",
-       {user(shots + "leaf\nplural:")}, 8},
+       {user(shots + "leaf\nplural:")},
+       8},
       {"Again: the examples node gains a third child. Long shared examples make few-shot "
        "prompting cheap.",
-       {user(shots + "bus\nplural:")}, 8},
+       {user(shots + "bus\nplural:")},
+       8},
   };
   v.push_back(few);
 
-  DemoScenario turns{"Multi-turn chat", "each turn resends the conversation; the cache keeps it", 0, {}};
+  DemoScenario turns{
+      "Multi-turn chat", "each turn resends the conversation; the cache keeps it", 0, {}};
   turns.steps = {
       {"Turn 1: a new conversation. Its prompt and the reply are inserted as one path.",
        {sys(kHelper), user("Hi! Can you help me plan a short trip to the sea?")}},
@@ -63,7 +69,8 @@ std::vector<DemoScenario> build() {
   };
   v.push_back(turns);
 
-  DemoScenario branch{"Branch an old message", "edit an earlier message: the tree forks there", 0, {}};
+  DemoScenario branch{
+      "Branch an old message", "edit an earlier message: the tree forks there", 0, {}};
   const std::string q1 = "Tell me a fun fact about octopuses.";
   branch.steps = {
       {"A two-turn chat is cached as one path.", {sys(kHelper), user(q1)}},
@@ -78,10 +85,13 @@ std::vector<DemoScenario> build() {
   v.push_back(branch);
 
   DemoScenario evict{"Eviction (small pool)",
-                     "a tiny KV pool fills up; least recently used leaves are evicted", 320, {}};
+                     "a tiny KV pool fills up; least recently used leaves are evicted",
+                     320,
+                     {}};
   // Each request reserves its prompt and max_tokens of output up front, so
   // a 320-token pool holds about three of these before LRU leaves must go.
-  const char* topics[] = {"the moon", "bread", "volcanoes", "bees", "trains", "glaciers", "chess", "rain"};
+  const char* topics[] = {"the moon", "bread",    "volcanoes", "bees",
+                          "trains",   "glaciers", "chess",     "rain"};
   for (int i = 0; i < 8; ++i) {
     DemoStep s;
     s.messages = {sys(i % 2 ? kHelper : "You are a cheerful tutor. Keep answers short."),
@@ -131,9 +141,11 @@ bool DemoRunner::start(size_t scenario, Engine* engine, const std::string& polic
   status_.clear();
   phase_at_ = now;
   if (note) note("demo: " + s.name + " started");
-  if (s.pool_tokens > 0 && engine->model_info().kv_pool_tokens > s.pool_tokens * 2 && request_pool) {
+  if (s.pool_tokens > 0 && engine->model_info().kv_pool_tokens > s.pool_tokens * 2 &&
+      request_pool) {
     phase_ = Phase::wait_pool;
-    status_ = "Asking for a " + std::to_string(s.pool_tokens) + "-token KV pool so eviction shows...";
+    status_ =
+        "Asking for a " + std::to_string(s.pool_tokens) + "-token KV pool so eviction shows...";
     request_pool(policy == "off" ? "radix" : policy, s.pool_tokens);
   } else {
     phase_ = Phase::submit;

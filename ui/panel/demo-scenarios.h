@@ -61,8 +61,8 @@ class DemoRunner {
   int scenario() const { return scenario_; }
   size_t step() const { return step_; }
   size_t steps() const;
-  std::string caption() const;  // the current step's caption, or a status line
-  std::string reply() const;    // text streamed so far by the current step
+  std::string caption() const;    // the current step's caption, or a status line
+  std::string reply() const;      // text streamed so far by the current step
   double seconds_per_step = 1.5;  // pause after a step finishes, to read the tree
 
  private:

@@ -56,7 +56,9 @@ std::string EventLog::describe(const CacheEvent& e, const TreeModel& m, const Sp
              std::to_string(e.page_count) + " pages" + quoted(e.tokens, span_text);
     case CacheEventKind::split: {
       std::vector<Token> head;
-      if (other) head.assign(other->tokens.begin(), other->tokens.begin() + std::min<size_t>(e.token_count, other->tokens.size()));
+      if (other)
+        head.assign(other->tokens.begin(),
+                    other->tokens.begin() + std::min<size_t>(e.token_count, other->tokens.size()));
       return "split " + id(e.other) + " after " + tok + ": new parent " + id(e.node) +
              quoted(head, span_text);
     }

@@ -50,7 +50,8 @@ class EventLog {
   bool visible(const LogEntry& e) const;
 
   // One line for an event, e.g. "evict #12  48 tok  \"You are a helpful…\"".
-  static std::string describe(const CacheEvent& e, const TreeModel& before, const SpanText& span_text);
+  static std::string describe(const CacheEvent& e, const TreeModel& before,
+                              const SpanText& span_text);
 
  private:
   std::deque<LogEntry> entries_;

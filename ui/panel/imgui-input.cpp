@@ -40,12 +40,23 @@ void ImGuiInputQueue::setup_key_map(ImGuiIO& io) {
 void ImGuiInputQueue::mouse_button(Qt::MouseButton button, bool down) {
   int i;
   switch (button) {
-    case Qt::LeftButton: i = 0; break;
-    case Qt::RightButton: i = 1; break;
-    case Qt::MiddleButton: i = 2; break;
-    case Qt::BackButton: i = 3; break;
-    case Qt::ForwardButton: i = 4; break;
-    default: return;
+    case Qt::LeftButton:
+      i = 0;
+      break;
+    case Qt::RightButton:
+      i = 1;
+      break;
+    case Qt::MiddleButton:
+      i = 2;
+      break;
+    case Qt::BackButton:
+      i = 3;
+      break;
+    case Qt::ForwardButton:
+      i = 4;
+      break;
+    default:
+      return;
   }
   down_[size_t(i)] = down;
   if (down) latched_[size_t(i)] = true;

@@ -24,10 +24,16 @@ class ImGuiInputQueue {
   // Index into io.KeysDown for a Qt key, or -1 for keys ImGui does not use.
   static int key_index(int qt_key);
 
-  void mouse_move(QPointF pos) { pos_ = pos; inside_ = true; }
+  void mouse_move(QPointF pos) {
+    pos_ = pos;
+    inside_ = true;
+  }
   void mouse_leave() { inside_ = false; }
   void mouse_button(Qt::MouseButton button, bool down);
-  void wheel(float dy, float dx) { wheel_ += dy; wheel_h_ += dx; }
+  void wheel(float dy, float dx) {
+    wheel_ += dy;
+    wheel_h_ += dx;
+  }
   void key(int qt_key, bool down, Qt::KeyboardModifiers mods);
   void modifiers(Qt::KeyboardModifiers mods) { mods_ = mods; }
   void text(const QString& s) { text_ += s; }

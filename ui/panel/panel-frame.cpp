@@ -43,15 +43,21 @@ std::string count(int64_t v) {
 
 ImVec4 kind_colour(CacheEventKind k) {
   switch (k) {
-    case CacheEventKind::insert: return ImVec4(0.42f, 0.86f, 0.55f, 1);
+    case CacheEventKind::insert:
+      return ImVec4(0.42f, 0.86f, 0.55f, 1);
     case CacheEventKind::split:
-    case CacheEventKind::merge: return ImVec4(0.95f, 0.95f, 0.95f, 1);
-    case CacheEventKind::match: return ImVec4(1.0f, 0.82f, 0.36f, 1);
+    case CacheEventKind::merge:
+      return ImVec4(0.95f, 0.95f, 0.95f, 1);
+    case CacheEventKind::match:
+      return ImVec4(1.0f, 0.82f, 0.36f, 1);
     case CacheEventKind::evict:
-    case CacheEventKind::reset: return ImVec4(0.94f, 0.42f, 0.42f, 1);
+    case CacheEventKind::reset:
+      return ImVec4(0.94f, 0.42f, 0.42f, 1);
     case CacheEventKind::pin:
-    case CacheEventKind::unpin: return ImVec4(0.66f, 0.55f, 0.92f, 1);
-    default: return ImVec4(0.70f, 0.72f, 0.78f, 1);
+    case CacheEventKind::unpin:
+      return ImVec4(0.66f, 0.55f, 0.92f, 1);
+    default:
+      return ImVec4(0.70f, 0.72f, 0.78f, 1);
   }
 }
 
@@ -65,7 +71,8 @@ float button_w(const char* label) {
   return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
 }
 float check_w(const char* label) {
-  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label).x;
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
+         ImGui::CalcTextSize(label).x;
 }
 
 struct Segment {
@@ -84,15 +91,16 @@ void CachePanelState::draw(double now) {
   // No window background: the GL clear has the same colour, and with a
   // software rasterizer every full-screen layer costs real time.
   ImGui::Begin("##cache-panel", nullptr,
-               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoBackground |
-                   ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus |
-                   ImGuiWindowFlags_NoScrollWithMouse);
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                   ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoSavedSettings |
+                   ImGuiWindowFlags_NoBringToFrontOnFocus | ImGuiWindowFlags_NoScrollWithMouse);
 
   // --- Header and toolbar ---------------------------------------------------
   {
-    std::string about = !feed_ ? no_source_message
-                               : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
-                                     std::to_string(model.total_pages() * model.page_size()) + "-token pool";
+    std::string about =
+        !feed_ ? no_source_message
+               : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
+                     std::to_string(model.total_pages() * model.page_size()) + "-token pool";
     ImGui::TextUnformatted("KV cache");
     flow(ImGui::CalcTextSize(about.c_str()).x);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
@@ -101,10 +109,12 @@ void CachePanelState::draw(double now) {
   }
   if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(paused ? "Apply every queued event and follow the cache live again"
-                             : "Freeze the tree; new events queue up and Step applies them one by one");
+    ImGui::SetTooltip(
+        paused ? "Apply every queued event and follow the cache live again"
+               : "Freeze the tree; new events queue up and Step applies them one by one");
   char step_label[48];
-  std::snprintf(step_label, sizeof step_label, "Step (%s)###step", count(int64_t(pending.size())).c_str());
+  std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
+                count(int64_t(pending.size())).c_str());
   flow(button_w(step_label));
   ImGui::BeginDisabled(!paused);
   if (ImGui::Button(step_label)) step_one(now);
@@ -113,7 +123,8 @@ void CachePanelState::draw(double now) {
   if (ImGui::Button("Fit")) view.request_fit();
   flow(check_w("Follow"));
   ImGui::Checkbox("Follow", &view.follow);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Keep new growth in view (a manual pan turns this off)");
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("Keep new growth in view (a manual pan turns this off)");
   flow(check_w("Fold cold"));
   if (ImGui::Checkbox("Fold cold", &lod.enabled)) lod_changed();
   if (ImGui::IsItemHovered())
@@ -149,12 +160,15 @@ void CachePanelState::draw(double now) {
     const int64_t bpp = cache_stats.bytes_per_page;
     char buf[160];
     if (bpp > 0)
-      std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s free pages", bytes(used * bpp).c_str(),
-                    bytes(total * bpp).c_str(), count(free_pages).c_str());
+      std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s free pages",
+                    bytes(used * bpp).c_str(), bytes(total * bpp).c_str(),
+                    count(free_pages).c_str());
     else
-      std::snprintf(buf, sizeof buf, "%s of %s pages used", count(used).c_str(), count(total).c_str());
+      std::snprintf(buf, sizeof buf, "%s of %s pages used", count(used).c_str(),
+                    count(total).c_str());
     const ImVec2 ts = ImGui::CalcTextSize(buf);
-    dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f + 1, b0.y + (h - ts.y) * 0.5f + 1), IM_COL32(0, 0, 0, 160), buf);
+    dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f + 1, b0.y + (h - ts.y) * 0.5f + 1),
+                IM_COL32(0, 0, 0, 160), buf);
     dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f, b0.y + (h - ts.y) * 0.5f), Palette::text, buf);
     if (ImGui::IsItemHovered()) {
       ImGui::BeginTooltip();
@@ -163,7 +177,8 @@ void CachePanelState::draw(double now) {
                            ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
         ImGui::SameLine();
         if (bpp > 0)
-          ImGui::Text("%-20s %10s pages  %10s", s.name, count(s.pages).c_str(), bytes(s.pages * bpp).c_str());
+          ImGui::Text("%-20s %10s pages  %10s", s.name, count(s.pages).c_str(),
+                      bytes(s.pages * bpp).c_str());
         else
           ImGui::Text("%-20s %10s pages", s.name, count(s.pages).c_str());
       }
@@ -215,8 +230,7 @@ void CachePanelState::draw(double now) {
   in.located_partial = located_partial;
   in.now = now;
   in.layout_generation = layouts_computed;
-  const panel::TreeViewActions act =
-      view.draw(in, ImVec2(avail.x, canvas_h));
+  const panel::TreeViewActions act = view.draw(in, ImVec2(avail.x, canvas_h));
   if (act.clicked != kNoNode) select(act.clicked);
   if (act.clicked_background) select(kNoNode);
   if (act.toggle_fold != kNoNode) toggle_fold(act.toggle_fold);
@@ -237,9 +251,10 @@ void CachePanelState::draw(double now) {
     if (paused) {
       banner = "Paused: " + count(int64_t(pending.size())) + " events queued.";
       if (!pending.empty())
-        banner += " Next: " + panel::EventLog::describe(pending.front(), model, [this](const std::vector<Token>& t) {
-          return feed_ ? feed_->detokenize(t) : std::string();
-        });
+        banner += " Next: " + panel::EventLog::describe(
+                                  pending.front(), model, [this](const std::vector<Token>& t) {
+                                    return feed_ ? feed_->detokenize(t) : std::string();
+                                  });
       colour = IM_COL32(96, 70, 20, 235);
     } else if (demo.running()) {
       banner = demo.caption();
@@ -269,17 +284,20 @@ void CachePanelState::draw(double now) {
       const panel::TreeNode* n = model.find(selected);
       if (!n) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-        ImGui::TextWrapped("Click a node to keep its details here. Hover for a quick look; drag to pan, "
-                           "wheel to zoom, double-click to fold, right-click for more.");
+        ImGui::TextWrapped(
+            "Click a node to keep its details here. Hover for a quick look; drag to pan, "
+            "wheel to zoom, double-click to fold, right-click for more.");
         ImGui::PopStyleColor();
       } else if (n->id == kRootNode) {
         ImGui::Text("Root: %s nodes, %s tokens cached", count(int64_t(model.size()) - 1).c_str(),
                     count(pages().cached_tokens).c_str());
       } else {
-        ImGui::TextWrapped("#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u \xC2\xB7 hits %llu "
-                    "\xC2\xB7 last access tick %llu",
-                    n->id, count(int64_t(n->tokens.size())).c_str(), n->pages.size(), n->lock_ref, n->pin_ref,
-                    (unsigned long long)n->hits, (unsigned long long)n->last_access);
+        ImGui::TextWrapped(
+            "#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
+            "\xC2\xB7 hits %llu "
+            "\xC2\xB7 last access tick %llu",
+            n->id, count(int64_t(n->tokens.size())).c_str(), n->pages.size(), n->lock_ref,
+            n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
         if (ImGui::Button("Centre")) view.focus(n->id);
         flow(button_w("Fold / unfold"));
         if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
@@ -303,19 +321,22 @@ void CachePanelState::draw(double now) {
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Plots")) {
-      const float ph = std::max((ImGui::GetContentRegionAvail().y - 3 * ImGui::GetStyle().ItemSpacing.y) / 3, 30.0f);
-      auto plot = [&](const char* name, const std::vector<float>& v, float scale_max, const char* fmt, float mul) {
+      const float ph = std::max(
+          (ImGui::GetContentRegionAvail().y - 3 * ImGui::GetStyle().ItemSpacing.y) / 3, 30.0f);
+      auto plot = [&](const char* name, const std::vector<float>& v, float scale_max,
+                      const char* fmt, float mul) {
         char overlay[64] = "";
         if (!v.empty()) std::snprintf(overlay, sizeof overlay, fmt, double(v.back() * mul));
-        const float top = std::max(scale_max, v.empty() ? 1.0f : *std::max_element(v.begin(), v.end()) * 1.1f);
+        const float top =
+            std::max(scale_max, v.empty() ? 1.0f : *std::max_element(v.begin(), v.end()) * 1.1f);
         ImGui::PlotLines(name, v.empty() ? nullptr : v.data(), int(v.size()), 0, overlay, 0.0f, top,
                          ImVec2(ImGui::GetContentRegionAvail().x - 130, ph));
       };
-      if (history.points() == 0) ImGui::TextDisabled("One point per batch of finished requests; none yet.");
+      if (history.points() == 0)
+        ImGui::TextDisabled("One point per batch of finished requests; none yet.");
       plot("hit rate", history.hit_rate(), 1.0f, "%.0f%% of prompt tokens cached", 100.0f);
       plot("mean match", history.matched_len(), 1.0f, "%.0f tokens matched", 1.0f);
-      if (has_requests)
-        plot("TTFT (ms)", history.ttft_ms(), 1.0f, "%.0f ms to first token", 1.0f);
+      if (has_requests) plot("TTFT (ms)", history.ttft_ms(), 1.0f, "%.0f ms to first token", 1.0f);
       ImGui::EndTabItem();
     }
     if (ImGui::BeginTabItem("Events")) {
@@ -324,14 +345,16 @@ void CachePanelState::draw(double now) {
         ImGui::Checkbox(cache_event_kind_name(CacheEventKind(k)), &log.show[k]);
         ImGui::PopStyleColor();
         const float next = ImGui::GetItemRectMax().x + 90;
-        if (k + 1 < panel::kEventKinds && next < ImGui::GetWindowPos().x + ImGui::GetWindowWidth()) ImGui::SameLine();
+        if (k + 1 < panel::kEventKinds && next < ImGui::GetWindowPos().x + ImGui::GetWindowWidth())
+          ImGui::SameLine();
       }
       ImGui::SameLine();
       ImGui::Checkbox("notes", &log.show_notes);
       char filter[128];
       std::snprintf(filter, sizeof filter, "%s", log.text_filter.c_str());
       ImGui::SetNextItemWidth(200);
-      if (ImGui::InputTextWithHint("##filter", "filter text", filter, sizeof filter)) log.text_filter = filter;
+      if (ImGui::InputTextWithHint("##filter", "filter text", filter, sizeof filter))
+        log.text_filter = filter;
       ImGui::SameLine();
       if (ImGui::Button("Clear")) log.clear();
       ImGui::SameLine();
@@ -362,7 +385,8 @@ void CachePanelState::draw(double now) {
     }
     if (ImGui::BeginTabItem("Demos")) {
       rc::Engine* engine = feed_ ? feed_->engine() : nullptr;
-      if (!engine) ImGui::TextDisabled("Demos need a model: they send scripted chats to the engine.");
+      if (!engine)
+        ImGui::TextDisabled("Demos need a model: they send scripted chats to the engine.");
       const auto& all = panel::demo_scenarios();
       for (size_t i = 0; i < all.size(); ++i) {
         ImGui::BeginDisabled(!engine);
@@ -394,24 +418,30 @@ void CachePanelState::draw(double now) {
       flow(160 + ImGui::CalcTextSize("pool tokens").x + 10);
       ImGui::SetNextItemWidth(160);
       const int64_t step = 1024, step_fast = 16384;
-      ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step, &step_fast);
+      ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step,
+                         &step_fast);
       settings_pool_tokens = std::max<int64_t>(settings_pool_tokens, 0);
       flow(button_w("Apply"));
       ImGui::BeginDisabled(!on_settings);
-      if (ImGui::Button("Apply")) on_settings(kCachePolicies[settings_policy], settings_pool_tokens);
+      if (ImGui::Button("Apply"))
+        on_settings(kCachePolicies[settings_policy], settings_pool_tokens);
       ImGui::EndDisabled();
       ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-      ImGui::TextWrapped("radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
-                         "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
+      ImGui::TextWrapped(
+          "radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
+          "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
       ImGui::PopStyleColor();
       ImGui::Separator();
       int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
       ImGui::SetNextItemWidth(200);
-      if (ImGui::SliderInt("boxes before folding", &budget, 50, 5000)) lod.max_visible = size_t(budget), lod_changed();
+      if (ImGui::SliderInt("boxes before folding", &budget, 50, 5000))
+        lod.max_visible = size_t(budget), lod_changed();
       ImGui::SetNextItemWidth(200);
-      if (ImGui::SliderInt("children per node", &fan, 4, 200)) lod.max_children = size_t(fan), lod_changed();
+      if (ImGui::SliderInt("children per node", &fan, 4, 200))
+        lod.max_children = size_t(fan), lod_changed();
       ImGui::SetNextItemWidth(200);
-      if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64)) lod.max_depth = depth, lod_changed();
+      if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64))
+        lod.max_depth = depth, lod_changed();
       const char* orientations[] = {"auto (by panel shape)", "left to right", "top to bottom"};
       ImGui::SetNextItemWidth(200);
       ImGui::Combo("layout", &orientation, orientations, 3);
@@ -430,7 +460,8 @@ void CachePanelState::draw(double now) {
   }
   ImGui::EndChild();
   ImGui::End();
-  last_draw_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  last_draw_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 }  // namespace rc::ui

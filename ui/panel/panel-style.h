@@ -14,10 +14,10 @@ struct Palette {
   // Node states (fills). Evictable nodes blend cold -> hot by recency.
   static constexpr ImU32 cold = panel::rgba(52, 60, 76);
   static constexpr ImU32 hot = panel::rgba(30, 136, 168);
-  static constexpr ImU32 locked = panel::rgba(196, 122, 30);   // protected: a request reads it
-  static constexpr ImU32 pinned = panel::rgba(122, 88, 196);   // priority prefix
+  static constexpr ImU32 locked = panel::rgba(196, 122, 30);  // protected: a request reads it
+  static constexpr ImU32 pinned = panel::rgba(122, 88, 196);  // priority prefix
   static constexpr ImU32 root = panel::rgba(64, 70, 86);
-  static constexpr ImU32 held = panel::rgba(232, 176, 96);     // pages of requests in flight
+  static constexpr ImU32 held = panel::rgba(232, 176, 96);  // pages of requests in flight
   static constexpr ImU32 free_pages = panel::rgba(44, 48, 58);
   static constexpr ImU32 ghost = panel::rgba(214, 64, 64);
 

@@ -35,9 +35,9 @@ class StatsHistory {
                double min_interval = 0.25);
   void clear();
 
-  const std::vector<float>& hit_rate() const { return hit_rate_; }      // 0..1
-  const std::vector<float>& matched_len() const { return matched_; }    // tokens
-  const std::vector<float>& ttft_ms() const { return ttft_; }           // empty without engine
+  const std::vector<float>& hit_rate() const { return hit_rate_; }    // 0..1
+  const std::vector<float>& matched_len() const { return matched_; }  // tokens
+  const std::vector<float>& ttft_ms() const { return ttft_; }         // empty without engine
   size_t points() const { return hit_rate_.size(); }
 
  private:

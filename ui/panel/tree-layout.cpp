@@ -151,7 +151,8 @@ class Tidy {
         }
       }
       stack.pop_back();
-      if (!stack.empty()) stack.back().default_ancestor = apportion(v, stack.back().default_ancestor);
+      if (!stack.empty())
+        stack.back().default_ancestor = apportion(v, stack.back().default_ancestor);
     }
   }
 

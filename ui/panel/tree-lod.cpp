@@ -71,7 +71,8 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
   if (lod.enabled && n > lod.max_visible && lod.max_visible > 1) {
     std::vector<uint64_t> parent_hot;
     parent_hot.reserve(n);
-    for (size_t i = 1; i < n; ++i) parent_hot.push_back(f.parent[i] == 0 ? kHot : hot[size_t(f.parent[i])]);
+    for (size_t i = 1; i < n; ++i)
+      parent_hot.push_back(f.parent[i] == 0 ? kHot : hot[size_t(f.parent[i])]);
     const size_t k = std::min(parent_hot.size() - 1, lod.max_visible - 2);
     std::nth_element(parent_hot.begin(), parent_hot.begin() + ptrdiff_t(k), parent_hot.end(),
                      std::greater<uint64_t>());

@@ -38,11 +38,11 @@ struct NodeMetrics {
 };
 
 struct LodOptions {
-  bool enabled = true;        // fold cold subtrees / cap fan-out
-  size_t max_visible = 1200;  // budget of boxes (folded nodes count once)
-  size_t max_children = 40;   // per parent, before a "+N more" box
-  int max_depth = 0;          // fold below this many levels (0: no limit)
-  std::vector<NodeId> keep;   // always visible, with their root paths
+  bool enabled = true;                   // fold cold subtrees / cap fan-out
+  size_t max_visible = 1200;             // budget of boxes (folded nodes count once)
+  size_t max_children = 40;              // per parent, before a "+N more" box
+  int max_depth = 0;                     // fold below this many levels (0: no limit)
+  std::vector<NodeId> keep;              // always visible, with their root paths
   std::unordered_set<NodeId> collapsed;  // folded by the user
   std::unordered_set<NodeId> expanded;   // unfolded by the user (beats LOD)
   // Depth runs down instead of right: chats make long chains, which read
@@ -55,9 +55,9 @@ struct LaidNode {
   int parent = -1;      // index into TreeLayout::nodes; -1 for the root
   float x = 0, y = 0, w = 0, h = 0;
   int depth = 0;
-  bool folded = false;     // has descendants that are not laid out
-  bool aggregate = false;  // "+N more" box standing for folded siblings
-  int64_t hidden = 0;      // folded: descendants; aggregate: folded siblings' subtrees
+  bool folded = false;          // has descendants that are not laid out
+  bool aggregate = false;       // "+N more" box standing for folded siblings
+  int64_t hidden = 0;           // folded: descendants; aggregate: folded siblings' subtrees
   int64_t folded_children = 0;  // aggregate: how many siblings it stands for
 };
 

@@ -14,10 +14,10 @@ namespace rc::ui::panel {
 
 namespace {
 
-constexpr double kMatchGlow = 4.0;   // seconds a match path stays bright
-constexpr double kNewGlow = 6.0;     // seconds a new suffix is marked
-constexpr double kFlash = 1.6;       // seconds a split/merge flashes
-constexpr double kGhostLife = 3.0;   // seconds an evicted node fades out
+constexpr double kMatchGlow = 4.0;  // seconds a match path stays bright
+constexpr double kNewGlow = 6.0;    // seconds a new suffix is marked
+constexpr double kFlash = 1.6;      // seconds a split/merge flashes
+constexpr double kGhostLife = 3.0;  // seconds an evicted node fades out
 constexpr float kMinZoom = 0.03f, kMaxZoom = 3.0f;
 
 ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
@@ -68,7 +68,8 @@ std::string page_span(const std::vector<PageId>& pages) {
   else if (contiguous)
     std::snprintf(buf, sizeof buf, "%zu pages (%d-%d)", pages.size(), pages.front(), pages.back());
   else
-    std::snprintf(buf, sizeof buf, "%zu pages (%d, ..., %d)", pages.size(), pages.front(), pages.back());
+    std::snprintf(buf, sizeof buf, "%zu pages (%d, ..., %d)", pages.size(), pages.front(),
+                  pages.back());
   return buf;
 }
 
@@ -140,7 +141,8 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
     focus_ = kNoNode;
   }
   // Follow growth: on every relayout, or a new insert, keep it in view.
-  const bool grew = in.layout_generation != seen_generation_ || m.last_insert_node() != seen_insert_;
+  const bool grew =
+      in.layout_generation != seen_generation_ || m.last_insert_node() != seen_insert_;
   seen_generation_ = in.layout_generation;
   seen_insert_ = m.last_insert_node();
   if (follow && grew && !L.empty()) {
@@ -172,7 +174,8 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
     const float cx0 = cam.x + size.x * 0.5f / cam.zoom, cy0 = cam.y + size.y * 0.5f / cam.zoom;
     const float cx1 = target_.x + size.x * 0.5f / target_.zoom;
     const float cy1 = target_.y + size.y * 0.5f / target_.zoom;
-    const float z = std::exp(std::log(cam.zoom) + (std::log(target_.zoom) - std::log(cam.zoom)) * k);
+    const float z =
+        std::exp(std::log(cam.zoom) + (std::log(target_.zoom) - std::log(cam.zoom)) * k);
     const float cx = cx0 + (cx1 - cx0) * k, cy = cy0 + (cy1 - cy0) * k;
     cam = Camera{cx - size.x * 0.5f / z, cy - size.y * 0.5f / z, z};
     if (k >= 1.0f || (std::fabs(cx - cx1) * z < 0.5f && std::fabs(cy - cy1) * z < 0.5f &&
@@ -240,8 +243,9 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
     const uint64_t ago = m.tick() >= n.last_access ? m.tick() - n.last_access : 0;
     ImGui::Text("last access: tick %llu (%llu ago)   hits: %llu", (unsigned long long)n.last_access,
                 (unsigned long long)ago, (unsigned long long)n.hits);
-    ImGui::TextDisabled("children %zu - click to select, double-click to fold, right-click for more",
-                        n.children.size());
+    ImGui::TextDisabled(
+        "children %zu - click to select, double-click to fold, right-click for more",
+        n.children.size());
   }
   ImGui::PopTextWrapPos();
   ImGui::EndTooltip();
@@ -378,8 +382,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       ++stats_.culled;
       continue;
     }
-    const bool under_mouse = canvas_hovered && mouse.x >= p0.x && mouse.x < p1.x &&
-                             mouse.y >= p0.y && mouse.y < p1.y;
+    const bool under_mouse =
+        canvas_hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= p0.y && mouse.y < p1.y;
     if (ln.aggregate) {
       dl->AddRectFilled(p0, p1, Palette::rgba(38, 43, 54), 8.0f * z);
       dl->AddRect(p0, p1, under_mouse ? Palette::text_dim : Palette::edge, 8.0f * z, 0, 1.0f);
@@ -414,13 +418,15 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
     }
     if (ln.folded) {  // a stack of cards: more is hidden behind
       const ImVec2 off(4 * z, -4 * z);
-      dl->AddRectFilled(p0 + off + off, p1 + off + off - ImVec2(0, 3 * z), mix(fill, Palette::canvas, 0.6f));
+      dl->AddRectFilled(p0 + off + off, p1 + off + off - ImVec2(0, 3 * z),
+                        mix(fill, Palette::canvas, 0.6f));
       dl->AddRectFilled(p0 + off, p1 + off - ImVec2(0, 2 * z), mix(fill, Palette::canvas, 0.35f));
     }
     dl->AddRectFilled(p0, p1, fill);  // the node box: exactly one quad
     ++stats_.nodes_drawn;
     if (ln.folded) ++stats_.folded_drawn;
-    dl->AddRect(p0, p1, under_mouse ? Palette::rgba(255, 255, 255, 120) : Palette::border, 0, 0, 1.0f);
+    dl->AddRect(p0, p1, under_mouse ? Palette::rgba(255, 255, 255, 120) : Palette::border, 0, 0,
+                1.0f);
 
     // Highlights, outermost last so the most important one shows.
     auto outline = [&](ImU32 c, float grow, float th) {
@@ -428,7 +434,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       dl->AddRect(p0 - g, p1 + g, c, 2.0f, 0, th);
     };
     const double new_age = in.now - n->inserted_at;
-    if (new_age < kNewGlow) outline(with_alpha(Palette::inserted, float(1.0 - new_age / kNewGlow)), 1.5f, 2.0f);
+    if (new_age < kNewGlow)
+      outline(with_alpha(Palette::inserted, float(1.0 - new_age / kNewGlow)), 1.5f, 2.0f);
     if (on_match(n) && !is_root) outline(with_alpha(Palette::matched, match_glow), 1.5f, 2.5f);
     const double flash_age = in.now - n->flashed_at;
     if (flash_age < kFlash) {
@@ -467,10 +474,11 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
         else
           std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                         thousands(int64_t(n->tokens.size())).c_str(), (unsigned long long)n->hits,
-                        n->lock_ref ? " \xC2\xB7 locked" : "", n->pin_ref ? " \xC2\xB7 pinned" : "");
+                        n->lock_ref ? " \xC2\xB7 locked" : "",
+                        n->pin_ref ? " \xC2\xB7 pinned" : "");
         const float fs2 = z >= 0.5f ? std::max(fs_scaled * 0.86f, 9.5f) : fs_scaled * 0.86f;
-        dl->AddText(font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf, nullptr, 0,
-                    &clip);
+        dl->AddText(font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf,
+                    nullptr, 0, &clip);
       }
     }
     if (text1 && ln.folded) {  // "+N" tag on the right edge
@@ -478,14 +486,16 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       std::snprintf(buf, sizeof buf, "+%s", thousands(ln.hidden).c_str());
       const ImVec2 ts = font->CalcTextSizeA(fs * 0.8f, FLT_MAX, 0, buf);
       const ImVec2 t0(p1.x - ts.x - 8 * z, p0.y - ts.y * 0.6f);
-      dl->AddRectFilled(t0 - ImVec2(3 * z, 1 * z), t0 + ts + ImVec2(3 * z, 1 * z), Palette::rgba(90, 98, 118), 6 * z);
+      dl->AddRectFilled(t0 - ImVec2(3 * z, 1 * z), t0 + ts + ImVec2(3 * z, 1 * z),
+                        Palette::rgba(90, 98, 118), 6 * z);
       dl->AddText(font, fs * 0.8f, t0, Palette::text, buf);
     }
     if (text1 && new_age < kNewGlow) {  // "new" tag on the top edge
       const float a = float(1.0 - new_age / kNewGlow);
       const ImVec2 ts = font->CalcTextSizeA(fs * 0.72f, FLT_MAX, 0, "new");
       const ImVec2 t0(p0.x + 6 * z, p0.y - ts.y * 0.65f);
-      dl->AddRectFilled(t0 - ImVec2(3 * z, 0), t0 + ts + ImVec2(3 * z, 0), with_alpha(Palette::inserted, a), 5 * z);
+      dl->AddRectFilled(t0 - ImVec2(3 * z, 0), t0 + ts + ImVec2(3 * z, 0),
+                        with_alpha(Palette::inserted, a), 5 * z);
       dl->AddText(font, fs * 0.72f, t0, with_alpha(Palette::rgba(10, 30, 16), a), "new");
     }
   }
@@ -493,7 +503,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   if (L.empty() && m.ghosts().empty()) {
     const char* msg = "The cache is empty: send a message, or run a demo.";
     const ImVec2 ts = ImGui::CalcTextSize(msg);
-    dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f, (canvas_min_.y + canvas_max_.y) * 0.5f + 30),
+    dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f,
+                       (canvas_min_.y + canvas_max_.y) * 0.5f + 30),
                 Palette::text_dim, msg);
   }
 
@@ -504,9 +515,9 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       const char* t;
       bool outline;
     };
-    const Item items[] = {{Palette::locked, "locked", false},   {Palette::hot, "hot", false},
-                          {Palette::cold, "cold", false},       {Palette::pinned, "pinned", false},
-                          {Palette::matched, "matched", true},  {Palette::inserted, "new", true},
+    const Item items[] = {{Palette::locked, "locked", false},  {Palette::hot, "hot", false},
+                          {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
+                          {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
                           {Palette::ghost, "evicted", false}};
     // Rows that fit the canvas width, stacked up from the bottom edge.
     const float s = ImGui::GetFontSize() * 0.85f;
@@ -538,9 +549,11 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
     }
     char buf[96];
     std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(z * 100)),
-                  thousands(int64_t(L.nodes.size())).c_str(), thousands(int64_t(L.model_nodes)).c_str());
+                  thousands(int64_t(L.nodes.size())).c_str(),
+                  thousands(int64_t(L.model_nodes)).c_str());
     const ImVec2 ts = font->CalcTextSizeA(s, FLT_MAX, 0, buf);
-    dl->AddText(font, s, ImVec2(canvas_max_.x - ts.x - 10, canvas_min_.y + 8), Palette::text_dim, buf);
+    dl->AddText(font, s, ImVec2(canvas_max_.x - ts.x - 10, canvas_min_.y + 8), Palette::text_dim,
+                buf);
   }
   dl->PopClipRect();
 
@@ -559,7 +572,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
       ImGui::OpenPopup("##tree-node-menu");
     }
   }
-  if (canvas_hovered && ImGui::IsMouseDoubleClicked(0) && hovered != kNoNode && hovered != kRootNode)
+  if (canvas_hovered && ImGui::IsMouseDoubleClicked(0) && hovered != kNoNode &&
+      hovered != kRootNode)
     act.toggle_fold = hovered;
   if (ImGui::BeginPopup("##tree-node-menu")) {
     const TreeNode* n = m.find(context_node_);

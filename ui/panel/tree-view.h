@@ -76,8 +76,8 @@ struct TreeViewActions {
 class TreeView {
  public:
   Camera cam;
-  bool follow = true;   // keep the newest growth in view (off after a manual pan)
-  bool animate = true;  // boxes glide to new places after a relayout
+  bool follow = true;         // keep the newest growth in view (off after a manual pan)
+  bool animate = true;        // boxes glide to new places after a relayout
   bool smooth_camera = true;  // camera glides to fit/follow targets
   // Pixels at the canvas top covered by the owner's caption banner.
   float top_inset = 0;

@@ -64,17 +64,19 @@ class DrawTest : public ::testing::Test {
         for (unsigned i = 0; i + 6 <= cmd.ElemCount; i += 3) {
           const ImDrawIdx* q = idx + i;
           const unsigned a = q[0];
-          if (q[1] != a + 1 || q[2] != a + 2 || q[3] != a || q[4] != a + 2 || q[5] != a + 3) continue;
+          if (q[1] != a + 1 || q[2] != a + 2 || q[3] != a || q[4] != a + 2 || q[5] != a + 3)
+            continue;
           const ImDrawVert* v = vtx + a;
-          bool ok = v[0].pos.y == v[1].pos.y && v[1].pos.x == v[2].pos.x && v[2].pos.y == v[3].pos.y &&
-                    v[3].pos.x == v[0].pos.x;
+          bool ok = v[0].pos.y == v[1].pos.y && v[1].pos.x == v[2].pos.x &&
+                    v[2].pos.y == v[3].pos.y && v[3].pos.x == v[0].pos.x;
           for (int k = 0; k < 4 && ok; ++k)
-            ok = v[k].uv.x == white.x && v[k].uv.y == white.y && (v[k].col >> IM_COL32_A_SHIFT) == 255 &&
-                 v[k].col == v[0].col;
+            ok = v[k].uv.x == white.x && v[k].uv.y == white.y &&
+                 (v[k].col >> IM_COL32_A_SHIFT) == 255 && v[k].col == v[0].col;
           if (!ok || std::fabs((v[2].pos.y - v[0].pos.y) - h) > 0.01f) continue;
           // Only boxes that meet the canvas (vertices are not clipped; the
           // scissor rectangle is).
-          if (v[2].pos.x < c0.x || v[0].pos.x > c1.x || v[2].pos.y < c0.y || v[0].pos.y > c1.y) continue;
+          if (v[2].pos.x < c0.x || v[0].pos.x > c1.x || v[2].pos.y < c0.y || v[0].pos.y > c1.y)
+            continue;
           ++n;
           i += 3;
         }
@@ -121,9 +123,10 @@ class DrawTest : public ::testing::Test {
 
 TEST_F(DrawTest, EveryNodeOfASmallTreeIsOneBox) {
   auto cache = rc::test::make_panel_cache(1, 4096);
-  for (const char* s : {"<sys> Be brief. <user> What is a KV cache?", "<sys> Be brief. <user> Why prefixes?",
-                        "<sys> Be brief. <user> What is a KV cache? <bot> Memory.", "<sys> Be kind.",
-                        "Translate: cat => chat"})
+  for (const char* s :
+       {"<sys> Be brief. <user> What is a KV cache?", "<sys> Be brief. <user> Why prefixes?",
+        "<sys> Be brief. <user> What is a KV cache? <bot> Memory.", "<sys> Be kind.",
+        "Translate: cat => chat"})
     run_request(*cache, s);
   CachePanelState st;
   st.set_feed(make_kv_cache_feed(*cache), 0);
@@ -201,7 +204,8 @@ TEST_F(DrawTest, MatchInsertSplitAndEvictionAreMarked) {
   frame(st);
   EXPECT_GE(st.view.stats().ghosts_drawn, 1);
   bool logged = false;
-  for (const LogEntry& e : st.log.entries()) logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
+  for (const LogEntry& e : st.log.entries())
+    logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
   EXPECT_TRUE(logged);
 }
 

@@ -5,6 +5,7 @@
 // Also: the no-GL placeholder, and the panel's signals and slot.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
@@ -18,7 +19,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <set>
-#include <unistd.h>
 
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
@@ -73,7 +73,8 @@ size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& 
 
 TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   if (!std::filesystem::exists(model_path())) GTEST_SKIP() << "no model at " << model_path();
-  if (QGuiApplication::platformName() == "offscreen") GTEST_SKIP() << "needs a display (run under xvfb-run)";
+  if (QGuiApplication::platformName() == "offscreen")
+    GTEST_SKIP() << "needs a display (run under xvfb-run)";
   EngineConfig cfg;
   cfg.model_path = model_path();
   cfg.n_threads = 2;
@@ -98,7 +99,8 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
       "You are RadixChat, a friendly assistant running on this computer. Answer in two or three "
       "short sentences.";
   const std::vector<ChatMessage> a = {{"system", system}, {"user", "What is a KV cache?"}};
-  const std::vector<ChatMessage> b = {{"system", system}, {"user", "Why does reusing a prefix save time?"}};
+  const std::vector<ChatMessage> b = {{"system", system},
+                                      {"user", "Why does reusing a prefix save time?"}};
   ASSERT_TRUE(chat(e, a));
   ASSERT_TRUE(chat(e, b));
   ASSERT_TRUE(wait_for([&] { return e.stats().requests_running == 0; }, 10000));
@@ -113,7 +115,8 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   const size_t shared = common_prefix(ta, tb);
   const std::vector<int32_t> sys_only = e.render_chat({{"system", system}}).value();
   ASSERT_GT(shared, sys_only.size() / 2) << "the prompts should share the system prompt";
-  const NodeId node = st.model.locate(std::vector<Token>(ta.begin(), ta.begin() + ptrdiff_t(shared)));
+  const NodeId node =
+      st.model.locate(std::vector<Token>(ta.begin(), ta.begin() + ptrdiff_t(shared)));
   ASSERT_NE(node, kRootNode);
   const panel::TreeNode* n = st.model.find(node);
   ASSERT_NE(n, nullptr);
@@ -142,8 +145,8 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   for (int y = 0; y < shot.height(); y += 4)
     for (int x = 0; x < shot.width(); x += 4) colours.insert(shot.pixel(x, y));
   EXPECT_GT(colours.size(), 50) << "the screenshot looks blank";
-  std::printf("screenshot: %s (%dx%d, %d colours sampled)\n", screenshot_path().c_str(), shot.width(),
-              shot.height(), int(colours.size()));
+  std::printf("screenshot: %s (%dx%d, %d colours sampled)\n", screenshot_path().c_str(),
+              shot.width(), shot.height(), int(colours.size()));
   panel->setEngine(nullptr);
 }
 
@@ -152,7 +155,8 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
 // logged, ghosts drawn), with captions on the way.
 TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
   if (!std::filesystem::exists(model_path())) GTEST_SKIP() << "no model at " << model_path();
-  if (QGuiApplication::platformName() == "offscreen") GTEST_SKIP() << "needs a display (run under xvfb-run)";
+  if (QGuiApplication::platformName() == "offscreen")
+    GTEST_SKIP() << "needs a display (run under xvfb-run)";
   EngineConfig cfg;
   cfg.model_path = model_path();
   cfg.n_threads = 2;
@@ -189,7 +193,8 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
       [&] {
         const int g = st.view.stats().ghosts_drawn;
         if (g > 0 && ghosts_seen == 0) {  // the first fade-out, for the record
-          const std::string shot = std::string(RADIXCHAT_BINARY_DIR) + "/tests/ui/panel/panel-eviction.png";
+          const std::string shot =
+              std::string(RADIXCHAT_BINARY_DIR) + "/tests/ui/panel/panel-eviction.png";
           EXPECT_TRUE(panel.grab().save(QString::fromStdString(shot)));
         }
         ghosts_seen = std::max(ghosts_seen, g);
@@ -200,7 +205,8 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
   QTest::qWait(300);
   EXPECT_GT(engine.value()->stats().cache.evictions, 0u);
   bool logged = false;
-  for (const panel::LogEntry& e : st.log.entries()) logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
+  for (const panel::LogEntry& e : st.log.entries())
+    logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
   EXPECT_TRUE(logged) << "evictions appear in the event log";
   EXPECT_GT(ghosts_seen, 0) << "evicted nodes fade out on the canvas";
   EXPECT_EQ(st.model.infos(), engine.value()->cache_snapshot().nodes);

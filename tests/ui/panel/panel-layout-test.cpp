@@ -124,7 +124,8 @@ TEST(TreeLod, BigTreeStaysWithinBudgetAndKeepsWatchedNodes) {
   NodeId coldest = kNoNode;
   uint64_t oldest = UINT64_MAX;
   for (const auto& [id, n] : m.nodes())
-    if (id != kRootNode && n.children.empty() && n.last_access < oldest) oldest = n.last_access, coldest = id;
+    if (id != kRootNode && n.children.empty() && n.last_access < oldest)
+      oldest = n.last_access, coldest = id;
 
   LodOptions lod;
   lod.max_visible = 400;
@@ -146,7 +147,8 @@ TEST(TreeLod, BigTreeStaysWithinBudgetAndKeepsWatchedNodes) {
   }
   // A watched node's path is shown with the siblings along it.
   size_t path_children = 0;
-  for (NodeId p = coldest; p != kRootNode; p = m.find(p)->parent) path_children += m.find(p)->children.size();
+  for (NodeId p = coldest; p != kRootNode; p = m.find(p)->parent)
+    path_children += m.find(p)->children.size();
   EXPECT_LE(real, lod.max_visible + path_children + m.root().children.size());
   EXPECT_EQ(int64_t(real) + hidden, int64_t(m.size()));  // every node shown or counted
   ASSERT_NE(L.find(coldest), nullptr);

@@ -28,7 +28,8 @@ void expect_same(const TreeModel& m, const CacheSnapshot& s, int step) {
 void apply_all(TreeModel& m, KvCache& c, double now) {
   std::vector<CacheEvent> ev;
   ASSERT_FALSE(c.events().drain(ev)) << "queue overflowed";
-  for (const CacheEvent& e : ev) ASSERT_NE(m.apply(e, now), ApplyResult::needs_resync) << "seq " << e.seq;
+  for (const CacheEvent& e : ev)
+    ASSERT_NE(m.apply(e, now), ApplyResult::needs_resync) << "seq " << e.seq;
 }
 
 class ReplayTest : public ::testing::TestWithParam<std::tuple<int, int64_t, uint32_t>> {};

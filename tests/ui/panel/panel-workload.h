@@ -26,7 +26,8 @@ inline std::unique_ptr<KvCache> make_panel_cache(int page_size, int64_t pool_tok
 
 class PanelWorkload {
  public:
-  PanelWorkload(KvCache& c, uint32_t seed, int alphabet = 4) : c_(c), rng_(seed), alphabet_(alphabet) {}
+  PanelWorkload(KvCache& c, uint32_t seed, int alphabet = 4)
+      : c_(c), rng_(seed), alphabet_(alphabet) {}
 
   // One random operation.
   void step() {
@@ -63,7 +64,8 @@ class PanelWorkload {
       return false;
     }
     const size_t aligned = key.size() / size_t(ps) * size_t(ps);
-    auto ins = c_.insert(std::span(key.data(), aligned), std::span(table.data(), aligned / size_t(ps)));
+    auto ins =
+        c_.insert(std::span(key.data(), aligned), std::span(table.data(), aligned / size_t(ps)));
     if (table.size() > aligned / size_t(ps))
       (void)c_.free_pages(std::span(table).subspan(aligned / size_t(ps)));
     if (ins.ok() && aligned > 0) {
@@ -94,7 +96,9 @@ class PanelWorkload {
   size_t active() const { return active_.size(); }
 
  private:
-  size_t pick(size_t n) { return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
+  size_t pick(size_t n) {
+    return n == 0 ? 0 : std::uniform_int_distribution<size_t>(0, n - 1)(rng_);
+  }
 
   void finish_one() {
     if (active_.empty()) return;
