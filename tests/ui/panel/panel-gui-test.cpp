@@ -23,6 +23,7 @@
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "panel/imgui-input.h"
 #include "radixchat/engine.h"
 
 namespace rc::ui {
@@ -211,6 +212,39 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
   EXPECT_GT(ghosts_seen, 0) << "evicted nodes fade out on the canvas";
   EXPECT_EQ(st.model.infos(), engine.value()->cache_snapshot().nodes);
   panel.setEngine(nullptr);
+}
+
+// Pre-1.87 input: a press and release between two frames still reaches
+// ImGui as one frame with the button down (else the click is lost).
+TEST(ImGuiInput, QuickClickAndKeysSurviveUntilTheNextFrame) {
+  ImGuiContext* ctx = ImGui::CreateContext();
+  ImGuiIO& io = ImGui::GetIO();
+  ImGuiInputQueue::setup_key_map(io);
+  EXPECT_EQ(io.KeyMap[ImGuiKey_Enter], ImGuiInputQueue::key_index(Qt::Key_Return));
+  EXPECT_LT(ImGuiInputQueue::key_index(Qt::Key_Escape), 512);
+  EXPECT_EQ(ImGuiInputQueue::key_index(Qt::Key_A), 'A');
+  ImGuiInputQueue q;
+  q.mouse_move(QPointF(10, 20));
+  q.mouse_button(Qt::LeftButton, true);
+  q.mouse_button(Qt::LeftButton, false);
+  q.key(Qt::Key_Return, true, Qt::NoModifier);
+  q.key(Qt::Key_Return, false, Qt::NoModifier);
+  q.wheel(1.0f, 0);
+  q.begin_frame(io);
+  EXPECT_TRUE(io.MouseDown[0]);
+  EXPECT_TRUE(io.KeysDown[ImGuiInputQueue::key_index(Qt::Key_Return)]);
+  EXPECT_EQ(io.MousePos.x, 10);
+  EXPECT_EQ(io.MouseWheel, 1.0f);
+  q.after_new_frame();
+  io.MouseWheel = 0;
+  q.begin_frame(io);
+  EXPECT_FALSE(io.MouseDown[0]);
+  EXPECT_FALSE(io.KeysDown[ImGuiInputQueue::key_index(Qt::Key_Return)]);
+  EXPECT_EQ(io.MouseWheel, 0.0f);
+  q.mouse_leave();
+  q.begin_frame(io);
+  EXPECT_LT(io.MousePos.x, -1e30f);  // off the panel: no hover
+  ImGui::DestroyContext(ctx);
 }
 
 TEST(CachePanelGui, WithoutGlThePanelSaysSo) {

@@ -208,6 +208,31 @@ TEST(CachePanelState, PauseQueuesAndStepAppliesOneEvent) {
   expect_same(st.model, cache->snapshot(), 0);
 }
 
+// Hash blocks and the off policy emit the same kinds without the exact
+// replay promise (a block can go before its children): the panel must stay
+// sound, hanging orphans under the root, and equal the cache after a resync.
+TEST(CachePanelState, HashAndOffPoliciesStaySound) {
+  for (CachePolicy policy : {CachePolicy::hash, CachePolicy::off}) {
+    CacheConfig cfg;
+    cfg.policy = policy;
+    cfg.page_size = policy == CachePolicy::hash ? 4 : 1;
+    cfg.total_pages = 64;
+    auto cache = std::move(make_kv_cache(cfg)).value();
+    CachePanelState st;
+    st.set_feed(make_kv_cache_feed(*cache), 0);
+    PanelWorkload w(*cache, 17);
+    for (int frame = 0; frame < 300; ++frame) {
+      w.step();
+      w.step();
+      st.sync(frame / 60.0);
+      const TreeLayout& L = st.layout(frame / 60.0);
+      ASSERT_EQ(L.nodes.size(), st.model.size()) << "every node laid out, orphans included";
+    }
+    st.resync(10, "test");
+    EXPECT_EQ(st.model.infos(), cache->snapshot().nodes);
+  }
+}
+
 TEST(CachePanelState, LocateSelectsTheDeepestCachedNode) {
   auto cache = make_panel_cache(1, 256);
   CachePanelState st;
