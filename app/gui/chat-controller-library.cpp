@@ -5,6 +5,7 @@
 
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
+#include "welcome.h"
 
 namespace rc::gui {
 
@@ -21,6 +22,7 @@ struct Library {
   std::vector<rc::ui::ConversationRow> conversations;
   std::vector<PresetRow> presets;
   qint64 defaultPreset = 0;
+  qint64 openAtStart = 0;  // a conversation to show instead of a blank chat
   QString error;
 };
 
@@ -42,6 +44,11 @@ void ChatController::start() {
         }
         Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
         if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
+        Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
+        if (open.ok() && open.value()) {
+          l.openAtStart = qstr(*open.value()).toLongLong();
+          (void)s.erase_setting(kOpenAtStartKey);  // once
+        }
         return l;
       },
       [this](Library l) {
@@ -50,7 +57,11 @@ void ChatController::start() {
         presets_ = std::move(l.presets);
         defaultPresetId_ = l.defaultPreset;
         emit presetsChanged();
-        newConversation();
+        if (l.openAtStart > 0) {
+          selectConversation(l.openAtStart);
+        } else {
+          newConversation();
+        }
         presetsLoaded_ = true;
         if (warmWanted_) warmPresets();
       });
@@ -140,6 +151,11 @@ void ChatController::refreshPresets() {
         for (const auto& p : presets.value()) l.presets.push_back(toUiPreset(p));
         Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
         if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
+        Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
+        if (open.ok() && open.value()) {
+          l.openAtStart = qstr(*open.value()).toLongLong();
+          (void)s.erase_setting(kOpenAtStartKey);  // once
+        }
         return l;
       },
       [this](Library l) {

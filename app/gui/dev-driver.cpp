@@ -41,6 +41,12 @@ DevDriver::DevDriver(MainWindow* window, QStringList messages, QString screensho
 }
 
 void DevDriver::sendNext() {
+  if (messages_.isEmpty() && next_ == 0) {
+    // Nothing to send: capture the window as it opened (first-run docs).
+    ++next_;
+    QTimer::singleShot(800, this, &DevDriver::finish);
+    return;
+  }
   if (next_ >= messages_.size()) return;
   // Typed and sent through the real key path: Enter in the message box.
   rc::ui::ComposerEdit* edit = window_->composer()->edit();

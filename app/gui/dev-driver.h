@@ -2,7 +2,8 @@
 // for the docs). Once the window is ready it types each --send message into
 // the message box and presses Enter, the next one after the previous reply
 // is stored; after the last reply it saves --screenshot (QWidget::grab of the
-// window) and, with --quit-after-reply, exits: 0 ok, 1 a reply failed or the
+// window) and, with --quit-after-reply, exits (without --send: as soon as
+// the window is ready): 0 ok, 1 a reply failed or the
 // screenshot could not be written, 2 the model did not load. GUI thread.
 #pragma once
 

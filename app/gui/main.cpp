@@ -19,6 +19,7 @@
 #include "dev-driver.h"
 #include "main-window.h"
 #include "store/store-thread.h"
+#include "welcome.h"
 
 namespace {
 
@@ -90,6 +91,14 @@ int main(int argc, char** argv) {
               .arg(why));
     }
     return 3;
+  }
+
+  // First run: a welcome conversation explains the cache panel. Scripted
+  // runs (--send, tests) start from an empty history instead.
+  if (!cli.isSet(send)) {
+    rc::Status welcomed =
+        store.value()->submit([](rc::store::Store& s) { return rc::gui::add_welcome_once(s); }).get();
+    if (!welcomed.ok()) complain(QString::fromStdString(welcomed.message()));
   }
 
   rc::gui::MainWindow window(store.value().get(), options);
