@@ -249,8 +249,9 @@ void plan_attention(std::span<const AttentionSeq> seqs, const AttnShape& shape, 
   for (const AttentionSeq& s : seqs) tiles += (s.n_new + q_tile - 1) / q_tile;
   const int64_t blocks = tiles * plan.grid_y;
   const int64_t target = 4LL * std::max(sm_count, 1);
-  const int max_split =
-      blocks >= target ? 1 : int(std::min<int64_t>(ceil_div(target, blocks), 1024));
+  const int max_split = (blocks == 0 || blocks >= target)
+                            ? 1
+                            : int(std::min<int64_t>(ceil_div(target, blocks), 1024));
 
   std::vector<AttnItem> items;
   std::vector<int32_t> combine;

@@ -50,7 +50,10 @@ class CudaKvPool final : public KvPool {
 class CudaBackend final : public Backend {
  public:
   CudaBackend(cudaStream_t stream, cublasHandle_t cublas, const cudaDeviceProp& prop)
-      : stream_(stream), cublas_(cublas), sm_count_(prop.multiProcessorCount) {
+      : stream_(stream),
+        cublas_(cublas),
+        sm_count_(prop.multiProcessorCount),
+        bf16_native_(prop.major >= 8) {
     name_ = std::string("cuda (") + prop.name + ", sm_" + std::to_string(prop.major) +
             std::to_string(prop.minor) + ")";
   }
@@ -149,7 +152,10 @@ class CudaBackend final : public Backend {
   void matmul(const Weight& w, const float* bias, const float* x, float* y, int n) override {
     if (n <= 0 || w.rows <= 0) return;
     const bool blocks = block_elems(w.type) > 1;
-    if (n <= (blocks ? kGemvMaxTokensBlocks : kGemvMaxTokensFloat)) {
+    // BF16 without bf16 tensor cores is dequantized to fp16 in segments,
+    // which needs whole segments; odd shapes stay on the GEMV.
+    const bool gemv_only = w.type == DType::bf16 && !bf16_native_ && w.cols % 8 != 0;
+    if (gemv_only || n <= (blocks ? kGemvMaxTokensBlocks : kGemvMaxTokensFloat)) {
       launch_gemv(ctx(), w.type, w.data, w.rows, w.cols, x, n, bias, y);
       return;
     }
@@ -157,13 +163,13 @@ class CudaBackend final : public Backend {
     if (w.type != DType::f32) {
       scratch.act16 = act16_.ensure(ctx(), size_t(gemm_act16_bytes(n, w.cols)), "matmul");
       if (!scratch.act16) return;
-      const int64_t w16 = gemm_w16_bytes(w.type, w.rows, w.cols);
+      const int64_t w16 = gemm_w16_bytes(w.type, w.rows, w.cols, bf16_native_);
       if (w16 > 0) {
         scratch.w16 = w16_.ensure(ctx(), size_t(w16), "matmul");
         if (!scratch.w16) return;
       }
     }
-    launch_gemm(ctx(), cublas_, scratch, w.type, w.data, w.rows, w.cols, x, n, y);
+    launch_gemm(ctx(), cublas_, scratch, w.type, w.data, w.rows, w.cols, x, n, y, bf16_native_);
     if (bias) launch_add_bias(ctx(), y, bias, n, w.rows);
   }
 
@@ -324,6 +330,7 @@ class CudaBackend final : public Backend {
   cudaStream_t stream_;
   cublasHandle_t cublas_;
   int sm_count_;
+  bool bf16_native_;  // bf16 tensor cores (sm >= 80)
   std::string name_;
   mutable std::string error_;
 

@@ -24,7 +24,7 @@
 //   matmul, F16/BF16/block weights: fp32 accumulation; up to 8 tokens (32
 //     for block types) the weights are decoded exactly and x stays fp32;
 //     beyond that x (and block weights) are rounded to fp16 (bf16 for BF16
-//     weights) for the tensor cores: 1e-2 relative.
+//     weights on sm >= 80) for the tensor cores: 1e-2 relative.
 #pragma once
 
 #include <cstddef>

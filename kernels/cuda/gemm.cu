@@ -36,6 +36,9 @@ void launch_dequant_f16(const LaunchCtx& ctx, DType type, const void* w, int64_t
   const auto* wb = static_cast<const uint8_t*>(w);
   const int64_t rb = row_bytes(type, K);
   switch (type) {
+    case DType::bf16:  // devices without bf16 tensor cores (sm < 80)
+      dequant_f16_kernel<DType::bf16><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
+      break;
     case DType::q8_0:
       dequant_f16_kernel<DType::q8_0><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
       break;
@@ -80,8 +83,8 @@ int64_t chunk_rows(int64_t rows, int64_t K) {
 
 int64_t gemm_act16_bytes(int64_t n, int64_t K) { return n * K * 2; }
 
-int64_t gemm_w16_bytes(DType type, int64_t rows, int64_t K) {
-  if (is_float_type(type)) return 0;
+int64_t gemm_w16_bytes(DType type, int64_t rows, int64_t K, bool bf16_native) {
+  if (type == DType::f32 || type == DType::f16 || (type == DType::bf16 && bf16_native)) return 0;
   return chunk_rows(rows, K) * K * 2;
 }
 
@@ -89,7 +92,7 @@ const char* cublas_status_text(cublasStatus_t s) { return cublasGetStatusString(
 
 void launch_gemm(const LaunchCtx& ctx, cublasHandle_t handle, const GemmScratch& scratch,
                  DType type, const void* w, int64_t rows, int64_t K, const float* x, int n,
-                 float* y) {
+                 float* y, bool bf16_native) {
   if (n <= 0 || rows <= 0) return;
   if (type == DType::f32) {
     // Row-major y[n][rows] is column-major rows x n: y = W (op T of the
@@ -101,11 +104,16 @@ void launch_gemm(const LaunchCtx& ctx, cublasHandle_t handle, const GemmScratch&
                  "cublasSgemm");
     return;
   }
-  const DType act = type == DType::bf16 ? DType::bf16 : DType::f16;
+  const bool native16 = type == DType::f16 || (type == DType::bf16 && bf16_native);
+  const DType act = type == DType::bf16 && native16 ? DType::bf16 : DType::f16;
   launch_convert_f32(ctx, x, scratch.act16, act, int64_t(n) * K);
-  if (type == DType::f16 || type == DType::bf16) {
+  if (native16) {
     gemm_16(ctx, handle, type == DType::f16 ? CUDA_R_16F : CUDA_R_16BF, w, rows, K, scratch.act16,
             n, y, rows);
+    return;
+  }
+  if (!seg_aligned(type, w)) {
+    ctx.fail(std::string("gemm: misaligned ") + dtype_name(type) + " weight");
     return;
   }
   const int64_t step = chunk_rows(rows, K);

@@ -6,7 +6,10 @@
 //                       tensor cores with fp32 accumulation and output.
 //   Q8_0 Q4_0 Q4_K Q6_K: x converted to fp16; W dequantized to fp16 in row
 //                       chunks of at most kDequantChunkElems into scratch,
-//                       one cublasGemmEx per chunk.
+//                       one cublasGemmEx per chunk. BF16 goes this way too
+//                       on devices without bf16 tensor cores (sm < 80);
+//                       it needs K % 8 == 0 there (the caller uses the GEMV
+//                       otherwise).
 // The 16-bit activation rounding (relative 2^-11 fp16, 2^-8 bf16) is what
 // separates these results from the reference; tests allow 1e-2.
 #pragma once
@@ -30,13 +33,14 @@ struct GemmScratch {
 
 // Scratch bytes the GEMM of this shape needs.
 int64_t gemm_act16_bytes(int64_t n, int64_t K);
-int64_t gemm_w16_bytes(DType type, int64_t rows, int64_t K);
+// bf16_native: the device has bf16 tensor cores (sm >= 80).
+int64_t gemm_w16_bytes(DType type, int64_t rows, int64_t K, bool bf16_native);
 
 // W [rows][K] of `type` (device), x [n][K], y [n][rows]; bias is added by
 // the caller. `handle` is bound to ctx.stream.
 void launch_gemm(const LaunchCtx& ctx, cublasHandle_t handle, const GemmScratch& scratch,
                  DType type, const void* w, int64_t rows, int64_t K, const float* x, int n,
-                 float* y);
+                 float* y, bool bf16_native);
 
 // cuBLAS status as text, for error messages.
 const char* cublas_status_text(cublasStatus_t s);
