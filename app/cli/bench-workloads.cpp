@@ -46,7 +46,10 @@ std::string sentence(Rng& rng, int words) {
 
 std::string paragraph(Rng& rng, int sentences) {
   std::string p;
-  for (int i = 0; i < sentences; ++i) p += (i ? " " : "") + sentence(rng, 8 + rng.below(8));
+  for (int i = 0; i < sentences; ++i) {
+    if (i) p += ' ';
+    p += sentence(rng, 8 + rng.below(8));
+  }
   return p;
 }
 
