@@ -200,7 +200,7 @@ class EngineImpl final : public Engine {
     if (std::this_thread::get_id() == thread_.get_id()) return cache_->snapshot();
     auto promise = std::make_shared<std::promise<CacheSnapshot>>();
     auto future = promise->get_future();
-    const_cast<EngineImpl*>(this)->post([this, promise] { promise->set_value(cache_->snapshot()); });
+    post([this, promise] { promise->set_value(cache_->snapshot()); });
     return future.get();
   }
 
@@ -276,7 +276,8 @@ class EngineImpl final : public Engine {
     post([this, raw = r.release()] { scheduler_->add(std::unique_ptr<runtime::Request>(raw)); });
   }
 
-  void post(std::function<void()> task) {
+  // Queues a task for the engine thread; any thread, also from const calls.
+  void post(std::function<void()> task) const {
     {
       std::lock_guard<std::mutex> lock(mu_);
       inbox_.push_back(std::move(task));
@@ -340,8 +341,8 @@ class EngineImpl final : public Engine {
   int64_t bytes_per_token_ = 0;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::vector<std::function<void()>> inbox_;
+  mutable std::condition_variable cv_;
+  mutable std::vector<std::function<void()>> inbox_;
   bool stop_ = false;
   bool busy_ = false;  // engine thread only
   EngineStats published_;
