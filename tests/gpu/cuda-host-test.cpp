@@ -153,6 +153,13 @@ TEST(CudaHost, AttentionPlanCoversEveryQueryOnceAndEveryKeyOfItsTile) {
   }
 }
 
+TEST(CudaHost, AttentionPlanOfABatchWithoutNewTokensIsEmpty) {
+  const Planned p = plan_for({{10, 0}, {0, 0}}, cuda::AttnShape{4, 2, 64, 16}, 132);
+  EXPECT_EQ(p.plan.n_items, 0);
+  EXPECT_EQ(p.plan.n_combine, 0);
+  EXPECT_EQ(p.plan.partial_floats, 0);
+}
+
 // The kernels' arithmetic, on the host, over a plan: per item and row an
 // online softmax over its keys (masked past the row's position), written
 // out when the tile is whole, else combined across the tile's pieces.
