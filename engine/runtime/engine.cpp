@@ -464,6 +464,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   }
 #endif
   if (!e->backend_) {
+    note.clear();  // a note of a failed CUDA attempt is not about the CPU pool
     e->backend_ = kernels::make_cpu_backend(config.n_threads);
     e->info_.backend = "cpu";
     Status st = e->setup_compute(config, *cache_choice, &note);

@@ -152,5 +152,7 @@ log "radixchat-cli bench --workload multi-turn --compare --backend cuda"
 run_step cli-bench 90 "$BUILD_DIR/app/radixchat-cli" bench --workload multi-turn --compare \
   --backend cuda
 run_step cli-info 30 "$BUILD_DIR/app/radixchat-cli" info --backend cuda
+grep -q "backend: cuda" "$RESULTS/cli-info.log" ||
+  fail "cli-info: the engine did not run on CUDA (the bench above ran on the CPU); see its reason"
 
 finish
