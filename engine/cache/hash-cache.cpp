@@ -17,7 +17,7 @@ HashCache::HashCache(const CacheConfig& config)
     : config_(config),
       ps_(size_t(config.page_size)),
       pool_(config.total_pages, config.page_size, config.shape),
-      queue_(config.event_capacity) {
+      events_(config.events, config.event_capacity) {
   blocks_.emplace_back();
   blocks_[kRootNode].alive = true;
   blocks_[kRootNode].hash = kRootHash;
@@ -112,21 +112,12 @@ bool HashCache::valid(NodeHandle h) const {
   return h.id < blocks_.size() && blocks_[h.id].alive && blocks_[h.id].gen == h.gen;
 }
 
-void HashCache::emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens, size_t pages) {
-  if (!config_.events) return;
-  CacheEvent& e = pending_.emplace_back();
-  e.seq = next_seq_++;
-  e.kind = kind;
-  e.node = node;
-  e.parent = parent;
-  e.token_count = uint32_t(tokens);
-  e.page_count = uint32_t(pages);
-  e.tick = tick_;
+CacheEvent* HashCache::emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens,
+                            size_t pages) {
+  return events_.add(kind, node, parent, kNoNode, tokens, pages, tick_);
 }
 
-void HashCache::flush_events() {
-  if (!pending_.empty()) queue_.push_batch(pending_);
-}
+void HashCache::flush_events() { events_.flush(); }
 
 MatchResult HashCache::match_prefix(std::span<const Token> key) {
   MatchResult r;
@@ -285,10 +276,9 @@ Result<InsertResult> HashCache::insert(std::span<const Token> key, std::span<con
     if (b.registered) table_.put(0, h, id);
     enqueue(id);
     counters_.inserted_tokens += ps_;
-    if (config_.events) {
-      emit(CacheEventKind::insert, id, node, ps_, 1);
-      pending_.back().tokens.assign(blk, blk + ps_);
-      pending_.back().pages = {pages[i]};
+    if (CacheEvent* e = emit(CacheEventKind::insert, id, node, ps_, 1)) {
+      e->tokens.assign(blk, blk + ps_);
+      e->pages = {pages[i]};
     }
     r.pages.push_back(pages[i]);
     node = id;
@@ -354,7 +344,7 @@ CacheSnapshot HashCache::snapshot() const {
   snap.page_size = config_.page_size;
   snap.total_pages = pool_.total();
   snap.tick = tick_;
-  snap.next_seq = next_seq_;
+  snap.next_seq = events_.next_seq();
   snap.stats = stats();
   for (NodeId id = 0; id < blocks_.size(); ++id) {
     const Block& b = blocks_[id];

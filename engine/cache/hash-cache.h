@@ -21,6 +21,7 @@
 
 #include "cache/child-table.h"
 #include "cache/page-pool.h"
+#include "event-sink.h"
 #include "radixchat/cache.h"
 
 namespace rc {
@@ -47,7 +48,7 @@ class HashCache final : public KvCache {
   int64_t free_page_count() const override { return pool_.free_count(); }
   int64_t node_count() const override { return live_blocks_; }
   Status check_integrity() const override;
-  CacheEventQueue& events() override { return queue_; }
+  CacheEventQueue& events() override { return events_.queue(); }
 
  private:
   struct Block {
@@ -84,7 +85,7 @@ class HashCache final : public KvCache {
   bool valid(NodeHandle h) const;
   bool parent_alive(const Block& b) const;
   Status walk_ref(NodeHandle h, bool lock, int delta);
-  void emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens, size_t pages);
+  CacheEvent* emit(CacheEventKind kind, NodeId node, NodeId parent, size_t tokens, size_t pages);
   void flush_events();
 
   CacheConfig config_;
@@ -99,9 +100,7 @@ class HashCache final : public KvCache {
   int64_t live_blocks_ = 0;
   int64_t locked_blocks_ = 0;
   CacheStats counters_;
-  uint64_t next_seq_ = 0;
-  std::vector<CacheEvent> pending_;
-  CacheEventQueue queue_;
+  EventSink events_;
 };
 
 }  // namespace rc

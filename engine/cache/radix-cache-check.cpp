@@ -25,7 +25,7 @@ CacheSnapshot RadixCache::snapshot() const {
   snap.page_size = config_.page_size;
   snap.total_pages = pool_.total();
   snap.tick = tick_;
-  snap.next_seq = next_seq_;
+  snap.next_seq = events_.next_seq();
   snap.stats = stats();
   snap.nodes.reserve(size_t(live_nodes_) + 1);
   for (NodeId id = 0; id < nodes_.size(); ++id) {

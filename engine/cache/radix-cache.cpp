@@ -18,7 +18,7 @@ RadixCache::RadixCache(const CacheConfig& config, bool reuse)
       reuse_(reuse),
       ps_(size_t(config.page_size)),
       pool_(config.total_pages, config.page_size, config.shape),
-      queue_(config.event_capacity) {
+      events_(config.events, config.event_capacity) {
   nodes_.reserve(1024);
   nodes_.emplace_back();
   nodes_[kRootNode].alive = true;
@@ -162,23 +162,12 @@ bool RadixCache::valid(NodeHandle h) const {
   return h.id < nodes_.size() && nodes_[h.id].alive && nodes_[h.id].gen == h.gen;
 }
 
-void RadixCache::emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other, size_t tokens,
-                      size_t pages) {
-  if (!config_.events) return;
-  CacheEvent& e = pending_.emplace_back();
-  e.seq = next_seq_++;
-  e.kind = kind;
-  e.node = node;
-  e.parent = parent;
-  e.other = other;
-  e.token_count = uint32_t(tokens);
-  e.page_count = uint32_t(pages);
-  e.tick = tick_;
+CacheEvent* RadixCache::emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other,
+                             size_t tokens, size_t pages) {
+  return events_.add(kind, node, parent, other, tokens, pages, tick_);
 }
 
-void RadixCache::flush_events() {
-  if (!pending_.empty()) queue_.push_batch(pending_);
-}
+void RadixCache::flush_events() { events_.flush(); }
 
 MatchResult RadixCache::match_prefix(std::span<const Token> key) {
   last_evict_parents_.clear();
@@ -394,10 +383,10 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
     cached_tokens_ += int64_t(n - pos);
     counters_.inserted_tokens += n - pos;
     r.pages.insert(r.pages.end(), l.pages.begin(), l.pages.end());
-    if (config_.events) {
-      emit(CacheEventKind::insert, leaf, node, kNoNode, l.tokens.size(), l.pages.size());
-      pending_.back().tokens = l.tokens;
-      pending_.back().pages = l.pages;
+    if (CacheEvent* e = emit(CacheEventKind::insert, leaf, node, kNoNode, l.tokens.size(),
+                             l.pages.size())) {
+      e->tokens = l.tokens;
+      e->pages = l.pages;
     }
     node = leaf;
   } else {

@@ -20,6 +20,7 @@
 #include "cache/child-table.h"
 #include "cache/lru-heap.h"
 #include "cache/page-pool.h"
+#include "event-sink.h"
 #include "radixchat/cache.h"
 
 namespace rc {
@@ -47,7 +48,7 @@ class RadixCache : public KvCache {
   int64_t free_page_count() const override { return pool_.free_count(); }
   int64_t node_count() const override { return live_nodes_; }
   Status check_integrity() const override;
-  CacheEventQueue& events() override { return queue_; }
+  CacheEventQueue& events() override { return events_.queue(); }
 
  private:
   struct Node {
@@ -79,7 +80,7 @@ class RadixCache : public KvCache {
   void refresh_candidate(NodeId id);
   bool valid(NodeHandle h) const;
   NodeHandle handle(NodeId id) const { return {id, nodes_[id].gen}; }
-  void emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other, size_t tokens,
+  CacheEvent* emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other, size_t tokens,
             size_t pages);
   void flush_events();
   Status walk_ref(NodeHandle h, bool lock, int delta);
@@ -103,9 +104,7 @@ class RadixCache : public KvCache {
   // Parents looked at by the last eviction pass: integrity checks that none
   // of them is left mergeable.
   std::vector<NodeId> last_evict_parents_;
-  uint64_t next_seq_ = 0;
-  std::vector<CacheEvent> pending_;
-  CacheEventQueue queue_;
+  EventSink events_;
 };
 
 }  // namespace rc

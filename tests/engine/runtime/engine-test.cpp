@@ -96,7 +96,7 @@ TEST(EngineGolden, LogitsAndGreedyTokensMatchTrainingCode) {
 TEST(EngineCache, CachedEqualsUncached) {
   std::vector<GoldenCase> cases = load_golden();
   std::unique_ptr<Engine> cold = open("off");
-  for (const std::string& policy : {"radix", "radix-page16", "hash16"}) {
+  for (const char* policy : {"radix", "radix-page16", "hash16"}) {
     std::unique_ptr<Engine> warm = open(policy);
     for (const GoldenCase& c : cases) ASSERT_TRUE(warm->last_logits(c.tokens).ok());
     uint64_t cached_before = warm->stats().cached_tokens;

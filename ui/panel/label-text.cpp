@@ -1,0 +1,53 @@
+#include "panel/label-text.h"
+
+#include <cfloat>
+#include <cstdio>
+
+namespace rc::ui::panel {
+
+std::string fit_text(ImFont* font, float size, const std::string& text, float width) {
+  if (font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x <= width) return text;
+  const float ell = font->CalcTextSizeA(size, FLT_MAX, 0, "\xE2\x80\xA6").x;
+  std::string out;
+  float w = 0;
+  for (size_t i = 0; i < text.size();) {
+    size_t j = i + 1;
+    while (j < text.size() && (static_cast<unsigned char>(text[j]) & 0xC0) == 0x80) ++j;
+    const float cw = font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str() + i, text.c_str() + j).x;
+    if (w + cw + ell > width) break;
+    w += cw;
+    out.append(text, i, j - i);
+    i = j;
+  }
+  return out + "\xE2\x80\xA6";
+}
+
+std::string thousands(int64_t v) {
+  // Built digit by digit: std::string::insert here trips a false GCC 12
+  // -Wrestrict warning.
+  const std::string digits = std::to_string(v < 0 ? -v : v);
+  std::string s;
+  if (v < 0) s += '-';
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
+    s += digits[i];
+  }
+  return s;
+}
+
+std::string page_span(const std::vector<PageId>& pages) {
+  if (pages.empty()) return "no pages";
+  bool contiguous = true;
+  for (size_t i = 1; i < pages.size(); ++i) contiguous &= pages[i] == pages[i - 1] + 1;
+  char buf[96];
+  if (pages.size() == 1)
+    std::snprintf(buf, sizeof buf, "page %d", pages[0]);
+  else if (contiguous)
+    std::snprintf(buf, sizeof buf, "%zu pages (%d-%d)", pages.size(), pages.front(), pages.back());
+  else
+    std::snprintf(buf, sizeof buf, "%zu pages (%d, ..., %d)", pages.size(), pages.front(),
+                  pages.back());
+  return buf;
+}
+
+}  // namespace rc::ui::panel
