@@ -319,7 +319,7 @@ TEST(ModelConfig, LoadModelFromFileAndPrefixesErrors) {
 
 TEST(ModelConfig, BundledModel) {
   const std::string path = std::string(RADIXCHAT_SOURCE_DIR) + "/assets/model/radixchat-demo.gguf";
-  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no bundled model yet";
+  ASSERT_TRUE(std::filesystem::exists(path)) << path << " is committed";
   auto m = load_model(path);
   ASSERT_TRUE(m.ok()) << m.status().to_string();
   const ModelConfig& c = (*m)->config;
