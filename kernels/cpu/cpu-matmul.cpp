@@ -19,11 +19,75 @@ void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, Si
 void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
   RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
   if (n == 0 || w.rows == 0) return;
-  if (n >= kGemmMinTokens) {
+  if (const QTileFn tile = qtile_fn(w.type, level_)) {
+    run_qtiles(tile, w, bias, x, y, n);
+  } else if (n >= kGemmMinTokens) {
     run_gemm(w, bias, x, y, n);
   } else {
     run_dots(w, bias, x, y, n);
   }
+}
+
+void CpuMatmul::quantize_acts(const Weight& w, const float* x, int n, bool side) {
+  const int64_t K = w.cols;
+  const ActFormat f = act_format(w.type);
+  const int64_t ab = act_row_bytes(f, K), sb = side ? qtile_side_bytes(w.type, K) : 0;
+  act_q_.resize(size_t(n * ab));
+  act_side_.resize(size_t(n * sb));
+  const QuantizeActFn quantize = quantize_act_fn(level_);
+  auto one = [&](int64_t t) {
+    quantize(f, x + t * K, act_q_.data() + t * ab, K);
+    if (sb > 0) qtile_prepare_side(w.type, act_q_.data() + t * ab, K, act_side_.data() + t * sb);
+  };
+  if (n == 1) {
+    one(0);  // decode: not worth waking the workers
+  } else {
+    pool_.parallel_for(n, 1, [&](int64_t t0, int64_t t1, int) {
+      for (int64_t t = t0; t < t1; ++t) one(t);
+    });
+  }
+}
+
+void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x,
+                           float* y, int n) {
+  const int64_t K = w.cols, rows = w.rows;
+  quantize_acts(w, x, n, true);
+  const int64_t ab = act_row_bytes(act_format(w.type), K), sb = qtile_side_bytes(w.type, K);
+  const int64_t rb = row_bytes(w.type, K);
+  const int64_t groups = (rows + kQTileRows - 1) / kQTileRows;
+  const int64_t chunks = (n + kTileTokens - 1) / kTileTokens;
+  const int chunk_tokens = int(std::min<int64_t>(n, kTileTokens));
+  scratch_.resize(size_t(pool_.size()));
+  for (auto& s : scratch_) s.resize(size_t(qtile_scratch_floats(chunk_tokens) + 8));
+  // Tasks run token chunk by token chunk, so the threads share one chunk's
+  // activations in cache; several tasks per thread balance a preempted one.
+  const int64_t tasks = groups * chunks;
+  const int64_t grain = std::max<int64_t>(1, groups / (int64_t(pool_.size()) * 4));
+  const auto* wbase = static_cast<const uint8_t*>(w.data);
+  pool_.parallel_for(tasks, grain, [&](int64_t i0, int64_t i1, int thread) {
+    float* scratch = scratch_[size_t(thread)].data();
+    // 32-byte alignment for the accumulators.
+    scratch += (8 - (reinterpret_cast<uintptr_t>(scratch) / 4) % 8) % 8;
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t c = i / groups, g = i % groups;
+      const int64_t r0 = g * kQTileRows, t0 = c * kTileTokens;
+      QTileArgs a;
+      a.w = wbase + r0 * rb;
+      a.w_stride = rb;
+      a.rows = int(std::min<int64_t>(kQTileRows, rows - r0));
+      a.act = act_q_.data() + t0 * ab;
+      a.act_stride = ab;
+      a.side = act_side_.data() + t0 * sb;
+      a.side_stride = sb;
+      a.tokens = int(std::min<int64_t>(kTileTokens, n - t0));
+      a.K = K;
+      a.y = y + t0 * rows + r0;
+      a.ldy = rows;
+      a.bias = bias ? bias + r0 : nullptr;
+      a.scratch = scratch;
+      tile(a);
+    }
+  });
 }
 
 void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, float* y, int n) {

@@ -1,6 +1,9 @@
 // matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
 //
-// Two paths with the same per-token numerics (act-quant.h):
+// Q8_0, Q4_0, Q4_K and Q6_K at the AVX2 level take the integer tile kernels
+// of qgemm.h for every n: activations quantized once per call, tiles of 8
+// weight rows x up to kTileTokens tokens spread over the threads, a
+// (row, token) result bit-identical for any n. Other types and levels:
 // - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
 //   (row, token); quantized weights take 8-bit activations and integer dots,
 //   so the loop is bound by reading the weights once.
@@ -14,6 +17,7 @@
 
 #include "act-quant.h"
 #include "backend.h"
+#include "qgemm.h"
 #include "row-dot.h"
 #include "thread-pool.h"
 
@@ -22,6 +26,8 @@ namespace rc::kernels {
 class CpuMatmul {
  public:
   static constexpr int kGemmMinTokens = 8;
+  // Tokens per qgemm tile: accumulators stay in L1, activations in L2.
+  static constexpr int kTileTokens = 64;
 
   CpuMatmul(ThreadPool& pool, SimdLevel level) : pool_(pool), level_(level) {}
   void run(const Weight& w, const float* bias, const float* x, float* y, int n);
@@ -29,12 +35,17 @@ class CpuMatmul {
  private:
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
+  void run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x, float* y,
+                  int n);
+  void quantize_acts(const Weight& w, const float* x, int n, bool side);
 
   ThreadPool& pool_;
   SimdLevel level_;
-  std::vector<uint8_t> act_q_;             // [n] activation rows in act_format(w.type)
-  std::vector<float> act_f32_;             // [n][cols]: the same rounded back to fp32
-  std::vector<std::vector<float>> tiles_;  // per thread: [tile rows][cols]
+  std::vector<uint8_t> act_q_;               // [n] activation rows in act_format(w.type)
+  std::vector<uint8_t> act_side_;            // [n] qtile_side_bytes per token
+  std::vector<std::vector<float>> scratch_;  // per thread: qtile accumulators
+  std::vector<float> act_f32_;               // [n][cols]: the same rounded back to fp32
+  std::vector<std::vector<float>> tiles_;    // per thread: [tile rows][cols]
 };
 
 // Converts `rows` consecutive rows of w starting at `row0` to fp32 (dst is
