@@ -1,5 +1,7 @@
 #include "chat-template.h"
 
+#include "chat-formats.h"
+
 namespace rc::tok {
 
 namespace {
@@ -8,97 +10,115 @@ struct Named {
   const char* name;
   ChatFormat format;
 };
-constexpr Named kNames[] = {{"radixchat", ChatFormat::radixchat},
-                            {"llama2", ChatFormat::llama2},
-                            {"zephyr", ChatFormat::zephyr},
-                            {"chatml", ChatFormat::chatml},
-                            {"llama3", ChatFormat::llama3}};
+constexpr Named kNames[] = {
+    {"radixchat", ChatFormat::radixchat},   {"llama2", ChatFormat::llama2},
+    {"zephyr", ChatFormat::zephyr},         {"chatml", ChatFormat::chatml},
+    {"llama3", ChatFormat::llama3},         {"llama3.1", ChatFormat::llama31},
+    {"qwen3", ChatFormat::qwen3},           {"mistral", ChatFormat::mistral},
+    {"mistral-v3", ChatFormat::mistral_v3}, {"deepseek-r1", ChatFormat::deepseek_r1},
+    {"gemma", ChatFormat::gemma},           {"phi3", ChatFormat::phi3}};
 
 bool contains(std::string_view s, std::string_view needle) {
   return s.find(needle) != std::string_view::npos;
 }
 
-Status bad_role(const std::string& role) {
-  return Status(StatusCode::invalid_argument,
-                "unknown chat role '" + role + "' (expected system, user or assistant)");
-}
-
-bool known_role(const std::string& r) { return r == "system" || r == "user" || r == "assistant"; }
-
-// "<|role|>\n content END\n" per message: radixchat (END <|end|>) and zephyr (END </s>).
-Result<std::string> render_tagged(std::span<const ChatMessage> msgs, bool prompt,
-                                  std::string_view end) {
-  std::string out = "<s>";
-  for (const ChatMessage& m : msgs) {
-    if (!known_role(m.role)) return bad_role(m.role);
-    out += "<|" + m.role + "|>\n" + m.content;
-    out += end;
-    out += '\n';
-  }
-  if (prompt) out += "<|assistant|>\n";
-  return out;
-}
-
-Result<std::string> render_llama2(std::span<const ChatMessage> msgs, bool prompt) {
-  std::string out, system;
-  bool have_system = false;
-  for (size_t i = 0; i < msgs.size(); ++i) {
-    const ChatMessage& m = msgs[i];
-    if (m.role == "system") {
-      if (i != 0) {
-        return Status(
-            StatusCode::invalid_argument,
-            "the llama2 chat template accepts a system message only as the first message");
-      }
-      system = m.content;
-      have_system = true;
-    } else if (m.role == "user") {
-      out += "<s>[INST] ";
-      if (have_system && i == 1) out += "<<SYS>>\n" + system + "\n<</SYS>>\n\n";
-      out += m.content + " [/INST]";
-    } else if (m.role == "assistant") {
-      out += " " + m.content + " </s>";
-    } else {
-      return bad_role(m.role);
+// A ChatML template's built-in system prompt (Qwen2: "You are a helpful
+// assistant.", Qwen2.5: "You are Qwen, created by Alibaba Cloud. ..."): the
+// literal text between "<|im_start|>system\n" and "<|im_end|>" inside one
+// jinja string, when it has no expression in it.
+std::string chatml_default_system(std::string_view j) {
+  for (std::string_view open : {"<|im_start|>system\\n", "<|im_start|>system\n"}) {
+    for (size_t p = j.find(open); p != std::string_view::npos; p = j.find(open, p + 1)) {
+      const size_t b = p + open.size();
+      const size_t e = j.find("<|im_end|>", b);
+      if (e == std::string_view::npos) break;
+      const std::string_view text = j.substr(b, e - b);
+      if (text.empty() || text.find_first_of("'\"+{}") != std::string_view::npos) continue;
+      return std::string(text);
     }
   }
-  if (have_system && msgs.size() == 1) {
-    // A system prompt alone still has to reach the model.
-    out += "<s>[INST] <<SYS>>\n" + system + "\n<</SYS>>\n\n [/INST]";
-  }
-  (void)prompt;  // the user turn already ends with the assistant's cue, "[/INST]"
-  return out;
+  return {};
 }
 
-Result<std::string> render_chatml(std::span<const ChatMessage> msgs, bool prompt) {
-  std::string out;
-  for (const ChatMessage& m : msgs) {
-    if (!known_role(m.role)) return bad_role(m.role);
-    out += "<|im_start|>" + m.role + "\n" + m.content + "<|im_end|>\n";
+std::optional<ChatDetection> detect_marked(std::string_view j) {
+  if (contains(j, "<｜Assistant｜>") || contains(j, "<｜User｜>")) {
+    return ChatDetection{ChatFormat::deepseek_r1, "'<｜Assistant｜>'", {}};
   }
-  if (prompt) out += "<|im_start|>assistant\n";
-  return out;
+  if (contains(j, "<|im_start|>")) {
+    if (contains(j, "</think>") || contains(j, "reasoning_content")) {
+      return ChatDetection{ChatFormat::qwen3, "'<|im_start|>' and '</think>'", {}};
+    }
+    std::string sys = chatml_default_system(j);
+    std::string ev = sys.empty() ? "'<|im_start|>'" : "'<|im_start|>' with a default system prompt";
+    return ChatDetection{ChatFormat::chatml, std::move(ev), std::move(sys)};
+  }
+  if (contains(j, "<|start_header_id|>")) {
+    if (contains(j, "Cutting Knowledge Date")) {
+      return ChatDetection{
+          ChatFormat::llama31, "'<|start_header_id|>' and 'Cutting Knowledge Date'", {}};
+    }
+    return ChatDetection{ChatFormat::llama3, "'<|start_header_id|>'", {}};
+  }
+  if (contains(j, "<start_of_turn>"))
+    return ChatDetection{ChatFormat::gemma, "'<start_of_turn>'", {}};
+  if (contains(j, "[INST]")) {
+    if (contains(j, "<<SYS>>"))
+      return ChatDetection{ChatFormat::llama2, "'[INST]' and '<<SYS>>'", {}};
+    if (contains(j, "' [/INST]'") || contains(j, "\" [/INST]\"")) {
+      return ChatDetection{ChatFormat::mistral, "'[INST]' and ' [/INST]'", {}};
+    }
+    return ChatDetection{ChatFormat::mistral_v3, "'[INST]' and '[/INST]' without a space", {}};
+  }
+  return std::nullopt;
 }
 
-Result<std::string> render_llama3(std::span<const ChatMessage> msgs, bool prompt) {
-  std::string out = "<|begin_of_text|>";
-  for (const ChatMessage& m : msgs) {
-    if (!known_role(m.role)) return bad_role(m.role);
-    out += "<|start_header_id|>" + m.role + "<|end_header_id|>\n\n" + m.content + "<|eot_id|>";
+std::optional<ChatDetection> detect_tagged(std::string_view j) {
+  const bool built = contains(j, "'<|' + message['role'] + '|>") ||
+                     contains(j, "\"<|\" + message[\"role\"] + \"|>");
+  const bool spelled = contains(j, "<|user|>");
+  if (!built && !spelled) return std::nullopt;
+  if (contains(j, "<|end|>")) {
+    if (built) return ChatDetection{ChatFormat::radixchat, "'<|' + role + '|>' and '<|end|>'", {}};
+    return ChatDetection{ChatFormat::phi3, "'<|user|>' and '<|end|>'", {}};
   }
-  if (prompt) out += "<|start_header_id|>assistant<|end_header_id|>\n\n";
-  return out;
+  if (contains(j, "</s>") || contains(j, "eos_token") || contains(j, "<|endoftext|>")) {
+    return ChatDetection{ChatFormat::zephyr, "'<|user|>' and an end-of-sequence marker", {}};
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
-const char* ChatTemplate::names_list() { return "radixchat, llama2, zephyr, chatml, llama3"; }
+const char* ChatTemplate::names_list() {
+  return "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, mistral-v3, "
+         "deepseek-r1, gemma, phi3";
+}
 
 const char* ChatTemplate::name() const {
   for (const Named& n : kNames) {
     if (n.format == format_) return n.name;
   }
   return "?";
+}
+
+bool ChatTemplate::reasoning() const {
+  return format_ == ChatFormat::qwen3 || format_ == ChatFormat::deepseek_r1;
+}
+
+std::string ChatTemplate::detail() const {
+  std::string how;
+  if (source_ == "named") {
+    how = "named";
+  } else if (source_ == "tokenizer.chat_template") {
+    how = "recognised in tokenizer.chat_template: " + evidence_;
+  } else if (source_ == "vocabulary") {
+    how = "guessed from the vocabulary: " + evidence_;
+  } else {
+    how = source_;
+  }
+  std::string out = std::string(name()) + " (" + how + ")";
+  if (!default_system_.empty()) out += "; default system prompt \"" + default_system_ + "\"";
+  return out;
 }
 
 Result<ChatTemplate> ChatTemplate::by_name(std::string_view name) {
@@ -109,110 +129,171 @@ Result<ChatTemplate> ChatTemplate::by_name(std::string_view name) {
                 "unknown chat template '" + std::string(name) + "' (known: " + names_list() + ")");
 }
 
-std::optional<ChatFormat> ChatTemplate::detect(std::string_view j) {
-  if (contains(j, "<|im_start|>")) return ChatFormat::chatml;
-  if (contains(j, "<|start_header_id|>")) return ChatFormat::llama3;
-  if (contains(j, "[INST]")) return ChatFormat::llama2;
-  // "<|user|>" spelled out, or built from the role as Phi-3 and radixchat do.
-  if (contains(j, "<|user|>") || contains(j, "'<|' + message['role'] + '|>") ||
-      contains(j, "\"<|\" + message[\"role\"] + \"|>")) {
-    if (contains(j, "<|end|>")) return ChatFormat::radixchat;
-    if (contains(j, "</s>") || contains(j, "eos_token") || contains(j, "<|endoftext|>")) {
-      return ChatFormat::zephyr;
-    }
-  }
-  return std::nullopt;
+std::optional<ChatDetection> ChatTemplate::detect_with_evidence(std::string_view j) {
+  if (std::optional<ChatDetection> d = detect_marked(j)) return d;
+  return detect_tagged(j);
+}
+
+std::optional<ChatFormat> ChatTemplate::detect(std::string_view jinja) {
+  std::optional<ChatDetection> d = detect_with_evidence(jinja);
+  if (!d) return std::nullopt;
+  return d->format;
 }
 
 Result<ChatTemplate> ChatTemplate::for_model(const model::GgufFile* file, const Tokenizer* tok,
                                              std::string_view override_name) {
   if (!override_name.empty()) return by_name(override_name);
+  bool had_template = false;
   if (file) {
     if (const model::GgufValue* v = file->find("tokenizer.chat_template")) {
       if (const auto* s = std::get_if<std::string_view>(v)) {
-        if (std::optional<ChatFormat> f = detect(*s)) {
-          return ChatTemplate(*f, "tokenizer.chat_template");
+        had_template = true;
+        if (std::optional<ChatDetection> d = detect_with_evidence(*s)) {
+          ChatTemplate t(d->format, "tokenizer.chat_template");
+          t.evidence_ = d->evidence;
+          t.default_system_ = d->default_system;
+          return t;
         }
       }
     }
   }
+  const std::string why = had_template ? "the model's chat template was not recognised"
+                                       : "the model has no chat template";
+  auto fallback = [&why](ChatFormat f, const char* source, std::string evidence) {
+    ChatTemplate t(f, source);
+    t.evidence_ = std::move(evidence);
+    t.notice_ = why + "; using " + t.name() +
+                (t.evidence_.empty() ? " (the default)"
+                                     : ", guessed from the vocabulary's " + t.evidence_) +
+                " (choose another with --chat-template)";
+    return t;
+  };
   if (tok) {
     auto has = [tok](std::string_view s) { return tok->special_id(s).has_value(); };
-    if (has("<|im_start|>")) return ChatTemplate(ChatFormat::chatml, "vocabulary");
-    if (has("<|start_header_id|>")) return ChatTemplate(ChatFormat::llama3, "vocabulary");
-    if (has("<|user|>") && has("<|end|>")) return ChatTemplate(ChatFormat::radixchat, "vocabulary");
-    if (has("<|user|>")) return ChatTemplate(ChatFormat::zephyr, "vocabulary");
+    if (has("<|im_start|>")) return fallback(ChatFormat::chatml, "vocabulary", "'<|im_start|>'");
+    if (has("<|start_header_id|>")) {
+      return fallback(ChatFormat::llama3, "vocabulary", "'<|start_header_id|>'");
+    }
+    if (has("<start_of_turn>"))
+      return fallback(ChatFormat::gemma, "vocabulary", "'<start_of_turn>'");
+    if (has("<｜Assistant｜>")) {
+      return fallback(ChatFormat::deepseek_r1, "vocabulary", "'<｜Assistant｜>'");
+    }
+    if (has("<|user|>") && has("<|end|>")) {
+      return fallback(ChatFormat::radixchat, "vocabulary", "'<|user|>' and '<|end|>'");
+    }
+    if (has("<|user|>")) return fallback(ChatFormat::zephyr, "vocabulary", "'<|user|>'");
   }
-  return ChatTemplate(ChatFormat::chatml, "default");
+  return fallback(ChatFormat::chatml, "default", {});
+}
+
+Result<std::vector<ChatSegment>> ChatTemplate::render_segments(std::span<const ChatMessage> msgs,
+                                                               bool prompt) const {
+  formats::SegmentWriter w;
+  Status st;
+  switch (format_) {
+    case ChatFormat::radixchat:
+      st = formats::render_tagged(msgs, prompt, "<|end|>", true, false, w);
+      break;
+    case ChatFormat::zephyr:
+      st = formats::render_tagged(msgs, prompt, "</s>", true, false, w);
+      break;
+    case ChatFormat::phi3:
+      st = formats::render_tagged(msgs, prompt, "<|end|>", false, true, w);
+      break;
+    case ChatFormat::llama2:
+      st = formats::render_llama2(msgs, w);
+      break;
+    case ChatFormat::mistral:
+    case ChatFormat::mistral_v3:
+      st = formats::render_mistral(msgs, format_ == ChatFormat::mistral_v3, w);
+      break;
+    case ChatFormat::chatml:
+      st = formats::render_chatml(msgs, prompt, default_system_, w);
+      break;
+    case ChatFormat::qwen3:
+      st = formats::render_qwen3(msgs, prompt, w);
+      break;
+    case ChatFormat::llama3:
+    case ChatFormat::llama31:
+      st = formats::render_llama3(msgs, prompt, format_ == ChatFormat::llama31, w);
+      break;
+    case ChatFormat::deepseek_r1:
+      st = formats::render_deepseek_r1(msgs, prompt, w);
+      break;
+    case ChatFormat::gemma:
+      st = formats::render_gemma(msgs, prompt, w);
+      break;
+  }
+  if (!st.ok()) return st;
+  return w.take();
 }
 
 Result<std::string> ChatTemplate::render(std::span<const ChatMessage> messages,
                                          bool add_assistant_prompt) const {
-  switch (format_) {
-    case ChatFormat::radixchat:
-      return render_tagged(messages, add_assistant_prompt, "<|end|>");
-    case ChatFormat::zephyr:
-      return render_tagged(messages, add_assistant_prompt, "</s>");
-    case ChatFormat::llama2:
-      return render_llama2(messages, add_assistant_prompt);
-    case ChatFormat::chatml:
-      return render_chatml(messages, add_assistant_prompt);
-    case ChatFormat::llama3:
-      return render_llama3(messages, add_assistant_prompt);
-  }
-  return Status(StatusCode::internal, "unknown chat format");
+  Result<std::vector<ChatSegment>> segs = render_segments(messages, add_assistant_prompt);
+  if (!segs.ok()) return segs.status();
+  std::string out;
+  for (const ChatSegment& s : *segs) out += s.text;
+  return out;
 }
 
 std::string_view ChatTemplate::end_of_turn() const {
   switch (format_) {
     case ChatFormat::radixchat:
+    case ChatFormat::phi3:
       return "<|end|>";
     case ChatFormat::zephyr:
-      return "</s>";
     case ChatFormat::llama2:
+    case ChatFormat::mistral:
+    case ChatFormat::mistral_v3:
       return "</s>";
     case ChatFormat::chatml:
+    case ChatFormat::qwen3:
       return "<|im_end|>";
     case ChatFormat::llama3:
+    case ChatFormat::llama31:
       return "<|eot_id|>";
+    case ChatFormat::deepseek_r1:
+      return "<｜end▁of▁sentence｜>";
+    case ChatFormat::gemma:
+      return "<end_of_turn>";
   }
   return {};
 }
 
-std::string_view ChatTemplate::reference_jinja() const {
-  switch (format_) {
-    case ChatFormat::radixchat:
-      return "{{ bos_token }}{% for message in messages %}{{ '<|' + message['role'] + '|>\\n' + "
-             "message['content'] + '<|end|>\\n' }}{% endfor %}{% if add_generation_prompt %}"
-             "{{ '<|assistant|>\\n' }}{% endif %}";
-    case ChatFormat::zephyr:
-      return "{{ bos_token }}{% for message in messages %}{{ '<|' + message['role'] + '|>\\n' + "
-             "message['content'] + eos_token + '\\n' }}{% endfor %}{% if add_generation_prompt "
-             "%}{{ '<|assistant|>\\n' }}{% endif %}";
-    case ChatFormat::llama2:
-      return "{% for message in messages %}{% if message['role'] == 'user' %}{{ bos_token + "
-             "'[INST] ' + message['content'] + ' [/INST]' }}{% elif message['role'] == "
-             "'assistant' %}{{ ' ' + message['content'] + ' ' + eos_token }}{% endif %}{% "
-             "endfor %}";
-    case ChatFormat::chatml:
-      return "{% for message in messages %}{{ '<|im_start|>' + message['role'] + '\\n' + "
-             "message['content'] + '<|im_end|>\\n' }}{% endfor %}{% if add_generation_prompt "
-             "%}{{ '<|im_start|>assistant\\n' }}{% endif %}";
-    case ChatFormat::llama3:
-      return "{{ bos_token }}{% for message in messages %}{{ '<|start_header_id|>' + "
-             "message['role'] + '<|end_header_id|>\\n\\n' + message['content'] + '<|eot_id|>' "
-             "}}{% endfor %}{% if add_generation_prompt %}{{ "
-             "'<|start_header_id|>assistant<|end_header_id|>\\n\\n' }}{% endif %}";
+Result<std::vector<int32_t>> encode_segments(const Tokenizer& tok,
+                                             std::span<const ChatSegment> segments) {
+  std::vector<int32_t> out;
+  std::string run;  // text since the last marker: encoded as text, in one piece
+  auto flush = [&]() -> Status {
+    if (run.empty()) return Status();
+    Result<std::vector<int32_t>> ids = tok.encode(run, /*add_bos=*/false, /*parse_special=*/false);
+    if (!ids.ok()) return ids.status();
+    out.insert(out.end(), ids->begin(), ids->end());
+    run.clear();
+    return Status();
+  };
+  for (const ChatSegment& s : segments) {
+    std::optional<int32_t> id;
+    if (s.kind == ChatSegment::Kind::special) id = tok.special_id(s.text);
+    if (!id) {
+      run += s.text;  // text, or a marker this vocabulary spells as text
+      continue;
+    }
+    if (Status st = flush(); !st.ok()) return st;
+    out.push_back(*id);
   }
-  return {};
+  if (Status st = flush(); !st.ok()) return st;
+  return out;
 }
 
 Result<std::vector<int32_t>> render_tokens(const ChatTemplate& tmpl, const Tokenizer& tok,
                                            std::span<const ChatMessage> messages,
                                            bool add_assistant_prompt) {
-  Result<std::string> text = tmpl.render(messages, add_assistant_prompt);
-  if (!text.ok()) return text.status();
-  return tok.encode(*text, /*add_bos=*/false, /*parse_special=*/true);
+  Result<std::vector<ChatSegment>> segs = tmpl.render_segments(messages, add_assistant_prompt);
+  if (!segs.ok()) return segs.status();
+  return encode_segments(tok, *segs);
 }
 
 }  // namespace rc::tok
