@@ -230,10 +230,10 @@ class EngineImpl final : public Engine {
 
   Result<std::vector<int32_t>> render(const std::vector<ChatMessage>& messages,
                                       bool add_assistant_prompt) const {
-    Result<std::string> text = template_->render(messages, add_assistant_prompt);
-    if (!text.ok()) return text.status();
-    // The template writes BOS and the turn markers itself.
-    return tokenizer_->encode(text.value(), /*add_bos=*/false, /*parse_special=*/true);
+    // The template writes BOS and the turn markers itself; message content
+    // is encoded as text, so a typed "<|im_end|>" cannot close a turn.
+    const std::vector<tok::ChatMessage> m = tok::ChatTemplate::convert(messages);
+    return tok::render_tokens(*template_, *tokenizer_, m, add_assistant_prompt);
   }
 
   Result<std::vector<int32_t>> prompt_tokens(const GenerateRequest& req) const {
@@ -487,6 +487,9 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   info.context_length = e->context_;
   info.n_vocab = mc.n_vocab;
   info.chat_template = e->template_->name();
+  info.chat_template_detail = e->template_->detail();
+  info.chat_template_notice = e->template_->notice();
+  info.reasoning = e->template_->reasoning();
   info.cache = config.cache;
   info.kv_pool_tokens = n_pages * e->page_size_;
   if (!progress(1.0f)) return cancelled;

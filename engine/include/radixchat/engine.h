@@ -113,7 +113,10 @@ struct ModelInfo {
   std::string architecture;
   int context_length = 0;
   int n_vocab = 0;
-  std::string chat_template;
+  std::string chat_template;         // its name (ChatTemplate names: chatml, qwen3, ...)
+  std::string chat_template_detail;  // how it was chosen, e.g. "qwen3 (recognised in ...)"
+  std::string chat_template_notice;  // set when the model's own template was not recognised
+  bool reasoning = false;            // replies open with a <think> block (qwen3, deepseek-r1)
   std::string backend;         // "cpu" or "cuda"
   std::string device;          // "CPU (2 threads)" or the GPU's name
   std::string backend_reason;  // why that backend
