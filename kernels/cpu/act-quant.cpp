@@ -31,9 +31,12 @@ int sum_of(const int8_t* q, int len) {
 ActFormat act_format(DType t) {
   switch (t) {
     case DType::q4_0:
+    case DType::q5_0:
+    case DType::q5_1:
     case DType::q8_0:
       return ActFormat::q8_32;
     case DType::q4_k:
+    case DType::q5_k:
     case DType::q6_k:
       return ActFormat::q8_256;
     default:

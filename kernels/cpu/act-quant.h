@@ -6,8 +6,8 @@
 // weight sees its activation row rounded to 8-bit blocks, i.e. it computes
 //   dequantize(w) . dequantize_act(f, quantize_act(f, x)),  f = act_format(w.type)
 // up to fp32 rounding, for every n (decode and prefill alike), so a token's
-// result does not depend on how the prompt was chunked or cached. Q4_0/Q8_0
-// pair with blocks of 32, the K-quants with blocks of 256 (one scale per
+// result does not depend on how the prompt was chunked or cached. Q4_0, Q5_0,
+// Q5_1 and Q8_0 pair with blocks of 32, the K-quants with blocks of 256 (one scale per
 // super-block, so a whole super-block accumulates in integers), as GGML
 // does. Float weights (F32, F16, BF16) see the fp32 activation unchanged.
 #pragma once
@@ -27,7 +27,8 @@ enum class ActFormat {
 
 // 32 activations: x[j] ~= d * qs[j]. d is fp32 (unlike GGML's Q8_0, whose
 // fp16 scale would add error for nothing: the block never leaves memory).
-// sum[h] = sum of qs[16h .. 16h+16), for the -8 offset of Q4_0.
+// sum[h] = sum of qs[16h .. 16h+16), for the offsets of Q4_0 / Q5_0 and
+// the min of Q5_1.
 struct BlockQ8A {
   float d;
   int16_t sum[2];
@@ -36,7 +37,7 @@ struct BlockQ8A {
 static_assert(sizeof(BlockQ8A) == 40);
 
 // 256 activations: x[j] ~= d * qs[j]; bsum[i] = sum of qs[32i .. 32i+32),
-// for the mins of Q4_K.
+// for the mins of Q4_K / Q5_K.
 struct BlockQ8K {
   float d;
   int16_t bsum[8];

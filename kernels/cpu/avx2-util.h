@@ -2,6 +2,9 @@
 // AVX2 region (simd-avx2-begin.h). Include only inside such a region.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
+
 namespace rc::kernels::avx2 {
 namespace {
 
@@ -26,6 +29,27 @@ inline __m256 load8_bf16(const uint16_t* p) {
 }
 
 inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// 32 bytes from the 32 bits of h: byte k is 0xff when bit k is set, else 0.
+inline __m256i bits_to_bytes(uint32_t h) {
+  // Byte k takes byte k / 8 of h, then keeps only bit k % 8.
+  const __m256i spread = _mm256_shuffle_epi8(
+      _mm256_set1_epi32(int(h)), _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                                   0x0101010101010101, 0x0000000000000000));
+  const __m256i bit = _mm256_set1_epi64x(0x8040201008040201);
+  return _mm256_cmpeq_epi8(_mm256_and_si256(spread, bit), bit);
+}
+
+// The 32 5-bit quants (0..31) of a Q5_0 / Q5_1 block in element order, from
+// its 32-bit qh and 16 nibble bytes (low nibbles are elements 0..15).
+inline __m256i q5_unpack32(const uint8_t* qh, const uint8_t* qs) {
+  uint32_t h;
+  std::memcpy(&h, qh, 4);
+  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  const __m256i nib =
+      _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
+  return _mm256_or_si256(nib, _mm256_and_si256(bits_to_bytes(h), _mm256_set1_epi8(0x10)));
+}
 
 // Sums of adjacent products of 32 unsigned bytes u (< 128) and signed bytes
 // s, as 8 int32 (each lane covers 4 consecutive bytes).

@@ -3,6 +3,7 @@
 // match the scalar code bit for bit).
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "fast-dequant.h"
 #include "quant-blocks.h"
@@ -68,6 +69,56 @@ void deq_q4_0(const void* src, float* y, int64_t n) {
       const __m256i v = _mm256_sub_epi32(
           _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + j))), eight);
       _mm256_storeu_ps(y + j, _mm256_mul_ps(d, _mm256_cvtepi32_ps(v)));
+    }
+  }
+}
+
+// Q5_0 (x = d (q - 16)) and Q5_1 (x = d q + m): quants unpacked to bytes
+// once per block, then eight at a time.
+template <bool kMin>
+void deq_q5(const void* src, float* y, int64_t n) {
+  using Block = std::conditional_t<kMin, BlockQ5_1, BlockQ5_0>;
+  const auto* b = static_cast<const Block*>(src);
+  for (int64_t i = 0; i < n / kQK; ++i, y += kQK) {
+    alignas(32) uint8_t q[32];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(q), q5_unpack32(b[i].qh, b[i].qs));
+    const __m256 d = _mm256_set1_ps(half_to_float(b[i].d));
+    for (int j = 0; j < kQK; j += 8) {
+      if constexpr (kMin) {
+        const __m256 m = _mm256_set1_ps(half_to_float(b[i].m));
+        _mm256_storeu_ps(y + j, _mm256_add_ps(_mm256_mul_ps(d, u8x8_to_f32(q + j)), m));
+      } else {
+        const __m256i v = _mm256_sub_epi32(
+            _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(q + j))),
+            _mm256_set1_epi32(16));
+        _mm256_storeu_ps(y + j, _mm256_mul_ps(d, _mm256_cvtepi32_ps(v)));
+      }
+    }
+  }
+}
+
+void deq_q5_k(const void* src, float* y, int64_t n) {
+  const auto* b = static_cast<const BlockQ5_K*>(src);
+  const __m256i mask = _mm256_set1_epi8(0x0f), one = _mm256_set1_epi8(1);
+  for (int64_t i = 0; i < n / kQKK; ++i) {
+    const float d = half_to_float(b[i].d), dmin = half_to_float(b[i].dmin);
+    const __m256i qh = load32(b[i].qh);
+    for (int j = 0; j < 8; ++j, y += 32) {
+      // Sub-block j: nibble (j & 1) of qs[32 (j / 2) + l] and bit j of qh[l].
+      const __m256i raw = load32(b[i].qs + 32 * (j / 2));
+      const __m256i nib =
+          _mm256_and_si256(_mm256_srl_epi16(raw, _mm_cvtsi32_si128(4 * (j & 1))), mask);
+      const __m256i hb = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(j)), one);
+      alignas(32) uint8_t q[32];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(q),
+                         _mm256_or_si256(nib, _mm256_slli_epi16(hb, 4)));
+      uint8_t sc, m;
+      q4k_scale_min(j, b[i].scales, &sc, &m);
+      const __m256 scale = _mm256_set1_ps(d * float(sc));
+      const __m256 min = _mm256_set1_ps(dmin * float(m));
+      for (int l = 0; l < 32; l += 8) {
+        _mm256_storeu_ps(y + l, _mm256_sub_ps(_mm256_mul_ps(scale, u8x8_to_f32(q + l)), min));
+      }
     }
   }
 }
@@ -149,6 +200,12 @@ DequantRowFn dequant_row_avx2(DType t) {
       return deq_q8_0;
     case DType::q4_0:
       return deq_q4_0;
+    case DType::q5_0:
+      return deq_q5<false>;
+    case DType::q5_1:
+      return deq_q5<true>;
+    case DType::q5_k:
+      return deq_q5_k;
     case DType::q4_k:
       return deq_q4_k;
     case DType::q6_k:

@@ -25,6 +25,12 @@ DequantRowFn dequant_row_fn(DType t, SimdLevel level) {
       return deq_ref<DType::q8_0>;
     case DType::q4_0:
       return deq_ref<DType::q4_0>;
+    case DType::q5_0:
+      return deq_ref<DType::q5_0>;
+    case DType::q5_1:
+      return deq_ref<DType::q5_1>;
+    case DType::q5_k:
+      return deq_ref<DType::q5_k>;
     case DType::q4_k:
       return deq_ref<DType::q4_k>;
     case DType::q6_k:

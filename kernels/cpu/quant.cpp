@@ -25,6 +25,35 @@ void dequant_q4_0(const BlockQ4_0* b, float* y, int64_t nb) {
   }
 }
 
+// The 5-bit quant of element j (0..31) of a Q5_0 / Q5_1 block, as 0..31.
+int q5_quant(const uint8_t* qh, const uint8_t* qs, int j) {
+  uint32_t h;
+  std::memcpy(&h, qh, 4);
+  const int lo = j < kQK / 2 ? (qs[j] & 0xf) : (qs[j - kQK / 2] >> 4);
+  return lo | int(((h >> j) & 1) << 4);
+}
+
+void pack_q5(const uint8_t q[kQK], uint8_t qh[4], uint8_t qs[kQK / 2]) {
+  uint32_t h = 0;
+  for (int j = 0; j < kQK; ++j) h |= uint32_t(q[j] >> 4) << j;
+  std::memcpy(qh, &h, 4);
+  for (int j = 0; j < kQK / 2; ++j) qs[j] = uint8_t((q[j] & 0xf) | ((q[j + kQK / 2] & 0xf) << 4));
+}
+
+void dequant_q5_0(const BlockQ5_0* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += kQK) {
+    const float d = fp16_to_f32(b[i].d);
+    for (int j = 0; j < kQK; ++j) y[j] = d * float(q5_quant(b[i].qh, b[i].qs, j) - 16);
+  }
+}
+
+void dequant_q5_1(const BlockQ5_1* b, float* y, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, y += kQK) {
+    const float d = fp16_to_f32(b[i].d), m = fp16_to_f32(b[i].m);
+    for (int j = 0; j < kQK; ++j) y[j] = d * float(q5_quant(b[i].qh, b[i].qs, j)) + m;
+  }
+}
+
 void dequant_q8_0(const BlockQ8_0* b, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, y += kQK) {
     const float d = fp16_to_f32(b[i].d);
@@ -32,7 +61,9 @@ void dequant_q8_0(const BlockQ8_0* b, float* y, int64_t nb) {
   }
 }
 
-void dequant_q4_k(const BlockQ4_K* b, float* y, int64_t nb) {
+// Q4_K and Q5_K: x = d * sc[j] * q - dmin * m[j] per sub-block j.
+template <class Block>
+void dequant_k_affine(const Block* b, float* y, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i) {
     const float d = fp16_to_f32(b[i].d);
     const float dmin = fp16_to_f32(b[i].dmin);
@@ -43,7 +74,9 @@ void dequant_q4_k(const BlockQ4_K* b, float* y, int64_t nb) {
       const float min = dmin * float(m);
       const uint8_t* q = b[i].qs + 32 * (j / 2);
       const int shift = (j & 1) * 4;
-      for (int l = 0; l < 32; ++l) y[l] = scale * float((q[l] >> shift) & 0xf) - min;
+      for (int l = 0; l < 32; ++l) {
+        y[l] = scale * float(((q[l] >> shift) & 0xf) | k_high_bit(b[i], j, l)) - min;
+      }
     }
   }
 }
@@ -105,56 +138,109 @@ void quant_q8_0(const float* x, BlockQ8_0* b, int64_t nb) {
   }
 }
 
+// Packs eight 6-bit scales and mins as q4k_scale_min reads them.
+void pack_k_scales(const uint8_t sc[8], const uint8_t m[8], uint8_t out[12]) {
+  std::memset(out, 0, 12);
+  for (int j = 0; j < 8; ++j) {
+    if (j < 4) {
+      out[j] = sc[j];
+      out[j + 4] = m[j];
+    } else {
+      out[j + 4] = uint8_t((sc[j] & 0xf) | ((m[j] & 0xf) << 4));
+      out[j - 4] |= uint8_t((sc[j] >> 4) << 6);
+      out[j] |= uint8_t((m[j] >> 4) << 6);
+    }
+  }
+}
+
+// The affine K-quant super-block shared by Q4_K (levels 15) and Q5_K (31):
+// per sub-block range [-min, levels * scale - min] with min >= 0, 6-bit
+// scales and mins under fp16 d / dmin. Writes the packed scales and q[256]
+// (0..levels), quantized against the stored (rounded) scales so the error
+// bound holds for what is actually decoded.
+void quant_k_affine(const float* x, int levels, uint16_t* d_out, uint16_t* dmin_out,
+                    uint8_t scales[12], uint8_t q[kQKK]) {
+  float scale[8], min[8], max_scale = 0.0f, max_min = 0.0f;
+  for (int j = 0; j < 8; ++j) {
+    float lo = 0.0f, hi = -INFINITY;
+    for (int l = 0; l < 32; ++l) {
+      lo = std::min(lo, x[32 * j + l]);
+      hi = std::max(hi, x[32 * j + l]);
+    }
+    scale[j] = std::max(hi - lo, 0.0f) / float(levels);
+    min[j] = -lo;
+    max_scale = std::max(max_scale, scale[j]);
+    max_min = std::max(max_min, min[j]);
+  }
+  *d_out = f32_to_fp16(max_scale / 63.0f);
+  *dmin_out = f32_to_fp16(max_min / 63.0f);
+  const float d = fp16_to_f32(*d_out), dmin = fp16_to_f32(*dmin_out);
+  uint8_t sc[8], m[8];
+  for (int j = 0; j < 8; ++j) {
+    sc[j] = uint8_t(d > 0.0f ? std::clamp(nearest(scale[j] / d), 0, 63) : 0);
+    m[j] = uint8_t(dmin > 0.0f ? std::clamp(nearest(min[j] / dmin), 0, 63) : 0);
+  }
+  pack_k_scales(sc, m, scales);
+  for (int j = 0; j < 8; ++j) {
+    const float es = d * float(sc[j]), em = dmin * float(m[j]);
+    const float ies = es > 0.0f ? 1.0f / es : 0.0f;
+    for (int l = 0; l < 32; ++l) {
+      q[32 * j + l] = uint8_t(std::clamp(nearest((x[32 * j + l] + em) * ies), 0, levels));
+    }
+  }
+}
+
 void quant_q4_k(const float* x, BlockQ4_K* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += kQKK) {
-    // Per sub-block affine range [-min, 15 * scale - min] with min >= 0.
-    float scale[8], min[8], max_scale = 0.0f, max_min = 0.0f;
-    for (int j = 0; j < 8; ++j) {
-      float lo = 0.0f, hi = -INFINITY;
+    uint8_t q[kQKK];
+    quant_k_affine(x, 15, &b[i].d, &b[i].dmin, b[i].scales, q);
+    for (int p = 0; p < 4; ++p) {
       for (int l = 0; l < 32; ++l) {
-        lo = std::min(lo, x[32 * j + l]);
-        hi = std::max(hi, x[32 * j + l]);
-      }
-      scale[j] = std::max(hi - lo, 0.0f) / 15.0f;
-      min[j] = -lo;
-      max_scale = std::max(max_scale, scale[j]);
-      max_min = std::max(max_min, min[j]);
-    }
-    BlockQ4_K& o = b[i];
-    o.d = f32_to_fp16(max_scale / 63.0f);
-    o.dmin = f32_to_fp16(max_min / 63.0f);
-    const float d = fp16_to_f32(o.d), dmin = fp16_to_f32(o.dmin);
-    uint8_t sc[8], m[8];
-    for (int j = 0; j < 8; ++j) {
-      sc[j] = uint8_t(d > 0.0f ? std::clamp(nearest(scale[j] / d), 0, 63) : 0);
-      m[j] = uint8_t(dmin > 0.0f ? std::clamp(nearest(min[j] / dmin), 0, 63) : 0);
-    }
-    std::memset(o.scales, 0, sizeof(o.scales));
-    for (int j = 0; j < 8; ++j) {
-      if (j < 4) {
-        o.scales[j] = sc[j];
-        o.scales[j + 4] = m[j];
-      } else {
-        o.scales[j + 4] = uint8_t((sc[j] & 0xf) | ((m[j] & 0xf) << 4));
-        o.scales[j - 4] |= uint8_t((sc[j] >> 4) << 6);
-        o.scales[j] |= uint8_t((m[j] >> 4) << 6);
+        b[i].qs[32 * p + l] = uint8_t(q[64 * p + l] | (q[64 * p + 32 + l] << 4));
       }
     }
-    // Quantize against the stored (rounded) scales so the error bound holds
-    // for what is actually decoded.
-    for (int j = 0; j < 8; ++j) {
-      const float es = d * float(sc[j]), em = dmin * float(m[j]);
-      const float ies = es > 0.0f ? 1.0f / es : 0.0f;
-      uint8_t* q = o.qs + 32 * (j / 2);
+  }
+}
+
+void quant_q5_k(const float* x, BlockQ5_K* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQKK) {
+    uint8_t q[kQKK];
+    quant_k_affine(x, 31, &b[i].d, &b[i].dmin, b[i].scales, q);
+    std::memset(b[i].qh, 0, sizeof(b[i].qh));
+    for (int p = 0; p < 4; ++p) {
       for (int l = 0; l < 32; ++l) {
-        const int v = std::clamp(nearest((x[32 * j + l] + em) * ies), 0, 15);
-        if (j % 2 == 0) {
-          q[l] = uint8_t(v);
-        } else {
-          q[l] = uint8_t(q[l] | (v << 4));
-        }
+        const uint8_t lo = q[64 * p + l], hi = q[64 * p + 32 + l];
+        b[i].qs[32 * p + l] = uint8_t((lo & 0xf) | ((hi & 0xf) << 4));
+        b[i].qh[l] |= uint8_t(((lo >> 4) << (2 * p)) | ((hi >> 4) << (2 * p + 1)));
       }
     }
+  }
+}
+
+// Symmetric 5-bit blocks: the largest magnitude maps to -16 (as Q4_0 to -8).
+void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQK) {
+    b[i].d = f32_to_fp16(signed_absmax(x, kQK) / -16.0f);
+    const float d = fp16_to_f32(b[i].d);
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t q[kQK];
+    for (int j = 0; j < kQK; ++j) q[j] = uint8_t(std::clamp(nearest(x[j] * id) + 16, 0, 31));
+    pack_q5(q, b[i].qh, b[i].qs);
+  }
+}
+
+// Affine 5-bit blocks: min -> 0, max -> 31, against the stored fp16 d and m.
+void quant_q5_1(const float* x, BlockQ5_1* b, int64_t nb) {
+  for (int64_t i = 0; i < nb; ++i, x += kQK) {
+    float lo = x[0], hi = x[0];
+    for (int j = 1; j < kQK; ++j) lo = std::min(lo, x[j]), hi = std::max(hi, x[j]);
+    b[i].d = f32_to_fp16((hi - lo) / 31.0f);
+    b[i].m = f32_to_fp16(lo);
+    const float d = fp16_to_f32(b[i].d), m = fp16_to_f32(b[i].m);
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    uint8_t q[kQK];
+    for (int j = 0; j < kQK; ++j) q[j] = uint8_t(std::clamp(nearest((x[j] - m) * id), 0, 31));
+    pack_q5(q, b[i].qh, b[i].qs);
   }
 }
 
@@ -213,10 +299,16 @@ void dequantize_row(DType t, const void* src, float* dst, int64_t n) {
     }
     case DType::q4_0:
       return dequant_q4_0(static_cast<const BlockQ4_0*>(src), dst, nb);
+    case DType::q5_0:
+      return dequant_q5_0(static_cast<const BlockQ5_0*>(src), dst, nb);
+    case DType::q5_1:
+      return dequant_q5_1(static_cast<const BlockQ5_1*>(src), dst, nb);
+    case DType::q5_k:
+      return dequant_k_affine(static_cast<const BlockQ5_K*>(src), dst, nb);
     case DType::q8_0:
       return dequant_q8_0(static_cast<const BlockQ8_0*>(src), dst, nb);
     case DType::q4_k:
-      return dequant_q4_k(static_cast<const BlockQ4_K*>(src), dst, nb);
+      return dequant_k_affine(static_cast<const BlockQ4_K*>(src), dst, nb);
     case DType::q6_k:
       return dequant_q6_k(static_cast<const BlockQ6_K*>(src), dst, nb);
   }
@@ -242,6 +334,12 @@ void quantize_row(DType t, const float* src, void* dst, int64_t n) {
     }
     case DType::q4_0:
       return quant_q4_0(src, static_cast<BlockQ4_0*>(dst), nb);
+    case DType::q5_0:
+      return quant_q5_0(src, static_cast<BlockQ5_0*>(dst), nb);
+    case DType::q5_1:
+      return quant_q5_1(src, static_cast<BlockQ5_1*>(dst), nb);
+    case DType::q5_k:
+      return quant_q5_k(src, static_cast<BlockQ5_K*>(dst), nb);
     case DType::q8_0:
       return quant_q8_0(src, static_cast<BlockQ8_0*>(dst), nb);
     case DType::q4_k:

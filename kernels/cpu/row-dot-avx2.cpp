@@ -80,8 +80,30 @@ inline __m256i block_dot(const BlockQ4_0& b, const BlockQ8A& a) {
       _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
   return dot_u8_i8(nib, load32(a.qs));
 }
+// Q5_0 / Q5_1: unsigned 5-bit quants (0..31); offset or min applied per block.
+inline __m256i block_dot(const BlockQ5_0& b, const BlockQ8A& a) {
+  return dot_u8_i8(q5_unpack32(b.qh, b.qs), load32(a.qs));
+}
+inline __m256i block_dot(const BlockQ5_1& b, const BlockQ8A& a) {
+  return dot_u8_i8(q5_unpack32(b.qh, b.qs), load32(a.qs));
+}
 template <class Block>
-constexpr int kQuantOffset = std::is_same_v<Block, BlockQ4_0> ? 8 : 0;
+constexpr int kQuantOffset = std::is_same_v<Block, BlockQ4_0>   ? 8
+                             : std::is_same_v<Block, BlockQ5_0> ? 16
+                                                                : 0;
+template <class Block>
+constexpr bool kHasMin = std::is_same_v<Block, BlockQ5_1>;
+
+// The min term of a Q5_1 block: m * a.d * sum(a.qs); zero for the others.
+template <class Block>
+inline float block_min(const Block& b, const BlockQ8A& a) {
+  if constexpr (kHasMin<Block>) {
+    return half_to_float(b.m) * a.d * float(a.sum[0] + a.sum[1]);
+  } else {
+    (void)b, (void)a;
+    return 0.0f;
+  }
+}
 
 inline int32_t sum_pair(const BlockQ8A& a) {
   int32_t v;
@@ -89,7 +111,7 @@ inline int32_t sum_pair(const BlockQ8A& a) {
   return v;
 }
 
-// Q4_0 / Q8_0 x Q8A. Each block has its own weight and activation scale, so
+// Q4_0 / Q5_0 / Q5_1 / Q8_0 x Q8A. Each block has its own weight and activation scale, so
 // four blocks are reduced together (horizontal adds leave one int32 per
 // block and 128-bit half) and scaled by one vector of four products,
 // instead of a scalar multiply and broadcast per block.
@@ -100,6 +122,7 @@ float dot_q32(const void* w, const void* act, int64_t n) {
   const int64_t nb = n / kQK;
   constexpr int off = kQuantOffset<Block>;
   __m256 acc = _mm256_setzero_ps();
+  float mins = 0.0f;
   int64_t i = 0;
   for (; i + 4 <= nb; i += 4) {
     const __m256i p01 = _mm256_hadd_epi32(block_dot(b[i], a[i]), block_dot(b[i + 1], a[i + 1]));
@@ -116,14 +139,19 @@ float dot_q32(const void* w, const void* act, int64_t n) {
         short(b[i].d), short(b[i + 1].d), short(b[i + 2].d), short(b[i + 3].d), 0, 0, 0, 0));
     const __m128 s = _mm_mul_ps(wd, _mm_setr_ps(a[i].d, a[i + 1].d, a[i + 2].d, a[i + 3].d));
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set_m128(s, s), acc);
+    if constexpr (kHasMin<Block>) {
+      mins += (block_min(b[i], a[i]) + block_min(b[i + 1], a[i + 1])) +
+              (block_min(b[i + 2], a[i + 2]) + block_min(b[i + 3], a[i + 3]));
+    }
   }
   float tail = 0.0f;
   for (; i < nb; ++i) {
     const float s = half_to_float(b[i].d) * a[i].d;
     acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_dot(b[i], a[i])), _mm256_set1_ps(s), acc);
     tail -= float(off * (a[i].sum[0] + a[i].sum[1])) * s;
+    mins += block_min(b[i], a[i]);
   }
-  return hsum(acc) + tail;
+  return hsum(acc) + tail + mins;
 }
 
 // The eight 6-bit scales and mins of a Q4_K block, unpacked with 32-bit
@@ -143,11 +171,14 @@ inline void q4k_unpack_scales(const uint8_t* s, uint8_t sc[8], uint8_t m[8]) {
   std::memcpy(m + 4, &m_hi, 4);
 }
 
-// Q4_K x Q8K: one activation scale per super-block, so the eight sub-block
-// scales are applied in integers (madd with the scale broadcast to 16-bit
-// lanes) and the super-block costs a single int->float conversion.
-float dot_q4_k(const void* w, const void* act, int64_t n) {
-  const auto* b = static_cast<const BlockQ4_K*>(w);
+// Q4_K / Q5_K x Q8K: one activation scale per super-block, so the eight
+// sub-block scales are applied in integers (madd with the scale broadcast to
+// 16-bit lanes) and the super-block costs a single int->float conversion.
+// Q5_K adds bit j of qh[l] as 16 to element l of sub-block j.
+template <class Block>
+float dot_qk_affine(const void* w, const void* act, int64_t n) {
+  constexpr bool k5 = std::is_same_v<Block, BlockQ5_K>;
+  const auto* b = static_cast<const Block*>(w);
   const auto* a = static_cast<const BlockQ8K*>(act);
   const __m256i mask = _mm256_set1_epi8(0x0f);
   __m256 acc = _mm256_setzero_ps();
@@ -166,10 +197,21 @@ float dot_q4_k(const void* w, const void* act, int64_t n) {
     const __m256i sc16 = _mm256_broadcastsi128_si256(
         _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc))));
     __m256i sumi = _mm256_setzero_si256();
+    [[maybe_unused]] __m256i qh;
+    if constexpr (k5) qh = load32(b[i].qh);
     for (int p = 0; p < 4; ++p) {
       const __m256i q = load32(b[i].qs + 32 * p);
-      const __m256i lo = _mm256_and_si256(q, mask);
-      const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+      __m256i lo = _mm256_and_si256(q, mask);
+      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
+      if constexpr (k5) {
+        // 16-bit shifts: masking with 1 keeps only the byte's own bit.
+        const __m256i one = _mm256_set1_epi8(1);
+        const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p)), one);
+        const __m256i h1 =
+            _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p + 1)), one);
+        lo = _mm256_or_si256(lo, _mm256_slli_epi16(h0, 4));
+        hi = _mm256_or_si256(hi, _mm256_slli_epi16(h1, 4));
+      }
       const __m256i p0 = _mm256_maddubs_epi16(lo, load32(a[i].qs + 64 * p));
       const __m256i p1 = _mm256_maddubs_epi16(hi, load32(a[i].qs + 64 * p + 32));
       const __m256i s0 =
@@ -254,8 +296,14 @@ RowDotFn row_dot_avx2(DType t) {
       return dot_q32<BlockQ8_0>;
     case DType::q4_0:
       return dot_q32<BlockQ4_0>;
+    case DType::q5_0:
+      return dot_q32<BlockQ5_0>;
+    case DType::q5_1:
+      return dot_q32<BlockQ5_1>;
     case DType::q4_k:
-      return dot_q4_k;
+      return dot_qk_affine<BlockQ4_K>;
+    case DType::q5_k:
+      return dot_qk_affine<BlockQ5_K>;
     case DType::q6_k:
       return dot_q6_k;
   }

@@ -1,5 +1,7 @@
 // Portable dot kernels: the same integer arithmetic as the SIMD ones, so
 // every level gives the same answer up to fp32 summation order.
+#include <type_traits>
+
 #include "act-quant.h"
 #include "fp16.h"
 #include "quant-blocks.h"
@@ -61,8 +63,40 @@ float dot_q4_0(const void* w, const void* act, int64_t n) {
   return sum;
 }
 
-float dot_q4_k(const void* w, const void* act, int64_t n) {
-  const auto* b = static_cast<const BlockQ4_K*>(w);
+// The 5-bit quants of a Q5_0 / Q5_1 block (0..31) in element order.
+void q5_unpack(const uint8_t qh[4], const uint8_t qs[kQK / 2], int q[kQK]) {
+  const uint32_t h =
+      uint32_t(qh[0]) | uint32_t(qh[1]) << 8 | uint32_t(qh[2]) << 16 | uint32_t(qh[3]) << 24;
+  for (int j = 0; j < kQK / 2; ++j) {
+    q[j] = (qs[j] & 0xf) | int(((h >> j) & 1) << 4);
+    q[j + kQK / 2] = (qs[j] >> 4) | int(((h >> (j + kQK / 2)) & 1) << 4);
+  }
+}
+
+// Q5_0 (x = d (q - 16)) and Q5_1 (x = d q + m, the min times the
+// activation block's sum).
+template <class Block>
+float dot_q5(const void* w, const void* act, int64_t n) {
+  constexpr bool kMin = std::is_same_v<Block, BlockQ5_1>;
+  const auto* b = static_cast<const Block*>(w);
+  const auto* a = static_cast<const BlockQ8A*>(act);
+  float sum = 0.0f;
+  for (int64_t i = 0; i < n / kQK; ++i) {
+    int q[kQK], isum = 0;
+    q5_unpack(b[i].qh, b[i].qs, q);
+    for (int j = 0; j < kQK; ++j) isum += (kMin ? q[j] : q[j] - 16) * int(a[i].qs[j]);
+    sum += float(isum) * (fp16_to_f32(b[i].d) * a[i].d);
+    if constexpr (kMin) {
+      sum += float(a[i].sum[0] + a[i].sum[1]) * (fp16_to_f32(b[i].m) * a[i].d);
+    }
+  }
+  return sum;
+}
+
+// Q4_K / Q5_K x Q8K: integer sums per sub-block, mins from the block sums.
+template <class Block>
+float dot_k_affine(const void* w, const void* act, int64_t n) {
+  const auto* b = static_cast<const Block*>(w);
   const auto* a = static_cast<const BlockQ8K*>(act);
   float sum = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
@@ -73,7 +107,10 @@ float dot_q4_k(const void* w, const void* act, int64_t n) {
       const uint8_t* q = b[i].qs + 32 * (j / 2);
       const int shift = (j & 1) * 4;
       int dot = 0;
-      for (int l = 0; l < 32; ++l) dot += ((q[l] >> shift) & 0xf) * int(a[i].qs[32 * j + l]);
+      for (int l = 0; l < 32; ++l) {
+        const int v = ((q[l] >> shift) & 0xf) | k_high_bit(b[i], j, l);
+        dot += v * int(a[i].qs[32 * j + l]);
+      }
       isum += int(sc) * dot;
       msum += int(m) * int(a[i].bsum[j]);
     }
@@ -121,8 +158,14 @@ RowDotFn row_dot_scalar(DType t) {
       return dot_q8_0;
     case DType::q4_0:
       return dot_q4_0;
+    case DType::q5_0:
+      return dot_q5<BlockQ5_0>;
+    case DType::q5_1:
+      return dot_q5<BlockQ5_1>;
+    case DType::q5_k:
+      return dot_k_affine<BlockQ5_K>;
     case DType::q4_k:
-      return dot_q4_k;
+      return dot_k_affine<BlockQ4_K>;
     case DType::q6_k:
       return dot_q6_k;
   }

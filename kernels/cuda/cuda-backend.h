@@ -18,7 +18,8 @@
 // RC_ASSERT, as in the reference backend.
 //
 // Numerics against the CPU reference backend (the tests' tolerances):
-//   get_rows, kv_store, copy_pages, add: exact.
+//   get_rows, kv_store (F32/F16/BF16 pools: both round to nearest even),
+//   copy_pages, add: exact.
 //   rmsnorm, rope, swiglu, attention: fp32 math, 1e-5 relative.
 //   matmul, F32 weights: fp32 (GEMV or cuBLAS Sgemm without TF32), 1e-5.
 //   matmul, F16/BF16/block weights: fp32 accumulation; up to 8 tokens (32
@@ -38,7 +39,7 @@ namespace rc::kernels::cuda {
 
 // Tokens up to which matmul uses the exact-decode GEMV instead of cuBLAS.
 inline constexpr int kGemvMaxTokensFloat = 8;    // F32, F16, BF16 weights
-inline constexpr int kGemvMaxTokensBlocks = 32;  // Q8_0, Q4_0, Q4_K, Q6_K
+inline constexpr int kGemvMaxTokensBlocks = 32;  // Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K
 
 // The backend on the first CUDA device: a stream, a cuBLAS handle and a
 // small smoke test of the context. nullptr with *error set (one line) when

@@ -48,6 +48,15 @@ void launch_dequant_f16(const LaunchCtx& ctx, DType type, const void* w, int64_t
     case DType::q4_k:
       dequant_f16_kernel<DType::q4_k><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
       break;
+    case DType::q5_0:
+      dequant_f16_kernel<DType::q5_0><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
+      break;
+    case DType::q5_1:
+      dequant_f16_kernel<DType::q5_1><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
+      break;
+    case DType::q5_k:
+      dequant_f16_kernel<DType::q5_k><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
+      break;
     case DType::q6_k:
       dequant_f16_kernel<DType::q6_k><<<grid, kThreads, 0, ctx.stream>>>(wb, rb, K, n_segs, out);
       break;

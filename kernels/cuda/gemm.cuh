@@ -4,7 +4,8 @@
 //                       math mode), so it matches the reference to 1e-5.
 //   F16 / BF16 weights: x converted to the weight's type, cublasGemmEx on
 //                       tensor cores with fp32 accumulation and output.
-//   Q8_0 Q4_0 Q4_K Q6_K: x converted to fp16; W dequantized to fp16 in row
+//   Block types (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K):
+//                       x converted to fp16; W dequantized to fp16 in row
 //                       chunks of at most kDequantChunkElems into scratch,
 //                       one cublasGemmEx per chunk. BF16 goes this way too
 //                       on devices without bf16 tensor cores (sm < 80);

@@ -127,6 +127,12 @@ void launch_group(const LaunchCtx& ctx, DType type, const void* w, int64_t rows,
       return launch_typed<DType::q4_0>(ctx, w, rows, K, x, n, bias, y);
     case DType::q4_k:
       return launch_typed<DType::q4_k>(ctx, w, rows, K, x, n, bias, y);
+    case DType::q5_0:
+      return launch_typed<DType::q5_0>(ctx, w, rows, K, x, n, bias, y);
+    case DType::q5_1:
+      return launch_typed<DType::q5_1>(ctx, w, rows, K, x, n, bias, y);
+    case DType::q5_k:
+      return launch_typed<DType::q5_k>(ctx, w, rows, K, x, n, bias, y);
     case DType::q6_k:
       return launch_typed<DType::q6_k>(ctx, w, rows, K, x, n, bias, y);
   }

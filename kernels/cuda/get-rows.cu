@@ -84,6 +84,15 @@ void launch_get_rows(const LaunchCtx& ctx, DType type, const void* table, int64_
       case DType::q4_k:
         launch_seg<DType::q4_k>(ctx, table, rows, cols, ids, out, n);
         break;
+      case DType::q5_0:
+        launch_seg<DType::q5_0>(ctx, table, rows, cols, ids, out, n);
+        break;
+      case DType::q5_1:
+        launch_seg<DType::q5_1>(ctx, table, rows, cols, ids, out, n);
+        break;
+      case DType::q5_k:
+        launch_seg<DType::q5_k>(ctx, table, rows, cols, ids, out, n);
+        break;
       case DType::q6_k:
         launch_seg<DType::q6_k>(ctx, table, rows, cols, ids, out, n);
         break;

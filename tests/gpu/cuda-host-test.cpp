@@ -58,7 +58,10 @@ TEST(CudaHost, SegmentDecodersAreDequantizeRow) {
   check_segments<DType::bf16>(520);
   check_segments<DType::q8_0>(544);
   check_segments<DType::q4_0>(544);
+  check_segments<DType::q5_0>(544);
+  check_segments<DType::q5_1>(544);
   check_segments<DType::q4_k>(768);
+  check_segments<DType::q5_k>(768);
   check_segments<DType::q6_k>(768);
 }
 
@@ -243,7 +246,8 @@ TEST(CudaHost, AttentionPlanExecutedOnTheHostMatchesReference) {
       const float scale = 1.0f / std::sqrt(float(sh.head_dim));
       std::vector<float> want(q.size());
       ref->attention(*pool, 0, q.data(), want.data(), p.seqs, sh.n_heads, scale);
-      const std::vector<float> got = run_plan(p, sh, pool->k(0), pool->v(0), q, scale);
+      const std::vector<float> got = run_plan(p, sh, static_cast<const float*>(pool->k(0)),
+                                              static_cast<const float*>(pool->v(0)), q, scale);
       const std::vector<float> tol(q.size(), test::max_abs(v));
       test::expect_close(got.data(), want.data(), tol.data(), q.size(), 1e-5,
                          "plan group " + std::to_string(group) + " page " + std::to_string(ps));

@@ -50,7 +50,8 @@ inline std::vector<SimdLevel> runnable_levels() {
 
 inline const std::vector<DType>& all_dtypes() {
   static const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0,
-                                        DType::q4_0, DType::q4_k, DType::q6_k};
+                                        DType::q4_0, DType::q5_0, DType::q5_1, DType::q4_k,
+                                        DType::q5_k, DType::q6_k};
   return types;
 }
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "cpu/act-quant.h"
 #include "cpu/fp16.h"
@@ -20,6 +21,14 @@ TEST(DType, TablesMatchGgml) {
   EXPECT_EQ(block_bytes(DType::q8_0), 34);
   EXPECT_EQ(block_bytes(DType::q4_k), 144);
   EXPECT_EQ(block_bytes(DType::q6_k), 210);
+  EXPECT_EQ(block_bytes(DType::q5_0), 22);
+  EXPECT_EQ(block_bytes(DType::q5_1), 24);
+  EXPECT_EQ(block_bytes(DType::q5_k), 176);
+  EXPECT_EQ(block_elems(DType::q5_1), 32);
+  EXPECT_EQ(block_elems(DType::q5_k), 256);
+  EXPECT_EQ(dtype_from_gguf(6), DType::q5_0);
+  EXPECT_EQ(dtype_from_gguf(7), DType::q5_1);
+  EXPECT_EQ(dtype_from_gguf(13), DType::q5_k);
   EXPECT_EQ(block_elems(DType::q4_k), 256);
   EXPECT_EQ(row_bytes(DType::f16, 10), 20);
   EXPECT_EQ(row_bytes(DType::q6_k, 512), 420);
@@ -82,29 +91,39 @@ TEST(KnownAnswer, Q8_0) {
   for (int j = 0; j < 32; ++j) EXPECT_EQ(y[j], 0.25f * float(j * 8 - 128)) << j;
 }
 
-TEST(KnownAnswer, Q4_K) {
-  // Sub-block scales and mins chosen to exercise all six bits, packed by
-  // hand from the layout: bytes 0-3 = sc[0..3] | (sc[4..7] >> 4) << 6,
-  // bytes 4-7 = m[0..3] | (m[4..7] >> 4) << 6, bytes 8-11 = sc[4..7] & 15 |
-  // (m[4..7] & 15) << 4.
+// Sub-block scales and mins chosen to exercise all six bits, packed by
+// hand from the layout: bytes 0-3 = sc[0..3] | (sc[4..7] >> 4) << 6,
+// bytes 4-7 = m[0..3] | (m[4..7] >> 4) << 6, bytes 8-11 = sc[4..7] & 15 |
+// (m[4..7] & 15) << 4. Q5_K adds bit j of qh[l] as 16 to element l of
+// sub-block j.
+template <class Block>
+void check_k_affine_block(DType t) {
+  constexpr bool k5 = std::is_same_v<Block, BlockQ5_K>;
   const int sc[8] = {1, 2, 3, 4, 33, 45, 60, 63};
   const int m[8] = {0, 5, 10, 15, 20, 50, 62, 63};
   const uint8_t scales[12] = {0x81, 0x82, 0xc3, 0xc4, 0x40, 0xc5,
                               0xca, 0xcf, 0x41, 0x2d, 0xec, 0xff};
-  BlockQ4_K b{};
+  Block b{};
   b.d = 0x3c00;     // 1.0
   b.dmin = 0x3800;  // 0.5
   std::memcpy(b.scales, scales, 12);
   for (int i = 0; i < 128; ++i) b.qs[i] = uint8_t((i % 16) | ((15 - i % 13) << 4));
+  uint8_t qh[32] = {};
+  if constexpr (k5) {
+    for (int l = 0; l < 32; ++l) b.qh[l] = qh[l] = uint8_t(l * 37 + 11);
+  }
   float y[256];
-  dequantize_row(DType::q4_k, &b, y, 256);
+  dequantize_row(t, &b, y, 256);
   for (int e = 0; e < 256; ++e) {
     const int j = e / 32, l = e % 32;
     const int byte = 32 * (j / 2) + l;  // sub-blocks 2i, 2i+1 share 32 bytes
-    const int q = j % 2 == 0 ? byte % 16 : 15 - byte % 13;
+    const int q = (j % 2 == 0 ? byte % 16 : 15 - byte % 13) + 16 * ((qh[l] >> j) & 1);
     EXPECT_EQ(y[e], 1.0f * float(sc[j]) * float(q) - 0.5f * float(m[j])) << e;
   }
 }
+
+TEST(KnownAnswer, Q4_K) { check_k_affine_block<BlockQ4_K>(DType::q4_k); }
+TEST(KnownAnswer, Q5_K) { check_k_affine_block<BlockQ5_K>(DType::q5_k); }
 
 TEST(KnownAnswer, Q6_K) {
   BlockQ6_K b{};
@@ -128,6 +147,32 @@ TEST(KnownAnswer, Q6_K) {
     if (e == 5 || e == 37 || e == 69 || e == 101) continue;
     EXPECT_EQ(y[e], want(e, 0)) << e;
   }
+}
+
+TEST(KnownAnswer, Q5_0AndQ5_1) {
+  // qh is a little-endian uint32: bit j is the 5th bit of element j.
+  BlockQ5_0 b{};
+  b.d = 0x3800;  // 0.5
+  for (int j = 0; j < 16; ++j) b.qs[j] = uint8_t(j | ((15 - j) << 4));
+  const uint32_t h = 0x8001a5c3u;
+  std::memcpy(b.qh, &h, 4);
+  auto q_of = [&](int e) {
+    const int lo = e < 16 ? e : 15 - (e - 16);
+    return lo | int(((h >> e) & 1) << 4);
+  };
+  float y[32];
+  dequantize_row(DType::q5_0, &b, y, 32);
+  for (int e = 0; e < 32; ++e) EXPECT_EQ(y[e], 0.5f * float(q_of(e) - 16)) << e;
+  EXPECT_EQ(y[0], 0.5f * float(16 - 16));   // bit 0 set, nibble 0
+  EXPECT_EQ(y[31], 0.5f * float(16 - 16));  // bit 31 set, high nibble of qs[15] = 0
+
+  BlockQ5_1 c{};
+  c.d = 0x3400;  // 0.25
+  c.m = 0xbc00;  // -1.0
+  std::memcpy(c.qh, &h, 4);
+  std::memcpy(c.qs, b.qs, 16);
+  dequantize_row(DType::q5_1, &c, y, 32);
+  for (int e = 0; e < 32; ++e) EXPECT_EQ(y[e], 0.25f * float(q_of(e)) - 1.0f) << e;
 }
 
 // Round trips: every element within the bound its block's step allows.
@@ -170,6 +215,30 @@ TEST_P(RoundTrip, WithinBound) {
         bound = 1.0 * std::fabs(fp16_to_f32(b.d)) + 1e-6;
         break;
       }
+      case DType::q5_0: {
+        // As Q4_0 with 16 levels each side.
+        const auto& b = static_cast<const BlockQ5_0*>(static_cast<const void*>(q.data()))[i / 32];
+        bound = 1.0 * std::fabs(fp16_to_f32(b.d)) + 1e-6;
+        break;
+      }
+      case DType::q5_1: {
+        // Half a step, plus the fp16 rounding of the min and of d (which
+        // can push the top element past level 31, where it is clamped).
+        const auto& b = static_cast<const BlockQ5_1*>(static_cast<const void*>(q.data()))[i / 32];
+        const float d = fp16_to_f32(b.d), m = fp16_to_f32(b.m);
+        bound = 0.5 * d + 0x1p-10 * std::fabs(m) + 31.0 * d * 0x1p-10 + 1e-6;
+        break;
+      }
+      case DType::q5_k: {
+        // As Q4_K with 31 levels: half a step, plus the clamping the 6-bit
+        // rounding of scale (<= d/2 per level) and min (<= dmin/2) causes.
+        const auto& b = static_cast<const BlockQ5_K*>(static_cast<const void*>(q.data()))[i / 256];
+        uint8_t sc, m;
+        q4k_scale_min(int(i % 256 / 32), b.scales, &sc, &m);
+        const float d = fp16_to_f32(b.d), dmin = fp16_to_f32(b.dmin);
+        bound = 0.5 * d * sc + 15.5 * d + 0.5 * dmin + 1e-6;
+        break;
+      }
       case DType::q4_k: {
         // Half a step, plus the clamping at the top of the range that the
         // 6-bit rounding of scale (<= d/2 per level, 15 levels) and min
@@ -200,10 +269,11 @@ TEST_P(RoundTrip, WithinBound) {
     sx += std::pow(double(x[size_t(i)]), 2);
   }
   const double rel_rms = std::sqrt(se / sx);
-  const double max_rel_rms = t == DType::q4_0 || t == DType::q4_k ? 0.12
-                             : t == DType::q6_k                   ? 0.04
-                             : t == DType::q8_0                   ? 0.01
-                                                                  : 0.005;
+  const double max_rel_rms = t == DType::q4_0 || t == DType::q4_k                       ? 0.12
+                             : t == DType::q5_0 || t == DType::q5_1 || t == DType::q5_k ? 0.06
+                             : t == DType::q6_k                                         ? 0.04
+                             : t == DType::q8_0                                         ? 0.01
+                                                                                        : 0.005;
   EXPECT_LE(rel_rms, max_rel_rms) << dtype_name(t);
   // Quantizing the decoded values again is (nearly) a fixed point of the
   // block layout: the same bytes for the float types and Q8_0.
