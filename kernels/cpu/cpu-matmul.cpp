@@ -51,8 +51,11 @@ void CpuMatmul::quantize_acts(const Weight& w, const float* x, int n, bool side)
 void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x,
                            float* y, int n) {
   const int64_t K = w.cols, rows = w.rows;
-  quantize_acts(w, x, n, true);
-  const int64_t ab = act_row_bytes(act_format(w.type), K), sb = qtile_side_bytes(w.type, K);
+  const ActFormat f = act_format(w.type);
+  const int64_t ab = act_row_bytes(f, K), sb = qtile_side_bytes(w.type, K);
+  // Float weights read the fp32 rows as they are.
+  if (f != ActFormat::f32) quantize_acts(w, x, n, true);
+  const uint8_t* act = f == ActFormat::f32 ? reinterpret_cast<const uint8_t*>(x) : act_q_.data();
   const int64_t rb = row_bytes(w.type, K);
   const int64_t groups = (rows + kQTileRows - 1) / kQTileRows;
   const int64_t chunks = (n + kTileTokens - 1) / kTileTokens;
@@ -75,7 +78,7 @@ void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, con
       a.w = wbase + r0 * rb;
       a.w_stride = rb;
       a.rows = int(std::min<int64_t>(kQTileRows, rows - r0));
-      a.act = act_q_.data() + t0 * ab;
+      a.act = act + t0 * ab;
       a.act_stride = ab;
       a.side = act_side_.data() + t0 * sb;
       a.side_stride = sb;

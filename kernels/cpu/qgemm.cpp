@@ -29,8 +29,11 @@ int64_t qtile_side_bytes(DType t, int64_t K) {
   switch (t) {
     case DType::q8_0:
     case DType::q4_0:
-      // Block scales, then Q4_0's 8 * (sum of the block's bytes), both
-      // zero-padded to whole groups of eight blocks.
+    case DType::q5_0:
+    case DType::q5_1:
+      // Block scales, then Q4_0's 8 / Q5_0's 16 * (sum of the block's bytes)
+      // as int32 or Q5_1's scale * sum as float, zero-padded to whole groups
+      // of eight blocks.
       return 2 * q32_side_floats(K) * 4;
     case DType::q6_k:
       return K / 16 * 2;  // int16 sum of every 16 activation bytes
@@ -42,14 +45,23 @@ int64_t qtile_side_bytes(DType t, int64_t K) {
 void qtile_prepare_side(DType t, const void* act_row, int64_t K, void* side) {
   switch (t) {
     case DType::q8_0:
-    case DType::q4_0: {
+    case DType::q4_0:
+    case DType::q5_0:
+    case DType::q5_1: {
       const auto* a = static_cast<const BlockQ8A*>(act_row);
       const int64_t nb = K / 32, nf = q32_side_floats(K);
       auto* d = static_cast<float*>(side);
       auto* off = reinterpret_cast<int32_t*>(d + nf);
+      auto* dsum = d + nf;
+      const int32_t scale = t == DType::q4_0 ? 8 : 16;
       for (int64_t b = 0; b < nf; ++b) {
+        const int32_t sum = b < nb ? int32_t(a[b].sum[0]) + a[b].sum[1] : 0;
         d[b] = b < nb ? a[b].d : 0.0f;
-        off[b] = b < nb ? 8 * (int32_t(a[b].sum[0]) + a[b].sum[1]) : 0;
+        if (t == DType::q5_1) {
+          dsum[b] = d[b] * float(sum);
+        } else {
+          off[b] = scale * sum;
+        }
       }
       return;
     }
@@ -92,6 +104,7 @@ QTileMode qtile_mode() { return mode_flag().load(); }
 QTileFn qtile_fn(DType t, SimdLevel level) {
   const QTileMode mode = qtile_mode();
   if (level != SimdLevel::avx2 || mode == QTileMode::off) return nullptr;
+  if (QTileFn f = htile_avx2(t)) return f;
   if (mode == QTileMode::best && cpu_has_vnni()) {
     if (QTileFn f = qtile_vnni(t)) return f;
   }

@@ -1,6 +1,7 @@
 // Integer tile products of quantized weights with 8-bit activations: the
-// matmul kernel of the fast CPU backend for Q8_0, Q4_0, Q4_K and Q6_K, for
-// any number of tokens (decode is a tile one token wide).
+// matmul kernel of the fast CPU backend for Q8_0, Q4_0, Q5_0, Q5_1, Q4_K,
+// Q5_K and Q6_K, for any number of tokens (decode is a tile one token wide).
+// F16/BF16 weights have tile kernels of the same shape (hgemm-avx2.cpp).
 //
 // A tile is up to 8 weight rows x `tokens` activation rows. Each weight
 // block of the 8 rows is decoded once into bytes and scales and then
@@ -68,6 +69,9 @@ QTileMode qtile_mode();
 // Per-instruction-set tables (qgemm-avx2.cpp, qgemm-vnni.cpp).
 QTileFn qtile_avx2(DType t);
 QTileFn qtile_vnni(DType t);
+// F16 / BF16 weights with fp32 activations (act = the fp32 rows, no side
+// data): F16C + FMA register blocks (hgemm-avx2.cpp).
+QTileFn htile_avx2(DType t);
 // Whether this CPU runs the VNNI kernels (AVX-VNNI or AVX-512 VNNI + VL);
 // RADIXCHAT_CPU_VNNI=0 in the environment turns them off.
 bool cpu_has_vnni();

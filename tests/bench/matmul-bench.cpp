@@ -78,7 +78,8 @@ int main(int argc, char** argv) {
   for (const Mode& m : modes) std::printf(" %9s", m.name);
   std::printf("   GOP/s; ratio best/before\n");
   auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
-  const DType types[] = {DType::f16, DType::q8_0, DType::q4_0, DType::q4_k, DType::q6_k};
+  const DType types[] = {DType::f16,  DType::bf16, DType::q8_0, DType::q4_0, DType::q5_0,
+                         DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
   std::vector<float> src(size_t(rows * cols));
   for (size_t i = 0; i < src.size(); ++i) src[i] = float((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
   for (DType t : types) {

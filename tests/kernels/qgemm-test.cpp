@@ -1,10 +1,10 @@
-// The integer tile kernels (qgemm.h) against an independent oracle: the
+// The tile kernels (qgemm.h) against an independent oracle: the
 // double-precision dot of dequantize_row(w) with dequantize_act(quantize_act(x))
 // (reference dequantizers of quant.cpp / act-quant.cpp), for Q8_0, Q4_0,
-// Q4_K, Q6_K, on both instruction sets this CPU runs, with odd block counts
-// (tails of a group of eight 32-blocks), short tiles and many tokens. Then
-// the bit-exactness the cache relies on: a (row, token) result is the same
-// float for any tile shape, token count, thread count and instruction set.
+// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K (and F16/BF16 with the fp32 activations), on both instruction sets
+// this CPU runs, with odd block counts (tails of a group of eight 32-blocks), short tiles and many
+// tokens. Then the bit-exactness the cache relies on: a (row, token) result is the same float for
+// any tile shape, token count, thread count and instruction set.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,7 +20,8 @@ namespace {
 
 using test::expect_close;
 
-const DType kTypes[] = {DType::q8_0, DType::q4_0, DType::q4_k, DType::q6_k};
+const DType kTypes[] = {DType::f16,  DType::bf16, DType::q8_0, DType::q4_0, DType::q5_0,
+                        DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
 
 // Quantized activations and side data of n tokens, as CpuMatmul lays them out.
 struct Acts {
@@ -79,6 +80,7 @@ std::vector<float> run_tiles(QTileFn fn, const test::OwnedWeight& ow, const Acts
 std::vector<std::pair<const char*, QTileFn>> kernels_for(DType t) {
   std::vector<std::pair<const char*, QTileFn>> k;
   if (best_simd_level() != SimdLevel::avx2) return k;
+  if (QTileFn f = htile_avx2(t)) k.emplace_back("f16c", f);
   if (QTileFn f = qtile_avx2(t)) k.emplace_back("avx2", f);
   if (cpu_has_vnni()) {
     if (QTileFn f = qtile_vnni(t)) k.emplace_back("vnni", f);
@@ -88,6 +90,7 @@ std::vector<std::pair<const char*, QTileFn>> kernels_for(DType t) {
 
 std::vector<int64_t> lengths(DType t) {
   // 32-blocks: 1 block, a group and a tail of 5, 13 groups + 3 (K = 3424).
+  if (block_elems(t) == 1) return {7, 67, 2051};  // tails of the 8-wide steps
   if (block_elems(t) == 32) return {32, 416, 3424};
   return {256, 768, 2816};
 }
@@ -139,7 +142,7 @@ TEST(QGemm, BitIdenticalForAnyTileShapeAndInstructionSet) {
   for (DType t : kTypes) {
     const auto ks = kernels_for(t);
     if (ks.empty()) GTEST_SKIP() << "no AVX2 on this CPU";
-    const int64_t K = block_elems(t) == 32 ? 416 : 768, rows = 21;
+    const int64_t K = block_elems(t) == 1 ? 67 : block_elems(t) == 32 ? 416 : 768, rows = 21;
     const int n = 9;
     const test::OwnedWeight ow = test::make_weight(t, rows, K, 11);
     const Acts a = make_acts(t, test::random_vec(size_t(n * K), 12), K);
@@ -160,7 +163,7 @@ TEST(QGemm, BitIdenticalForAnyTileShapeAndInstructionSet) {
 TEST(QGemm, BackendDecodeEqualsPrefillBitForBit) {
   if (best_simd_level() != SimdLevel::avx2) GTEST_SKIP() << "no AVX2 on this CPU";
   for (DType t : kTypes) {
-    const int64_t K = block_elems(t) == 32 ? 288 : 512, rows = 45;
+    const int64_t K = block_elems(t) == 1 ? 131 : block_elems(t) == 32 ? 288 : 512, rows = 45;
     const int n = 70;
     const test::OwnedWeight ow = test::make_weight(t, rows, K, 21);
     const std::vector<float> x = test::random_vec(size_t(n * K), 22);
