@@ -7,7 +7,27 @@
 
 namespace rc::model {
 
-const char* supported_archs_list() { return "llama, qwen2"; }
+namespace {
+
+constexpr ArchTraits kArchs[] = {
+    // Llama 2/3.x, TinyLlama, Mistral, SmolLM2: pairs, optional biases.
+    {"llama", Arch::llama, false, false, false},
+    // Qwen2 / Qwen2.5 / DeepSeek-R1 Qwen distills: halves, Q/K/V biases.
+    {"qwen2", Arch::qwen2, true, true, false},
+    // Qwen3: halves, no biases, per-head Q/K RMSNorm.
+    {"qwen3", Arch::qwen3, true, false, true},
+};
+
+}  // namespace
+
+const char* supported_archs_list() { return "llama, qwen2, qwen3"; }
+
+const ArchTraits* find_arch(std::string_view name) {
+  for (const ArchTraits& a : kArchs) {
+    if (name == a.name) return &a;
+  }
+  return nullptr;
+}
 
 namespace {
 
@@ -114,6 +134,30 @@ Status fit_llama3(const GgufFile& f, const GgufTensorInfo& t, ModelConfig& c) {
   return {};
 }
 
+// rope.scaling.type "llama3" without rope_freqs.weight: the parameters as metadata.
+Status llama3_from_metadata(const GgufFile& f, float factor, ModelConfig& c) {
+  const std::string p = c.arch + ".rope.scaling.";
+  Result<float> lo = f.get_f32_or(p + "low_freq_factor", 1.0f);
+  if (!lo.ok()) return lo.status();
+  Result<float> hi = f.get_f32_or(p + "high_freq_factor", 4.0f);
+  if (!hi.ok()) return hi.status();
+  Result<uint32_t> orig = f.get_u32_or(p + "original_context_length", 8192);
+  if (!orig.ok()) return orig.status();
+  if (!(factor > 1.0f) || !std::isfinite(factor) || !(*lo > 0.0f) || !(*hi > *lo) ||
+      !std::isfinite(*hi) || *orig == 0 || *orig > (1u << 24)) {
+    return corrupt(
+        "llama3 rope scaling needs factor > 1, 0 < low_freq_factor < high_freq_factor "
+        "and an original_context_length (got factor " +
+        std::to_string(factor) + ", low " + std::to_string(*lo) + ", high " + std::to_string(*hi) +
+        ", original context " + std::to_string(*orig) + ")");
+  }
+  c.rope.llama3_factor = factor;
+  c.rope.llama3_low_freq_factor = *lo;
+  c.rope.llama3_high_freq_factor = *hi;
+  c.rope.llama3_original_context = static_cast<int>(*orig);
+  return {};
+}
+
 Status parse_rope(const GgufFile& f, ModelConfig& c) {
   const std::string p = c.arch + ".";
   Result<uint32_t> n_rot = f.get_u32_or(p + "rope.dimension_count", uint32_t(c.head_dim));
@@ -131,7 +175,7 @@ Status parse_rope(const GgufFile& f, ModelConfig& c) {
     return corrupt("metadata '" + p + "rope.freq_base' = " + std::to_string(*base) + " is invalid");
   }
   c.rope.freq_base = *base;
-  c.rope.neox_halves = c.arch_id == Arch::qwen2;
+  c.rope.neox_halves = find_arch(c.arch)->neox_rope;
 
   // Only "no scaling" and llama3 (via rope_freqs.weight) are implemented.
   Result<std::string_view> type = f.get_string_or(p + "rope.scaling.type", "none");
@@ -152,10 +196,33 @@ Status parse_rope(const GgufFile& f, ModelConfig& c) {
                                                std::to_string(*old_linear) + ") is not supported");
   }
   if (const GgufTensorInfo* t = f.find_tensor("rope_freqs.weight")) return fit_llama3(f, *t, c);
-  if (*type == "llama3" && !trivial) {
-    return Status(StatusCode::unsupported,
-                  "rope scaling 'llama3' needs the tensor 'rope_freqs.weight', which is missing");
+  if (*type == "llama3" && !trivial) return llama3_from_metadata(f, *factor, c);
+  return {};
+}
+
+// head_dim from attention.key_length (checked against value_length), else
+// embedding_length / head_count.
+Status parse_head_dim(const GgufFile& f, ModelConfig& c) {
+  const std::string p = c.arch + ".";
+  const std::string kk = p + "attention.key_length", vk = p + "attention.value_length";
+  if (!f.has(kk)) {
+    if (c.dim % c.n_heads != 0) {
+      return corrupt("embedding_length " + std::to_string(c.dim) +
+                     " is not a multiple of head_count " + std::to_string(c.n_heads) + " and " +
+                     kk + " is missing");
+    }
+    c.head_dim = c.dim / c.n_heads;
+  } else if (Status s = get_dim(f, kk, &c.head_dim, 1 << 16); !s.ok()) {
+    return s;
   }
+  Result<uint32_t> v = f.get_u32_or(vk, uint32_t(c.head_dim));
+  if (!v.ok()) return v.status();
+  if (static_cast<int64_t>(*v) != c.head_dim) {
+    return Status(StatusCode::unsupported, "attention.value_length " + std::to_string(*v) +
+                                               " differs from key_length " +
+                                               std::to_string(c.head_dim) + ": not supported");
+  }
+  if (c.head_dim % 2 != 0) return corrupt("head size " + std::to_string(c.head_dim) + " is odd");
   return {};
 }
 
@@ -166,15 +233,15 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
   Result<std::string_view> arch = f.get_string("general.architecture");
   if (!arch.ok()) return arch.status();
   c.arch = std::string(*arch);
-  if (c.arch == "llama")
-    c.arch_id = Arch::llama;
-  else if (c.arch == "qwen2")
-    c.arch_id = Arch::qwen2;
-  else {
+  const ArchTraits* traits = find_arch(c.arch);
+  if (!traits) {
     return Status(StatusCode::unsupported,
                   "architecture '" + c.arch +
                       "' is not supported (supported: " + supported_archs_list() + ")");
   }
+  c.arch_id = traits->id;
+  c.qkv_bias = traits->qkv_bias;
+  c.qk_norm = traits->qk_norm;
   Result<std::string_view> name = f.get_string_or("general.name", "");
   if (name.ok()) c.name = std::string(*name);
 
@@ -190,24 +257,11 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
     if (Status s = get_dim(f, p + "attention.head_count_kv", &c.n_kv_heads, 4096); !s.ok())
       return s;
   }
-  if (c.dim % c.n_heads != 0) {
-    return corrupt("embedding_length " + std::to_string(c.dim) +
-                   " is not a multiple of head_count " + std::to_string(c.n_heads));
-  }
   if (c.n_heads % c.n_kv_heads != 0) {
     return corrupt("head_count " + std::to_string(c.n_heads) +
                    " is not a multiple of head_count_kv " + std::to_string(c.n_kv_heads));
   }
-  c.head_dim = c.dim / c.n_heads;
-  for (const char* k : {"attention.key_length", "attention.value_length"}) {
-    Result<uint32_t> len = f.get_u32_or(p + k, uint32_t(c.head_dim));
-    if (!len.ok()) return len.status();
-    if (static_cast<int64_t>(*len) != c.head_dim) {
-      return Status(StatusCode::unsupported, std::string(k) + " " + std::to_string(*len) +
-                                                 " differs from embedding_length / head_count = " +
-                                                 std::to_string(c.head_dim) + ": not supported");
-    }
-  }
+  if (Status s = parse_head_dim(f, c); !s.ok()) return s;
   Result<float> eps = f.get_f32(p + "attention.layer_norm_rms_epsilon");
   if (!eps.ok()) return eps.status();
   if (!(*eps > 0.0f) || *eps > 1.0f) return corrupt("layer_norm_rms_epsilon is not in (0, 1]");
@@ -264,6 +318,7 @@ std::string describe(const ModelConfig& c) {
     rope += l3;
   }
   line("rope", rope);
+  if (c.qk_norm) line("q/k norm", "per head (attn_q_norm, attn_k_norm)");
   line("output", c.tied_output ? "tied to token_embd" : "output.weight");
   return s;
 }

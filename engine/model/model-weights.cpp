@@ -130,8 +130,19 @@ Result<ModelWeights> bind_model_weights(const GgufFile& f, const ModelConfig& c)
       if (Status s = bind(f, b + it.name, it.shape, it.meaning, it.f32, req, it.out, tot); !s.ok())
         return s;
     }
+    if (c.qk_norm) {
+      const int64_t hd = c.head_dim;
+      if (Status s = bind(f, b + "attn_q_norm.weight", {hd}, "attention.key_length", true, req,
+                          &L.attn_q_norm, tot);
+          !s.ok())
+        return s;
+      if (Status s = bind(f, b + "attn_k_norm.weight", {hd}, "attention.key_length", true, req,
+                          &L.attn_k_norm, tot);
+          !s.ok())
+        return s;
+    }
     // qwen2 always carries Q/K/V biases; llama files occasionally do.
-    const Need bias_need = c.arch_id == Arch::qwen2 ? Need::required : Need::optional;
+    const Need bias_need = c.qkv_bias ? Need::required : Need::optional;
     struct Bias {
       const char* name;
       int64_t n;

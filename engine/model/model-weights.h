@@ -27,6 +27,9 @@ struct LayerWeights {
   kernels::Weight ffn_gate;     // [ffn_dim][dim]
   kernels::Weight ffn_up;       // [ffn_dim][dim]
   kernels::Weight ffn_down;     // [dim][ffn_dim]
+  // Per-head Q/K RMSNorm weights (qwen3), [1][head_dim] F32; data null when absent.
+  kernels::Weight attn_q_norm;
+  kernels::Weight attn_k_norm;
   // Q/K/V biases (qwen2 always; llama when the file has them), F32; else null.
   const float* bias_q = nullptr;  // [n_heads * head_dim]
   const float* bias_k = nullptr;  // [n_kv_heads * head_dim]

@@ -12,8 +12,7 @@ using kernels::AttentionSeq;
 Result<std::unique_ptr<ModelRunner>> ModelRunner::create(const model::ModelFile& model,
                                                          kernels::Backend& backend,
                                                          kernels::KvPool& pool,
-                                                         int max_batch_tokens,
-                                                         int max_logit_rows) {
+                                                         int max_batch_tokens, int max_logit_rows) {
   const model::ModelConfig& c = model.config;
   const kernels::KvPoolShape& s = pool.shape();
   if (s.n_layers != c.n_layers || s.n_kv_heads != c.n_kv_heads || s.head_dim != c.head_dim) {
@@ -83,7 +82,8 @@ bool ModelRunner::allocate_scratch() {
   att_ = static_cast<float*>(grab(n * q_width * sizeof(float)));
   gate_ = static_cast<float*>(grab(n * cfg_.ffn_dim * sizeof(float)));
   up_ = static_cast<float*>(grab(n * cfg_.ffn_dim * sizeof(float)));
-  last_ = static_cast<float*>(grab(static_cast<size_t>(max_logit_rows_) * cfg_.dim * sizeof(float)));
+  last_ =
+      static_cast<float*>(grab(static_cast<size_t>(max_logit_rows_) * cfg_.dim * sizeof(float)));
   logits_ = static_cast<float*>(
       grab(static_cast<size_t>(max_logit_rows_) * cfg_.n_vocab * sizeof(float)));
   ids_ = static_cast<int32_t*>(grab(n * sizeof(int32_t)));
@@ -119,17 +119,18 @@ Status ModelRunner::run(const ForwardBatch& batch) {
   const int rows = batch.n_logit_rows();
   if (n == 0) return Status(StatusCode::invalid_argument, "empty batch");
   if (n > max_tokens_) {
-    return Status(StatusCode::invalid_argument,
-                  "batch of " + std::to_string(n) + " tokens exceeds " + std::to_string(max_tokens_));
+    return Status(
+        StatusCode::invalid_argument,
+        "batch of " + std::to_string(n) + " tokens exceeds " + std::to_string(max_tokens_));
   }
   if (rows > max_logit_rows_) {
     return Status(StatusCode::invalid_argument, "too many sequences want logits in one batch");
   }
   for (int32_t t : batch.tokens) {
     if (t < 0 || t >= cfg_.n_vocab) {
-      return Status(StatusCode::invalid_argument,
-                    "token id " + std::to_string(t) + " outside vocabulary of " +
-                        std::to_string(cfg_.n_vocab));
+      return Status(StatusCode::invalid_argument, "token id " + std::to_string(t) +
+                                                      " outside vocabulary of " +
+                                                      std::to_string(cfg_.n_vocab));
     }
   }
 
@@ -161,17 +162,24 @@ Status ModelRunner::run(const ForwardBatch& batch) {
 
 void ModelRunner::run_layer(int layer, int n, const std::vector<AttentionSeq>& seqs) {
   const model::LayerWeights& w = w_->layers[layer];
-  // Attention block: h = norm(x); q,k,v = h W; rope; store; attend; x += att Wo
+  // Attention block: h = norm(x); q,k,v = h W; [per-head q/k norm]; rope;
+  // store; attend; x += att Wo
   backend_.rmsnorm(x_, static_cast<const float*>(w.attn_norm.data), h_, n, cfg_.dim, cfg_.norm_eps);
-  backend_.matmul(w.attn_q, w.bias_q, h_, q_, n);   // [n][q_width]
-  backend_.matmul(w.attn_k, w.bias_k, h_, k_, n);   // [n][kv_width]
-  backend_.matmul(w.attn_v, w.bias_v, h_, v_, n);   // [n][kv_width]
+  backend_.matmul(w.attn_q, w.bias_q, h_, q_, n);  // [n][q_width]
+  backend_.matmul(w.attn_k, w.bias_k, h_, k_, n);  // [n][kv_width]
+  backend_.matmul(w.attn_v, w.bias_v, h_, v_, n);  // [n][kv_width]
+  if (cfg_.qk_norm) {                              // qwen3: RMSNorm of every head, rows of head_dim
+    backend_.rmsnorm(q_, static_cast<const float*>(w.attn_q_norm.data), q_, n * cfg_.n_heads,
+                     cfg_.head_dim, cfg_.norm_eps);
+    backend_.rmsnorm(k_, static_cast<const float*>(w.attn_k_norm.data), k_, n * cfg_.n_kv_heads,
+                     cfg_.head_dim, cfg_.norm_eps);
+  }
   backend_.rope(q_, step_.positions.data(), n, cfg_.n_heads, cfg_.head_dim, cfg_.rope);
   backend_.rope(k_, step_.positions.data(), n, cfg_.n_kv_heads, cfg_.head_dim, cfg_.rope);
   backend_.kv_store(pool_, layer, k_, v_, step_.slots.data(), n);
   const float scale = 1.0f / std::sqrt(static_cast<float>(cfg_.head_dim));
   backend_.attention(pool_, layer, q_, att_, seqs, cfg_.n_heads, scale);  // [n][q_width]
-  backend_.matmul(w.attn_output, nullptr, att_, h_, n);                    // [n][dim]
+  backend_.matmul(w.attn_output, nullptr, att_, h_, n);                   // [n][dim]
   backend_.add(x_, h_, static_cast<int64_t>(n) * cfg_.dim);
 
   // MLP block: x += down(silu(h Wg) * (h Wu)), h = norm(x)

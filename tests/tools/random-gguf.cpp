@@ -45,8 +45,10 @@ uint64_t name_hash(uint64_t seed, const std::string& name) {
 
 bool parse_type(const std::string& t, DType* out) {
   static const std::pair<const char*, DType> kTypes[] = {
-      {"f32", DType::f32},   {"f16", DType::f16},   {"bf16", DType::bf16}, {"q8_0", DType::q8_0},
-      {"q4_0", DType::q4_0}, {"q4_k", DType::q4_k}, {"q6_k", DType::q6_k}, {"q4_k_m", DType::q4_k}};
+      {"f32", DType::f32},   {"f16", DType::f16},     {"bf16", DType::bf16},
+      {"q8_0", DType::q8_0}, {"q4_0", DType::q4_0},   {"q5_0", DType::q5_0},
+      {"q5_1", DType::q5_1}, {"q4_k", DType::q4_k},   {"q5_k", DType::q5_k},
+      {"q6_k", DType::q6_k}, {"q4_k_m", DType::q4_k}, {"q5_k_m", DType::q5_k}};
   for (auto& [n, d] : kTypes) {
     if (t == n) {
       *out = d;
@@ -61,6 +63,10 @@ uint32_t file_type_id(const std::string& t) {  // llama.cpp's general.file_type 
   if (t == "f16") return 1;
   if (t == "q4_0") return 2;
   if (t == "q8_0") return 7;
+  if (t == "q5_0") return 8;
+  if (t == "q5_1") return 9;
+  if (t == "q5_k") return 16;  // Q5_K_S
+  if (t == "q5_k_m") return 17;
   if (t == "q4_k") return 14;  // Q4_K_S: all Q4_K
   if (t == "q4_k_m") return 15;
   if (t == "q6_k") return 18;
@@ -127,37 +133,66 @@ Result<VocabPieces> vocab_from_file(const std::string& path) {
   return v;
 }
 
-DType weight_type_for(const std::string& type, const std::string& name, int layer, int n_layers) {
+namespace {
+
+DType mix_type(const std::string& type, const std::string& name, int layer, int n_layers) {
   DType t = DType::f32;
   parse_type(type, &t);
-  if (type != "q4_k_m") return t;
+  if (type != "q4_k_m" && type != "q5_k_m") return t;
   if (name == "output.weight") return DType::q6_k;
   // llama.cpp's use_more_bits(): first and last eighth, and every third layer between.
   const bool more =
       layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
   const bool bumpable = name.find("attn_v.weight") != std::string::npos ||
                         name.find("ffn_down.weight") != std::string::npos;
-  return bumpable && more ? DType::q6_k : DType::q4_k;
+  return bumpable && more ? DType::q6_k : t;
+}
+
+}  // namespace
+
+DType weight_type_for(const std::string& type, const std::string& name, int layer, int n_layers,
+                      int64_t cols) {
+  const DType t = mix_type(type, name, layer, n_layers);
+  if (cols <= 0 || cols % 256 == 0) return t;
+  switch (t) {  // llama.cpp's fallback for rows that are not whole super-blocks
+    case DType::q4_k:
+      return DType::q5_0;
+    case DType::q5_k:
+      return DType::q5_1;
+    case DType::q6_k:
+      return DType::q8_0;
+    default:
+      return t;
+  }
 }
 
 Status check_spec(const RandomModelSpec& s) {
-  if (s.arch != "llama" && s.arch != "qwen2") return bad("--arch must be llama or qwen2");
+  if (s.arch != "llama" && s.arch != "qwen2" && s.arch != "qwen3") {
+    return bad("--arch must be llama, qwen2 or qwen3");
+  }
   DType t;
   if (!parse_type(s.type, &t)) {
-    return bad("--type must be one of f32 f16 bf16 q8_0 q4_0 q4_k q6_k q4_k_m");
+    return bad(
+        "--type must be one of f32 f16 bf16 q8_0 q4_0 q5_0 q5_1 q4_k q5_k q6_k q4_k_m q5_k_m");
   }
   if (s.dim <= 0 || s.layers <= 0 || s.heads <= 0 || s.kv_heads <= 0 || s.ffn <= 0 || s.ctx <= 0 ||
-      (s.vocab <= 3 && s.vocab_from.empty())) {
+      s.head_dim < 0 || (s.vocab <= 3 && s.vocab_from.empty())) {
     return bad("sizes must be positive (and --vocab > 3)");
   }
-  if (s.dim % s.heads != 0 || s.heads % s.kv_heads != 0) {
-    return bad("--dim must be a multiple of --heads, and --heads of --kv-heads");
+  if ((s.head_dim == 0 && s.dim % s.heads != 0) || s.heads % s.kv_heads != 0) {
+    return bad(
+        "--dim must be a multiple of --heads (or --head-dim given), and --heads of "
+        "--kv-heads");
   }
-  if ((s.dim / s.heads) % 2 != 0) return bad("head dim (--dim / --heads) must be even");
-  // Every quantized row length (dim, ffn; q-width == dim) must hold whole blocks.
-  const int64_t block = s.type == "q4_k_m" ? 256 : kernels::block_elems(t);
-  if (s.dim % block != 0 || s.ffn % block != 0) {
-    return bad("--type " + s.type + " needs --dim and --ffn multiples of " + std::to_string(block));
+  const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
+  if (head_dim % 2 != 0) return bad("head dim must be even");
+  // Every quantized row length (dim, ffn, q width) must hold whole blocks;
+  // K-quants fall back to 32-blocks where rows are not whole 256-blocks.
+  const int64_t block = kernels::block_elems(t) > 1 ? 32 : 1;
+  const int64_t q_width = int64_t(s.heads) * head_dim;
+  if (s.dim % block != 0 || s.ffn % block != 0 || q_width % block != 0) {
+    return bad("--type " + s.type + " needs --dim, --ffn and heads * head dim multiples of " +
+               std::to_string(block));
   }
   return {};
 }
@@ -223,7 +258,7 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
   }
   const int64_t n_vocab = static_cast<int64_t>(vocab.tokens.size());
   const std::string a = s.arch + ".";
-  const int head_dim = s.dim / s.heads;
+  const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   w.set_string("general.architecture", s.arch);
   w.set_string("general.name", "random-" + s.arch + "-" + s.type);
   w.set_u32("general.file_type", file_type_id(s.type));
@@ -236,6 +271,17 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
   w.set_f32(a + "attention.layer_norm_rms_epsilon", 1e-5f);
   w.set_f32(a + "rope.freq_base", s.rope_base);
   w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(head_dim));
+  if (s.head_dim > 0) {
+    w.set_u32(a + "attention.key_length", static_cast<uint32_t>(head_dim));
+    w.set_u32(a + "attention.value_length", static_cast<uint32_t>(head_dim));
+  }
+  if (s.llama3_rope_metadata) {
+    w.set_string(a + "rope.scaling.type", "llama3");
+    w.set_f32(a + "rope.scaling.factor", 8.0f);
+    w.set_f32(a + "rope.scaling.low_freq_factor", 1.0f);
+    w.set_f32(a + "rope.scaling.high_freq_factor", 4.0f);
+    w.set_u32(a + "rope.scaling.original_context_length", 8192);
+  }
   add_vocab_metadata(vocab, /*add_space_prefix=*/s.vocab_from.empty(), w);
   if (!s.chat_template.empty()) {
     Result<tok::ChatTemplate> t = tok::ChatTemplate::by_name(s.chat_template);
@@ -243,15 +289,18 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
     w.set_string("tokenizer.chat_template", t->reference_jinja());
   }
 
-  const int64_t dim = s.dim, q = s.dim, kv = int64_t(s.kv_heads) * head_dim, ffn = s.ffn;
-  auto wt = [&](const std::string& name, int layer) {
-    return weight_type_for(s.type, name, layer, s.layers);
+  const int64_t dim = s.dim, q = int64_t(s.heads) * head_dim;
+  const int64_t kv = int64_t(s.kv_heads) * head_dim, ffn = s.ffn;
+  auto wt = [&](const std::string& name, int layer, int64_t cols) {
+    return weight_type_for(s.type, name, layer, s.layers, cols);
   };
-  // Embedding rows are gathered, not multiplied, but stay in the file's type like llama.cpp's.
-  add_random(w, "token_embd.weight", wt("token_embd.weight", 0), dim, n_vocab, 0, 0.02f, s.seed);
+  // Embedding rows are gathered, not multiplied, but stay in the file's
+  // type like llama.cpp's; a tied one is quantized as the output.
+  const std::string embd_as = s.tied_output ? "output.weight" : "token_embd.weight";
+  add_random(w, "token_embd.weight", wt(embd_as, 0, dim), dim, n_vocab, 0, 0.02f, s.seed);
   add_random(w, "output_norm.weight", DType::f32, dim, 1, 1.0f, 0.02f, s.seed);
   if (!s.tied_output) {
-    add_random(w, "output.weight", wt("output.weight", 0), dim, n_vocab, 0, 0.02f, s.seed);
+    add_random(w, "output.weight", wt("output.weight", 0, dim), dim, n_vocab, 0, 0.02f, s.seed);
   }
   if (s.llama3_rope) {
     // As convert_hf_to_gguf.py: divisors of each pair's frequency.
@@ -276,7 +325,7 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
   for (int l = 0; l < s.layers; ++l) {
     const std::string b = "blk." + std::to_string(l) + ".";
     auto mat = [&](const char* n, int64_t cols, int64_t rows) {
-      add_random(w, b + n, wt(b + n, l), cols, rows, 0, 0.02f, s.seed);
+      add_random(w, b + n, wt(b + n, l, cols), cols, rows, 0, 0.02f, s.seed);
     };
     add_random(w, b + "attn_norm.weight", DType::f32, dim, 1, 1.0f, 0.02f, s.seed);
     mat("attn_q.weight", dim, q);
@@ -287,6 +336,10 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
     mat("ffn_gate.weight", dim, ffn);
     mat("ffn_up.weight", dim, ffn);
     mat("ffn_down.weight", ffn, dim);
+    if (s.arch == "qwen3") {  // per-head norms, spread so skipping them shows
+      add_random(w, b + "attn_q_norm.weight", DType::f32, head_dim, 1, 1.0f, 0.3f, s.seed);
+      add_random(w, b + "attn_k_norm.weight", DType::f32, head_dim, 1, 1.0f, 0.3f, s.seed);
+    }
     if (s.arch == "qwen2") {
       add_random(w, b + "attn_q.bias", DType::f32, q, 1, 0, 0.02f, s.seed);
       add_random(w, b + "attn_k.bias", DType::f32, kv, 1, 0, 0.02f, s.seed);

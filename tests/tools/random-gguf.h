@@ -1,4 +1,4 @@
-// Deterministic random-weight GGUF models of any llama/qwen2 shape and
+// Deterministic random-weight GGUF models of any llama/qwen2/qwen3 shape and
 // weight type, for tests and benchmarks that need shapes the bundled model
 // does not have. Weights look like a freshly initialised model (matrices
 // N(0, 0.02), norms 1 + N(0, 0.02), biases N(0, 0.02)) so forward passes
@@ -16,16 +16,23 @@
 namespace rc::testing {
 
 struct RandomModelSpec {
-  std::string arch = "llama";  // llama | qwen2
+  std::string arch = "llama";  // llama | qwen2 | qwen3
   int dim = 64;
   int layers = 2;
   int heads = 4;
   int kv_heads = 2;
   int ffn = 128;
+  // Head size written as attention.key_length/value_length; 0: dim / heads
+  // (and no key_length key). Qwen3 has heads * head_dim != dim.
+  int head_dim = 0;
   int vocab = 300;  // ignored when vocab_from is set
   int ctx = 256;
-  // f32 f16 bf16 q8_0 q4_0 q4_k q6_k, or q4_k_m (Q4_K, with Q6_K for output and
-  // for attn_v / ffn_down of the layers llama.cpp's Q4_K_M gives more bits).
+  // f32 f16 bf16 q8_0 q4_0 q5_0 q5_1 q4_k q5_k q6_k, or the mixes q4_k_m /
+  // q5_k_m (Q4_K / Q5_K, with Q6_K for output (and a tied token_embd) and
+  // for attn_v / ffn_down of the layers llama.cpp's _M gives more bits). As
+  // llama.cpp's quantizer does, a K-quant tensor whose rows are not whole
+  // 256-blocks falls back: Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0 (what
+  // Q4_K_M / Q5_K_M files of Qwen2.5-0.5B and similar widths contain).
   std::string type = "f32";
   uint64_t seed = 1;
   bool tied_output = false;  // omit output.weight
@@ -33,6 +40,9 @@ struct RandomModelSpec {
   // Write rope_freqs.weight as llama.cpp's converter does for Llama 3.1
   // (factor 8, low 1, high 4, original context 8192).
   bool llama3_rope = false;
+  // Instead: rope.scaling.type "llama3" with its parameters as metadata
+  // (factor 8, low 1, high 4, original context 8192), no tensor.
+  bool llama3_rope_metadata = false;
   // Copy the vocabulary from a GGUF or a sentencepiece tokenizer.model;
   // empty: a synthetic SPM vocabulary (<unk> <s> </s>, 256 byte pieces when
   // vocab >= 300, chat markers as user-defined pieces, then filler pieces).
@@ -46,9 +56,11 @@ Status check_spec(const RandomModelSpec& spec);
 Status add_random_model(const RandomModelSpec& spec, model::GgufWriter& w);
 Status write_random_model(const RandomModelSpec& spec, const std::string& path);
 
-// The weight type of one tensor under `type` (handles q4_k_m's mix).
+// The weight type of one tensor under `type` (handles the _m mixes); cols
+// (the row length) > 0 applies the K-quant fallback for rows that are not
+// whole 256-blocks. A tied token_embd is typed as "output.weight".
 kernels::DType weight_type_for(const std::string& type, const std::string& tensor_name, int layer,
-                               int n_layers);
+                               int n_layers, int64_t cols = 0);
 
 // Synthetic vocabulary pieces (see RandomModelSpec::vocab_from); exposed for tokenizer tests.
 struct VocabPieces {

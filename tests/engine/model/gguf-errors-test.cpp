@@ -194,10 +194,10 @@ TEST(GgufErrors, TensorProblems) {
                StatusCode::corrupt_data,
                "tensor 'w': data offset 8 is not a multiple of the alignment 32");
   // Unsupported and unknown types list what is supported.
-  expect_error(file([](GgufBytes& g) { g.tensor("blk.0.ffn_down.weight", {256}, 13, 0); }, 256, 1),
+  expect_error(file([](GgufBytes& g) { g.tensor("blk.0.ffn_down.weight", {256}, 11, 0); }, 256, 1),
                StatusCode::unsupported,
-               "tensor 'blk.0.ffn_down.weight' has type Q5_K (id 13), which RadixChat does not "
-               "support (supported: F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K)");
+               "tensor 'blk.0.ffn_down.weight' has type Q3_K (id 11), which RadixChat does not "
+               "support (supported: F32, F16, BF16, Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)");
   expect_error(file([](GgufBytes& g) { g.tensor("w", {4}, 999, 0); }, 32, 1),
                StatusCode::unsupported, "tensor 'w' has unknown type id 999, which");
   // Row length not a whole number of blocks.

@@ -146,10 +146,11 @@ struct TypeCase {
 };
 
 TEST(GgufRoundTrip, EveryTensorTypeThroughAFile) {
-  const TypeCase cases[] = {{DType::f32, {7}},       {DType::f32, {3, 5}},
-                            {DType::f16, {8, 3}},    {DType::bf16, {6, 2, 2}},
-                            {DType::q8_0, {64, 3}},  {DType::q4_0, {32, 5}},
-                            {DType::q4_k, {256, 2}}, {DType::q6_k, {512, 1, 1, 2}}};
+  const TypeCase cases[] = {
+      {DType::f32, {7}},        {DType::f32, {3, 5}},          {DType::f16, {8, 3}},
+      {DType::bf16, {6, 2, 2}}, {DType::q8_0, {64, 3}},        {DType::q4_0, {32, 5}},
+      {DType::q4_k, {256, 2}},  {DType::q6_k, {512, 1, 1, 2}}, {DType::q5_0, {64, 3}},
+      {DType::q5_1, {32}},      {DType::q5_k, {256, 2}}};
   for (uint32_t alignment : {32u, 64u, 8u}) {
     GgufWriter w;
     w.set_string("general.architecture", "none");
@@ -210,7 +211,7 @@ TEST(GgufRoundTrip, Version2AndVocabularyOnlyFiles) {
 
 TEST(GgufRoundTrip, UnsupportedTypesCanBeListed) {
   GgufWriter w;
-  w.add_raw_tensor("q5k", 13, {256, 2}, std::vector<uint8_t>(176 * 2, 0));
+  w.add_raw_tensor("q3k", 11, {256, 2}, std::vector<uint8_t>(110 * 2, 0));
   w.add_tensor("ok", DType::f32, {4}, std::vector<uint8_t>(16, 0));
   const std::vector<uint8_t> bytes = w.serialize();
   auto strict = GgufFile::from_memory({bytes.data(), bytes.size()});
@@ -220,12 +221,12 @@ TEST(GgufRoundTrip, UnsupportedTypesCanBeListed) {
   opt.allow_unsupported_types = true;
   auto f = parse(bytes, opt);
   ASSERT_TRUE(f);
-  const GgufTensorInfo* t = f->find_tensor("q5k");
+  const GgufTensorInfo* t = f->find_tensor("q3k");
   ASSERT_TRUE(t);
   EXPECT_FALSE(t->supported);
-  EXPECT_EQ(t->type_id, 13u);
+  EXPECT_EQ(t->type_id, 11u);
   EXPECT_EQ(t->data, nullptr);
-  EXPECT_EQ(ggml_type_name(13), "Q5_K");
+  EXPECT_EQ(ggml_type_name(11), "Q3_K");
   EXPECT_TRUE(f->find_tensor("ok")->supported);
 }
 

@@ -45,19 +45,21 @@ RandomModelSpec small(const std::string& arch, const std::string& type) {
   RandomModelSpec s;
   s.arch = arch;
   s.type = type;
-  const bool k = type == "q4_k" || type == "q6_k" || type == "q4_k_m";
+  const bool k =
+      type == "q4_k" || type == "q5_k" || type == "q6_k" || type == "q4_k_m" || type == "q5_k_m";
   s.dim = k ? 256 : 64;
   s.ffn = k ? 512 : 96;
   s.heads = 4;
   s.kv_heads = 2;
-  s.layers = type == "q4_k_m" ? 8 : 2;
+  s.layers = type == "q4_k_m" || type == "q5_k_m" ? 8 : 2;
   s.vocab = 300;
   return s;
 }
 
 TEST(ModelConfig, EveryArchAndType) {
   for (const char* arch : {"llama", "qwen2"}) {
-    for (const char* type : {"f32", "f16", "bf16", "q8_0", "q4_0", "q4_k", "q6_k", "q4_k_m"}) {
+    for (const char* type : {"f32", "f16", "bf16", "q8_0", "q4_0", "q5_0", "q5_1", "q4_k", "q5_k",
+                             "q6_k", "q4_k_m", "q5_k_m"}) {
       SCOPED_TRACE(std::string(arch) + " " + type);
       const RandomModelSpec s = small(arch, type);
       auto l = load(s);
@@ -130,6 +132,29 @@ TEST(ModelConfig, Q4KMMixesTypesLikeLlamaCpp) {
   EXPECT_EQ(w.layers[2].attn_v.type, DType::q4_k);
   EXPECT_EQ(w.layers[3].attn_v.type, DType::q6_k);  // (3 - 1) % 3 == 2
   EXPECT_EQ(w.layers[3].attn_q.type, DType::q4_k);
+}
+
+// Widths that are not whole 256-blocks (Qwen2.5-0.5B's 896, say): the K
+// types fall back as llama.cpp's quantizer does, so the _M files mix in
+// Q5_0 / Q5_1 / Q8_0 rows.
+TEST(ModelConfig, KQuantMixesFallBackOnNarrowRows) {
+  for (const char* type : {"q4_k_m", "q5_k_m"}) {
+    SCOPED_TRACE(type);
+    const bool q4 = std::string(type) == "q4_k_m";
+    RandomModelSpec s = small("qwen2", type);
+    s.dim = 192;  // rows of 192: fallback; ffn_down rows of 512: K-quants
+    s.ffn = 512;
+    s.tied_output = true;
+    auto l = load(s);
+    ASSERT_TRUE(l->model.ok()) << l->model.status().to_string();
+    const ModelWeights& w = (*l->model)->weights;
+    EXPECT_EQ(w.token_embd.type, DType::q8_0);  // tied: the output's Q6_K, fallen back
+    EXPECT_EQ(w.layers[0].attn_q.type, q4 ? DType::q5_0 : DType::q5_1);
+    EXPECT_EQ(w.layers[0].attn_v.type, DType::q8_0);  // Q6_K in the first eighth
+    EXPECT_EQ(w.layers[2].attn_v.type, q4 ? DType::q5_0 : DType::q5_1);
+    EXPECT_EQ(w.layers[0].ffn_down.type, DType::q6_k);
+    EXPECT_EQ(w.layers[2].ffn_down.type, q4 ? DType::q4_k : DType::q5_k);
+  }
 }
 
 TEST(ModelConfig, TiedOutput) {
@@ -220,11 +245,36 @@ TEST(ModelConfig, ErrorsNameTheProblem) {
        StatusCode::corrupt_data,
        "tensor 'token_embd.weight' has shape [64, 300], expected [64, 3]"},
       {"unknown arch", [](GgufWriter& w) { w.set_string("general.architecture", "gemma"); },
-       StatusCode::unsupported, "architecture 'gemma' is not supported (supported: llama, qwen2)"},
+       StatusCode::unsupported,
+       "architecture 'gemma' is not supported (supported: llama, qwen2, qwen3)"},
       {"missing key", [](GgufWriter& w) { w.set_string("general.architecture", "qwen2"); },
        StatusCode::not_found, "missing metadata key 'qwen2.context_length'"},
-      {"heads", [](GgufWriter& w) { w.set_u32("llama.attention.head_count", 5); },
-       StatusCode::corrupt_data, "embedding_length 64 is not a multiple of head_count 5"},
+      {"heads", [](GgufWriter& w) { w.set_u32("llama.attention.head_count", 6); },
+       StatusCode::corrupt_data,
+       "embedding_length 64 is not a multiple of head_count 6 and llama.attention.key_length is "
+       "missing"},
+      {"key length vs tensors", [](GgufWriter& w) { w.set_u32("llama.attention.key_length", 8); },
+       StatusCode::unsupported, "partial rotary embedding (rope.dimension_count 16 != head dim 8)"},
+      {"key vs value length",
+       [](GgufWriter& w) {
+         w.set_u32("llama.attention.key_length", 16);
+         w.set_u32("llama.attention.value_length", 32);
+       },
+       StatusCode::unsupported, "attention.value_length 32 differs from key_length 16"},
+      {"odd head size",
+       [](GgufWriter& w) {
+         w.set_u32("llama.attention.key_length", 15);
+         w.set_u32("llama.rope.dimension_count", 15);
+       },
+       StatusCode::corrupt_data, "head size 15 is odd"},
+      {"llama3 metadata",
+       [](GgufWriter& w) {
+         w.set_string("llama.rope.scaling.type", "llama3");
+         w.set_f32("llama.rope.scaling.factor", 8.0f);
+         w.set_f32("llama.rope.scaling.low_freq_factor", 4.0f);
+         w.set_f32("llama.rope.scaling.high_freq_factor", 1.0f);
+       },
+       StatusCode::corrupt_data, "llama3 rope scaling needs factor > 1"},
       {"gqa", [](GgufWriter& w) { w.set_u32("llama.attention.head_count_kv", 3); },
        StatusCode::corrupt_data, "head_count 4 is not a multiple of head_count_kv 3"},
       {"zero", [](GgufWriter& w) { w.set_u32("llama.block_count", 0); }, StatusCode::corrupt_data,
@@ -250,6 +300,66 @@ TEST(ModelConfig, ErrorsNameTheProblem) {
     EXPECT_NE(l->model.status().message().find(c.message), std::string::npos)
         << l->model.status().message();
   }
+}
+
+// Qwen3: head size from key_length (heads * head_dim != dim), per-head
+// q/k norms required, no biases; errors name the tensor or the key.
+TEST(ModelConfig, Qwen3HeadSizeAndQkNorms) {
+  RandomModelSpec s = small("qwen3", "q8_0");
+  s.dim = 96;
+  s.head_dim = 32;  // 4 heads * 32 = 128 != 96
+  auto l = load(s);
+  ASSERT_TRUE(l->model.ok()) << l->model.status().to_string();
+  const ModelFile& m = **l->model;
+  EXPECT_EQ(m.config.arch_id, Arch::qwen3);
+  EXPECT_EQ(m.config.head_dim, 32);
+  EXPECT_TRUE(m.config.qk_norm);
+  EXPECT_FALSE(m.config.qkv_bias);
+  EXPECT_TRUE(m.config.rope.neox_halves);
+  EXPECT_EQ(m.weights.layers[0].attn_q.rows, 128);
+  EXPECT_EQ(m.weights.layers[0].attn_output.cols, 128);
+  EXPECT_EQ(m.weights.layers[1].attn_k_norm.cols, 32);
+  EXPECT_EQ(m.weights.layers[0].bias_q, nullptr);
+  EXPECT_NE(describe(m.config).find("q/k norm: per head"), std::string::npos);
+
+  auto no_norm = load(s, [](GgufWriter& w) { w.remove_tensor("blk.1.attn_k_norm.weight"); });
+  ASSERT_FALSE(no_norm->model.ok());
+  EXPECT_EQ(no_norm->model.status().code(), StatusCode::not_found);
+  EXPECT_NE(no_norm->model.status().message().find("tensor 'blk.1.attn_k_norm.weight' is missing"),
+            std::string::npos);
+  // key_length that disagrees with the tensors: the first one named.
+  auto bad_len = load(s, [](GgufWriter& w) {
+    w.set_u32("qwen3.attention.key_length", 16);
+    w.set_u32("qwen3.attention.value_length", 16);
+    w.set_u32("qwen3.rope.dimension_count", 16);
+  });
+  ASSERT_FALSE(bad_len->model.ok());
+  EXPECT_EQ(bad_len->model.status().code(), StatusCode::corrupt_data);
+  EXPECT_NE(bad_len->model.status().message().find(
+                "tensor 'blk.0.attn_q.weight' has shape [96, 128], expected [96, 64]"),
+            std::string::npos)
+      << bad_len->model.status().message();
+  // Without key_length, dim must split into heads.
+  RandomModelSpec odd = s;
+  odd.head_dim = 0;
+  odd.dim = 100;
+  GgufWriter w;
+  EXPECT_FALSE(rc::testing::add_random_model(odd, w).ok());  // the tool refuses it too
+}
+
+// Llama 3.1 scaling given as rope.scaling.* metadata (no rope_freqs.weight).
+TEST(ModelConfig, Llama3RopeScalingFromMetadata) {
+  RandomModelSpec s = small("llama", "f32");
+  s.llama3_rope_metadata = true;
+  s.rope_base = 500000.0f;
+  auto l = load(s);
+  ASSERT_TRUE(l->model.ok()) << l->model.status().to_string();
+  const ModelConfig& c = (*l->model)->config;
+  EXPECT_EQ(c.rope.llama3_factor, 8.0f);
+  EXPECT_EQ(c.rope.llama3_low_freq_factor, 1.0f);
+  EXPECT_EQ(c.rope.llama3_high_freq_factor, 4.0f);
+  EXPECT_EQ(c.rope.llama3_original_context, 8192);
+  EXPECT_FALSE(c.has_rope_freqs);
 }
 
 TEST(ModelConfig, NormMustBeF32AndQwenNeedsBiases) {

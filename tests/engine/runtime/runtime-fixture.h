@@ -1,4 +1,4 @@
-// A scheduler over the bundled model, assembled by hand so tests can reach
+// A scheduler over the bundled model (or any GGUF), assembled by hand so tests can reach
 // the cache (check_integrity, stats) that the Engine keeps private.
 #pragma once
 
@@ -35,13 +35,15 @@ class RuntimeRig {
     int page_size = 1;
     int64_t pool_tokens = 8192;
     SchedulerConfig sched;
+    std::string model_path;  // empty: the bundled model (weights and vocabulary)
   };
 
   explicit RuntimeRig(const Options& o) {
-    auto model = model::load_model(model::default_model_path());
+    const std::string path = o.model_path.empty() ? model::default_model_path() : o.model_path;
+    auto model = model::load_model(path);
     if (!model.ok()) throw std::runtime_error(model.status().to_string());
     model_ = std::move(model.value());
-    auto tok = tok::Tokenizer::load(model::default_model_path());
+    auto tok = tok::Tokenizer::load(path);
     if (!tok.ok()) throw std::runtime_error(tok.status().to_string());
     tok_ = std::move(tok.value());
     const model::ModelConfig& c = model_->config;
@@ -53,9 +55,9 @@ class RuntimeRig {
     cc.page_size = o.page_size;
     cc.total_pages = pages;
     cache_ = std::move(make_kv_cache(cc).value());
-    runner_ = std::move(
-        ModelRunner::create(*model_, *backend_, *pool_, o.sched.max_batch_tokens, o.sched.max_running)
-            .value());
+    runner_ = std::move(ModelRunner::create(*model_, *backend_, *pool_, o.sched.max_batch_tokens,
+                                            o.sched.max_running)
+                            .value());
     sched_ = std::make_unique<Scheduler>(o.sched, *cache_, *runner_, *tok_);
   }
 
