@@ -168,7 +168,8 @@ void ModelRunner::run_layer(int layer, int n, const std::vector<AttentionSeq>& s
   backend_.matmul(w.attn_q, w.bias_q, h_, q_, n);  // [n][q_width]
   backend_.matmul(w.attn_k, w.bias_k, h_, k_, n);  // [n][kv_width]
   backend_.matmul(w.attn_v, w.bias_v, h_, v_, n);  // [n][kv_width]
-  if (cfg_.qk_norm) {                              // qwen3: RMSNorm of every head, rows of head_dim
+  // qwen3: RMSNorm of every query and key head (rows of head_dim) before RoPE.
+  if (cfg_.qk_norm) {
     backend_.rmsnorm(q_, static_cast<const float*>(w.attn_q_norm.data), q_, n * cfg_.n_heads,
                      cfg_.head_dim, cfg_.norm_eps);
     backend_.rmsnorm(k_, static_cast<const float*>(w.attn_k_norm.data), k_, n * cfg_.n_kv_heads,
