@@ -52,7 +52,8 @@ std::string sampling_to_json(const SamplingSettings& s) {
                       {"min_p", s.min_p},
                       {"repetition_penalty", s.repetition_penalty},
                       {"max_tokens", s.max_tokens},
-                      {"context_length", s.context_length}};
+                      {"context_length", s.context_length},
+                      {"context_overflow", s.context_overflow}};
   return j.dump();
 }
 
@@ -76,6 +77,12 @@ SamplingSettings sampling_from_json(std::string_view text) {
   read_field(j, "repetition_penalty", s.repetition_penalty);
   read_field(j, "max_tokens", s.max_tokens);
   read_field(j, "context_length", s.context_length);
+  // Only a known policy name is taken; anything else keeps the default.
+  auto overflow = j.find("context_overflow");
+  if (overflow != j.end() && overflow->is_string()) {
+    const std::string v = overflow->get<std::string>();
+    if (v == "stop" || v == "truncate-middle" || v == "rolling-window") s.context_overflow = v;
+  }
   return s;
 }
 

@@ -57,6 +57,9 @@ struct SamplingSettings {
   double repetition_penalty = 1.0;
   int max_tokens = 1024;
   int context_length = 0;  // 0: the model's own context length
+  // What a chat longer than the context does (rc::ContextPolicy names):
+  // "stop" | "truncate-middle" | "rolling-window".
+  std::string context_overflow = "rolling-window";
   bool operator==(const SamplingSettings&) const = default;
 };
 

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store/store-rows.h"
 #include "store/store-test-util.h"
 
 namespace rc::store {
@@ -39,6 +40,19 @@ class StoreTest : public ::testing::Test {
   std::unique_ptr<Store> store_;
 };
 
+TEST(SamplingJson, ContextOverflowPolicyReadsBackOrDefaults) {
+  // Rows written before the policy existed, and bad values, read as the default.
+  EXPECT_EQ(detail::sampling_from_json(R"({"temperature":0.5})").context_overflow,
+            "rolling-window");
+  EXPECT_EQ(detail::sampling_from_json(R"({"context_overflow":"sideways"})").context_overflow,
+            "rolling-window");
+  EXPECT_EQ(detail::sampling_from_json(R"({"context_overflow":7})").context_overflow,
+            "rolling-window");
+  SamplingSettings s;
+  s.context_overflow = "stop";
+  EXPECT_EQ(detail::sampling_from_json(detail::sampling_to_json(s)), s);
+}
+
 TEST_F(StoreTest, ConversationCrud) {
   SamplingSettings sampling;
   sampling.temperature = 0.2;
@@ -59,12 +73,14 @@ TEST_F(StoreTest, ConversationCrud) {
 
   ASSERT_OK(store_->rename_conversation(id.value(), "renamed"));
   sampling.max_tokens = 99;
+  sampling.context_overflow = "truncate-middle";  // the per-conversation policy
   ASSERT_OK(store_->set_sampling(id.value(), sampling));
   ASSERT_OK(store_->set_system_prompt(id.value(), "be verbose", std::nullopt));
   c = store_->get_conversation(id.value());
   ASSERT_OK(c);
   EXPECT_EQ(c->title, "renamed");
   EXPECT_EQ(c->sampling.max_tokens, 99);
+  EXPECT_EQ(c->sampling.context_overflow, "truncate-middle");
   EXPECT_EQ(c->system_prompt, "be verbose");
 
   const Id m = add(id.value(), std::nullopt, Role::user, "hello");
