@@ -26,6 +26,8 @@ void for_each_tensor(model::ModelWeights& w, int64_t q_width, int64_t kv_width, 
     f(&l.attn_k.data, weight_bytes(l.attn_k), p + "attn_k");
     f(&l.attn_v.data, weight_bytes(l.attn_v), p + "attn_v");
     f(&l.attn_output.data, weight_bytes(l.attn_output), p + "attn_output");
+    f(&l.attn_q_norm.data, weight_bytes(l.attn_q_norm), p + "attn_q_norm");  // qwen3; else null
+    f(&l.attn_k_norm.data, weight_bytes(l.attn_k_norm), p + "attn_k_norm");
     f(&l.ffn_norm.data, weight_bytes(l.ffn_norm), p + "ffn_norm");
     f(&l.ffn_gate.data, weight_bytes(l.ffn_gate), p + "ffn_gate");
     f(&l.ffn_up.data, weight_bytes(l.ffn_up), p + "ffn_up");

@@ -188,6 +188,30 @@ TEST(RunnerOnDevice, UsesOnlyDeviceMemoryAndMatchesReference) {
   }
 }
 
+// Qwen3's per-head q/k norm weights are copied too: the runner on a device
+// backend reads no host pointer and matches the reference.
+TEST(RunnerOnDevice, Qwen3QkNormsLiveOnTheDevice) {
+  auto m = random_model("q8_0", true, "qwen3");
+  ASSERT_TRUE(m);
+  const model::ModelConfig& c = m->config;
+  ASSERT_TRUE(c.qk_norm);
+  CheckingBackend dev;
+  auto ref = kernels::make_reference_backend();
+  auto dev_pool = dev.make_kv_pool({c.n_layers, c.n_kv_heads, c.head_dim, 4, 8});
+  auto ref_pool = ref->make_kv_pool({c.n_layers, c.n_kv_heads, c.head_dim, 4, 8});
+  auto dev_runner = runtime::ModelRunner::create(*m, dev, *dev_pool, 16, 1);
+  auto ref_runner = runtime::ModelRunner::create(*m, *ref, *ref_pool, 16, 1);
+  ASSERT_TRUE(dev_runner.ok() && ref_runner.ok()) << dev_runner.status().to_string();
+  const std::vector<int32_t> pages{3, 0, 1}, tokens{1, 40, 7, 99, 250, 12};
+  runtime::ForwardBatch batch;
+  batch.add(pages, 0, tokens.data(), 6, true);
+  std::vector<float> got, want;
+  Status st = dev_runner.value()->forward(batch, got);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  ASSERT_TRUE(ref_runner.value()->forward(batch, want).ok());
+  EXPECT_EQ(got, want);
+}
+
 TEST(StepIndices, PositionsSlotsAndSequencesFollowThePageTables) {
   const std::vector<int32_t> ta{5, 2}, tb{7, 0, 3};
   const std::vector<int32_t> tokens{10, 11, 12, 13, 14, 15, 16};
