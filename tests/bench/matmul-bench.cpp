@@ -3,6 +3,7 @@
 // one (row dots for n < 8, dequantize + OpenBLAS sgemm above) in one run.
 //
 //   matmul-bench [--threads N] [--rows 2048] [--cols 2048] [--reps R]
+//                [--tokens 1 16 ...] [--stream-mib 512]
 //
 // Figures are GOP/s (2 * rows * cols * n per call). With --threads 1 they
 // are measured in thread CPU time, which stays meaningful on a machine
@@ -10,6 +11,7 @@
 // load average, printed, says how much the figures are worth).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -50,7 +52,7 @@ struct Mode {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 1, reps = 3;
+  int threads = 1, reps = 3, stream_mib = 0;
   int64_t rows = 2048, cols = 2048;
   std::vector<int> ns{1, 16, 64, 128, 512};
   CLI::App app{"matmul per type and token count: integer tiles vs the previous path",
@@ -60,6 +62,8 @@ int main(int argc, char** argv) {
   app.add_option("--cols", cols)->capture_default_str();
   app.add_option("--reps", reps, "best of R timed calls")->capture_default_str();
   app.add_option("--tokens", ns, "token counts")->capture_default_str();
+  app.add_option("--stream-mib", stream_mib, "cycle through this many MiB of weight copies")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
   if (best_simd_level() != SimdLevel::avx2) {
     std::printf("no AVX2 on this CPU: nothing to compare\n");
@@ -83,11 +87,20 @@ int main(int argc, char** argv) {
   std::vector<float> src(size_t(rows * cols));
   for (size_t i = 0; i < src.size(); ++i) src[i] = float((i * 2654435761u) % 1000) / 1000.0f - 0.5f;
   for (DType t : types) {
-    std::vector<uint8_t> bytes(size_t(rows * row_bytes(t, cols)));
+    const size_t wb = size_t(rows * row_bytes(t, cols));
+    // Enough copies of the weight that cycling through them streams from
+    // DRAM (--stream-mib), as a model's weights do in decode.
+    const int copies = int(std::max<size_t>(1, (size_t(stream_mib) << 20) / wb));
+    std::vector<uint8_t> bytes(wb * size_t(copies));
     for (int64_t r = 0; r < rows; ++r) {
       quantize_row(t, src.data() + r * cols, bytes.data() + r * row_bytes(t, cols), cols);
     }
-    const Weight w{t, bytes.data(), rows, cols};
+    for (int c = 1; c < copies; ++c) std::copy_n(bytes.data(), wb, bytes.data() + wb * size_t(c));
+    int next = 0;
+    auto weight = [&] {
+      next = (next + 1) % copies;
+      return Weight{t, bytes.data() + wb * size_t(next), rows, cols};
+    };
     for (int n : ns) {
       std::vector<float> x(size_t(n * cols)), y(size_t(n * rows));
       for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 40503u) % 777) / 777.0f - 0.5f;
@@ -95,9 +108,10 @@ int main(int argc, char** argv) {
       double first = 0.0, last = 0.0;
       for (const Mode& m : modes) {
         set_qtile_mode(m.mode);
-        be->matmul(w, nullptr, x.data(), y.data(), n);  // warm-up
+        be->matmul(weight(), nullptr, x.data(), y.data(), n);  // warm-up
         double best = 1e30;
         for (int r = 0; r < reps; ++r) {
+          const Weight w = weight();
           const double t0 = now_seconds(cpu_time);
           be->matmul(w, nullptr, x.data(), y.data(), n);
           best = std::min(best, now_seconds(cpu_time) - t0);
