@@ -30,6 +30,13 @@ struct Demo {
   KvCache& cache;
   int step = 0;
   TreeTextOptions view;
+  Status problem;  // the first lock/unlock/pin/insert that failed: the demo fails
+
+  void note(Status s) {
+    if (s.ok() || !problem.ok()) return;
+    std::printf("         %s\n", s.to_string().c_str());
+    problem = std::move(s);
+  }
 
   // Runs one request through the same protocol as the engine and returns the
   // node it inserted (locked when `keep` is true).
@@ -39,16 +46,17 @@ struct Demo {
     std::printf("request  \"%s\" (%zu tokens)\n", show(key).c_str(), key.size());
     const int64_t evicted_before = int64_t(cache.stats().evicted_tokens);
     MatchResult m = cache.match_prefix(key);
-    (void)cache.lock(m.node);
+    note(cache.lock(m.node));
     std::vector<PageId> table = m.pages;
     Status s = cache.alloc_pages(int64_t(key.size()) - m.tokens, table);
     if (!s.ok()) {
       std::printf("         %s\n", s.to_string().c_str());
-      (void)cache.unlock(m.node);
+      note(cache.unlock(m.node));
       return m.node;
     }
     auto ins = cache.insert(key, table);
-    (void)cache.unlock(m.node);
+    if (!ins.ok()) note(ins.status());
+    note(cache.unlock(m.node));
     const int64_t evicted = int64_t(cache.stats().evicted_tokens) - evicted_before;
     std::printf("reused   %lld tokens from the cache, prefilled %lld", (long long)m.tokens,
                 (long long)(int64_t(key.size()) - m.tokens));
@@ -73,7 +81,7 @@ int run_cache_demo(int64_t pool_tokens) {
   auto made = make_kv_cache(cfg);
   if (!made.ok()) return fail(made.status());
   KvCache& cache = **made;
-  Demo d{cache, 0, {}};
+  Demo d{cache, 0, {}, {}};
   d.view.format_tokens = show;
   d.view.max_span_chars = 40;
 
@@ -95,8 +103,8 @@ int run_cache_demo(int64_t pool_tokens) {
   std::printf("\n── step %d · the system prompt is pinned (a saved prompt): LRU skips it\n",
               ++d.step);
   MatchResult m = cache.match_prefix(std::vector<Token>(sys.begin(), sys.end()));
-  (void)cache.pin(m.node);
-  (void)cache.lock(turn2);
+  d.note(cache.pin(m.node));
+  d.note(cache.lock(turn2));
   std::printf("         and chat A's second turn is still generating: its path is locked\n");
   d.print_tree();
 
@@ -104,10 +112,11 @@ int run_cache_demo(int64_t pool_tokens) {
       "chat C arrives with a long message; the pool is short, so the least recently "
       "used unlocked leaves go",
       sys + "User: Summarise the plot of Hamlet in one line.\n");
-  (void)cache.unlock(turn2);
+  d.note(cache.unlock(turn2));
   std::printf("\n── step %d · chat A's turn finished (unlocked); check_integrity: %s\n", ++d.step,
               cache.check_integrity().to_string().c_str());
   d.print_tree();
+  if (!d.problem.ok()) return fail(d.problem);
   return 0;
 }
 
