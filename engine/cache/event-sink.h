@@ -12,6 +12,12 @@
 
 namespace rc {
 
+// The event a lock/unlock (lock) or pin/unpin (!lock) by delta (+1/-1) emits.
+inline CacheEventKind ref_event_kind(bool lock, int delta) {
+  if (lock) return delta > 0 ? CacheEventKind::lock : CacheEventKind::unlock;
+  return delta > 0 ? CacheEventKind::pin : CacheEventKind::unpin;
+}
+
 class EventSink {
  public:
   EventSink(bool enabled, size_t capacity) : enabled_(enabled), queue_(capacity) {}

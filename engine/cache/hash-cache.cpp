@@ -175,8 +175,7 @@ Status HashCache::walk_ref(NodeHandle h, bool lock, int delta) {
     if (b.ref == 0) enqueue(x);  // back at the tail: unlocked now is "used now"
     x = parent_alive(b) ? b.parent : kNoNode;
   }
-  CacheEventKind kind = lock ? (delta > 0 ? CacheEventKind::lock : CacheEventKind::unlock)
-                             : (delta > 0 ? CacheEventKind::pin : CacheEventKind::unpin);
+  const CacheEventKind kind = ref_event_kind(lock, delta);
   emit(kind, h.id, blocks_[h.id].parent, h.id == kRootNode ? 0 : ps_, h.id == kRootNode ? 0 : 1);
   flush_events();
   return {};
@@ -198,17 +197,7 @@ Status HashCache::alloc_pages(int64_t n, std::vector<PageId>& out) {
 }
 
 Status HashCache::free_pages(std::span<const PageId> pages) {
-  size_t i = 0;
-  for (; i < pages.size(); ++i) {
-    if (!pool_.in_range(pages[i]) || pool_.state(pages[i]) != PageState::held) break;
-    pool_.set_state(pages[i], PageState::pending);
-  }
-  for (size_t j = 0; j < i; ++j) pool_.set_state(pages[j], PageState::held);
-  if (i < pages.size())
-    return {StatusCode::invalid_argument,
-            "free_pages: page " + std::to_string(pages[i]) + " is not held by the caller"};
-  for (PageId p : pages) pool_.free_held(p);
-  return {};
+  return pool_.free_held_checked(pages);
 }
 
 Result<InsertResult> HashCache::insert(std::span<const Token> key, std::span<const PageId> pages) {

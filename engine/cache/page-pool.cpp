@@ -1,5 +1,7 @@
 #include "cache/page-pool.h"
 
+#include <string>
+
 #include "rc-assert.h"
 
 namespace rc {
@@ -66,6 +68,20 @@ bool PagePool::check(int64_t counts[4]) const {
     seen[size_t(p)] = true;
   }
   return true;
+}
+
+Status PagePool::free_held_checked(std::span<const PageId> pages) {
+  size_t i = 0;
+  for (; i < pages.size(); ++i) {
+    if (!in_range(pages[i]) || state(pages[i]) != PageState::held) break;
+    set_state(pages[i], PageState::pending);
+  }
+  for (size_t j = 0; j < i; ++j) set_state(pages[j], PageState::held);
+  if (i < pages.size())
+    return {StatusCode::invalid_argument,
+            "free_pages: page " + std::to_string(pages[i]) + " is not held by the caller"};
+  for (PageId p : pages) free_held(p);
+  return {};
 }
 
 }  // namespace rc

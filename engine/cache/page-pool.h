@@ -33,6 +33,10 @@ class PagePool {
   bool alloc(int64_t n, std::vector<PageId>& out);
   // Held -> free. The caller has checked the state (see valid_held()).
   void free_held(PageId p);
+  // Held -> free for a caller's list (KvCache::free_pages): every page is
+  // checked first (pending marks catch a page listed twice), so a bad call
+  // frees nothing and says which page is not the caller's.
+  Status free_held_checked(std::span<const PageId> pages);
   // Cached -> free (eviction).
   void free_cached(std::span<const PageId> pages);
   // Held -> cached (insert took ownership).

@@ -256,8 +256,7 @@ Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
     }
   }
   refresh_candidate(id);  // only the handle's node can be a leaf on this path
-  CacheEventKind kind = lock ? (delta > 0 ? CacheEventKind::lock : CacheEventKind::unlock)
-                             : (delta > 0 ? CacheEventKind::pin : CacheEventKind::unpin);
+  const CacheEventKind kind = ref_event_kind(lock, delta);
   emit(kind, id, nodes_[id].parent, kNoNode, nodes_[id].tokens.size(), nodes_[id].pages.size());
   flush_events();
   return {};
@@ -283,19 +282,7 @@ Status RadixCache::alloc_pages(int64_t n, std::vector<PageId>& out) {
 
 Status RadixCache::free_pages(std::span<const PageId> pages) {
   last_evict_parents_.clear();
-  // Check everything first (pending marks catch a page listed twice) so a
-  // bad call frees nothing.
-  size_t i = 0;
-  for (; i < pages.size(); ++i) {
-    if (!pool_.in_range(pages[i]) || pool_.state(pages[i]) != PageState::held) break;
-    pool_.set_state(pages[i], PageState::pending);
-  }
-  for (size_t j = 0; j < i; ++j) pool_.set_state(pages[j], PageState::held);
-  if (i < pages.size())
-    return {StatusCode::invalid_argument,
-            "free_pages: page " + std::to_string(pages[i]) + " is not held by the caller"};
-  for (PageId p : pages) pool_.free_held(p);
-  return {};
+  return pool_.free_held_checked(pages);
 }
 
 Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<const PageId> pages) {
@@ -383,8 +370,8 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
     cached_tokens_ += int64_t(n - pos);
     counters_.inserted_tokens += n - pos;
     r.pages.insert(r.pages.end(), l.pages.begin(), l.pages.end());
-    if (CacheEvent* e = emit(CacheEventKind::insert, leaf, node, kNoNode, l.tokens.size(),
-                             l.pages.size())) {
+    if (CacheEvent* e =
+            emit(CacheEventKind::insert, leaf, node, kNoNode, l.tokens.size(), l.pages.size())) {
       e->tokens = l.tokens;
       e->pages = l.pages;
     }

@@ -81,7 +81,7 @@ class RadixCache : public KvCache {
   bool valid(NodeHandle h) const;
   NodeHandle handle(NodeId id) const { return {id, nodes_[id].gen}; }
   CacheEvent* emit(CacheEventKind kind, NodeId node, NodeId parent, NodeId other, size_t tokens,
-            size_t pages);
+                   size_t pages);
   void flush_events();
   Status walk_ref(NodeHandle h, bool lock, int delta);
   Status check_tree(std::vector<uint8_t>& page_owned) const;
