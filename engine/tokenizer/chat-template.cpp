@@ -1,5 +1,8 @@
 #include "chat-template.h"
 
+#include <algorithm>
+#include <string>
+
 #include "chat-formats.h"
 
 namespace rc::tok {
@@ -262,17 +265,79 @@ std::string_view ChatTemplate::end_of_turn() const {
   return {};
 }
 
+namespace {
+
+// Ids of a vocabulary's byte pieces "<0xNN>" (sentencepiece byte fallback);
+// -1 where missing. Scanned only when typed text spells a marker.
+std::vector<int32_t> byte_pieces(const Tokenizer& tok) {
+  std::vector<int32_t> ids(256, -1);
+  for (int32_t id = 0; id < tok.n_vocab(); ++id) {
+    const std::string_view p = tok.piece(id);
+    if (p.size() == 6 && p.substr(0, 3) == "<0x" && p[5] == '>') {
+      const int v = std::stoi(std::string(p.substr(3, 2)), nullptr, 16);
+      if (v >= 0 && v < 256) ids[v] = id;
+    }
+  }
+  return ids;
+}
+
+// Encodes a run of text. Markers that the vocabulary makes USER_DEFINED
+// (the bundled model's <|user|>, <|end|>) are matched by the tokenizer even
+// as text, so where the run spells one of this prompt's markers, that
+// spelling is encoded byte by byte (or, without byte pieces, in two halves):
+// text that spells a marker never becomes the marker.
+Status encode_text(const Tokenizer& tok, std::string_view run,
+                   const std::vector<std::string>& guarded, std::vector<int32_t>& out) {
+  std::vector<int32_t> bytes;
+  for (;;) {
+    size_t at = std::string_view::npos, len = 0;
+    for (const std::string& g : guarded) {
+      const size_t p = run.find(g);
+      if (p < at) at = p, len = g.size();
+    }
+    const std::string_view head = run.substr(0, at);
+    if (!head.empty()) {
+      Result<std::vector<int32_t>> ids = tok.encode(head, false, /*parse_special=*/false);
+      if (!ids.ok()) return ids.status();
+      out.insert(out.end(), ids->begin(), ids->end());
+    }
+    if (at == std::string_view::npos) return Status();
+    const std::string_view marker = run.substr(at, len);
+    if (bytes.empty()) bytes = byte_pieces(tok);
+    const bool all = std::all_of(marker.begin(), marker.end(),
+                                 [&](char c) { return bytes[static_cast<unsigned char>(c)] >= 0; });
+    if (all) {
+      for (char c : marker) out.push_back(bytes[static_cast<unsigned char>(c)]);
+    } else {
+      for (std::string_view half : {marker.substr(0, len / 2), marker.substr(len / 2)}) {
+        Result<std::vector<int32_t>> ids = tok.encode(half, false, false);
+        if (!ids.ok()) return ids.status();
+        out.insert(out.end(), ids->begin(), ids->end());
+      }
+    }
+    run = run.substr(at + len);
+  }
+}
+
+}  // namespace
+
 Result<std::vector<int32_t>> encode_segments(const Tokenizer& tok,
                                              std::span<const ChatSegment> segments) {
+  std::vector<std::string> guarded;  // this prompt's user-defined markers
+  for (const ChatSegment& s : segments) {
+    if (s.kind != ChatSegment::Kind::special) continue;
+    std::optional<int32_t> id = tok.special_id(s.text);
+    if (id && tok.piece_type(*id) == PieceType::user_defined &&
+        std::find(guarded.begin(), guarded.end(), s.text) == guarded.end()) {
+      guarded.push_back(s.text);
+    }
+  }
   std::vector<int32_t> out;
   std::string run;  // text since the last marker: encoded as text, in one piece
   auto flush = [&]() -> Status {
-    if (run.empty()) return Status();
-    Result<std::vector<int32_t>> ids = tok.encode(run, /*add_bos=*/false, /*parse_special=*/false);
-    if (!ids.ok()) return ids.status();
-    out.insert(out.end(), ids->begin(), ids->end());
+    Status st = encode_text(tok, run, guarded, out);
     run.clear();
-    return Status();
+    return st;
   };
   for (const ChatSegment& s : segments) {
     std::optional<int32_t> id;

@@ -14,6 +14,9 @@
 // content without special spellings the ids equal encode(render(), false,
 // true): a run of text between two markers is encoded in one piece either
 // way. A marker the vocabulary does not have is encoded as text (as before).
+// Markers a vocabulary makes USER_DEFINED (the bundled model's <|end|>) are
+// matched by the tokenizer even in text, so a text run that spells one of
+// the prompt's markers gets that spelling encoded byte by byte instead.
 //
 // Stability (what makes multi-turn chat hit the cache): every message is
 // rendered from itself and what precedes it, and the assistant prompt is the
