@@ -8,8 +8,9 @@ on a free port) or attaches to one (--url, loopback addresses only).
 Reports errors, requests/s, TTFT p50/p99 (client side, to the first content
 token), output tokens/s, and the KV pool and server RSS before and after,
 then checks that nothing leaked: no request active, no page held or
-protected, RSS back near its warmed-up baseline. Exit status 0 when the run
-had no errors and no leak.
+protected, RSS back near its warmed-up baseline. Exit status 0 only when at
+least one request completed, every metric the checks read was present, and
+the run had no errors and no leak.
 
 Example (the README's figures):
   tests/server/load-test.py --server-bin build/app/radixchat-cli \
@@ -86,21 +87,36 @@ class Target:
         return out
 
 
+# Every metric the leak checks read. A missing one (renamed, dropped) is an
+# error, not a zero: a zero would pass every check below.
+METRICS = {
+    "pages_total": "radixchat_kv_pages_total",
+    "pages_free": 'radixchat_kv_pages{state="free"}',
+    "pages_evictable": 'radixchat_kv_pages{state="evictable"}',
+    "pages_protected": 'radixchat_kv_pages{state="protected"}',
+    "pages_held": 'radixchat_kv_pages{state="held"}',
+    "requests_active": "radixchat_server_requests_active",
+    "requests_running": "radixchat_requests_running",
+    "rss_bytes": "process_resident_memory_bytes",
+    "prompt_tokens": "radixchat_prompt_tokens_total",
+    "cached_tokens": "radixchat_cached_prompt_tokens_total",
+    "evictions": "radixchat_cache_evictions_total",
+}
+
+
+class MissingMetric(RuntimeError):
+    pass
+
+
 def snapshot(target, pid):
     m = target.metrics()
-    snap = {
-        "pages_total": m.get("radixchat_kv_pages_total", 0),
-        "pages_free": m.get('radixchat_kv_pages{state="free"}', 0),
-        "pages_evictable": m.get('radixchat_kv_pages{state="evictable"}', 0),
-        "pages_protected": m.get('radixchat_kv_pages{state="protected"}', 0),
-        "pages_held": m.get('radixchat_kv_pages{state="held"}', 0),
-        "requests_active": m.get("radixchat_server_requests_active", 0),
-        "requests_running": m.get("radixchat_requests_running", 0),
-        "rss_mib": m.get("process_resident_memory_bytes", 0) / 2**20,
-        "prompt_tokens": m.get("radixchat_prompt_tokens_total", 0),
-        "cached_tokens": m.get("radixchat_cached_prompt_tokens_total", 0),
-        "evictions": m.get("radixchat_cache_evictions_total", 0),
-    }
+    missing = [name for name in METRICS.values() if name not in m]
+    if missing:
+        raise MissingMetric("GET /metrics lacks " + ", ".join(missing))
+    snap = {key: m[name] for key, name in METRICS.items()}
+    snap["rss_mib"] = snap.pop("rss_bytes") / 2**20
+    if snap["pages_total"] <= 0:
+        raise MissingMetric("radixchat_kv_pages_total is %g" % snap["pages_total"])
     if pid:  # cross-check RSS from outside the process
         try:
             with open("/proc/%d/status" % pid) as f:
@@ -322,7 +338,7 @@ def main():
         "leak": leak, "server_exit": exit_code, "loadavg_1m": load_during,
         "error_samples": [e["error"] for e in (errors + warm_err)[:5]],
     }
-    ok = not errors and not warm_err and not leak and exit_code in (0, None)
+    ok = bool(results) and not errors and not warm_err and not leak and exit_code in (0, None)
     if args.json:
         print(json.dumps(report, indent=2))
     else:
@@ -346,9 +362,15 @@ def main():
         for e in report["error_samples"]:
             print("error: %s" % e)
         print("leak: " + (", ".join(leak) if leak else "none"))
+        if not results:
+            print("no request completed")
         print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except MissingMetric as e:
+        print("FAIL: %s" % e)
+        sys.exit(1)
