@@ -31,22 +31,36 @@ struct Weight {
 // The KV page pool of all layers. A page holds `page_size` consecutive
 // positions; position p of a sequence lives in slot
 //   page_table[p / page_size] * page_size + p % page_size.
-// For each layer, K and V are [n_pages * page_size][n_kv_heads * head_dim] fp32.
+// For each layer, K and V are [n_pages * page_size][n_kv_heads * head_dim]
+// elements of `type`: f16 (the engine's default: half the bytes of f32, so
+// twice the cached tokens in the same memory), bf16 or f32. kv_store rounds
+// to nearest even; attention reads the stored values widened to fp32.
 struct KvPoolShape {
   int n_layers = 0;
   int n_kv_heads = 0;
   int head_dim = 0;
   int page_size = 1;
   int64_t n_pages = 0;
+  DType type = DType::f32;
 };
+
+// True for the element types a KV pool may have (f32, f16, bf16).
+inline bool is_kv_type(DType t) { return t == DType::f32 || t == DType::f16 || t == DType::bf16; }
+// Bytes of one K or V element of a pool of type t (2 or 4).
+inline int64_t kv_elem_bytes(DType t) { return t == DType::f32 ? 4 : 2; }
+// Bytes that one cached token takes in a pool of this shape (K and V, all layers).
+inline int64_t kv_bytes_per_token(const KvPoolShape& s) {
+  return 2 * int64_t(s.n_layers) * s.n_kv_heads * s.head_dim * kv_elem_bytes(s.type);
+}
 
 class KvPool {
  public:
   virtual ~KvPool() = default;
   virtual const KvPoolShape& shape() const = 0;
-  // Base of layer `layer`'s K (or V) array in backend memory.
-  virtual float* k(int layer) = 0;
-  virtual float* v(int layer) = 0;
+  // Base of layer `layer`'s K (or V) array in backend memory; elements are
+  // of shape().type.
+  virtual void* k(int layer) = 0;
+  virtual void* v(int layer) = 0;
 };
 
 // One sequence of an attention batch. Its queries are rows

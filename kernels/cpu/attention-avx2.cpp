@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "cpu-attention.h"
+#include "fp16.h"
 #include "rc-assert.h"
 
 #include "simd-avx2-begin.h"
@@ -104,6 +105,27 @@ float vec_exp_sum(float* s, float m, int n) {
     sum += s[i];
   }
   return sum;
+}
+
+// F16C widens 8 halves per instruction; bf16 is the top half of an fp32,
+// so widening is a zero-extend and a 16-bit shift.
+void vec_widen(float* dst, const void* src, DType t, int n) {
+  const auto* h = static_cast<const uint16_t*>(src);
+  int i = 0;
+  if (t == DType::f16) {
+    for (; i + 8 <= n; i += 8) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
+      _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(x));
+    }
+    for (; i < n; ++i) dst[i] = fp16_to_f32_portable(h[i]);
+  } else {
+    for (; i + 8 <= n; i += 8) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
+      const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(x), 16);
+      _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(w));
+    }
+    for (; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
+  }
 }
 
 }  // namespace

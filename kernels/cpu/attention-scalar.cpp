@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "cpu-attention.h"
+#include "fp16.h"
 #include "rc-assert.h"
 
 namespace rc::kernels {
@@ -33,6 +34,15 @@ float vec_exp_sum(float* s, float m, int n) {
     sum += s[i];
   }
   return sum;
+}
+
+void vec_widen(float* dst, const void* src, DType t, int n) {
+  const auto* h = static_cast<const uint16_t*>(src);
+  if (t == DType::f16) {
+    for (int i = 0; i < n; ++i) dst[i] = fp16_to_f32(h[i]);
+  } else {
+    for (int i = 0; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
+  }
 }
 
 }  // namespace

@@ -3,26 +3,41 @@
 #include <algorithm>
 #include <vector>
 
+#include "host-memory.h"
 #include "rc-assert.h"
 
 namespace rc::kernels {
-namespace {
-constexpr int kQueryChunk = 16;
-}  // namespace
 
+float* attention_scratch(size_t floats) {
+  struct Buffer {
+    float* p = nullptr;
+    size_t n = 0;
+    ~Buffer() { host_free(p); }
+  };
+  thread_local Buffer b;
+  if (b.n < floats) {
+    host_free(b.p);
+    b.p = static_cast<float*>(host_alloc(floats * sizeof(float)));
+    RC_ASSERT(b.p != nullptr);
+    b.n = floats;
+  }
+  return b.p;
+}
 void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, const float* q,
                    float* out, std::span<const AttentionSeq> seqs, int n_heads, float scale) {
   const KvPoolShape& s = kv.shape();
   RC_ASSERT(n_heads > 0 && n_heads % s.n_kv_heads == 0);
   AttentionArgs a;
-  a.k = kv.k(layer);
-  a.v = kv.v(layer);
+  a.k = static_cast<const char*>(kv.k(layer));
+  a.v = static_cast<const char*>(kv.v(layer));
+  a.kv_type = s.type;
   a.q = q;
   a.out = out;
   a.page_size = s.page_size;
   a.head_dim = s.head_dim;
   a.group = n_heads / s.n_kv_heads;
   a.kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
+  a.kv_row_bytes = a.kv_dim * kv_elem_bytes(s.type);
   a.q_dim = int64_t(n_heads) * s.head_dim;
   a.scale = scale;
 

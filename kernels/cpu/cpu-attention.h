@@ -1,11 +1,13 @@
 // Paged attention of the fast CPU backend (contract: backend.h attention()).
 //
-// Work is split into tasks of (sequence, kv head, run of up to kQueryChunk
-// queries); a task handles all query heads that share its kv head, so each
-// K/V row it reads through the page table serves the whole GQA group. Each
-// query keeps an online softmax (running max, running sum, rescaled
-// accumulator) over tiles of keys, so memory is O(head_dim) per head and
-// the page table is walked once per tile.
+// Flash-style: work is split into tasks of (sequence, kv head, block of up
+// to kQueryChunk queries). A task walks the keys its block can see in tiles;
+// each tile's K and V rows are read through the page table once, widened to
+// fp32 once (f16/bf16 pools), and then serve every query of the block and
+// every query head of the GQA group. Each (query, head) keeps an online
+// softmax (running max, running sum, rescaled accumulator), so memory stays
+// O(block * group * head_dim) whatever the context length, and causality is
+// a per-query limit on the tile's keys.
 #pragma once
 
 #include <span>
@@ -17,8 +19,10 @@
 namespace rc::kernels {
 
 struct AttentionArgs {
-  const float* k = nullptr;  // layer's K base, [slots][kv_dim]
-  const float* v = nullptr;
+  const char* k = nullptr;  // layer's K base, [slots][kv_dim] of kv_type
+  const char* v = nullptr;
+  DType kv_type = DType::f32;
+  int64_t kv_row_bytes = 0;  // bytes of one slot's row
   const float* q = nullptr;  // [rows][q_dim]
   float* out = nullptr;      // [rows][q_dim]
   int page_size = 1;
@@ -29,13 +33,18 @@ struct AttentionArgs {
   float scale = 1.0f;
 };
 
-// Queries [i0, i1) of `seq`, query heads kv_head * group .. + group.
-// Requires group * head_dim <= kMaxGroupDim.
+// Queries [i0, i1) of `seq` (i1 - i0 <= kQueryChunk), query heads
+// kv_head * group .. + group. Requires group * head_dim <= kMaxGroupDim.
 inline constexpr int kMaxGroupDim = 4096;
+inline constexpr int kQueryChunk = 16;
 void attention_task_scalar(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                            int i1);
 void attention_task_avx2(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                          int i1);
+
+// A per-thread buffer of at least `floats` floats, valid until the thread's
+// next call; 64-byte aligned.
+float* attention_scratch(size_t floats);
 
 void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, const float* q,
                    float* out, std::span<const AttentionSeq> seqs, int n_heads, float scale);

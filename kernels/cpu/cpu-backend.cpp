@@ -122,15 +122,7 @@ class CpuBackend final : public Backend {
 
   void kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
                 int n) override {
-    const KvPoolShape& s = pool.shape();
-    const int64_t kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
-    float* K = pool.k(layer);
-    float* V = pool.v(layer);
-    for (int i = 0; i < n; ++i) {
-      RC_ASSERT(slots[i] >= 0 && slots[i] < s.n_pages * s.page_size);
-      std::memcpy(K + slots[i] * kv_dim, k + i * kv_dim, size_t(kv_dim) * 4);
-      std::memcpy(V + slots[i] * kv_dim, v + i * kv_dim, size_t(kv_dim) * 4);
-    }
+    host_kv_store(pool, layer, k, v, slots, n);
   }
 
   void attention(KvPool& pool, int layer, const float* q, float* out,
@@ -139,19 +131,9 @@ class CpuBackend final : public Backend {
   }
 
   void copy_pages(KvPool& pool, const int32_t* src, const int32_t* dst, int n) override {
-    const KvPoolShape& s = pool.shape();
-    const int64_t page_floats = int64_t(s.page_size) * s.n_kv_heads * s.head_dim;
-    for (int i = 0; i < n; ++i) {
-      RC_ASSERT(src[i] >= 0 && src[i] < s.n_pages && dst[i] >= 0 && dst[i] < s.n_pages);
-    }
-    pool_.parallel_for(s.n_layers, 1, [&](int64_t l0, int64_t l1, int) {
+    pool_.parallel_for(pool.shape().n_layers, 1, [&](int64_t l0, int64_t l1, int) {
       for (int64_t l = l0; l < l1; ++l) {
-        for (int i = 0; i < n; ++i) {
-          std::memmove(pool.k(int(l)) + dst[i] * page_floats, pool.k(int(l)) + src[i] * page_floats,
-                       size_t(page_floats) * 4);
-          std::memmove(pool.v(int(l)) + dst[i] * page_floats, pool.v(int(l)) + src[i] * page_floats,
-                       size_t(page_floats) * 4);
-        }
+        for (int i = 0; i < n; ++i) host_kv_copy_page(pool, int(l), src[i], dst[i]);
       }
     });
   }

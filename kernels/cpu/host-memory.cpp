@@ -4,6 +4,9 @@
 #include <cstring>
 #include <vector>
 
+#include "quant.h"
+#include "rc-assert.h"
+
 namespace rc::kernels {
 
 void* host_alloc(size_t bytes) {
@@ -19,41 +22,66 @@ class HostKvPool final : public KvPool {
  public:
   explicit HostKvPool(const KvPoolShape& s) : shape_(s) {}
   ~HostKvPool() override {
-    for (float* p : k_) host_free(p);
-    for (float* p : v_) host_free(p);
+    for (void* p : k_) host_free(p);
+    for (void* p : v_) host_free(p);
   }
   // Allocates every layer; false when any allocation fails.
   bool init() {
-    const size_t floats = size_t(shape_.n_pages) * size_t(shape_.page_size) *
-                          size_t(shape_.n_kv_heads * shape_.head_dim);
+    const size_t bytes = size_t(shape_.n_pages) * size_t(shape_.page_size) *
+                         size_t(shape_.n_kv_heads * shape_.head_dim) *
+                         size_t(kv_elem_bytes(shape_.type));
     for (int l = 0; l < shape_.n_layers; ++l) {
-      k_.push_back(static_cast<float*>(host_alloc(floats * sizeof(float))));
-      v_.push_back(static_cast<float*>(host_alloc(floats * sizeof(float))));
+      k_.push_back(host_alloc(bytes));
+      v_.push_back(host_alloc(bytes));
       if (!k_.back() || !v_.back()) return false;
-      std::memset(k_.back(), 0, floats * sizeof(float));
-      std::memset(v_.back(), 0, floats * sizeof(float));
+      std::memset(k_.back(), 0, bytes);
+      std::memset(v_.back(), 0, bytes);
     }
     return true;
   }
   const KvPoolShape& shape() const override { return shape_; }
-  float* k(int layer) override { return k_.at(size_t(layer)); }
-  float* v(int layer) override { return v_.at(size_t(layer)); }
+  void* k(int layer) override { return k_.at(size_t(layer)); }
+  void* v(int layer) override { return v_.at(size_t(layer)); }
 
  private:
   KvPoolShape shape_;
-  std::vector<float*> k_, v_;
+  std::vector<void*> k_, v_;
 };
 
 }  // namespace
 
 std::unique_ptr<KvPool> make_host_kv_pool(const KvPoolShape& shape) {
   if (shape.n_layers <= 0 || shape.n_kv_heads <= 0 || shape.head_dim <= 0 || shape.page_size <= 0 ||
-      shape.n_pages <= 0) {
+      shape.n_pages <= 0 || !is_kv_type(shape.type)) {
     return nullptr;
   }
   auto pool = std::make_unique<HostKvPool>(shape);
   if (!pool->init()) return nullptr;
   return pool;
+}
+
+void host_kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
+                   int n) {
+  const KvPoolShape& s = pool.shape();
+  const int64_t kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
+  const int64_t row = kv_dim * kv_elem_bytes(s.type);
+  char* K = static_cast<char*>(pool.k(layer));
+  char* V = static_cast<char*>(pool.v(layer));
+  for (int i = 0; i < n; ++i) {
+    RC_ASSERT(slots[i] >= 0 && slots[i] < s.n_pages * s.page_size);
+    quantize_row(s.type, k + i * kv_dim, K + slots[i] * row, kv_dim);
+    quantize_row(s.type, v + i * kv_dim, V + slots[i] * row, kv_dim);
+  }
+}
+
+void host_kv_copy_page(KvPool& pool, int layer, int32_t src, int32_t dst) {
+  const KvPoolShape& s = pool.shape();
+  RC_ASSERT(src >= 0 && src < s.n_pages && dst >= 0 && dst < s.n_pages);
+  const int64_t page = int64_t(s.page_size) * s.n_kv_heads * s.head_dim * kv_elem_bytes(s.type);
+  char* K = static_cast<char*>(pool.k(layer));
+  char* V = static_cast<char*>(pool.v(layer));
+  std::memmove(K + dst * page, K + src * page, size_t(page));
+  std::memmove(V + dst * page, V + src * page, size_t(page));
 }
 
 }  // namespace rc::kernels

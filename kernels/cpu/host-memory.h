@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "backend.h"
@@ -16,8 +17,22 @@ void* host_alloc(size_t bytes);
 void host_free(void* p);
 
 // One zero-filled 64-byte-aligned allocation per layer for K and one for V,
-// each [n_pages * page_size][n_kv_heads * head_dim] fp32. nullptr when out of
-// memory or when the shape is invalid (non-positive sizes).
+// each [n_pages * page_size][n_kv_heads * head_dim] elements of shape.type.
+// nullptr when out of memory or when the shape is invalid (non-positive
+// sizes, a type that is not a KV type).
 std::unique_ptr<KvPool> make_host_kv_pool(const KvPoolShape& shape);
+
+// Writes rows k[i], v[i] (fp32, [n][kv_dim]) into slots slots[i] of a host
+// pool's layer, rounded to the pool's type (quantize_row: nearest even).
+// Slots are range-checked (RC_ASSERT).
+void host_kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
+                   int n);
+// Copies page src -> dst of one layer, K and V (bytes as stored).
+void host_kv_copy_page(KvPool& pool, int layer, int32_t src, int32_t dst);
+// Address of slot `slot`'s row of a layer array of a pool of this shape.
+inline const void* host_kv_row(const void* base, const KvPoolShape& s, int64_t slot) {
+  return static_cast<const char*>(base) +
+         slot * int64_t(s.n_kv_heads) * s.head_dim * kv_elem_bytes(s.type);
+}
 
 }  // namespace rc::kernels

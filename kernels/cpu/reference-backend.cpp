@@ -96,13 +96,7 @@ class ReferenceBackend final : public Backend {
 
   void kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
                 int n) override {
-    const KvPoolShape& s = pool.shape();
-    const int64_t kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
-    for (int i = 0; i < n; ++i) {
-      RC_ASSERT(slots[i] >= 0 && slots[i] < s.n_pages * s.page_size);
-      std::memcpy(pool.k(layer) + slots[i] * kv_dim, k + i * kv_dim, size_t(kv_dim) * 4);
-      std::memcpy(pool.v(layer) + slots[i] * kv_dim, v + i * kv_dim, size_t(kv_dim) * 4);
-    }
+    host_kv_store(pool, layer, k, v, slots, n);
   }
 
   void attention(KvPool& pool, int layer, const float* q, float* out,
@@ -111,8 +105,14 @@ class ReferenceBackend final : public Backend {
     RC_ASSERT(n_heads % s.n_kv_heads == 0);
     const int hd = s.head_dim, group = n_heads / s.n_kv_heads;
     const int64_t kv_dim = int64_t(s.n_kv_heads) * hd, q_dim = int64_t(n_heads) * hd;
-    const float* K = pool.k(layer);
-    const float* V = pool.v(layer);
+    const void* K = pool.k(layer);
+    const void* V = pool.v(layer);
+    // One K or V row of a head, widened from the pool's type.
+    std::vector<float> row_buf(static_cast<size_t>(kv_dim));
+    auto head_row = [&](const void* base, int64_t slot, int64_t kv_off) {
+      dequantize_row(s.type, host_kv_row(base, s, slot), row_buf.data(), kv_dim);
+      return row_buf.data() + kv_off;
+    };
     std::vector<double> score, acc(static_cast<size_t>(hd));
     for (const AttentionSeq& seq : seqs) {
       for (int i = 0; i < seq.n_new; ++i) {
@@ -126,7 +126,7 @@ class ReferenceBackend final : public Backend {
           for (int p = 0; p < n_ctx; ++p) {
             const int64_t slot =
                 int64_t(seq.page_table[p / s.page_size]) * s.page_size + p % s.page_size;
-            const float* kp = K + slot * kv_dim + kv_off;
+            const float* kp = head_row(K, slot, kv_off);
             double d = 0.0;
             for (int c = 0; c < hd; ++c) d += double(qh[c]) * double(kp[c]);
             score[size_t(p)] = d * double(scale);
@@ -141,7 +141,7 @@ class ReferenceBackend final : public Backend {
           for (int p = 0; p < n_ctx; ++p) {
             const int64_t slot =
                 int64_t(seq.page_table[p / s.page_size]) * s.page_size + p % s.page_size;
-            const float* vp = V + slot * kv_dim + kv_off;
+            const float* vp = head_row(V, slot, kv_off);
             for (int c = 0; c < hd; ++c) acc[size_t(c)] += score[size_t(p)] * double(vp[c]);
           }
           float* o = out + row * q_dim + int64_t(h) * hd;
@@ -152,16 +152,8 @@ class ReferenceBackend final : public Backend {
   }
 
   void copy_pages(KvPool& pool, const int32_t* src, const int32_t* dst, int n) override {
-    const KvPoolShape& s = pool.shape();
-    const int64_t page_floats = int64_t(s.page_size) * s.n_kv_heads * s.head_dim;
-    for (int l = 0; l < s.n_layers; ++l) {
-      for (int i = 0; i < n; ++i) {
-        RC_ASSERT(src[i] >= 0 && src[i] < s.n_pages && dst[i] >= 0 && dst[i] < s.n_pages);
-        std::memmove(pool.k(l) + dst[i] * page_floats, pool.k(l) + src[i] * page_floats,
-                     size_t(page_floats) * 4);
-        std::memmove(pool.v(l) + dst[i] * page_floats, pool.v(l) + src[i] * page_floats,
-                     size_t(page_floats) * 4);
-      }
+    for (int l = 0; l < pool.shape().n_layers; ++l) {
+      for (int i = 0; i < n; ++i) host_kv_copy_page(pool, l, src[i], dst[i]);
     }
   }
 

@@ -71,11 +71,12 @@ bool attention_supports(int head_dim);
 void plan_attention(std::span<const AttentionSeq> seqs, const AttnShape& shape, int64_t n_pages,
                     int sm_count, AttnPlan& plan);
 
-// k_layer/v_layer: the layer's K and V arrays of the pool; q/out:
+// k_layer/v_layer: the layer's K and V arrays of the pool, elements of
+// kv_type (f32, f16 or bf16; tiles are widened to fp32 in shared memory); q/out:
 // [rows][n_heads * head_dim]; blob: the plan's blob in device memory;
 // partial: plan.partial_floats of device scratch (unused without splits).
 void launch_attention(const LaunchCtx& ctx, const AttnShape& shape, const AttnPlan& plan,
-                      const float* k_layer, const float* v_layer, const float* q, float* out,
-                      const int32_t* blob, float* partial, float scale);
+                      DType kv_type, const void* k_layer, const void* v_layer, const float* q,
+                      float* out, const int32_t* blob, float* partial, float scale);
 
 }  // namespace rc::kernels::cuda

@@ -32,19 +32,19 @@ namespace {
 // K and V of every layer in one allocation (layout in kv-cache.cuh).
 class CudaKvPool final : public KvPool {
  public:
-  CudaKvPool(const KvPoolShape& s, float* base, int64_t layer_floats)
-      : shape_(s), base_(base), layer_floats_(layer_floats) {}
+  CudaKvPool(const KvPoolShape& s, char* base, int64_t layer_bytes)
+      : shape_(s), base_(base), layer_bytes_(layer_bytes) {}
   ~CudaKvPool() override { cudaFree(base_); }
   const KvPoolShape& shape() const override { return shape_; }
-  float* k(int layer) override { return base_ + int64_t(2 * layer) * layer_floats_; }
-  float* v(int layer) override { return base_ + int64_t(2 * layer + 1) * layer_floats_; }
-  float* base() const { return base_; }
-  int64_t layer_floats() const { return layer_floats_; }
+  void* k(int layer) override { return base_ + int64_t(2 * layer) * layer_bytes_; }
+  void* v(int layer) override { return base_ + int64_t(2 * layer + 1) * layer_bytes_; }
+  char* base() const { return base_; }
+  int64_t layer_bytes() const { return layer_bytes_; }
 
  private:
   KvPoolShape shape_;
-  float* base_;
-  int64_t layer_floats_;
+  char* base_;
+  int64_t layer_bytes_;
 };
 
 class CudaBackend final : public Backend {
@@ -124,7 +124,7 @@ class CudaBackend final : public Backend {
 
   std::unique_ptr<KvPool> make_kv_pool(const KvPoolShape& s) override {
     if (s.n_layers <= 0 || s.n_kv_heads <= 0 || s.head_dim <= 0 || s.page_size <= 0 ||
-        s.n_pages <= 0) {
+        s.n_pages <= 0 || !is_kv_type(s.type)) {
       return nullptr;
     }
     if (!attention_supports(s.head_dim)) {
@@ -134,11 +134,12 @@ class CudaBackend final : public Backend {
       return nullptr;
     }
     // Sizes past what any device holds are out of memory, not an overflow.
-    const double want =
-        double(s.n_pages) * s.page_size * s.n_kv_heads * s.head_dim * 8.0 * s.n_layers;
+    const double want = double(s.n_pages) * s.page_size * s.n_kv_heads * s.head_dim * 2.0 *
+                        double(kv_elem_bytes(s.type)) * s.n_layers;
     if (want > 9.0e18) return nullptr;
-    const int64_t layer_floats = s.n_pages * s.page_size * int64_t(s.n_kv_heads) * s.head_dim;
-    const size_t bytes = size_t(layer_floats) * 2 * size_t(s.n_layers) * sizeof(float);
+    const int64_t layer_bytes =
+        s.n_pages * s.page_size * int64_t(s.n_kv_heads) * s.head_dim * kv_elem_bytes(s.type);
+    const size_t bytes = size_t(layer_bytes) * 2 * size_t(s.n_layers);
     void* base = alloc(bytes);
     if (!base) return nullptr;
     if (!ctx().check(cudaMemsetAsync(base, 0, bytes, stream_), "KV pool") ||
@@ -146,7 +147,7 @@ class CudaBackend final : public Backend {
       cudaFree(base);
       return nullptr;
     }
-    return std::make_unique<CudaKvPool>(s, static_cast<float*>(base), layer_floats);
+    return std::make_unique<CudaKvPool>(s, static_cast<char*>(base), layer_bytes);
   }
 
   void matmul(const Weight& w, const float* bias, const float* x, float* y, int n) override {
@@ -214,7 +215,8 @@ class CudaBackend final : public Backend {
     const auto* d = static_cast<const int32_t*>(
         slot_mirror_.get(ctx(), slots, size_t(n) * sizeof(int32_t), "kv_store slots"));
     if (!d) return;
-    launch_kv_store(ctx(), p->k(layer), p->v(layer), k, v, d, n, s.n_kv_heads * s.head_dim);
+    launch_kv_store(ctx(), s.type, p->k(layer), p->v(layer), k, v, d, n,
+                    s.n_kv_heads * s.head_dim);
   }
 
   void attention(KvPool& pool, int layer, const float* q, float* out,
@@ -236,7 +238,8 @@ class CudaBackend final : public Backend {
           partial_.ensure(ctx(), size_t(plan_.partial_floats) * sizeof(float), "attention"));
       if (!partial) return;
     }
-    launch_attention(ctx(), shape, plan_, p->k(layer), p->v(layer), q, out, blob, partial, scale);
+    launch_attention(ctx(), shape, plan_, s.type, p->k(layer), p->v(layer), q, out, blob, partial,
+                     scale);
   }
 
   void copy_pages(KvPool& pool, const int32_t* src, const int32_t* dst, int n) override {
@@ -247,7 +250,8 @@ class CudaBackend final : public Backend {
     for (int i = 0; i < n; ++i) {
       RC_ASSERT(src[i] >= 0 && src[i] < s.n_pages && dst[i] >= 0 && dst[i] < s.n_pages);
     }
-    const int64_t page_floats = int64_t(s.page_size) * s.n_kv_heads * s.head_dim;
+    const int64_t page_bytes =
+        int64_t(s.page_size) * s.n_kv_heads * s.head_dim * kv_elem_bytes(s.type);
     // The reference copies pair after pair. Pairs may run concurrently only
     // when no page written by one pair is read or written by another.
     std::unordered_map<int32_t, int> uses;
@@ -265,7 +269,7 @@ class CudaBackend final : public Backend {
       const auto* d = static_cast<const int32_t*>(page_mirror_.get(
           ctx(), page_pairs_.data(), page_pairs_.size() * sizeof(int32_t), "copy_pages"));
       if (!d) return;
-      launch_copy_pages(ctx(), p->base(), p->layer_floats(), s.n_layers, page_floats, d, d + m, m);
+      launch_copy_pages(ctx(), p->base(), p->layer_bytes(), s.n_layers, page_bytes, d, d + m, m);
     }
   }
 

@@ -4,6 +4,9 @@
 // with n_past > 0, and long contexts that make the kernel split the key
 // range (flash-decoding) and combine the pieces.
 //
+// F32, F16 and BF16 pools: kv_store must round exactly like the reference
+// (bytes compared), and both read the same stored values.
+//
 // Tolerance: the output is a convex combination of V rows, so its error is
 // measured against max |V|: |gpu - ref| <= 1e-5 * max|V|. Skipped without a GPU.
 #include <gtest/gtest.h>
@@ -29,6 +32,7 @@ struct AttnCase {
   int page_size, group, head_dim;
   std::vector<SeqSpec> specs;
   std::string name;
+  DType kv_type = DType::f32;
 };
 
 void PrintTo(const AttnCase& c, std::ostream* os) { *os << c.name; }
@@ -48,7 +52,7 @@ TEST_P(CudaAttention, MatchesReference) {
   std::vector<int32_t> perm(static_cast<size_t>(total_pages));
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), rng);
-  const KvPoolShape shape{2, n_kv_heads, hd, c.page_size, total_pages};
+  const KvPoolShape shape{2, n_kv_heads, hd, c.page_size, total_pages, c.kv_type};
 
   auto ref = make_reference_backend();
   auto ref_pool = ref->make_kv_pool(shape);
@@ -80,11 +84,16 @@ TEST_P(CudaAttention, MatchesReference) {
     q_rows += spec.n_new;
   }
   for (size_t j = 0; j < seqs.size(); ++j) seqs[j].page_table = tables[j].data();
-  const size_t pool_floats = size_t(total_pages) * size_t(c.page_size) * size_t(kv_dim);
-  EXPECT_EQ(from_device(*gpu, gpu_pool->k(layer), pool_floats),
-            std::vector<float>(ref_pool->k(layer), ref_pool->k(layer) + pool_floats));
-  EXPECT_EQ(from_device(*gpu, gpu_pool->v(layer), pool_floats),
-            std::vector<float>(ref_pool->v(layer), ref_pool->v(layer) + pool_floats));
+  const size_t pool_bytes =
+      size_t(total_pages) * size_t(c.page_size) * size_t(kv_dim) * size_t(kv_elem_bytes(c.kv_type));
+  auto host_bytes = [&](const void* p) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    return std::vector<uint8_t>(b, b + pool_bytes);
+  };
+  EXPECT_EQ(from_device<uint8_t>(*gpu, gpu_pool->k(layer), pool_bytes),
+            host_bytes(ref_pool->k(layer)));
+  EXPECT_EQ(from_device<uint8_t>(*gpu, gpu_pool->v(layer), pool_bytes),
+            host_bytes(ref_pool->v(layer)));
 
   const auto q = test::random_vec(size_t(q_rows) * size_t(q_dim), rng());
   const float scale = 1.0f / std::sqrt(float(hd));
@@ -130,9 +139,16 @@ std::vector<AttnCase> attn_cases() {
   }
   cases.push_back({16, 4, 256, mixed, "hd256"});          // > 48 KiB of shared memory
   cases.push_back({1, 32, 64, decode_batch, "group32"});  // heads of one group over two blocks
+  for (DType t : {DType::f16, DType::bf16}) {
+    cases.push_back({16, 4, 64, mixed, "", t});
+    cases.push_back({3, 5, 20, mixed, "", t});
+    cases.push_back({16, 8, 128, decode_long, "decode_long", t});
+    cases.push_back({1, 4, 64, prefill_chunk, "prefill_chunk", t});
+  }
   for (AttnCase& c : cases) {
     c.name = "page" + std::to_string(c.page_size) + "_gqa" + std::to_string(c.group) + "_hd" +
-             std::to_string(c.head_dim) + (c.name.empty() ? "" : "_" + c.name);
+             std::to_string(c.head_dim) + (c.name.empty() ? "" : "_" + c.name) +
+             (c.kv_type == DType::f32 ? "" : std::string("_") + dtype_name(c.kv_type));
   }
   return cases;
 }
@@ -164,8 +180,10 @@ TEST(CudaKvPool, CopyPagesMatchesReferenceIncludingChains) {
     ref->copy_pages(*a, src, dst, 3);
     gpu->copy_pages(*b, src, dst, 3);
     for (int l = 0; l < 3; ++l) {
-      EXPECT_EQ(from_device(*gpu, b->k(l), floats), std::vector<float>(a->k(l), a->k(l) + floats));
-      EXPECT_EQ(from_device(*gpu, b->v(l), floats), std::vector<float>(a->v(l), a->v(l) + floats));
+      const auto* ak = static_cast<const float*>(a->k(l));
+      const auto* av = static_cast<const float*>(a->v(l));
+      EXPECT_EQ(from_device(*gpu, b->k(l), floats), std::vector<float>(ak, ak + floats));
+      EXPECT_EQ(from_device(*gpu, b->v(l), floats), std::vector<float>(av, av + floats));
     }
   }
   expect_no_error(*gpu, "copy_pages");

@@ -1,10 +1,15 @@
 // Paged attention and the KV writes of the fast CPU backend against the
 // reference: page sizes 1/3/16, scattered page tables, GQA ratios 1 and 4,
-// batches mixing fresh prefill, decode and chunks with n_past > 0.
+// head dims 64 and 20 (a SIMD tail), F32/F16/BF16 pools, 1 and 3 threads,
+// batches mixing fresh prefill, decode and chunks with n_past > 0, query
+// blocks and key tiles cut anywhere (tails of 1 to 63 keys, 1 to 15 queries).
 //
 // Tolerance: the output is a convex combination of V rows, so its error is
-// measured against max |V|: |fast - ref| <= 1e-5 * max|V| (fp32 dots and an
-// online softmax against a double textbook softmax).
+// measured against max |V|. Against the reference over the same pool (both
+// read the same stored 16-bit values): 1e-5 * max|V| (fp32 dots and an
+// online softmax against a double textbook softmax). Against the reference
+// over an F32 pool, which adds the storage rounding of K and V: design.md
+// section 8's 1e-2 for F16/BF16.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,6 +18,7 @@
 
 #include "cpu/cpu-backend.h"
 #include "cpu/cpu-backends.h"
+#include "cpu/fp16.h"
 #include "kernel-test-util.h"
 
 namespace rc::kernels {
@@ -25,6 +31,8 @@ struct SeqSpec {
 struct AttnCase {
   int page_size, group, head_dim;
   SimdLevel level;
+  DType kv_type;
+  int threads;
 };
 
 class Attention : public ::testing::TestWithParam<AttnCase> {};
@@ -33,7 +41,8 @@ TEST_P(Attention, MatchesReference) {
   const AttnCase c = GetParam();
   const int n_kv_heads = 2, n_heads = n_kv_heads * c.group, hd = c.head_dim;
   const int kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
-  const std::vector<SeqSpec> specs{{0, 5}, {37, 1}, {20, 19}, {0, 1}, {100, 40}, {63, 2}};
+  const std::vector<SeqSpec> specs{{0, 5},    {37, 1}, {20, 19}, {0, 1},
+                                   {100, 40}, {63, 2}, {0, 67},  {130, 33}};
   std::mt19937 rng(uint32_t(c.page_size * 100 + c.group * 10 + hd));
 
   // Page tables drawn from a shuffled pool, so no sequence is contiguous.
@@ -43,13 +52,16 @@ TEST_P(Attention, MatchesReference) {
   std::vector<int32_t> perm(static_cast<size_t>(total_pages));
   std::iota(perm.begin(), perm.end(), 0);
   std::shuffle(perm.begin(), perm.end(), rng);
-  const KvPoolShape shape{2, n_kv_heads, hd, c.page_size, total_pages};
+  const KvPoolShape shape{2, n_kv_heads, hd, c.page_size, total_pages, c.kv_type};
+  KvPoolShape f32_shape = shape;
+  f32_shape.type = DType::f32;
 
   auto ref = make_reference_backend();
-  auto fast = make_cpu_backend_at(3, c.level);
+  auto fast = make_cpu_backend_at(c.threads, c.level);
   auto ref_pool = ref->make_kv_pool(shape);
   auto fast_pool = fast->make_kv_pool(shape);
-  ASSERT_TRUE(ref_pool && fast_pool);
+  auto f32_pool = ref->make_kv_pool(f32_shape);
+  ASSERT_TRUE(ref_pool && fast_pool && f32_pool);
 
   const int layer = 1;
   std::vector<std::vector<int32_t>> tables;
@@ -71,13 +83,15 @@ TEST_P(Attention, MatchesReference) {
     vmax = std::max(vmax, test::max_abs(v));
     ref->kv_store(*ref_pool, layer, k.data(), v.data(), slots.data(), n_ctx);
     fast->kv_store(*fast_pool, layer, k.data(), v.data(), slots.data(), n_ctx);
+    ref->kv_store(*f32_pool, layer, k.data(), v.data(), slots.data(), n_ctx);
     seqs.push_back(AttentionSeq{nullptr, specs[j].n_past, specs[j].n_new, q_rows});
     q_rows += specs[j].n_new;
   }
   for (size_t j = 0; j < seqs.size(); ++j) seqs[j].page_table = tables[j].data();
-  const size_t pool_floats = size_t(total_pages) * size_t(c.page_size) * size_t(kv_dim);
-  ASSERT_EQ(0, std::memcmp(ref_pool->k(layer), fast_pool->k(layer), pool_floats * 4));
-  ASSERT_EQ(0, std::memcmp(ref_pool->v(layer), fast_pool->v(layer), pool_floats * 4));
+  const size_t pool_bytes =
+      size_t(total_pages) * size_t(c.page_size) * size_t(kv_dim) * size_t(kv_elem_bytes(c.kv_type));
+  ASSERT_EQ(0, std::memcmp(ref_pool->k(layer), fast_pool->k(layer), pool_bytes));
+  ASSERT_EQ(0, std::memcmp(ref_pool->v(layer), fast_pool->v(layer), pool_bytes));
 
   const auto q = test::random_vec(size_t(q_rows * q_dim), rng());
   const float scale = 1.0f / std::sqrt(float(hd));
@@ -86,6 +100,12 @@ TEST_P(Attention, MatchesReference) {
   fast->attention(*fast_pool, layer, q.data(), got.data(), seqs, n_heads, scale);
   const std::vector<float> tol(q.size(), vmax);
   test::expect_close(got.data(), want.data(), tol.data(), q.size(), 1e-5, "attention");
+  if (c.kv_type != DType::f32) {
+    std::vector<float> exact(q.size());
+    ref->attention(*f32_pool, layer, q.data(), exact.data(), seqs, n_heads, scale);
+    test::expect_close(got.data(), exact.data(), tol.data(), q.size(), 1e-2,
+                       "attention vs an F32 pool");
+  }
 
   // Each sequence alone gives the same rows as inside the batch.
   for (size_t j = 0; j < seqs.size(); ++j) {
@@ -104,7 +124,11 @@ std::vector<AttnCase> attn_cases() {
   for (SimdLevel l : test::runnable_levels()) {
     for (int ps : {1, 3, 16}) {
       for (int group : {1, 4}) {
-        for (int hd : {64, 20}) cases.push_back({ps, group, hd, l});
+        for (int hd : {64, 20}) {
+          for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+            cases.push_back({ps, group, hd, l, t, ps == 3 ? 1 : 3});
+          }
+        }
       }
     }
   }
@@ -116,7 +140,8 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention, ::testing::ValuesIn(attn_cases()),
                            const AttnCase& c = info.param;
                            return "page" + std::to_string(c.page_size) + "_gqa" +
                                   std::to_string(c.group) + "_hd" + std::to_string(c.head_dim) +
-                                  "_" + simd_level_name(c.level);
+                                  "_" + simd_level_name(c.level) + "_" + dtype_name(c.kv_type) +
+                                  "_t" + std::to_string(c.threads);
                          });
 
 TEST(KvPool, CopyPagesMatchesReference) {
@@ -141,7 +166,8 @@ TEST(KvPool, CopyPagesMatchesReference) {
     EXPECT_EQ(0, std::memcmp(a->k(l), b->k(l), floats * 4));
     EXPECT_EQ(0, std::memcmp(a->v(l), b->v(l), floats * 4));
     // Page 7 of layer l is now page 0's contents.
-    EXPECT_EQ(0, std::memcmp(b->k(l) + 7 * 64, b->k(l), 64 * 4));
+    const float* bk = static_cast<const float*>(b->k(l));
+    EXPECT_EQ(0, std::memcmp(bk + 7 * 64, bk, 64 * 4));
   }
 }
 
@@ -152,10 +178,50 @@ TEST(KvPool, ZeroFilledAlignedAndRejectsBadShapes) {
   for (int l = 0; l < 2; ++l) {
     EXPECT_EQ(reinterpret_cast<uintptr_t>(pool->k(l)) % 64, 0u);
     EXPECT_EQ(reinterpret_cast<uintptr_t>(pool->v(l)) % 64, 0u);
-    for (int i = 0; i < 3 * 16 * 4; ++i) ASSERT_EQ(pool->k(l)[i], 0.0f);
+    for (int i = 0; i < 3 * 16 * 4; ++i) ASSERT_EQ(static_cast<const float*>(pool->k(l))[i], 0.0f);
   }
   EXPECT_EQ(fast->make_kv_pool({0, 1, 4, 16, 3}), nullptr);
   EXPECT_EQ(fast->make_kv_pool({1, 1, 4, 0, 3}), nullptr);
+  EXPECT_EQ(fast->make_kv_pool({1, 1, 4, 16, 3, DType::q8_0}), nullptr);
+}
+
+// A 16-bit pool takes half the bytes, rounds to nearest even on store, and
+// copies pages bit for bit.
+TEST(KvPool, SixteenBitPoolsRoundAndCopy) {
+  for (DType t : {DType::f16, DType::bf16}) {
+    const KvPoolShape shape{2, 2, 8, 4, 6, t};
+    EXPECT_EQ(kv_bytes_per_token(shape), 2 * 2 * 2 * 8 * 2);
+    auto ref = make_reference_backend();
+    auto fast = make_cpu_backend(2);
+    auto a = ref->make_kv_pool(shape);
+    auto b = fast->make_kv_pool(shape);
+    ASSERT_TRUE(a && b);
+    const int n = 24, kv_dim = 16;
+    const auto k = test::random_vec(size_t(n * kv_dim), 3);
+    const auto v = test::random_vec(size_t(n * kv_dim), 4);
+    std::vector<int32_t> slots(static_cast<size_t>(n));
+    std::iota(slots.begin(), slots.end(), 0);
+    for (int l = 0; l < 2; ++l) {
+      ref->kv_store(*a, l, k.data(), v.data(), slots.data(), n);
+      fast->kv_store(*b, l, k.data(), v.data(), slots.data(), n);
+    }
+    const auto* stored = static_cast<const uint16_t*>(b->k(1));
+    for (int i = 0; i < n * kv_dim; ++i) {
+      const uint16_t want =
+          t == DType::f16 ? f32_to_fp16_portable(k[size_t(i)]) : f32_to_bf16(k[size_t(i)]);
+      ASSERT_EQ(stored[i], want) << dtype_name(t) << " element " << i;
+    }
+    const int32_t src[] = {0, 4}, dst[] = {5, 2};
+    ref->copy_pages(*a, src, dst, 2);
+    fast->copy_pages(*b, src, dst, 2);
+    const size_t bytes = size_t(6 * 4 * kv_dim * 2);
+    for (int l = 0; l < 2; ++l) {
+      EXPECT_EQ(0, std::memcmp(a->k(l), b->k(l), bytes));
+      EXPECT_EQ(0, std::memcmp(a->v(l), b->v(l), bytes));
+    }
+    EXPECT_EQ(0, std::memcmp(static_cast<const char*>(b->v(0)) + 5 * 4 * kv_dim * 2, b->v(0),
+                             size_t(4 * kv_dim * 2)));
+  }
 }
 
 }  // namespace
