@@ -7,10 +7,12 @@
 #include <iterator>
 #include <numbers>
 
+#include "cpu/cpu-backends.h"
 #include "cpu/quant.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
 #include "random-gguf.h"
+#include "runtime/model-runner.h"
 
 namespace rc::model {
 namespace {
@@ -345,6 +347,54 @@ TEST(ModelConfig, Qwen3HeadSizeAndQkNorms) {
   odd.dim = 100;
   GgufWriter w;
   EXPECT_FALSE(rc::testing::add_random_model(odd, w).ok());  // the tool refuses it too
+}
+
+// Head counts, head sizes and widths that disagree with each other or with
+// the tensors, in random combinations: each load either fails with a
+// status or gives a model whose forward pass runs (no crash, finite logits).
+TEST(ModelConfig, RandomHeadGeometryIsAnErrorOrRuns) {
+  const RandomModelSpec base = [] {
+    RandomModelSpec s = small("qwen3", "f32");
+    s.dim = 48, s.heads = 4, s.kv_heads = 2, s.head_dim = 16, s.ffn = 64, s.layers = 1;
+    return s;
+  }();
+  uint32_t x = 12345;
+  auto pick = [&x](std::initializer_list<uint32_t> v) {
+    x = x * 1664525u + 1013904223u;
+    return *(v.begin() + (x >> 8) % v.size());
+  };
+  int loaded = 0, refused = 0;
+  auto backend = kernels::make_reference_backend();
+  for (int i = 0; i < 150; ++i) {
+    const uint32_t heads = pick({1, 2, 3, 4, 8}), kv = pick({1, 2, 4}), key = pick({8, 12, 16, 32});
+    const uint32_t value = pick({16, 16, 8}), rot = pick({16, 16, 12}), emb = pick({48, 48, 64});
+    auto l = load(base, [&](GgufWriter& w) {
+      w.set_u32("qwen3.attention.head_count", heads);
+      w.set_u32("qwen3.attention.head_count_kv", kv);
+      w.set_u32("qwen3.attention.key_length", key);
+      w.set_u32("qwen3.attention.value_length", value);
+      w.set_u32("qwen3.rope.dimension_count", rot);
+      w.set_u32("qwen3.embedding_length", emb);
+    });
+    if (!l->model.ok()) {
+      ++refused;
+      EXPECT_FALSE(l->model.status().message().empty());
+      continue;
+    }
+    ++loaded;
+    const ModelConfig& c = (*l->model)->config;
+    auto pool = backend->make_kv_pool({c.n_layers, c.n_kv_heads, c.head_dim, 4, 2});
+    auto runner = runtime::ModelRunner::create(**l->model, *backend, *pool, 8, 1);
+    ASSERT_TRUE(runner.ok()) << runner.status().to_string();
+    const std::vector<int32_t> pages{1, 0}, ids{1, 5, 9};
+    runtime::ForwardBatch b;
+    b.add(pages, 0, ids.data(), 3, true);
+    std::vector<float> logits;
+    ASSERT_TRUE((*runner)->forward(b, logits).ok());
+    for (float v : logits) ASSERT_TRUE(std::isfinite(v));
+  }
+  EXPECT_GT(loaded, 0);  // the file's own geometry comes up
+  EXPECT_GT(refused, 0);
 }
 
 // Llama 3.1 scaling given as rope.scaling.* metadata (no rope_freqs.weight).
