@@ -8,11 +8,14 @@
 // per second) and dense fp16 tensor-core throughput from a large cuBLAS GEMM.
 // Prefill: one sequence of --prefill random tokens in one step (best of 3);
 //   fraction = (2 * matmul weights + causal attention) FLOPs/s over the fp16 peak.
+// Every step is timed as the engine runs it (engine_step below: the logits
+//   of every sequence come back to the host and the host sampler picks the
+//   token, as engine/runtime/scheduler.cpp does), not ModelRunner's
+//   forward_greedy, which the engine never calls.
 // Decode at batch B: B sequences with --context tokens each, then --steps
-//   greedy steps of one token per sequence (forward_greedy: only ids come
-//   back); bytes per step = every matmul weight (output included, the
-//   embedding table only when tied) + the K/V the step's attention reads;
-//   fraction = those bytes per second over the measured bandwidth.
+//   greedy steps of one token per sequence; bytes per step = every matmul weight (output included,
+//   the embedding table only when tied) + the K/V the step's attention reads; fraction = those
+//   bytes per second over the measured bandwidth.
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -26,6 +29,7 @@
 #include "dtype.h"
 #include "model/model-file.h"
 #include "runtime/model-runner.h"
+#include "runtime/sampler.h"
 
 using Clock = std::chrono::steady_clock;
 
@@ -33,6 +37,21 @@ namespace {
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// One step of the engine: forward() with logits to the host, then the
+// host Sampler (greedy) per logit row, exactly the scheduler's path.
+rc::Status engine_step(rc::runtime::ModelRunner& r, const rc::runtime::ForwardBatch& batch,
+                       std::vector<float>& logits, std::vector<int32_t>& ids) {
+  rc::Status st = r.forward(batch, logits);
+  if (!st.ok()) return st;
+  const size_t vocab = size_t(r.config().n_vocab);
+  const size_t rows = logits.size() / vocab;
+  rc::runtime::Sampler sampler{rc::SamplingParams{}};
+  ids.resize(rows);
+  for (size_t i = 0; i < rows; ++i)
+    ids[i] = sampler.sample(std::span<float>(logits.data() + i * vocab, vocab), {});
+  return {};
 }
 
 int64_t weight_bytes(const rc::kernels::Weight& w) {
@@ -138,10 +157,11 @@ int run_model(const std::string& path, const Options& o,
     rc::runtime::ForwardBatch batch;
     batch.add(tables[0], 0, toks.data(), o.prefill, true);
     std::vector<int32_t> ids;
+    std::vector<float> logits;
     double best = 1e30;
     for (int rep = 0; rep < 4; ++rep) {  // the first is a warm-up
       auto t0 = Clock::now();
-      rc::Status st = r.forward_greedy(batch, ids);
+      rc::Status st = engine_step(r, batch, logits, ids);
       const double s = seconds_since(t0);
       if (!st.ok()) {
         std::fprintf(stderr, "gpu-bench: prefill: %s\n", st.to_string().c_str());
@@ -174,7 +194,8 @@ int run_model(const std::string& path, const Options& o,
         rc::runtime::ForwardBatch batch;
         batch.add(tables[size_t(s)], done, toks.data() + done, n, done + n == o.context);
         std::vector<int32_t> ids;
-        rc::Status st = r.forward_greedy(batch, ids);
+        std::vector<float> logits;
+        rc::Status st = engine_step(r, batch, logits, ids);
         if (!st.ok()) {
           std::fprintf(stderr, "gpu-bench: context: %s\n", st.to_string().c_str());
           return 1;
@@ -185,13 +206,14 @@ int run_model(const std::string& path, const Options& o,
     }
     rc::runtime::ForwardBatch batch;
     std::vector<int32_t> ids;
+    std::vector<float> logits;
     double secs = 0.0;
     for (int step = 0; step < o.steps; ++step) {
       batch.clear();
       for (int s = 0; s < B; ++s)
         batch.add(tables[size_t(s)], o.context + step, &next[size_t(s)], 1, true);
       auto t0 = Clock::now();
-      rc::Status st = r.forward_greedy(batch, ids);
+      rc::Status st = engine_step(r, batch, logits, ids);
       if (step > 0) secs += seconds_since(t0);  // step 0 warms up this batch size
       if (!st.ok()) {
         std::fprintf(stderr, "gpu-bench: decode: %s\n", st.to_string().c_str());
