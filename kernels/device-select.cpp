@@ -2,19 +2,11 @@
 
 #include <thread>
 
-#ifdef RADIXCHAT_HAVE_CUDA
-#include "cuda/device-query.cuh"
-#endif
+#include "cuda-plugin.h"
 
 namespace rc::kernels {
 
-bool cuda_compiled_in() {
-#ifdef RADIXCHAT_HAVE_CUDA
-  return true;
-#else
-  return false;
-#endif
-}
+bool cuda_compiled_in() { return cuda_plugin_status().state != CudaPluginState::not_built; }
 
 static DeviceChoice cpu_choice(std::string reason) {
   unsigned threads = std::thread::hardware_concurrency();
@@ -24,17 +16,19 @@ static DeviceChoice cpu_choice(std::string reason) {
 
 DeviceChoice select_device(const std::string& requested) {
   if (requested == "cpu") return cpu_choice("CPU requested");
-#ifdef RADIXCHAT_HAVE_CUDA
-  cuda::DeviceQuery q = cuda::query_first_device();
-  if (q.usable) {
-    return {DeviceKind::cuda, q.name,
-            requested == "cuda" ? "CUDA requested" : "CUDA device found"};
+  const CudaPluginStatus& plugin = cuda_plugin_status();
+  if (plugin.state == CudaPluginState::not_built) {
+    return cpu_choice(requested == "cuda" ? "CUDA requested, but this build has no CUDA backend"
+                                          : "this build has no CUDA backend");
   }
-  return cpu_choice(q.reason);
-#else
-  return cpu_choice(requested == "cuda" ? "CUDA requested, but this build has no CUDA backend"
-                                        : "this build has no CUDA backend");
-#endif
+  // The plugin's own reasons say whether it is missing, failed to load
+  // (a missing cuBLAS) or loaded and found no device (driver, GPU).
+  const CudaDeviceAnswer q = query_cuda_device();
+  if (q.usable) {
+    return {DeviceKind::cuda, q.name, requested == "cuda" ? "CUDA requested" : "CUDA device found"};
+  }
+  return cpu_choice(plugin.state == CudaPluginState::loaded ? q.reason + " (CUDA plugin loaded)"
+                                                            : q.reason);
 }
 
 }  // namespace rc::kernels

@@ -1,9 +1,10 @@
 // Which compute backend the engine runs on, and why.
 //
 // Contract: select_device() never throws and never aborts. When the CUDA
-// backend was not compiled in, or no CUDA device answers (no driver, no GPU,
-// driver too old), it returns the CPU with a human-readable reason that the
-// CLI, the app and the server show to the user.
+// backend was not built, its plugin is missing or does not load (cuda-plugin.h),
+// or no CUDA device answers (no driver, no GPU, driver too old), it returns
+// the CPU with a human-readable reason that the CLI, the app and the server
+// show to the user.
 #pragma once
 
 #include <string>
@@ -22,7 +23,7 @@ struct DeviceChoice {
 // honoured falls back to the CPU and says so in `reason`.
 DeviceChoice select_device(const std::string& requested);
 
-// True when this build contains the CUDA backend.
+// True when this build made the CUDA plugin (whether or not it loads here).
 bool cuda_compiled_in();
 
 }  // namespace rc::kernels

@@ -1,8 +1,9 @@
-// `radixchat-cli info`: version, build options and the backend that would run.
+// `radixchat-cli info`: version, build options, the CUDA plugin and the
+// backend that would run (radixchat/backend-probe.h says how it is chosen).
 #include <cstdio>
 
 #include "commands.h"
-#include "device-select.h"
+#include "radixchat/backend-probe.h"
 #include "radixchat/model-tools.h"
 
 namespace rc::cli {
@@ -13,12 +14,12 @@ Command add_info_command(CLI::App& root) {
   app->add_option("--backend", *backend, "auto, cpu or cuda")
       ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
   return {app, [backend] {
-            kernels::DeviceChoice d = kernels::select_device(*backend);
+            const BackendProbe p = probe_backend(*backend);
             std::printf("radixchat-cli %s\n", RADIXCHAT_VERSION);
-            std::printf("cuda backend compiled in: %s\n", kernels::cuda_compiled_in() ? "yes" : "no");
-            std::printf("backend: %s — %s (%s)\n",
-                        d.kind == kernels::DeviceKind::cuda ? "cuda" : "cpu", d.name.c_str(),
-                        d.reason.c_str());
+            std::printf("cuda backend compiled in: %s\n", p.cuda_built ? "yes" : "no");
+            std::printf("cuda plugin: %s\n", p.cuda_plugin.c_str());
+            std::printf("backend: %s — %s (%s)\n", p.backend.c_str(), p.device.c_str(),
+                        p.reason.c_str());
             std::printf("bundled model: %s\n", bundled_model_path().c_str());
             return 0;
           }};

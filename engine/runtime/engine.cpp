@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cpu/cpu-backends.h"
+#include "cuda-plugin.h"
 #include "device-select.h"
 #include "device-weights.h"
 #include "model/default-model.h"
@@ -20,10 +21,6 @@
 #include "scheduler.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
-
-#ifdef RADIXCHAT_HAVE_CUDA
-#include "cuda/cuda-backend.h"
-#endif
 
 namespace rc {
 
@@ -441,10 +438,9 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   // to a ready runner; on any CUDA failure the CPU, with the reason.
   kernels::DeviceChoice device = kernels::select_device(config.backend);
   std::string reason = device.reason, note;
-#ifdef RADIXCHAT_HAVE_CUDA
   if (device.kind == kernels::DeviceKind::cuda) {
     std::string why;
-    e->backend_ = kernels::cuda::make_cuda_backend(&why);
+    e->backend_ = kernels::make_cuda_backend(&why);  // through the plugin
     if (e->backend_) {
       Status st = e->setup_compute(config, *cache_choice, &note);
       if (st.ok()) {
@@ -458,11 +454,6 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
       reason = device.name + " found, but CUDA failed (" + why + "); running on the CPU";
     }
   }
-#else
-  if (device.kind == kernels::DeviceKind::cuda) {
-    reason = device.name + " found, but this build has no CUDA backend";
-  }
-#endif
   if (!e->backend_) {
     note.clear();  // a note of a failed CUDA attempt is not about the CPU pool
     e->backend_ = kernels::make_cpu_backend(config.n_threads);
