@@ -16,6 +16,7 @@ packages=(
   libsentencepiece-dev sentencepiece libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
+  libpcre2-dev nodejs npm
   xvfb xauth
   dpkg-dev lintian desktop-file-utils appstream
 )
@@ -23,6 +24,8 @@ packages=(
 install_missing() {
   local missing=()
   for p in "${packages[@]}"; do
+    # NodeSource's nodejs ships npm itself and conflicts with Debian's npm.
+    [[ $p == npm ]] && command -v npm >/dev/null && continue
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
   [[ ${#missing[@]} -eq 0 ]] && return

@@ -1,6 +1,8 @@
 // `radixchat-cli tokenize`: the token ids of a text as a JSON array (design.md
-// section 7). Only the vocabulary is read, so any llama-vocabulary GGUF works,
-// including vocabulary-only files.
+// section 7). Only the vocabulary is read, so any GGUF with a vocabulary
+// (sentencepiece or byte-level BPE) works, including vocabulary-only files.
+// The text is encoded as a user's would be: control-token spellings such as
+// <|im_end|> stay plain text unless --special.
 #include <cstdio>
 
 #include "commands.h"
@@ -11,18 +13,18 @@ namespace rc::cli {
 Command add_tokenize_command(CLI::App& root) {
   struct Opts {
     std::string model, text;
-    bool add_bos = false, no_special = false;
+    bool add_bos = false, special = false;
   };
   auto o = std::make_shared<Opts>();
   auto* app = root.add_subcommand("tokenize", "Print the token ids of a text as a JSON array");
   app->add_option("--model", o->model, "GGUF or tokenizer.model (default: the bundled model)");
   app->add_option("--text", o->text, "text to tokenize")->required();
   app->add_flag("--add-bos", o->add_bos, "put the BOS id first");
-  app->add_flag("--no-parse-special", o->no_special,
-                "encode special spellings such as <s> or chat markers as plain text");
+  app->add_flag("--special", o->special,
+                "turn control-token spellings such as <s> or <|im_end|> into their ids");
   return {app, [o] {
             Result<std::vector<int32_t>> ids =
-                tokenize_with_model(o->model, o->text, o->add_bos, !o->no_special);
+                tokenize_with_model(o->model, o->text, o->add_bos, o->special);
             if (!ids.ok()) return fail(ids.status());
             std::string out = "[";
             for (size_t i = 0; i < ids->size(); ++i) {

@@ -4,6 +4,8 @@
 // byte pieces when any exist); the copy handed to sentencepiece is adjusted
 // so it loads, while the Tokenizer keeps the vocabulary as stored for
 // token_to_piece().
+#include "gguf-vocab.h"
+
 #include <cstdio>
 #include <unordered_set>
 
@@ -14,23 +16,6 @@ namespace rc::tok {
 namespace {
 
 Status corrupt(std::string msg) { return Status(StatusCode::corrupt_data, std::move(msg)); }
-
-// Optional token id: -1 when absent or negative; error when past the vocabulary.
-Status read_special_id(const model::GgufFile& f, const char* key, int32_t fallback, int64_t n,
-                       int32_t* out) {
-  if (!f.has(key)) {
-    *out = fallback < n ? fallback : -1;
-    return {};
-  }
-  Result<int64_t> v = f.get_i64(key);
-  if (!v.ok()) return v.status();
-  if (*v >= n) {
-    return corrupt(std::string(key) + " " + std::to_string(*v) + " is outside the vocabulary (" +
-                   std::to_string(n) + " tokens)");
-  }
-  *out = *v < 0 ? -1 : static_cast<int32_t>(*v);
-  return {};
-}
 
 bool is_byte_piece(std::string_view p, int* value) {
   // sentencepiece spells byte pieces exactly "<0xHH>" with upper-case hex.
@@ -51,21 +36,23 @@ bool is_byte_piece(std::string_view p, int* value) {
 
 }  // namespace
 
-Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f) {
-  Result<std::string_view> kind = f.get_string("tokenizer.ggml.model");
-  if (!kind.ok()) {
-    if (kind.status().code() == StatusCode::not_found) {
-      return Status(StatusCode::not_found,
-                    "the GGUF has no tokenizer (tokenizer.ggml.model is missing)");
-    }
-    return kind.status();
+Status read_special_id(const model::GgufFile& f, const char* key, int32_t fallback, int64_t n,
+                       int32_t* out) {
+  if (!f.has(key)) {
+    *out = fallback < n ? fallback : -1;
+    return {};
   }
-  if (*kind != "llama") {
-    return Status(StatusCode::unsupported,
-                  "unsupported tokenizer model '" + std::string(*kind) +
-                      "' (supported: llama, i.e. sentencepiece; byte-level BPE vocabularies "
-                      "such as gpt2/llama-bpe/qwen2 are not supported yet)");
+  Result<int64_t> v = f.get_i64(key);
+  if (!v.ok()) return v.status();
+  if (*v >= n) {
+    return corrupt(std::string(key) + " " + std::to_string(*v) + " is outside the vocabulary (" +
+                   std::to_string(n) + " tokens)");
   }
+  *out = *v < 0 ? -1 : static_cast<int32_t>(*v);
+  return {};
+}
+
+Result<std::vector<SpmPiece>> read_vocab_pieces(const model::GgufFile& f) {
   Result<std::vector<std::string_view>> tokens = f.get_string_array("tokenizer.ggml.tokens");
   if (!tokens.ok()) return tokens.status();
   const int64_t n = static_cast<int64_t>(tokens->size());
@@ -101,6 +88,28 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f
     // 0 (undefined) and unknown values are ordinary pieces, as in llama.cpp.
     pieces[i].type = t >= 1 && t <= 6 ? static_cast<PieceType>(t) : PieceType::normal;
   }
+  return pieces;
+}
+
+Result<std::unique_ptr<Tokenizer>> Tokenizer::from_gguf(const model::GgufFile& f) {
+  Result<std::string_view> kind = f.get_string("tokenizer.ggml.model");
+  if (!kind.ok()) {
+    if (kind.status().code() == StatusCode::not_found) {
+      return Status(StatusCode::not_found,
+                    "the GGUF has no tokenizer (tokenizer.ggml.model is missing)");
+    }
+    return kind.status();
+  }
+  if (*kind == "gpt2") return from_gguf_bpe(f);
+  if (*kind != "llama") {
+    return Status(StatusCode::unsupported,
+                  "unsupported tokenizer model '" + std::string(*kind) +
+                      "' (supported: llama, i.e. sentencepiece, and gpt2, i.e. byte-level BPE)");
+  }
+  Result<std::vector<SpmPiece>> read = read_vocab_pieces(f);
+  if (!read.ok()) return read.status();
+  std::vector<SpmPiece> pieces = std::move(read).value();
+  const int64_t n = static_cast<int64_t>(pieces.size());
 
   // Special ids; llama.cpp's SPM defaults when the keys are absent.
   Specials sp;

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "bpe-model.h"
 #include "utf8.h"
 
 namespace rc::tok {
@@ -45,35 +46,60 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::create(std::vector<SpmPiece> piece
   if (parsed.ok()) t->escape_ws_ = parsed->escape_whitespaces;
   t->pieces_ = std::move(pieces);
   t->source_ = std::move(source);
-  t->bos_ = sp.bos;
-  t->eos_ = sp.eos;
-  t->unk_ = sp.unk;
-  t->pad_ = sp.pad;
-  t->eot_ = sp.eot;
-  t->add_bos_ = sp.add_bos;
+  t->index_pieces(sp);
+  return t;
+}
 
-  for (int32_t id : {sp.eos, sp.eot, sp.eom}) {
-    if (id >= 0) t->eog_.push_back(id);
-  }
-  for (int32_t id = 0; id < static_cast<int32_t>(t->pieces_.size()); ++id) {
-    const SpmPiece& p = t->pieces_[id];
-    if (p.piece.empty()) continue;
-    if (splits_text(p.type)) {
-      t->split_[static_cast<unsigned char>(p.piece[0])].emplace_back(p.piece, id);
+std::unique_ptr<Tokenizer> Tokenizer::create_bpe(std::vector<SpmPiece> pieces,
+                                                 std::unique_ptr<BpeModel> bpe,
+                                                 const Specials& sp) {
+  std::unique_ptr<Tokenizer> t(new Tokenizer());
+  t->bpe_ = std::move(bpe);
+  t->pieces_ = std::move(pieces);
+  t->source_ = "gguf";
+  t->bpe_bytes_.resize(t->pieces_.size());
+  for (size_t id = 0; id < t->pieces_.size(); ++id) {
+    if (t->pieces_[id].type == PieceType::normal || t->pieces_[id].type == PieceType::byte) {
+      t->bpe_bytes_[id] = bpe_entry_bytes(t->pieces_[id].piece);
     }
-    if (splits_text(p.type) || p.type == PieceType::user_defined) {
-      t->special_ids_.emplace(p.piece, id);
+  }
+  t->index_pieces(sp);
+  return t;
+}
+
+void Tokenizer::index_pieces(const Specials& sp) {
+  bos_ = sp.bos;
+  eos_ = sp.eos;
+  unk_ = sp.unk;
+  pad_ = sp.pad;
+  eot_ = sp.eot;
+  add_bos_ = sp.add_bos;
+  add_eos_ = sp.add_eos;
+  for (int32_t id : {sp.eos, sp.eot, sp.eom}) {
+    if (id >= 0 && !is_eog(id)) eog_.push_back(id);
+  }
+  for (int32_t id = 0; id < static_cast<int32_t>(pieces_.size()); ++id) {
+    const SpmPiece& p = pieces_[id];
+    if (p.piece.empty()) continue;
+    // sentencepiece matches user-defined pieces itself; BPE needs them split out.
+    const bool user = p.type == PieceType::user_defined;
+    if (splits_text(p.type) || (user && bpe_)) {
+      split_[static_cast<unsigned char>(p.piece[0])].push_back({p.piece, id, !user});
+      split_always_ = split_always_ || user;
+    }
+    if (splits_text(p.type) || user) {
+      special_ids_.emplace(p.piece, id);
       for (std::string_view e : kEogSpellings) {
-        if (p.piece == e && !t->is_eog(id)) t->eog_.push_back(id);
+        if (p.piece == e && !is_eog(id)) eog_.push_back(id);
       }
     }
   }
-  for (auto& [first, list] : t->split_) {
-    t->split_first_[first] = true;
-    std::stable_sort(list.begin(), list.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
+  for (auto& [first, list] : split_) {
+    split_first_[first] = true;
+    std::stable_sort(list.begin(), list.end(), [](const Spelling& a, const Spelling& b) {
+      return a.text.size() > b.text.size();
+    });
   }
-  return t;
 }
 
 Result<std::unique_ptr<Tokenizer>> Tokenizer::from_spm_bytes(std::string bytes) {
@@ -133,12 +159,14 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::load(const std::string& path) {
   return Status(t.status().code(), path + ": " + t.status().message());
 }
 
-void Tokenizer::append_text(std::string_view text, std::vector<int32_t>& out) const {
-  if (text.empty()) return;
+Status Tokenizer::append_text(std::string_view text, std::vector<int32_t>& out) const {
+  if (text.empty()) return {};
+  if (bpe_) return bpe_->encode(text, out);
   std::vector<int> ids;
   const auto st = sp_->Encode(text, &ids);
   (void)st;  // fails only when no model is loaded, which create() rules out
   out.insert(out.end(), ids.begin(), ids.end());
+  return {};
 }
 
 Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_bos,
@@ -151,39 +179,42 @@ Result<std::vector<int32_t>> Tokenizer::encode(std::string_view text, bool add_b
   }
   std::vector<int32_t> out;
   if (add_bos && bos_ >= 0) out.push_back(bos_);
-  if (!parse_special || split_.empty()) {
-    append_text(text, out);
+  if (split_.empty() || (!parse_special && !split_always_)) {
+    if (Status st = append_text(text, out); !st.ok()) return st;
     return out;
   }
   size_t start = 0;  // start of the pending plain-text span
   for (size_t i = 0; i < text.size();) {
     const unsigned char c = static_cast<unsigned char>(text[i]);
-    int32_t hit = -1;
-    size_t hit_len = 0;
+    const Spelling* hit = nullptr;
     if (split_first_[c]) {
-      const auto it = split_.find(c);
-      for (const auto& [spelling, id] : it->second) {
-        if (text.compare(i, spelling.size(), spelling) == 0) {
-          hit = id;
-          hit_len = spelling.size();
-          break;  // longest first
+      for (const Spelling& s : split_.find(c)->second) {  // longest first
+        if ((parse_special || !s.control) && text.compare(i, s.text.size(), s.text) == 0) {
+          hit = &s;
+          break;
         }
       }
     }
-    if (hit < 0) {
+    if (!hit) {
       ++i;
       continue;
     }
-    append_text(text.substr(start, i - start), out);
-    out.push_back(hit);
-    i += hit_len;
+    if (Status st = append_text(text.substr(start, i - start), out); !st.ok()) return st;
+    out.push_back(hit->id);
+    i += hit->text.size();
     start = i;
   }
-  append_text(text.substr(start), out);
+  if (Status st = append_text(text.substr(start), out); !st.ok()) return st;
   return out;
 }
 
 std::string Tokenizer::decode(std::span<const int32_t> ids, bool render_special) const {
+  if (bpe_) {
+    std::string bytes, out;
+    for (int32_t id : ids) bytes += bpe_piece(id, render_special);
+    utf8_sanitize(bytes, out, /*hold_incomplete=*/false);
+    return out;
+  }
   std::string out, run_text;
   std::vector<int> run;
   auto flush = [&] {
@@ -218,6 +249,7 @@ PieceType Tokenizer::piece_type(int32_t id) const {
 
 std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
   if (id < 0 || id >= n_vocab()) return {};
+  if (bpe_) return bpe_piece(id, render_special);
   const SpmPiece& p = pieces_[id];
   switch (p.type) {
     case PieceType::control:
@@ -246,6 +278,27 @@ std::string Tokenizer::token_to_piece(int32_t id, bool render_special) const {
     }
   }
   return s;
+}
+
+std::string Tokenizer::bpe_piece(int32_t id, bool render_special) const {
+  if (id < 0 || id >= n_vocab()) return {};
+  const SpmPiece& p = pieces_[id];
+  switch (p.type) {
+    case PieceType::control:
+    case PieceType::unknown:
+      return render_special ? p.piece : std::string();
+    case PieceType::user_defined:
+      return p.piece;  // added tokens are stored as text, not byte-mapped
+    case PieceType::normal:
+    case PieceType::byte:
+      return bpe_bytes_[id];
+    default:
+      return {};  // unused entries (padding) stand for nothing
+  }
+}
+
+std::string Tokenizer::pre_tokenizer() const {
+  return bpe_ ? bpe_->pre_tokenizer().name() : std::string();
 }
 
 bool Tokenizer::is_eog(int32_t id) const {

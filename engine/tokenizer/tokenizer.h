@@ -1,6 +1,7 @@
-// Sentencepiece tokenizer for SPM ("llama") vocabularies.
+// Tokenizer for the two vocabulary kinds GGUF files carry.
 //
-// Two sources give the same tokenizer:
+// SPM ("llama" vocabularies), through sentencepiece. Two sources give the
+// same tokenizer:
 //  - a sidecar tokenizer.model (the sentencepiece model file itself);
 //  - a GGUF vocabulary (tokenizer.ggml.tokens / scores / token_type with
 //    tokenizer.ggml.model == "llama"), turned into a sentencepiece BPE
@@ -10,16 +11,24 @@
 //    tokenizer.ggml.add_space_prefix (default on), extra whitespace kept
 //    unless tokenizer.ggml.remove_extra_whitespaces, and
 //    tokenizer.ggml.precompiled_charsmap when the file carries one.
-// Byte-level BPE vocabularies ("gpt2": llama-bpe, qwen2, ...) are not
-// supported yet: loading one fails with `unsupported`.
 //
-// Special tokens: USER_DEFINED pieces (GGUF token_type 4) are matched in
-// text by sentencepiece itself. CONTROL and UNKNOWN pieces (types 3, 2; e.g.
-// <s>, </s>, chat markers trained as control symbols) are never matched by
-// sentencepiece, so encode() splits the text on their exact spellings first
-// (longest match) when parse_special is set, emits their ids, and encodes the
-// text between them separately. Each such text span gets sentencepiece's
-// dummy prefix, as llama.cpp does after a special token.
+// Byte-level BPE ("gpt2" vocabularies: Llama 3.x, Qwen2/2.5/3, R1 distills,
+// SmolLM, GPT-2), by bpe-model.h: tokenizer.ggml.tokens / token_type /
+// merges, pre-tokenizer by tokenizer.ggml.pre (bpe-pretokenize.h; an unknown
+// name is refused with `unsupported`, a missing key means "default" as in
+// llama.cpp). Special ids default to none; add_bos_token defaults to on for
+// the llama3 pre-tokenizers and off otherwise. No normalizer runs (llama.cpp
+// runs none either): Qwen's tokenizer.json applies NFC first, so text that is
+// not in NFC can tokenize differently from Hugging Face there.
+//
+// Special tokens: CONTROL and UNKNOWN pieces (GGUF types 3, 2; e.g. <s>,
+// <|im_end|>, <|eot_id|>) become their ids only when parse_special is set:
+// encode() then splits the text on their exact spellings first (leftmost,
+// longest), emits their ids, and encodes the text between them separately
+// (each such SPM span gets sentencepiece's dummy prefix, as llama.cpp does
+// after a special token). USER_DEFINED pieces (type 4; e.g. Qwen3's <think>)
+// are always matched as whole pieces, as in llama.cpp and Hugging Face (SPM:
+// by sentencepiece itself).
 //
 // Thread safety: a Tokenizer is immutable after loading; all methods are const
 // and may be called from several threads at once.
@@ -45,16 +54,23 @@ class SentencePieceProcessor;
 
 namespace rc::tok {
 
+class BpeModel;
+
 class Tokenizer {
  public:
   // Ids of the special tokens (-1: none) and whether BOS is added by default.
   struct Specials {
     int32_t bos = -1, eos = -1, unk = -1, pad = -1, eot = -1, eom = -1;
     bool add_bos = true;
+    bool add_eos = false;
   };
+  enum class Kind { spm, bpe };
 
-  // From a GGUF's metadata. unsupported for a non-"llama" tokenizer model,
-  // not_found when the file has no vocabulary.
+  // From a GGUF's metadata ("llama" or "gpt2" tokenizer model). unsupported
+  // for another model or an unknown pre-tokenizer, not_found when the file has
+  // no vocabulary, corrupt_data for a vocabulary that cannot work (missing
+  // merges, a merge or special id naming no entry, a byte without its entry).
+
   static Result<std::unique_ptr<Tokenizer>> from_gguf(const model::GgufFile& file);
   // From a sentencepiece model file / its bytes.
   static Result<std::unique_ptr<Tokenizer>> from_spm_file(const std::string& path);
@@ -74,13 +90,15 @@ class Tokenizer {
   // Text of `ids`. Control tokens are dropped unless render_special. Each run
   // of text tokens between control tokens loses the dummy-prefix space that
   // encode() added, so decode(encode(t), true) == t for valid UTF-8 t. Ids
-  // outside the vocabulary are skipped.
+  // outside the vocabulary are skipped; BPE bytes that do not form UTF-8
+  // become U+FFFD.
   std::string decode(std::span<const int32_t> ids, bool render_special = false) const;
-  // The bytes one token stands for (▁ as a space, <0xNN> as that byte), for
-  // streaming; may be part of a UTF-8 character (see StreamDecoder). Control
-  // tokens give "" unless render_special. "" for ids outside the vocabulary.
+  // The bytes one token stands for (SPM: ▁ as a space, <0xNN> as that byte;
+  // BPE: the entry mapped back through GPT-2's byte table), for streaming; may be part of a UTF-8
+  // character (see StreamDecoder). Control tokens give "" unless render_special. "" for ids outside
+  // the vocabulary.
   std::string token_to_piece(int32_t id, bool render_special = false) const;
-  // The vocabulary entry as stored ("▁the", "<0x0A>", "<s>").
+  // The vocabulary entry as stored ("▁the", "<0x0A>", "<s>", "Ġthe").
   std::string_view piece(int32_t id) const;
   PieceType piece_type(int32_t id) const;
 
@@ -92,6 +110,11 @@ class Tokenizer {
   int32_t eot() const { return eot_; }  // -1 when none
   // Whether BOS should be added to a plain prompt (tokenizer.ggml.add_bos_token).
   bool add_bos_default() const { return add_bos_; }
+  // tokenizer.ggml.add_eos_token (BPE vocabularies; encode() never appends EOS).
+  bool add_eos_default() const { return add_eos_; }
+  Kind kind() const { return bpe_ ? Kind::bpe : Kind::spm; }
+  // The BPE pre-tokenizer's name ("" for SPM).
+  std::string pre_tokenizer() const;
   // End of generation: eos, eot, and control/user-defined turn enders such as
   // <|end|>, <|im_end|>, <|eot_id|>, <|endoftext|>.
   bool is_eog(int32_t id) const;
@@ -109,17 +132,35 @@ class Tokenizer {
   static Result<std::unique_ptr<Tokenizer>> create(std::vector<SpmPiece> pieces,
                                                    const std::string& serialized,
                                                    const Specials& specials, std::string source);
-  void append_text(std::string_view text, std::vector<int32_t>& out) const;
+  // A byte-level BPE tokenizer over `pieces` (gguf-bpe-vocab.cpp).
+  static std::unique_ptr<Tokenizer> create_bpe(std::vector<SpmPiece> pieces,
+                                               std::unique_ptr<BpeModel> bpe,
+                                               const Specials& specials);
+  static Result<std::unique_ptr<Tokenizer>> from_gguf_bpe(const model::GgufFile& file);
+  // What both kinds share once the pieces are known: specials, EOG ids,
+  // the spellings encode() splits out.
+  void index_pieces(const Specials& specials);
+  Status append_text(std::string_view text, std::vector<int32_t>& out) const;
+  std::string bpe_piece(int32_t id, bool render_special) const;
 
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;  // SPM only
+  std::unique_ptr<BpeModel> bpe_;                              // BPE only
+  std::vector<std::string> bpe_bytes_;  // BPE: the bytes of each normal entry
   std::vector<SpmPiece> pieces_;  // as in the vocabulary (before any renaming for sentencepiece)
   std::string source_;
   int32_t bos_ = -1, eos_ = -1, unk_ = -1, pad_ = -1, eot_ = -1;
-  bool add_bos_ = true;
+  bool add_bos_ = true, add_eos_ = false;
   bool escape_ws_ = true;
   std::vector<int32_t> eog_;
-  // Spellings split out of text by encode(), by first byte, longest first.
-  std::unordered_map<unsigned char, std::vector<std::pair<std::string, int32_t>>> split_;
+  // Spellings split out of text by encode(), by first byte, longest first;
+  // `control` ones only when parse_special.
+  struct Spelling {
+    std::string text;
+    int32_t id;
+    bool control;
+  };
+  std::unordered_map<unsigned char, std::vector<Spelling>> split_;
+  bool split_always_ = false;            // some spelling is split even without parse_special
   std::array<bool, 256> split_first_{};  // fast reject for bytes that start no spelling
   std::unordered_map<std::string, int32_t> special_ids_;
 };

@@ -87,11 +87,18 @@ TEST(TokenizerVocab, ControlMarkersAreSplitOutOfText) {
 
 TEST(TokenizerVocab, UnsupportedOrMissingVocabulary) {
   Owned keep;
+  auto bert = from_vocab(chatml_vocab(), &keep,
+                         [](GgufWriter& w) { w.set_string("tokenizer.ggml.model", "bert"); });
+  ASSERT_FALSE(bert.ok());
+  EXPECT_EQ(bert.status().code(), StatusCode::unsupported);
+  EXPECT_EQ(bert.status().message().rfind("unsupported tokenizer model 'bert'", 0), 0u)
+      << bert.status().message();
+  // A gpt2 (byte-level BPE) vocabulary without merges is refused as such.
   auto gpt2 = from_vocab(chatml_vocab(), &keep,
                          [](GgufWriter& w) { w.set_string("tokenizer.ggml.model", "gpt2"); });
   ASSERT_FALSE(gpt2.ok());
-  EXPECT_EQ(gpt2.status().code(), StatusCode::unsupported);
-  EXPECT_EQ(gpt2.status().message().rfind("unsupported tokenizer model 'gpt2'", 0), 0u)
+  EXPECT_EQ(gpt2.status().code(), StatusCode::corrupt_data);
+  EXPECT_NE(gpt2.status().message().find("tokenizer.ggml.merges"), std::string::npos)
       << gpt2.status().message();
 
   GgufWriter w;
