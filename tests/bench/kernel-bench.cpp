@@ -115,8 +115,8 @@ int main(int argc, char** argv) {
   std::printf("load average at start: %s (on %u CPUs)\n\n", load_average().c_str(),
               std::thread::hardware_concurrency());
 
-  const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0,
-                                 DType::q4_0, DType::q4_k, DType::q6_k};
+  const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0, DType::q4_0,
+                                 DType::q5_0, DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
   const std::vector<Shape> shapes{{2048, 2048}, {5632, 2048}};
   const size_t min_total = quick ? (size_t(64) << 20) : (size_t(256) << 20);
 
