@@ -1,12 +1,15 @@
 // `radixchat-cli chat`: a multi-turn terminal chat. Each turn re-sends the
 // whole conversation; the radix cache serves the earlier turns, and the
-// per-turn figures show how many prompt tokens came from the cache.
+// per-turn figures show how many prompt tokens came from the cache. Past the
+// context, old turns are dropped in steps (rc::fit_context, --overflow).
+#include <algorithm>
 #include <cstdio>
 #include <future>
 #include <iostream>
 
 #include "commands.h"
 #include "engine-options.h"
+#include "radixchat/context-fit.h"
 
 namespace rc::cli {
 
@@ -18,6 +21,7 @@ struct ChatOptions {
   int max_tokens = 256;
   float temperature = 0.0f;
   uint64_t seed = 0;
+  std::string overflow = "rolling-window";
 };
 
 int run_chat(const ChatOptions& o) {
@@ -27,6 +31,14 @@ int run_chat(const ChatOptions& o) {
   std::fprintf(stderr, "%s (%s, context %d) on %s — %s. Cache: %s.\n", info.name.c_str(),
                info.architecture.c_str(), info.context_length, info.device.c_str(),
                info.backend_reason.c_str(), info.cache.c_str());
+  std::fprintf(stderr, "Chat template: %s.\n", info.chat_template_detail.c_str());
+  const ContextPolicy policy =
+      parse_context_policy(o.overflow).value_or(ContextPolicy::rolling_window);
+  auto count = [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
+    Result<std::vector<int32_t>> t = engine->render_chat(m);
+    if (!t.ok()) return t.status();
+    return static_cast<int>(t->size());
+  };
   std::fprintf(stderr, "Type a message; /reset starts over, /quit or Ctrl-D leaves.\n");
 
   std::vector<ChatMessage> messages;
@@ -42,8 +54,21 @@ int run_chat(const ChatOptions& o) {
       continue;
     }
     messages.push_back({"user", line});
+    const int budget = info.context_length - std::min(o.max_tokens, info.context_length / 4);
+    Result<ContextFit> fit = fit_context(messages, budget, policy, count);
+    if (!fit.ok()) {
+      messages.pop_back();
+      fail(fit.status());
+      continue;
+    }
+    if (fit->prefix_changed) {
+      std::fprintf(stderr,
+                   "(the earliest %d messages no longer fit the context; the cached prefix "
+                   "changed)\n",
+                   fit->dropped);
+    }
     GenerateRequest req;
-    req.messages = messages;
+    req.messages = std::move(fit->messages);
     req.max_tokens = o.max_tokens;
     req.sampling.temperature = o.temperature;
     req.sampling.seed = o.seed;
@@ -90,6 +115,10 @@ Command add_chat_command(CLI::App& root) {
       ->check(CLI::PositiveNumber);
   app->add_option("--temperature", o->temperature, "0 = greedy")->check(CLI::NonNegativeNumber);
   app->add_option("--seed", o->seed, "sampling seed");
+  app->add_option("--overflow", o->overflow,
+                  "past the context: rolling-window (default; keeps the system prompt and the "
+                  "latest turns), truncate-middle (keeps the first exchange too) or stop")
+      ->check(CLI::IsMember({"rolling-window", "truncate-middle", "stop"}));
   return {app, [o] { return run_chat(*o); }};
 }
 

@@ -125,6 +125,10 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--parallel", o->parallel,
                   "requests decoding at once (default: the engine's, 16)")
       ->check(CLI::Range(1, 256));
+  app->add_option("--context-overflow", s.context_overflow,
+                  "chats longer than the context: rolling-window (default; keep the system "
+                  "prompt and the latest turns), truncate-middle or stop (400)")
+      ->check(CLI::IsMember({"rolling-window", "truncate-middle", "stop"}));
   app->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (default 1 MiB)")
       ->check(CLI::Range(size_t(1024), size_t(1) << 30));
   app->add_option("--http-threads", s.http_threads,

@@ -1,5 +1,7 @@
 #include "engine-options.h"
 
+#include <cstdio>
+
 #include "commands.h"
 
 namespace rc::cli {
@@ -10,6 +12,8 @@ std::unique_ptr<Engine> open_engine(const EngineConfig& config) {
     fail(engine.status());
     return nullptr;
   }
+  const std::string& notice = engine.value()->model_info().chat_template_notice;
+  if (!notice.empty()) std::fprintf(stderr, "radixchat-cli: note: %s\n", notice.c_str());
   return std::move(engine.value());
 }
 

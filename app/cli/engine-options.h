@@ -29,11 +29,14 @@ struct EngineOptions {
     app.add_option("--kv-tokens", config.kv_pool_tokens, "KV pool size in tokens")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--chat-template", config.chat_template,
-                   "radixchat, llama2, zephyr, chatml or llama3 (default: from the model)");
+                   "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
+                   "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "
+                   "model's tokenizer.chat_template)");
   }
 };
 
 // Creates the engine, or prints one line on stderr and returns nullptr.
+// When the model's chat template was not recognised, says so on stderr.
 std::unique_ptr<Engine> open_engine(const EngineConfig& config);
 
 }  // namespace rc::cli

@@ -1,9 +1,11 @@
 #include "completion-routes.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "http-util.h"
 #include "openai-response.h"
+#include "radixchat/context-fit.h"
 
 namespace rc::server {
 
@@ -128,11 +130,40 @@ nlohmann::json model_json(ServerContext& ctx) {
           {"context_length", m.context_length},
           {"n_vocab", m.n_vocab},
           {"chat_template", m.chat_template},
+          {"chat_template_detail", m.chat_template_detail},
+          {"chat_template_notice", m.chat_template_notice},
+          {"reasoning", m.reasoning},
+          {"context_overflow", ctx.options.context_overflow},
           {"backend", m.backend},
           {"device", m.device},
           {"backend_reason", m.backend_reason},
           {"cache", m.cache},
           {"kv_pool_tokens", m.kv_pool_tokens}};
+}
+
+// Chat requests longer than the context: cut by the server's policy. Sets
+// the X-RadixChat-Dropped-Messages header (and X-RadixChat-Context-Cut when
+// the kept history changed at this turn) so clients can tell their users.
+Status fit_chat(ServerContext& ctx, GenerateRequest& g, httplib::Response& res) {
+  if (g.messages.empty()) return Status();
+  const int context = ctx.engine.model_info().context_length;
+  const int reserve = std::max(1, std::min(g.max_tokens, context / 4));
+  Engine& engine = ctx.engine;
+  Result<ContextFit> fit = fit_context(
+      g.messages, context - reserve,
+      parse_context_policy(ctx.options.context_overflow).value_or(ContextPolicy::rolling_window),
+      [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
+        Result<std::vector<int32_t>> t = engine.render_chat(m);
+        if (!t.ok()) return t.status();
+        return static_cast<int>(t->size());
+      });
+  if (!fit.ok()) return fit.status();
+  if (fit->dropped > 0) {
+    res.set_header("X-RadixChat-Dropped-Messages", std::to_string(fit->dropped));
+    if (fit->prefix_changed) res.set_header("X-RadixChat-Context-Cut", "1");
+  }
+  g.messages = std::move(fit->messages);
+  return Status();
 }
 
 }  // namespace
@@ -145,6 +176,9 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string&
   CompletionRequest& r = parsed.value();
   if (!r.model.empty() && !ctx.serves_model(r.model)) {
     return write_error(res, model_not_found(r.model, ctx.engine.model_info().name));
+  }
+  if (Status st = fit_chat(ctx, r.generate, res); !st.ok()) {
+    return write_error(res, error_from_status(st));
   }
   Result<std::shared_ptr<Generation>> gen =
       Generation::start(ctx.engine, std::move(r.generate), ctx.generations);

@@ -41,6 +41,11 @@ struct ServerOptions {
   std::chrono::milliseconds shutdown_grace{5000};  // for requests in flight
   std::chrono::milliseconds heartbeat{2000};       // SSE comment when idle
   std::string version = "dev";                     // goes into system_fingerprint
+  // A chat request longer than the context: rolling-window / truncate-middle
+  // drop whole old turns in steps (rc::fit_context) and say so in the
+  // X-RadixChat-Dropped-Messages header; stop answers 400
+  // context_length_exceeded.
+  std::string context_overflow = "rolling-window";
 };
 
 class Server {

@@ -76,8 +76,10 @@ Result<std::string> describe_gguf(const std::string& path) {
   }
   Result<tok::ChatTemplate> tmpl =
       tok::ChatTemplate::for_model(&f, tok.ok() ? tok->get() : nullptr);
-  if (tmpl.ok())
-    out += std::string("chat template: ") + tmpl->name() + " (" + tmpl->source() + ")\n";
+  if (tmpl.ok()) {
+    out += "chat template: " + tmpl->detail() + "\n";
+    if (!tmpl->notice().empty()) out += "chat template note: " + tmpl->notice() + "\n";
+  }
 
   out += "metadata (" + std::to_string(f.metadata().size()) + " keys):\n";
   for (const auto& [key, value] : f.metadata()) {
