@@ -1,6 +1,6 @@
 // Flags shared by every command that runs the model (design.md section 7):
 // --model (default: the bundled model), --backend, --threads, --cache,
-// --ctx, --kv-tokens. Registers them on a subcommand and builds the
+// --ctx, --kv-tokens, --kv-type. Registers them on a subcommand and builds the
 // EngineConfig from what the user gave.
 #pragma once
 
@@ -28,6 +28,9 @@ struct EngineOptions {
         ->check(CLI::NonNegativeNumber);
     app.add_option("--kv-tokens", config.kv_pool_tokens, "KV pool size in tokens")
         ->check(CLI::NonNegativeNumber);
+    app.add_option("--kv-type", config.kv_type,
+                   "KV pool element type: f16 (default), bf16 or f32 (twice the bytes per token)")
+        ->check(CLI::IsMember({"f16", "bf16", "f32"}));
     app.add_option("--chat-template", config.chat_template,
                    "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
                    "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "

@@ -15,6 +15,7 @@
 #include "cuda-plugin.h"
 #include "device-select.h"
 #include "device-weights.h"
+#include "kv-type.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
 #include "model-runner.h"
@@ -336,6 +337,7 @@ class EngineImpl final : public Engine {
   int context_ = 0;
   int page_size_ = 1;
   int64_t bytes_per_token_ = 0;
+  kernels::DType kv_type_ = kernels::DType::f16;
 
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
@@ -377,7 +379,8 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
     }
   }
   const int64_t n_pages = (pool_tokens + page_size_ - 1) / page_size_;
-  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, page_size_, n_pages};
+  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, page_size_, n_pages,
+                              kv_type_};
   pool_ = backend_->make_kv_pool(shape);
   if (!pool_) {
     const std::string err = backend_->take_error();
@@ -389,7 +392,7 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
   cc.policy = choice.policy;
   cc.page_size = page_size_;
   cc.total_pages = n_pages;
-  cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, static_cast<int>(sizeof(float))};
+  cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, int(kernels::kv_elem_bytes(kv_type_))};
   Result<std::unique_ptr<KvCache>> cache = make_kv_cache(cc);
   if (!cache.ok()) {
     release_compute();
@@ -432,7 +435,11 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   e->context_ = config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train)
                                           : mc.n_ctx_train;
   e->page_size_ = cache_choice->page_size;
-  e->bytes_per_token_ = int64_t(mc.n_layers) * mc.n_kv_heads * mc.head_dim * sizeof(float) * 2;
+  Result<kernels::DType> kv_type = runtime::parse_kv_type(config.kv_type);
+  if (!kv_type.ok()) return kv_type.status();
+  e->kv_type_ = kv_type.value();
+  e->bytes_per_token_ = kernels::kv_bytes_per_token(
+      {mc.n_layers, mc.n_kv_heads, mc.head_dim, 1, 1, e->kv_type_});
 
   // CUDA when a device answers (or was asked for) and works end to end up
   // to a ready runner; on any CUDA failure the CPU, with the reason.
@@ -483,6 +490,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   info.reasoning = e->template_->reasoning();
   info.cache = config.cache;
   info.kv_pool_tokens = n_pages * e->page_size_;
+  info.kv_type = kernels::dtype_name(e->kv_type_);
   if (!progress(1.0f)) return cancelled;
   e->publish();
   e->thread_ = std::thread([raw = e.get()] { raw->run(); });

@@ -20,6 +20,7 @@ ModelDescription describe(const rc::ModelInfo& info, bool bundled) {
   d.backendReason = qs(info.backend_reason);
   d.cachePolicy = qs(info.cache);
   d.poolTokens = info.kv_pool_tokens;
+  d.kvType = qs(info.kv_type);
   d.contextLength = info.context_length;
   d.bundled = bundled;
   return d;
@@ -95,6 +96,7 @@ void EngineWorker::load(const ModelRequest& request) {
   config.model_path = request.path.toStdString();
   config.cache = request.cachePolicy.toStdString();
   config.kv_pool_tokens = request.poolTokens;
+  config.kv_type = request.kvType.toStdString();
   config.n_threads = request.threads;
   int lastPercent = -1;
   const quint64 serial = request.serial;

@@ -36,9 +36,10 @@ namespace rc::ui {
 struct ModelRequest {
   QString path;  // empty: the bundled model (rc::default_model_path, honours $RADIXCHAT_MODEL)
   QString cachePolicy = QStringLiteral("radix");
-  qint64 poolTokens = 0;  // 0: the engine's default
-  int threads = 0;        // 0: all cores
-  quint64 serial = 0;     // set by EngineHost: cancelLoad(n) cancels serials <= n
+  qint64 poolTokens = 0;                   // 0: the engine's default
+  QString kvType = QStringLiteral("f16");  // f16 | bf16 | f32 (EngineConfig::kv_type)
+  int threads = 0;                         // 0: all cores
+  quint64 serial = 0;                      // set by EngineHost: cancelLoad(n) cancels serials <= n
 };
 
 struct ModelDescription {
@@ -50,6 +51,7 @@ struct ModelDescription {
   QString backendReason;  // why that backend
   QString cachePolicy;
   qint64 poolTokens = 0;
+  QString kvType;  // "F16", "BF16" or "F32"
   int contextLength = 0;
   bool bundled = false;  // loaded from the default path
 };

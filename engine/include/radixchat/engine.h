@@ -30,6 +30,9 @@ struct EngineConfig {
   int n_threads = 0;               // 0: all cores
   std::string cache = "radix";     // radix | radix-page16 | hash16 | off
   int64_t kv_pool_tokens = 0;      // 0: 8 x the model's context, at least 16k tokens
+                                   //    (CPU: at most 1 GiB of KV)
+  std::string kv_type = "f16";     // KV pool elements: f16 | bf16 | f32 (f32: twice the
+                                   // bytes per token, so half the tokens in 1 GiB)
   int context_length = 0;          // 0: the model's trained context
   int prefill_chunk = 256;         // tokens of one prompt per step (chunked prefill)
   int max_batch_tokens = 512;      // tokens of one forward pass, all requests together
@@ -122,6 +125,7 @@ struct ModelInfo {
   std::string backend_reason;  // why that backend
   std::string cache;           // policy in use
   int64_t kv_pool_tokens = 0;
+  std::string kv_type;  // "F16", "BF16" or "F32"
 };
 
 class Engine {
