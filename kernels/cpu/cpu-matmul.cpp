@@ -19,7 +19,11 @@ void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, Si
 void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
   RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
   if (n == 0 || w.rows == 0) return;
-  if (const QTileFn tile = qtile_fn(w.type, level_)) {
+  const QTileFn tile = qtile_fn(w.type, level_);
+  // Quantized decode keeps the row dots: one weight row streamed at a time
+  // measured faster than 8-row tiles in a model's decode (mmapped weights).
+  const bool float_weights = act_format(w.type) == ActFormat::f32;
+  if (tile && (n >= kGemmMinTokens || float_weights)) {
     run_qtiles(tile, w, bias, x, y, n);
   } else if (n >= kGemmMinTokens) {
     run_gemm(w, bias, x, y, n);

@@ -1,19 +1,21 @@
 // matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
 //
-// At the AVX2 level every type but F32 takes the tile kernels of qgemm.h for
-// every n: quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) with
-// activations quantized once per call and integer dots, F16/BF16 with F16C +
-// FMA on the fp32 activations (measured 2-3x OpenBLAS on dequantized tiles
-// at 16-512 tokens, matmul-bench); tiles of 8 weight rows x up to
-// kTileTokens tokens spread over the threads, a (row, token) result
-// bit-identical for any n. F32 weights and the scalar level:
+// At the AVX2 level every type but F32 takes the tile kernels of qgemm.h:
+// quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
+// n >= kGemmMinTokens, with activations quantized once per call and integer
+// dots; F16/BF16 for every n, with F16C + FMA on the fp32 activations
+// (measured 2-3x OpenBLAS on dequantized tiles at 16-512 tokens and ~1.7x
+// the row dots in decode, matmul-bench). Tiles of 8 weight rows x up to
+// kTileTokens tokens are spread over the threads; a (row, token) result is
+// bit-identical for any n the tiles serve. Otherwise:
 // - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
 //   (row, token); quantized weights take 8-bit activations and integer dots,
-//   so the loop is bound by reading the weights once.
-// - n >= kGemmMinTokens (prefill): parallel over tiles of weight rows; each
-//   thread converts its tile to fp32 and calls single-threaded OpenBLAS
-//   sgemm against all n tokens. Quantized weights multiply the 8-bit-rounded
-//   activations, like the decode path.
+//   so the loop is bound by reading the weights once. Same activations as
+//   the tiles, equal up to fp32 rounding (act-quant.h).
+// - n >= kGemmMinTokens without tiles (F32, scalar level): parallel over
+//   tiles of weight rows; each thread converts its tile to fp32 and calls
+//   single-threaded OpenBLAS sgemm against all n tokens. Quantized weights
+//   multiply the 8-bit-rounded activations, like the decode path.
 #pragma once
 
 #include <vector>

@@ -15,8 +15,9 @@
 // depend on instruction order), accumulated in fp32 in a fixed order that
 // depends only on K. So a (row, token) result is bit-identical whatever the
 // tile shape, the number of tokens in the call, the thread count, or the
-// instruction set (AVX2 or VNNI) — the cache relies on a token's logits not
-// depending on how the prompt was chunked. It equals
+// instruction set (AVX2 or VNNI): a prompt prefilled in one chunk or in
+// several (each of at least CpuMatmul::kGemmMinTokens) gives the same
+// logits. It equals
 // dequantize(w) . dequantize_act(quantize_act(x)) up to fp32 rounding.
 #pragma once
 
