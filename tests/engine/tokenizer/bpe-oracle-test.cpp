@@ -19,9 +19,8 @@ struct Loaded {
   testing::LoadedBpe bpe;
 };
 
-// Each vocabulary is parsed and loaded once per process.
 const Loaded* load(const std::string& name) {
-  static std::map<std::string, std::unique_ptr<Loaded>> cache;
+  static std::map<std::string, std::unique_ptr<Loaded>> cache;  // once per process
   auto& slot = cache[name];
   if (!slot) {
     auto o = testing::read_oracle(std::string(RC_ORACLE_DIR) + "/" + name + ".json");
@@ -62,35 +61,31 @@ class BpeOracle : public ::testing::TestWithParam<std::string> {
   const Loaded* loaded_ = nullptr;
 };
 
-TEST_P(BpeOracle, IdsMatchTheReference) {
+// One test per vocabulary (each test process parses and loads it again).
+TEST_P(BpeOracle, MatchesTheReference) {
+  const Tokenizer& t = tok();
   const auto& cases = loaded_->oracle.cases;
   ASSERT_GT(cases.size(), 200u);
   int bad = 0;
   for (const auto& c : cases) {
-    auto special = tok().encode(c.text, false, /*parse_special=*/true);
-    auto plain = tok().encode(c.text, false, /*parse_special=*/false);
+    auto special = t.encode(c.text, false, /*parse_special=*/true);
+    auto plain = t.encode(c.text, false, /*parse_special=*/false);
     ASSERT_TRUE(special.ok() && plain.ok()) << shown(c.text);
     bad += *special != c.special || *plain != c.plain;
     EXPECT_EQ(*special, c.special) << "parse_special, text: " << shown(c.text);
     EXPECT_EQ(*plain, c.plain) << "as plain text, text: " << shown(c.text);
-  }
-  EXPECT_EQ(bad, 0) << "of " << cases.size() << " strings";
-}
-
-TEST_P(BpeOracle, DecodeAndStreamRestoreTheText) {
-  for (const auto& c : loaded_->oracle.cases) {
-    EXPECT_EQ(tok().decode(c.special, /*render_special=*/true), c.text) << shown(c.text);
-    EXPECT_EQ(tok().decode(c.plain), c.text) << shown(c.text);
-    StreamDecoder sd(tok(), /*render_special=*/true);
+    // The reference ids decode and stream back to the text.
+    EXPECT_EQ(t.decode(c.special, /*render_special=*/true), c.text) << shown(c.text);
+    EXPECT_EQ(t.decode(c.plain), c.text) << shown(c.text);
+    StreamDecoder sd(t, /*render_special=*/true);
     std::string streamed;
     for (int32_t id : c.special) streamed += sd.push(id);
     streamed += sd.flush();
     EXPECT_EQ(streamed, c.text) << shown(c.text);
   }
-}
+  EXPECT_EQ(bad, 0) << "of " << cases.size() << " strings differ from the reference";
 
-TEST_P(BpeOracle, SpecialTokensAndVocabularyFile) {
-  const Tokenizer& t = tok();
+  // Special tokens: user text cannot end a turn; a template marker does.
   const bool llama = GetParam() == "llama3";
   EXPECT_EQ(t.kind(), Tokenizer::Kind::bpe);
   EXPECT_EQ(t.add_bos_default(), llama);
@@ -98,9 +93,9 @@ TEST_P(BpeOracle, SpecialTokensAndVocabularyFile) {
   ASSERT_TRUE(t.special_id(end_turn).has_value());
   EXPECT_TRUE(t.is_eog(*t.special_id(end_turn)));
   EXPECT_TRUE(t.is_eog(t.eos()));
-  // User text cannot end a turn; a template marker does.
   EXPECT_GT(t.encode(end_turn, false, false)->size(), 1u);
   EXPECT_EQ(*t.encode(end_turn, false, true), std::vector<int32_t>{*t.special_id(end_turn)});
+
   // Through a vocabulary-only file and the path the CLI takes.
   const std::string path = std::string(RC_ORACLE_DIR) + "/" + GetParam() + "-vocab.gguf";
   {
