@@ -73,6 +73,7 @@ class Scheduler {
   void admit();
   bool prefill_overlaps_running(const Request& r) const;
   bool reserve(Request& r);
+  void add_prefill_chunks(int& budget, int& logit_rows);
   void cache_prefix(Request& r, int upto);
   void sample_and_stream(Request& r, std::span<float> logits);
   void finish(Request& r, FinishReason reason, Status error = Status());
@@ -93,6 +94,7 @@ class Scheduler {
   SchedulerTotals totals_;
   ForwardBatch batch_;
   std::vector<Request*> batch_owner_;
+  std::vector<Request*> prefill_order_;  // add_prefill_chunks' scratch
   std::vector<float> logits_;
   std::function<void()> before_finish_;
 };
