@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "chat/composer.h"
+#include "get-model-dialog.h"
 #include "main-window.h"
 
 namespace rc::gui {
@@ -40,7 +41,23 @@ DevDriver::DevDriver(MainWindow* window, QStringList messages, QString screensho
   });
 }
 
+void DevDriver::openGetModel(const QString& id) {
+  getModel_ = true;
+  getModelId_ = id;
+}
+
 void DevDriver::sendNext() {
+  if (getModel_ && messages_.isEmpty() && next_ == 0) {
+    ++next_;
+    GetModelDialog* d = window_->openGetModel();
+    if (d && !getModelId_.isEmpty()) {
+      if (!d->selectModel(getModelId_)) complain(QStringLiteral("no catalog entry ") + getModelId_);
+      d->startSelected();
+    }
+    // Give a download time to show progress before the picture.
+    QTimer::singleShot(getModelId_.isEmpty() ? 800 : 4000, this, &DevDriver::finish);
+    return;
+  }
   if (messages_.isEmpty() && next_ == 0) {
     // Nothing to send: capture the window as it opened (first-run docs).
     ++next_;
@@ -65,7 +82,11 @@ void DevDriver::afterReply() {
 }
 
 void DevDriver::finish() {
-  if (!screenshot_.isEmpty() && !window_->grab().save(screenshot_, "PNG")) {
+  QWidget* target = window_;
+  if (getModel_) {
+    if (auto* d = window_->findChild<GetModelDialog*>(); d && d->isVisible()) target = d;
+  }
+  if (!screenshot_.isEmpty() && !target->grab().save(screenshot_, "PNG")) {
     complain(QStringLiteral("cannot write ") + screenshot_);
     exitCode_ = 1;
   }

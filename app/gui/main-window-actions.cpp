@@ -182,6 +182,7 @@ void MainWindow::connectEngine() {
   connect(picker_, &ModelPicker::modelRequested, this, [this](const QString& path) {
     loadModel(path, engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
+  connect(picker_, &ModelPicker::getModelRequested, this, [this] { openGetModel(); });
 }
 
 void MainWindow::connectPanel() {

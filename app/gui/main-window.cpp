@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
@@ -21,6 +22,7 @@
 #include "chat/composer.h"
 #include "chat/conversation-sidebar.h"
 #include "chat/engine-host.h"
+#include "get-model-dialog.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
 
@@ -181,6 +183,8 @@ void MainWindow::buildMenus() {
   QMenu* model = menuBar()->addMenu(tr("&Model"));
   model->addAction(tr("&Open GGUF file…"), QKeySequence::Open, this,
                    [this] { picker_->openFile(); });
+  model->addAction(tr("&Get a model…"), QKeySequence(tr("Ctrl+Shift+O")), this,
+                   [this] { openGetModel(); });
   model->addAction(tr("Use the &bundled model"), this, [this] {
     loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
@@ -213,6 +217,29 @@ void MainWindow::buildStatusBar() {
 }
 
 QString MainWindow::metricsText() const { return metricsLabel_->text(); }
+
+GetModelDialog* MainWindow::openGetModel() {
+  if (!getModel_) {
+    const CatalogResult cat = loadCatalog(defaultCatalogPath());
+    if (!cat.catalog) {
+      showError(tr("The model catalog cannot be read"), cat.error);
+      return nullptr;
+    }
+    const QString dir =
+        !options_.modelsDir.isEmpty()
+            ? options_.modelsDir
+            : QStandardPaths::writableLocation(QStandardPaths::GenericDataLocation) +
+                  QStringLiteral("/radixchat/models");
+    getModel_ = new GetModelDialog(*cat.catalog, dir, QString(), this);
+    connect(getModel_, &GetModelDialog::modelReady, this, [this](const QString& path) {
+      loadModel(path, engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
+    });
+  }
+  getModel_->show();
+  getModel_->raise();
+  getModel_->activateWindow();
+  return getModel_;
+}
 
 void MainWindow::updateHeader() {
   const QString title =

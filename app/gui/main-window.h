@@ -39,11 +39,13 @@ class EngineHost;
 
 namespace rc::gui {
 
+class GetModelDialog;
 class ModelPicker;
 
 struct WindowOptions {
   QString settingsFile;              // empty: Qt's default location
   std::optional<QString> modelPath;  // given on the command line: overrides the saved choice
+  QString modelsDir;                 // downloads ("Get a model…"); empty: $XDG_DATA_HOME/radixchat/models
 };
 
 class MainWindow : public QMainWindow {
@@ -62,6 +64,9 @@ class MainWindow : public QMainWindow {
   rc::ui::Composer* composer() const { return composer_; }
   rc::ui::CachePanel* cachePanel() const { return panel_; }
   QString metricsText() const;
+  // Model > Get a model…: the download dialog (made once, kept while a
+  // download runs in the background). Null when the catalog is unreadable.
+  GetModelDialog* openGetModel();
 
  signals:
   // A model is loaded and the conversation list read: ready for a message.
@@ -107,6 +112,7 @@ class MainWindow : public QMainWindow {
   QLabel* systemSummary_ = nullptr;
   QPushButton* systemButton_ = nullptr;
   ModelPicker* picker_ = nullptr;
+  GetModelDialog* getModel_ = nullptr;
   QLabel* backendLabel_ = nullptr;
   QLabel* metricsLabel_ = nullptr;
   QProgressBar* progress_ = nullptr;

@@ -8,6 +8,10 @@
 //   --screenshot FILE   after the last reply is stored, save the window (PNG)
 //   --quit-after-reply  then exit: 0 ok, 1 a reply failed, 2 the model did
 //                       not load, 3 the database cannot be opened
+//   --get-model ID      once ready, open Model > Get a model… and, ID not
+//                       "", download catalog entry ID; --screenshot then
+//                       captures that dialog
+// Downloaded models go to <data dir>/models (HF_ENDPOINT replaces the Hub).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -58,7 +62,9 @@ int main(int argc, char** argv) {
       hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
   const QCommandLineOption quit =
       hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
-  cli.addOptions({model, dataDir, send, shot, quit});
+  const QCommandLineOption getModel = hidden(
+      {QStringLiteral("get-model"), QStringLiteral("open the download dialog"), QStringLiteral("id")});
+  cli.addOptions({model, dataDir, send, shot, quit, getModel});
   cli.process(app);
   rc::gui::applyAppStyle(app);
 
@@ -69,6 +75,7 @@ int main(int argc, char** argv) {
     QDir().mkpath(dir);
     dbPath = QDir(dir).filePath(QStringLiteral("radixchat.db")).toStdString();
     options.settingsFile = QDir(dir).filePath(QStringLiteral("settings.ini"));
+    options.modelsDir = QDir(dir).filePath(QStringLiteral("models"));
   } else {
     rc::Result<std::filesystem::path> p = rc::store::default_database_path();
     if (!p.ok()) {
@@ -76,6 +83,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     dbPath = p.value();
+    options.modelsDir = QString::fromStdString((dbPath.parent_path() / "models").string());
   }
   if (cli.isSet(model)) options.modelPath = QFileInfo(cli.value(model)).absoluteFilePath();
 
@@ -103,9 +111,10 @@ int main(int argc, char** argv) {
 
   rc::gui::MainWindow window(store.value().get(), options);
   window.show();
-  if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit)) {
-    new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot),
-                           cli.isSet(quit));  // owned by window
+  if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit) || cli.isSet(getModel)) {
+    auto* driver = new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot),
+                                          cli.isSet(quit));  // owned by window
+    if (cli.isSet(getModel)) driver->openGetModel(cli.value(getModel));
   }
   window.start();
   return app.exec();

@@ -10,6 +10,7 @@ namespace {
 constexpr int kMaxRecent = 8;
 const char* const kOpenFile = "open-file";  // item data of "Open GGUF file…"
 const char* const kBundled = "bundled";
+const char* const kGetModel = "get-model";  // item data of "Get a model…"
 
 }  // namespace
 
@@ -55,6 +56,8 @@ void ModelPicker::rebuild() {
   }
   insertSeparator(count());
   addItem(tr("Open GGUF file…"), QString::fromLatin1(kOpenFile));
+  addItem(tr("Get a model…"), QString::fromLatin1(kGetModel));
+  setItemData(count() - 1, tr("Download a small chat model from Hugging Face"), Qt::ToolTipRole);
   int current = 0;
   for (int i = 0; i < count(); ++i) {
     if (hasLoaded_ && !loadedPath_.isEmpty() && itemData(i).toString() == loadedPath_) current = i;
@@ -66,6 +69,11 @@ void ModelPicker::rebuild() {
 void ModelPicker::activatedAt(int index) {
   if (rebuilding_) return;
   const QString data = itemData(index).toString();
+  if (data == QLatin1String(kGetModel)) {
+    rebuild();  // show the loaded model while the dialog is open
+    emit getModelRequested();
+    return;
+  }
   if (data == QLatin1String(kOpenFile)) {
     rebuild();  // the file dialog may be cancelled: show the loaded model meanwhile
     openFile();

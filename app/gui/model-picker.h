@@ -1,6 +1,7 @@
 // ModelPicker: the toolbar's model chooser: the bundled model (default), the
-// GGUF files opened before, and "Open GGUF file…". It only asks for a model
-// (modelRequested); the window loads it and tells the picker the outcome
+// GGUF files opened before, "Open GGUF file…" and "Get a model…". It only
+// asks for a model (modelRequested, getModelRequested); the window loads it
+// and tells the picker the outcome
 // (setLoadedModel / loadEnded), so after a failed or cancelled load the
 // picker shows the model still in use. GUI thread.
 #pragma once
@@ -27,6 +28,7 @@ class ModelPicker : public QComboBox {
 
  signals:
   void modelRequested(const QString& path);  // empty: the bundled model
+  void getModelRequested();                  // "Get a model…" (download dialog)
 
  private:
   void rebuild();
