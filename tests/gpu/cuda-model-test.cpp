@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "golden-logits.h"
 #include "gpu-test-util.h"
 #include "model/model-file.h"
 #include "radixchat/engine.h"
@@ -21,36 +22,12 @@
 namespace rc {
 namespace {
 
-struct GoldenCase {
-  std::string name;
-  std::vector<int32_t> tokens;
-  std::vector<float> logits;
-  std::vector<int32_t> greedy;
-};
+using GoldenCase = rc::testing::GoldenLogits;
+using rc::testing::max_abs_diff;
 
-std::vector<GoldenCase> load_golden() {
-  std::ifstream in(std::string(RADIXCHAT_SOURCE_DIR) + "/assets/model/golden.json");
-  EXPECT_TRUE(in.good());
-  nlohmann::json j = nlohmann::json::parse(in);
-  std::vector<GoldenCase> out;
-  for (const auto& c : j.at("cases")) {
-    out.push_back({c.at("name"), c.at("tokens").get<std::vector<int32_t>>(),
-                   c.at("last_logits").get<std::vector<float>>(),
-                   c.at("greedy").get<std::vector<int32_t>>()});
-  }
-  return out;
-}
+std::vector<GoldenCase> load_golden() { return rc::testing::load_golden_logits(); }
 
-float max_abs_diff(const std::vector<float>& a, const std::vector<float>& b) {
-  float d = 0;
-  for (size_t i = 0; i < a.size() && i < b.size(); ++i) d = std::max(d, std::fabs(a[i] - b[i]));
-  return a.size() == b.size() ? d : INFINITY;
-}
-
-float range(const std::vector<float>& a) {
-  auto [lo, hi] = std::minmax_element(a.begin(), a.end());
-  return *hi - *lo;
-}
+float range(const std::vector<float>& a) { return rc::testing::value_range(a); }
 
 // An engine that must run on CUDA: skipped without a device, failed when a
 // device answers but the engine fell back to the CPU.
