@@ -111,6 +111,19 @@ struct CachePanelState {
   double last_draw_ms = 0;  // CPU time of the latest draw() (UI build)
 
  private:
+  // draw()'s parts, top to bottom (panel-frame.cpp).
+  void draw_header(double now);
+  void draw_memory_bar();
+  void draw_stats_line();
+  void draw_canvas(double now);
+  void draw_banner();
+  void draw_node_tab(double now);
+  void draw_plots_tab(double now);
+  void draw_events_tab(double now);
+  void draw_demos_tab(double now);
+  void draw_cache_tab(double now);
+  void ask_conversations(NodeId id);
+
   void apply_event(const CacheEvent& e, double now);
   void place_new_ghosts(NodeId id);
 

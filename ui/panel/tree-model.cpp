@@ -136,129 +136,141 @@ void TreeModel::expire_ghosts(double now, double max_age) {
   std::erase_if(ghosts_, [&](const Ghost& g) { return now - g.died_at > max_age; });
 }
 
-ApplyResult TreeModel::apply(const CacheEvent& e, double now) {
-  if (!has_snapshot_) return ApplyResult::needs_resync;
-  if (e.seq < next_seq_) return ApplyResult::skipped;
-  if (e.seq > next_seq_) return ApplyResult::needs_resync;
+TreeModel::Change TreeModel::apply_insert(const CacheEvent& e, double now) {
+  if (e.token_count == 0) {  // the key was cached already: recency only
+    if (!get(e.node)) return Change::resync;
+    touch_to_root(e.node, e.tick, false, now, false);
+    return Change::recency;
+  }
+  TreeNode* p = get(e.parent);
+  if (!p || get(e.node) || e.tokens.size() != e.token_count) return Change::resync;
+  TreeNode n;
+  n.id = e.node;
+  n.parent = e.parent;
+  n.tokens = e.tokens;
+  n.pages = e.pages;
+  n.depth_tokens = p->depth_tokens + int64_t(p->tokens.size());
+  n.inserted_at = now;
+  p->children.push_back(e.node);
+  nodes_.emplace(e.node, std::move(n));
+  touch_to_root(e.node, e.tick, false, now, false);
+  last_insert_node_ = e.node;
+  return Change::structure;
+}
 
-  bool structural = false;
+TreeModel::Change TreeModel::apply_split(const CacheEvent& e, double now) {
+  TreeNode* low = get(e.other);
+  if (!low || get(e.node) || low->parent != e.parent || e.token_count == 0 ||
+      e.token_count >= low->tokens.size() || e.page_count > low->pages.size())
+    return Change::resync;
+  TreeNode up;
+  up.id = e.node;
+  up.parent = e.parent;
+  up.tokens.assign(low->tokens.begin(), low->tokens.begin() + e.token_count);
+  up.pages.assign(low->pages.begin(), low->pages.begin() + e.page_count);
+  low->tokens.erase(low->tokens.begin(), low->tokens.begin() + e.token_count);
+  low->pages.erase(low->pages.begin(), low->pages.begin() + e.page_count);
+  up.lock_ref = low->lock_ref;
+  up.pin_ref = low->pin_ref;
+  up.hits = low->hits;
+  up.last_access = low->last_access = e.tick;
+  up.depth_tokens = low->depth_tokens;
+  low->depth_tokens = up.depth_tokens + int64_t(up.tokens.size());
+  up.children.push_back(e.other);
+  up.flashed_at = low->flashed_at = now;
+  up.inserted_at = low->inserted_at;  // still "new" if the lower half was
+  up.matched_at = low->matched_at;
+  low->parent = e.node;
+  replace_child(e.parent, e.other, e.node);
+  nodes_.emplace(e.node, std::move(up));
+  return Change::structure;
+}
+
+TreeModel::Change TreeModel::apply_merge(const CacheEvent& e, double now) {
+  TreeNode* child = get(e.node);
+  TreeNode* gone = get(e.other);
+  if (!child || !gone || e.other == kRootNode || child->parent != e.other ||
+      gone->parent != e.parent)
+    return Change::resync;
+  child->tokens.insert(child->tokens.begin(), gone->tokens.begin(), gone->tokens.end());
+  child->pages.insert(child->pages.begin(), gone->pages.begin(), gone->pages.end());
+  child->hits = std::max(child->hits, gone->hits);
+  child->parent = e.parent;
+  child->depth_tokens = gone->depth_tokens;
+  child->flashed_at = now;
+  replace_child(e.parent, e.other, e.node);
+  nodes_.erase(e.other);
+  return Change::structure;
+}
+
+TreeModel::Change TreeModel::apply_evict(const CacheEvent& e, double now) {
+  TreeNode* n = get(e.node);
+  if (!n || e.node == kRootNode) return Change::resync;
+  bury(*n, now);
+  // Hash blocks can go before their children: those hang under the root.
+  for (NodeId c : n->children) get(kRootNode)->children.push_back(c);
+  remove_child(n->parent, e.node);
+  if (last_match_node_ == e.node) last_match_node_ = kNoNode;
+  if (last_insert_node_ == e.node) last_insert_node_ = kNoNode;
+  nodes_.erase(e.node);
+  return Change::structure;
+}
+
+TreeModel::Change TreeModel::apply_reset(const CacheEvent& e, double now) {
+  const bool small = nodes_.size() <= kMaxGhosts / 2;
+  for (auto& [id, n] : nodes_)
+    if (id != kRootNode && small) bury(n, now);
+  TreeNode root = std::move(nodes_.at(kRootNode));
+  root.children.clear();
+  root.last_access = e.tick;
+  nodes_.clear();
+  nodes_.emplace(kRootNode, std::move(root));
+  last_match_node_ = last_insert_node_ = kNoNode;
+  return Change::structure;
+}
+
+TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
   switch (e.kind) {
-    case CacheEventKind::insert: {
-      if (e.token_count == 0) {  // the key was cached already: recency only
-        if (!get(e.node)) return ApplyResult::needs_resync;
-        touch_to_root(e.node, e.tick, false, now, false);
-        break;
-      }
-      TreeNode* p = get(e.parent);
-      if (!p || get(e.node) || e.tokens.size() != e.token_count) return ApplyResult::needs_resync;
-      TreeNode n;
-      n.id = e.node;
-      n.parent = e.parent;
-      n.tokens = e.tokens;
-      n.pages = e.pages;
-      n.depth_tokens = p->depth_tokens + int64_t(p->tokens.size());
-      n.inserted_at = now;
-      p->children.push_back(e.node);
-      nodes_.emplace(e.node, std::move(n));
-      touch_to_root(e.node, e.tick, false, now, false);
-      last_insert_node_ = e.node;
-      structural = true;
-      break;
-    }
-    case CacheEventKind::split: {
-      TreeNode* low = get(e.other);
-      if (!low || get(e.node) || low->parent != e.parent || e.token_count == 0 ||
-          e.token_count >= low->tokens.size() || e.page_count > low->pages.size())
-        return ApplyResult::needs_resync;
-      TreeNode up;
-      up.id = e.node;
-      up.parent = e.parent;
-      up.tokens.assign(low->tokens.begin(), low->tokens.begin() + e.token_count);
-      up.pages.assign(low->pages.begin(), low->pages.begin() + e.page_count);
-      low->tokens.erase(low->tokens.begin(), low->tokens.begin() + e.token_count);
-      low->pages.erase(low->pages.begin(), low->pages.begin() + e.page_count);
-      up.lock_ref = low->lock_ref;
-      up.pin_ref = low->pin_ref;
-      up.hits = low->hits;
-      up.last_access = low->last_access = e.tick;
-      up.depth_tokens = low->depth_tokens;
-      low->depth_tokens = up.depth_tokens + int64_t(up.tokens.size());
-      up.children.push_back(e.other);
-      up.flashed_at = low->flashed_at = now;
-      up.inserted_at = low->inserted_at;  // still "new" if the lower half was
-      up.matched_at = low->matched_at;
-      low->parent = e.node;
-      replace_child(e.parent, e.other, e.node);
-      nodes_.emplace(e.node, std::move(up));
-      structural = true;
-      break;
-    }
-    case CacheEventKind::merge: {
-      TreeNode* child = get(e.node);
-      TreeNode* gone = get(e.other);
-      if (!child || !gone || e.other == kRootNode || child->parent != e.other ||
-          gone->parent != e.parent)
-        return ApplyResult::needs_resync;
-      child->tokens.insert(child->tokens.begin(), gone->tokens.begin(), gone->tokens.end());
-      child->pages.insert(child->pages.begin(), gone->pages.begin(), gone->pages.end());
-      child->hits = std::max(child->hits, gone->hits);
-      child->parent = e.parent;
-      child->depth_tokens = gone->depth_tokens;
-      child->flashed_at = now;
-      replace_child(e.parent, e.other, e.node);
-      nodes_.erase(e.other);
-      structural = true;
-      break;
-    }
-    case CacheEventKind::match: {
-      if (!get(e.node)) return ApplyResult::needs_resync;
+    case CacheEventKind::insert:
+      return apply_insert(e, now);
+    case CacheEventKind::split:
+      return apply_split(e, now);
+    case CacheEventKind::merge:
+      return apply_merge(e, now);
+    case CacheEventKind::match:
+      if (!get(e.node)) return Change::resync;
       touch_to_root(e.node, e.tick, true, now, true);
       last_match_node_ = e.node;
       last_match_tokens_ = e.token_count;
       last_match_at_ = now;
-      break;
-    }
+      return Change::recency;
     case CacheEventKind::lock:
     case CacheEventKind::unlock:
     case CacheEventKind::pin:
     case CacheEventKind::unpin: {
-      if (!get(e.node)) return ApplyResult::needs_resync;
+      if (!get(e.node)) return Change::resync;
       const bool pin = e.kind == CacheEventKind::pin || e.kind == CacheEventKind::unpin;
       const int delta = e.kind == CacheEventKind::lock || e.kind == CacheEventKind::pin ? 1 : -1;
-      if (!refs_to_root(e.node, delta, pin)) return ApplyResult::needs_resync;
-      break;
+      return refs_to_root(e.node, delta, pin) ? Change::recency : Change::resync;
     }
-    case CacheEventKind::evict: {
-      TreeNode* n = get(e.node);
-      if (!n || e.node == kRootNode) return ApplyResult::needs_resync;
-      bury(*n, now);
-      // Hash blocks can go before their children: those hang under the root.
-      for (NodeId c : n->children) get(kRootNode)->children.push_back(c);
-      remove_child(n->parent, e.node);
-      if (last_match_node_ == e.node) last_match_node_ = kNoNode;
-      if (last_insert_node_ == e.node) last_insert_node_ = kNoNode;
-      nodes_.erase(e.node);
-      structural = true;
-      break;
-    }
-    case CacheEventKind::reset: {
-      const bool small = nodes_.size() <= kMaxGhosts / 2;
-      for (auto& [id, n] : nodes_)
-        if (id != kRootNode && small) bury(n, now);
-      TreeNode root = std::move(nodes_.at(kRootNode));
-      root.children.clear();
-      root.last_access = e.tick;
-      nodes_.clear();
-      nodes_.emplace(kRootNode, std::move(root));
-      last_match_node_ = last_insert_node_ = kNoNode;
-      structural = true;
-      break;
-    }
+    case CacheEventKind::evict:
+      return apply_evict(e, now);
+    case CacheEventKind::reset:
+      return apply_reset(e, now);
   }
+  return Change::resync;  // an event kind this model does not know
+}
+
+ApplyResult TreeModel::apply(const CacheEvent& e, double now) {
+  if (!has_snapshot_) return ApplyResult::needs_resync;
+  if (e.seq < next_seq_) return ApplyResult::skipped;
+  if (e.seq > next_seq_) return ApplyResult::needs_resync;
+  const Change c = apply_kind(e, now);
+  if (c == Change::resync) return ApplyResult::needs_resync;
   tick_ = std::max(tick_, e.tick);
   ++next_seq_;
   ++version_;
-  if (structural) ++structure_version_;
+  if (c == Change::structure) ++structure_version_;
   return ApplyResult::applied;
 }
 

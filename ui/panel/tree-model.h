@@ -130,6 +130,15 @@ class TreeModel {
   Pages pages_by_state() const;
 
  private:
+  // What applying one event did: failed (resync), touched counts and ticks
+  // only, or changed the tree's shape. apply() dispatches by kind.
+  enum class Change { resync, recency, structure };
+  Change apply_kind(const CacheEvent& e, double now);
+  Change apply_insert(const CacheEvent& e, double now);
+  Change apply_split(const CacheEvent& e, double now);
+  Change apply_merge(const CacheEvent& e, double now);
+  Change apply_evict(const CacheEvent& e, double now);
+  Change apply_reset(const CacheEvent& e, double now);
   TreeNode* get(NodeId id);
   void touch_to_root(NodeId id, uint64_t tick, bool hit, double now, bool mark_match);
   bool refs_to_root(NodeId id, int delta, bool pin);

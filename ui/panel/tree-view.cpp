@@ -10,25 +10,9 @@
 #include "panel/event-log.h"
 #include "panel/label-text.h"
 #include "panel/panel-style.h"
+#include "panel/tree-view-frame.h"
 
 namespace rc::ui::panel {
-
-namespace {
-
-constexpr double kMatchGlow = 4.0;  // seconds a match path stays bright
-constexpr double kNewGlow = 6.0;    // seconds a new suffix is marked
-constexpr double kFlash = 1.6;      // seconds a split/merge flashes
-constexpr double kGhostLife = 3.0;  // seconds an evicted node fades out
-constexpr float kMinZoom = 0.03f, kMaxZoom = 3.0f;
-
-ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }
-ImVec2 operator-(ImVec2 a, ImVec2 b) { return ImVec2(a.x - b.x, a.y - b.y); }
-
-bool overlaps(ImVec2 a0, ImVec2 a1, ImVec2 b0, ImVec2 b1) {
-  return a0.x <= b1.x && a1.x >= b0.x && a0.y <= b1.y && a1.y >= b0.y;
-}
-
-}  // namespace
 
 bool TreeView::world_box(NodeId id, const TreeLayout& layout, float* x, float* y, float* w,
                          float* h) const {
@@ -206,12 +190,191 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
   ImGui::EndTooltip();
 }
 
+void TreeView::box_of(const LaidNode& ln, float z, ImVec2* p0, ImVec2* p1) const {
+  ImVec2 w(ln.x, ln.y);
+  if (ln.id != kNoNode) {
+    auto it = pos_.find(ln.id);
+    if (it != pos_.end()) w = it->second;
+  }
+  *p0 = to_screen(w.x, w.y);
+  *p1 = *p0 + ImVec2(ln.w * z, ln.h * z);
+}
+
+// Oldest and newest access tick among the nodes, recomputed when the model
+// changes: the heat colour is relative to them.
+void TreeView::update_heat(const TreeModel& m) {
+  if (m.version() == heat_version_) return;
+  heat_version_ = m.version();
+  oldest_ = UINT64_MAX;
+  newest_ = 0;
+  for (const auto& [id, n] : m.nodes()) {
+    if (id == kRootNode) continue;
+    oldest_ = std::min(oldest_, n.last_access);
+    newest_ = std::max(newest_, n.last_access);
+  }
+}
+
+void TreeView::draw_background(ImDrawList* dl) const {
+  // No fill: the host clears to the canvas colour (a full-canvas quad is a
+  // real cost for a software rasterizer); an outline marks the canvas.
+  if (fill_background) dl->AddRectFilled(canvas_min_, canvas_max_, Palette::canvas, 4.0f);
+  dl->AddRect(canvas_min_, canvas_max_, Palette::rgba(255, 255, 255, 22), 4.0f);
+  // Faint grid: shows panning and zoom even over an empty area.
+  const float step = 80 * cam.zoom;
+  if (step < 18) return;
+  for (float x = canvas_min_.x - std::fmod(cam.x * cam.zoom, step); x < canvas_max_.x; x += step)
+    dl->AddLine(ImVec2(x, canvas_min_.y), ImVec2(x, canvas_max_.y), Palette::grid);
+  for (float y = canvas_min_.y - std::fmod(cam.y * cam.zoom, step); y < canvas_max_.y; y += step)
+    dl->AddLine(ImVec2(canvas_min_.x, y), ImVec2(canvas_max_.x, y), Palette::grid);
+}
+
+// Edges: parent's right (vertical: bottom) middle to the child's left
+// (top) middle.
+void TreeView::draw_edges(const Frame& f) {
+  const float z = f.z;
+  for (const LaidNode& ln : f.L.nodes) {
+    if (ln.parent < 0) continue;
+    const LaidNode& pn = f.L.nodes[size_t(ln.parent)];
+    ImVec2 a0, a1, b0, b1;
+    box_of(pn, z, &a0, &a1);
+    box_of(ln, z, &b0, &b1);
+    const bool vert = f.L.vertical;
+    const ImVec2 a = vert ? ImVec2((a0.x + a1.x) * 0.5f, a1.y) : ImVec2(a1.x, (a0.y + a1.y) * 0.5f);
+    const ImVec2 b = vert ? ImVec2((b0.x + b1.x) * 0.5f, b0.y) : ImVec2(b0.x, (b0.y + b1.y) * 0.5f);
+    if (!overlaps(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
+                  ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), canvas_min_, canvas_max_))
+      continue;
+    const TreeNode* child = ln.id == kNoNode ? nullptr : f.m.find(ln.id);
+    const bool hot = f.on_match(child);
+    const ImU32 col = hot ? with_alpha(Palette::matched, f.match_glow) : Palette::edge;
+    const float th = hot ? 2.5f : std::clamp(1.4f * z, 1.0f, 2.0f);
+    if (z < 0.3f) {
+      f.dl->AddLine(a, b, col, th);
+    } else {
+      const ImVec2 t = vert ? ImVec2(0, (b.y - a.y) * 0.5f) : ImVec2((b.x - a.x) * 0.5f, 0);
+      const int segs = std::clamp(int((std::fabs(b.x - a.x) + std::fabs(b.y - a.y)) / 12), 4, 24);
+      f.dl->AddBezierCubic(a, a + t, b - t, b, col, th, segs);
+    }
+    ++stats_.edges_drawn;
+  }
+}
+
+// Ghosts of evicted nodes, fading out where they were.
+void TreeView::draw_ghosts(const Frame& f) {
+  const float z = f.z;
+  for (const Ghost& g : f.m.ghosts()) {
+    const float age = float(f.in.now - g.died_at);
+    if (!g.placed || age > kGhostLife) continue;
+    const ImVec2 p0 = to_screen(g.x, g.y), p1 = p0 + ImVec2(g.w * z, g.h * z);
+    if (!overlaps(p0, p1, canvas_min_, canvas_max_)) continue;
+    const float a = 1.0f - age / float(kGhostLife);
+    f.dl->AddRectFilled(p0, p1, with_alpha(Palette::ghost, 0.55f * a), 3.0f * z);
+    f.dl->AddRect(p0, p1, with_alpha(Palette::ghost, a), 3.0f * z, 0, 1.5f);
+    if (f.text1)
+      f.dl->AddText(f.font, f.fs, p0 + ImVec2(6 * z, 4 * z), with_alpha(Palette::text, a),
+                    "evicted");
+    ++stats_.ghosts_drawn;
+  }
+}
+
+// Legend (bottom left, rows that fit the canvas width, stacked up from the
+// bottom edge) and zoom/scale (top right).
+void TreeView::draw_legend(const Frame& f) {
+  struct Item {
+    ImU32 c;
+    const char* t;
+    bool outline;
+  };
+  static const Item items[] = {
+      {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
+      {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
+      {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
+      {Palette::ghost, "evicted", false}};
+  const float s = ImGui::GetFontSize() * 0.85f;
+  const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
+  std::vector<std::pair<ImVec2, const Item*>> placed;
+  float x = left, row = 0, widest = 0;
+  for (const Item& it : items) {
+    const float w = s + 3 + f.font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+    if (x > left && x + w > right) {
+      x = left;
+      row += 1;
+    }
+    placed.push_back({ImVec2(x, row), &it});
+    widest = std::max(widest, x + w);
+    x += w + 10;
+  }
+  const float line = s + 5;
+  const float top = canvas_max_.y - 8 - (row + 1) * line;
+  legend_h_ = canvas_max_.y - top;
+  f.dl->AddRectFilled(ImVec2(left - 6, top - 4), ImVec2(widest + 6, canvas_max_.y - 4),
+                      Palette::rgba(16, 18, 24, 210), 4.0f);
+  for (const auto& [at, it] : placed) {
+    const ImVec2 p(at.x, top + at.y * line);
+    if (it->outline)
+      f.dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f, 0, 2.0f);
+    else
+      f.dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f);
+    f.dl->AddText(f.font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it->t);
+  }
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(f.z * 100)),
+                thousands(int64_t(f.L.nodes.size())).c_str(),
+                thousands(int64_t(f.L.model_nodes)).c_str());
+  const ImVec2 ts = f.font->CalcTextSizeA(s, FLT_MAX, 0, buf);
+  f.dl->AddText(f.font, s, ImVec2(canvas_max_.x - ts.x - 10, canvas_min_.y + 8), Palette::text_dim,
+                buf);
+}
+
+// Clicks (a press and release without a drag), double-clicks, the context
+// menu and the hover tooltip.
+void TreeView::handle_clicks(const TreeViewInput& in, bool released, bool canvas_hovered,
+                             const Hover& h, TreeViewActions& act) {
+  const ImGuiIO& io = ImGui::GetIO();
+  const TreeModel& m = *in.model;
+  hovered_ = h.node;
+  if (released && !dragging_) {
+    if (io.MouseReleased[0]) {
+      if (h.node != kNoNode)
+        act.clicked = h.node;
+      else if (h.aggregate_parent != kNoNode)
+        act.expand_children_of = h.aggregate_parent;
+      else
+        act.clicked_background = true;
+    } else if (io.MouseReleased[1] && h.node != kNoNode) {
+      context_node_ = h.node;
+      ImGui::OpenPopup("##tree-node-menu");
+    }
+  }
+  if (canvas_hovered && ImGui::IsMouseDoubleClicked(0) && h.node != kNoNode && h.node != kRootNode)
+    act.toggle_fold = h.node;
+  if (ImGui::BeginPopup("##tree-node-menu")) {
+    const TreeNode* n = m.find(context_node_);
+    if (!n) {
+      ImGui::CloseCurrentPopup();
+    } else {
+      ImGui::TextDisabled("#%u, %zu tokens", n->id, n->tokens.size());
+      ImGui::Separator();
+      if (ImGui::MenuItem("Select")) act.clicked = n->id;
+      if (ImGui::MenuItem("Fold / unfold subtree", nullptr, false, !n->children.empty()))
+        act.toggle_fold = n->id;
+      if (ImGui::MenuItem("Centre on it")) focus(n->id);
+      if (ImGui::MenuItem("Conversations using this prefix...", nullptr, false, n->id != kRootNode))
+        act.conversations = n->id;
+    }
+    ImGui::EndPopup();
+  }
+  act.hovered = h.node;
+  if (h.node != kNoNode && !dragging_ && !ImGui::IsPopupOpen("##tree-node-menu")) {
+    if (const TreeNode* n = m.find(h.node)) draw_tooltip(in, *n);
+  }
+}
+
 TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   stats_ = {};
   TreeViewActions act;
   const TreeLayout& L = *in.layout;
   const TreeModel& m = *in.model;
-  ImGuiIO& io = ImGui::GetIO();
   const float dt = last_now_ < 0 ? 1.0f / 60 : float(std::clamp(in.now - last_now_, 0.0, 0.1));
   last_now_ = in.now;
   size.x = std::max(size.x, 60.0f);
@@ -232,324 +395,37 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   }
   update_camera(in, size, dt);
   update_positions(in, dt);
+  update_heat(m);
 
-  if (m.version() != heat_version_) {
-    heat_version_ = m.version();
-    oldest_ = UINT64_MAX;
-    newest_ = 0;
-    for (const auto& [id, n] : m.nodes()) {
-      if (id == kRootNode) continue;
-      oldest_ = std::min(oldest_, n.last_access);
-      newest_ = std::max(newest_, n.last_access);
-    }
-  }
-  const float tau = std::max(3.0f, float(newest_ - std::min(oldest_, newest_)) * 0.15f);
-
-  ImDrawList* dl = ImGui::GetWindowDrawList();
-  dl->PushClipRect(canvas_min_, canvas_max_, true);
-  // No fill: the host clears to the canvas colour (a full-canvas quad is a
-  // real cost for a software rasterizer); an outline marks the canvas.
-  if (fill_background) dl->AddRectFilled(canvas_min_, canvas_max_, Palette::canvas, 4.0f);
-  dl->AddRect(canvas_min_, canvas_max_, Palette::rgba(255, 255, 255, 22), 4.0f);
-  // Faint grid: shows panning and zoom even over an empty area.
-  const float step = 80 * cam.zoom;
-  if (step >= 18) {
-    for (float x = canvas_min_.x - std::fmod(cam.x * cam.zoom, step); x < canvas_max_.x; x += step)
-      dl->AddLine(ImVec2(x, canvas_min_.y), ImVec2(x, canvas_max_.y), Palette::grid);
-    for (float y = canvas_min_.y - std::fmod(cam.y * cam.zoom, step); y < canvas_max_.y; y += step)
-      dl->AddLine(ImVec2(canvas_min_.x, y), ImVec2(canvas_max_.x, y), Palette::grid);
-  }
-
-  const double match_at = m.last_match_at();
-  auto on_match = [&](const TreeNode* n) {
-    return n && match_at != kNever && n->matched_at == match_at;
-  };
-  const float match_glow =
-      match_at == kNever ? 0.0f : float(std::max(0.35, 1.0 - (in.now - match_at) / kMatchGlow));
   const float z = cam.zoom;
-  auto box_of = [&](const LaidNode& ln, ImVec2* p0, ImVec2* p1) {
-    ImVec2 w(ln.x, ln.y);
-    if (ln.id != kNoNode) {
-      auto it = pos_.find(ln.id);
-      if (it != pos_.end()) w = it->second;
-    }
-    *p0 = to_screen(w.x, w.y);
-    *p1 = *p0 + ImVec2(ln.w * z, ln.h * z);
-  };
-
-  // Edges: parent's right (vertical: bottom) middle to the child's left
-  // (top) middle.
-  for (const LaidNode& ln : L.nodes) {
-    if (ln.parent < 0) continue;
-    const LaidNode& pn = L.nodes[size_t(ln.parent)];
-    ImVec2 a0, a1, b0, b1;
-    box_of(pn, &a0, &a1);
-    box_of(ln, &b0, &b1);
-    const bool vert = L.vertical;
-    const ImVec2 a = vert ? ImVec2((a0.x + a1.x) * 0.5f, a1.y) : ImVec2(a1.x, (a0.y + a1.y) * 0.5f);
-    const ImVec2 b = vert ? ImVec2((b0.x + b1.x) * 0.5f, b0.y) : ImVec2(b0.x, (b0.y + b1.y) * 0.5f);
-    if (!overlaps(ImVec2(std::min(a.x, b.x), std::min(a.y, b.y)),
-                  ImVec2(std::max(a.x, b.x), std::max(a.y, b.y)), canvas_min_, canvas_max_))
-      continue;
-    const TreeNode* child = ln.id == kNoNode ? nullptr : m.find(ln.id);
-    const bool hot = on_match(child);
-    const ImU32 col = hot ? with_alpha(Palette::matched, match_glow) : Palette::edge;
-    const float th = hot ? 2.5f : std::clamp(1.4f * z, 1.0f, 2.0f);
-    if (z < 0.3f) {
-      dl->AddLine(a, b, col, th);
-    } else {
-      const ImVec2 t = vert ? ImVec2(0, (b.y - a.y) * 0.5f) : ImVec2((b.x - a.x) * 0.5f, 0);
-      const int segs = std::clamp(int((std::fabs(b.x - a.x) + std::fabs(b.y - a.y)) / 12), 4, 24);
-      dl->AddBezierCubic(a, a + t, b - t, b, col, th, segs);
-    }
-    ++stats_.edges_drawn;
-  }
-
-  ImFont* font = ImGui::GetFont();
   // Text shrinks with the boxes, but not below a readable size while the
   // boxes still have room for it (it is clipped to its box).
   const float fs_scaled = font_size * z;
   const float fs = z >= 0.5f ? std::max(fs_scaled, std::min(font_size, 11.5f)) : fs_scaled;
-  const bool text1 = fs >= 6.0f, text2 = fs >= 7.5f;
+  const double match_at = m.last_match_at();
+  const Frame f{
+      in,
+      L,
+      m,
+      ImGui::GetWindowDrawList(),
+      ImGui::GetFont(),
+      z,
+      fs_scaled,
+      fs,
+      fs >= 6.0f,
+      fs >= 7.5f,
+      match_at,
+      match_at == kNever ? 0.0f : float(std::max(0.35, 1.0 - (in.now - match_at) / kMatchGlow)),
+      std::max(3.0f, float(newest_ - std::min(oldest_, newest_)) * 0.15f)};
 
-  // Ghosts of evicted nodes, fading out where they were.
-  for (const Ghost& g : m.ghosts()) {
-    const float age = float(in.now - g.died_at);
-    if (!g.placed || age > kGhostLife) continue;
-    const ImVec2 p0 = to_screen(g.x, g.y), p1 = p0 + ImVec2(g.w * z, g.h * z);
-    if (!overlaps(p0, p1, canvas_min_, canvas_max_)) continue;
-    const float a = 1.0f - age / float(kGhostLife);
-    dl->AddRectFilled(p0, p1, with_alpha(Palette::ghost, 0.55f * a), 3.0f * z);
-    dl->AddRect(p0, p1, with_alpha(Palette::ghost, a), 3.0f * z, 0, 1.5f);
-    if (text1)
-      dl->AddText(font, fs, p0 + ImVec2(6 * z, 4 * z), with_alpha(Palette::text, a), "evicted");
-    ++stats_.ghosts_drawn;
-  }
-
-  // Nodes.
-  NodeId hovered = kNoNode;
-  NodeId hovered_aggregate_parent = kNoNode;
-  const ImVec2 mouse = io.MousePos;
-  for (const LaidNode& ln : L.nodes) {
-    ImVec2 p0, p1;
-    box_of(ln, &p0, &p1);
-    if (!overlaps(p0, p1, canvas_min_, canvas_max_)) {
-      ++stats_.culled;
-      continue;
-    }
-    const bool under_mouse =
-        canvas_hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= p0.y && mouse.y < p1.y;
-    if (ln.aggregate) {
-      dl->AddRectFilled(p0, p1, Palette::rgba(38, 43, 54), 8.0f * z);
-      dl->AddRect(p0, p1, under_mouse ? Palette::text_dim : Palette::edge, 8.0f * z, 0, 1.0f);
-      if (text1) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "+%s more", thousands(ln.folded_children).c_str());
-        dl->AddText(font, fs, p0 + ImVec2(8 * z, 3 * z), Palette::text_dim, buf);
-      }
-      if (under_mouse) {
-        hovered_aggregate_parent = L.nodes[size_t(ln.parent)].id;
-        ImGui::SetTooltip("%s more branches (%s nodes) folded here: click to show them all",
-                          thousands(ln.folded_children).c_str(), thousands(ln.hidden).c_str());
-      }
-      ++stats_.aggregates_drawn;
-      continue;
-    }
-    const TreeNode* n = m.find(ln.id);
-    if (!n) continue;
-    if (under_mouse) hovered = n->id;
-    const bool is_root = n->id == kRootNode;
-
-    ImU32 fill;
-    if (is_root) {
-      fill = Palette::root;
-    } else if (n->lock_ref > 0) {
-      fill = Palette::locked;
-    } else if (n->pin_ref > 0) {
-      fill = Palette::pinned;
-    } else {
-      const float heat = std::exp(-float(newest_ - std::min(newest_, n->last_access)) / tau);
-      fill = mix(Palette::cold, Palette::hot, heat);
-    }
-    if (ln.folded) {  // a stack of cards: more is hidden behind
-      const ImVec2 off(4 * z, -4 * z);
-      dl->AddRectFilled(p0 + off + off, p1 + off + off - ImVec2(0, 3 * z),
-                        mix(fill, Palette::canvas, 0.6f));
-      dl->AddRectFilled(p0 + off, p1 + off - ImVec2(0, 2 * z), mix(fill, Palette::canvas, 0.35f));
-    }
-    dl->AddRectFilled(p0, p1, fill);  // the node box: exactly one quad
-    ++stats_.nodes_drawn;
-    if (ln.folded) ++stats_.folded_drawn;
-    dl->AddRect(p0, p1, under_mouse ? Palette::rgba(255, 255, 255, 120) : Palette::border, 0, 0,
-                1.0f);
-
-    // Highlights, outermost last so the most important one shows.
-    auto outline = [&](ImU32 c, float grow, float th) {
-      const ImVec2 g(grow, grow);
-      dl->AddRect(p0 - g, p1 + g, c, 2.0f, 0, th);
-    };
-    const double new_age = in.now - n->inserted_at;
-    if (new_age < kNewGlow)
-      outline(with_alpha(Palette::inserted, float(1.0 - new_age / kNewGlow)), 1.5f, 2.0f);
-    if (on_match(n) && !is_root) outline(with_alpha(Palette::matched, match_glow), 1.5f, 2.5f);
-    const double flash_age = in.now - n->flashed_at;
-    if (flash_age < kFlash) {
-      const float pulse = 0.5f + 0.5f * std::cos(float(flash_age) * 9.0f);
-      outline(with_alpha(Palette::flash, float(1.0 - flash_age / kFlash) * pulse), 4.0f, 2.0f);
-    }
-    if (n->id == in.located || n->id == in.located_partial) outline(Palette::located, 4.0f, 2.5f);
-    if (n->id == in.selected) outline(Palette::selected, 3.0f, 2.5f);
-
-    if (text1) {
-      const ImVec4 clip(p0.x + 1, p0.y + 1, p1.x - 1, p1.y - 1);
-      const char* line1;
-      std::string tmp;
-      if (is_root) {
-        line1 = "root";
-      } else if (in.label) {
-        NodeLabel& lab = in.label(*n);
-        // Fitted for the box width at the text size in world units (text
-        // can be relatively larger than the box when zoomed out a little).
-        const float world_fs = std::round(fs / z * 4) / 4;
-        const float key = ln.w + world_fs * 10000;
-        if (lab.fitted_for != key) {
-          lab.fitted = fit_text(font, world_fs, one_line(lab.full, 160), ln.w - 10);
-          lab.fitted_for = key;
-        }
-        line1 = lab.fitted.c_str();
-      } else {
-        line1 = "";
-      }
-      dl->AddText(font, fs, p0 + ImVec2(6 * z, 2 + 1 * z), Palette::text, line1, nullptr, 0, &clip);
-      ++stats_.labels_drawn;
-      if (text2) {
-        char buf[96];
-        if (is_root)
-          std::snprintf(buf, sizeof buf, "%s nodes", thousands(int64_t(m.size()) - 1).c_str());
-        else
-          std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
-                        thousands(int64_t(n->tokens.size())).c_str(), (unsigned long long)n->hits,
-                        n->lock_ref ? " \xC2\xB7 locked" : "",
-                        n->pin_ref ? " \xC2\xB7 pinned" : "");
-        const float fs2 = z >= 0.5f ? std::max(fs_scaled * 0.86f, 9.5f) : fs_scaled * 0.86f;
-        dl->AddText(font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf,
-                    nullptr, 0, &clip);
-      }
-    }
-    if (text1 && ln.folded) {  // "+N" tag on the right edge
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "+%s", thousands(ln.hidden).c_str());
-      const ImVec2 ts = font->CalcTextSizeA(fs * 0.8f, FLT_MAX, 0, buf);
-      const ImVec2 t0(p1.x - ts.x - 8 * z, p0.y - ts.y * 0.6f);
-      dl->AddRectFilled(t0 - ImVec2(3 * z, 1 * z), t0 + ts + ImVec2(3 * z, 1 * z),
-                        Palette::rgba(90, 98, 118), 6 * z);
-      dl->AddText(font, fs * 0.8f, t0, Palette::text, buf);
-    }
-    if (text1 && new_age < kNewGlow) {  // "new" tag on the top edge
-      const float a = float(1.0 - new_age / kNewGlow);
-      const ImVec2 ts = font->CalcTextSizeA(fs * 0.72f, FLT_MAX, 0, "new");
-      const ImVec2 t0(p0.x + 6 * z, p0.y - ts.y * 0.65f);
-      dl->AddRectFilled(t0 - ImVec2(3 * z, 0), t0 + ts + ImVec2(3 * z, 0),
-                        with_alpha(Palette::inserted, a), 5 * z);
-      dl->AddText(font, fs * 0.72f, t0, with_alpha(Palette::rgba(10, 30, 16), a), "new");
-    }
-  }
-
-  if (L.empty() && m.ghosts().empty()) {
-    const char* msg = "The cache is empty: send a message, or run a demo.";
-    const ImVec2 ts = ImGui::CalcTextSize(msg);
-    dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f,
-                       (canvas_min_.y + canvas_max_.y) * 0.5f + 30),
-                Palette::text_dim, msg);
-  }
-
-  // Legend (bottom left) and scale (bottom right).
-  {
-    struct Item {
-      ImU32 c;
-      const char* t;
-      bool outline;
-    };
-    const Item items[] = {{Palette::locked, "locked", false},  {Palette::hot, "hot", false},
-                          {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
-                          {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
-                          {Palette::ghost, "evicted", false}};
-    // Rows that fit the canvas width, stacked up from the bottom edge.
-    const float s = ImGui::GetFontSize() * 0.85f;
-    const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
-    std::vector<std::pair<ImVec2, const Item*>> placed;
-    float x = left, row = 0, widest = 0;
-    for (const Item& it : items) {
-      const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
-      if (x > left && x + w > right) {
-        x = left;
-        row += 1;
-      }
-      placed.push_back({ImVec2(x, row), &it});
-      widest = std::max(widest, x + w);
-      x += w + 10;
-    }
-    const float line = s + 5;
-    const float top = canvas_max_.y - 8 - (row + 1) * line;
-    legend_h_ = canvas_max_.y - top;
-    dl->AddRectFilled(ImVec2(left - 6, top - 4), ImVec2(widest + 6, canvas_max_.y - 4),
-                      Palette::rgba(16, 18, 24, 210), 4.0f);
-    for (const auto& [at, it] : placed) {
-      const ImVec2 p(at.x, top + at.y * line);
-      if (it->outline)
-        dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f, 0, 2.0f);
-      else
-        dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f);
-      dl->AddText(font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it->t);
-    }
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(z * 100)),
-                  thousands(int64_t(L.nodes.size())).c_str(),
-                  thousands(int64_t(L.model_nodes)).c_str());
-    const ImVec2 ts = font->CalcTextSizeA(s, FLT_MAX, 0, buf);
-    dl->AddText(font, s, ImVec2(canvas_max_.x - ts.x - 10, canvas_min_.y + 8), Palette::text_dim,
-                buf);
-  }
-  dl->PopClipRect();
-
-  // Clicks: a press and release without a drag.
-  hovered_ = hovered;
-  if (released && !dragging_) {
-    if (io.MouseReleased[0]) {
-      if (hovered != kNoNode)
-        act.clicked = hovered;
-      else if (hovered_aggregate_parent != kNoNode)
-        act.expand_children_of = hovered_aggregate_parent;
-      else
-        act.clicked_background = true;
-    } else if (io.MouseReleased[1] && hovered != kNoNode) {
-      context_node_ = hovered;
-      ImGui::OpenPopup("##tree-node-menu");
-    }
-  }
-  if (canvas_hovered && ImGui::IsMouseDoubleClicked(0) && hovered != kNoNode &&
-      hovered != kRootNode)
-    act.toggle_fold = hovered;
-  if (ImGui::BeginPopup("##tree-node-menu")) {
-    const TreeNode* n = m.find(context_node_);
-    if (!n) {
-      ImGui::CloseCurrentPopup();
-    } else {
-      ImGui::TextDisabled("#%u, %zu tokens", n->id, n->tokens.size());
-      ImGui::Separator();
-      if (ImGui::MenuItem("Select")) act.clicked = n->id;
-      if (ImGui::MenuItem("Fold / unfold subtree", nullptr, false, !n->children.empty()))
-        act.toggle_fold = n->id;
-      if (ImGui::MenuItem("Centre on it")) focus(n->id);
-      if (ImGui::MenuItem("Conversations using this prefix...", nullptr, false, n->id != kRootNode))
-        act.conversations = n->id;
-    }
-    ImGui::EndPopup();
-  }
-  act.hovered = hovered;
-  if (hovered != kNoNode && !dragging_ && !ImGui::IsPopupOpen("##tree-node-menu")) {
-    if (const TreeNode* n = m.find(hovered)) draw_tooltip(in, *n);
-  }
+  f.dl->PushClipRect(canvas_min_, canvas_max_, true);
+  draw_background(f.dl);
+  draw_edges(f);
+  draw_ghosts(f);
+  const Hover hover = draw_nodes(f, canvas_hovered);
+  draw_legend(f);
+  f.dl->PopClipRect();
+  handle_clicks(in, released, canvas_hovered, hover, act);
   return act;
 }
 

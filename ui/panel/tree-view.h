@@ -109,6 +109,31 @@ class TreeView {
   void forget(NodeId id) { pos_.erase(id); }
 
  private:
+  struct Frame;  // one frame's shared drawing state (tree-view.cpp)
+  struct Hover {
+    NodeId node = kNoNode;              // the node box under the mouse
+    NodeId aggregate_parent = kNoNode;  // or a "+N more" box: its parent
+  };
+  // draw()'s steps, in order.
+  void update_heat(const TreeModel& m);
+  void draw_background(ImDrawList* dl) const;
+  void draw_edges(const Frame& f);
+  void draw_ghosts(const Frame& f);
+  Hover draw_nodes(const Frame& f, bool canvas_hovered);
+  void draw_aggregate(const Frame& f, const LaidNode& ln, ImVec2 p0, ImVec2 p1, bool under_mouse);
+  void draw_node(const Frame& f, const LaidNode& ln, const TreeNode& n, ImVec2 p0, ImVec2 p1,
+                 bool under_mouse);
+  ImU32 node_fill(const Frame& f, const TreeNode& n) const;
+  void draw_highlights(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1) const;
+  void draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode& n, ImVec2 p0, ImVec2 p1);
+  void draw_node_tags(const Frame& f, const LaidNode& ln, const TreeNode& n, ImVec2 p0,
+                      ImVec2 p1) const;
+  void draw_legend(const Frame& f);
+  void handle_clicks(const TreeViewInput& in, bool released, bool canvas_hovered, const Hover& h,
+                     TreeViewActions& act);
+  // A laid-out box on screen (at its animated place, if any).
+  void box_of(const LaidNode& ln, float z, ImVec2* p0, ImVec2* p1) const;
+
   void update_positions(const TreeViewInput& in, float dt);
   void update_camera(const TreeViewInput& in, ImVec2 size, float dt);
   void handle_input(const TreeViewInput& in, ImVec2 size, TreeViewActions& act);
