@@ -4,13 +4,18 @@
 // integrity_check ok, every reported write present, at most the write in
 // flight lost, and the conversation's current leaf consistent with its rows
 // (a write's several statements commit together or not at all).
+//
+// Six kills in the suite; RADIXCHAT_STORE_CRASH_ROUNDS=N runs N (the
+// README's reliability figure uses 100).
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <set>
@@ -64,7 +69,8 @@ TEST(StoreCrash, KillDuringWritesLosesAtMostTheWriteInFlight) {
   std::mt19937 rng(std::random_device{}());
   std::set<Id> appended, updated;
   int unreported_appends = 0;
-  const int kRounds = 6;
+  const char* rounds_env = std::getenv("RADIXCHAT_STORE_CRASH_ROUNDS");
+  const int kRounds = rounds_env && *rounds_env ? std::max(1, std::atoi(rounds_env)) : 6;
   for (int round = 0; round < kRounds; ++round) {
     int fds[2];
     ASSERT_EQ(pipe(fds), 0);
@@ -143,6 +149,9 @@ TEST(StoreCrash, KillDuringWritesLosesAtMostTheWriteInFlight) {
   RecordProperty("unreported_appends", unreported_appends);
   std::printf("%d of %d kills landed after an unreported append commit\n", unreported_appends,
               kRounds);
+  if (!::testing::Test::HasFailure())
+    std::printf("%d SIGKILLs mid-write: %d databases checked, 0 corrupt, %zu messages kept\n",
+                kRounds, kRounds, appended.size());
 }
 
 }  // namespace
