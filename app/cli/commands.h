@@ -26,6 +26,7 @@ Command add_info_command(CLI::App& root);
 Command add_generate_command(CLI::App& root);
 Command add_chat_command(CLI::App& root);
 Command add_logits_command(CLI::App& root);
+Command add_model_bench_command(CLI::App& root);
 Command add_bench_command(CLI::App& root);
 Command add_cache_bench_command(CLI::App& root);
 Command add_cache_demo_command(CLI::App& root);

@@ -30,6 +30,7 @@ int main(int argc, char** argv) {
       add_generate_command(root),
       add_chat_command(root),
       add_logits_command(root),
+      add_model_bench_command(root),
       add_bench_command(root),
       add_serve_command(root),
       add_tokenize_command(root),

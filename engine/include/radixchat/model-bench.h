@@ -1,0 +1,51 @@
+// Prefill and decode speed of the CPU runtime on one GGUF model, like
+// llama-bench's pp/tg, with the decode roofline measured in the same run
+// (radixchat-cli model-bench; design.md section 7).
+//
+// Prefill runs one sequence of `prompt_tokens` random tokens in chunks of
+// up to 512; decode then generates `decode_tokens` greedy tokens one at a
+// time after it. Bytes per decoded token = every matmul weight (the output
+// projection included, the embedding table only when tied to it) + the K/V
+// that attention reads at the mean decode position. The bandwidth is that
+// of kernels/cpu/read-bandwidth.h: the model's own weights read by a thread
+// pool of the same size, so decode cannot honestly beat it by more than
+// noise; decode_fraction > 1 means the probe under-read and is reported,
+// not hidden.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "radixchat/status.h"
+
+namespace rc {
+
+struct ModelBenchConfig {
+  std::string model_path;  // empty: the bundled model
+  int n_threads = 1;       // >= 1
+  int prompt_tokens = 512;
+  int decode_tokens = 64;
+  std::string kv_type = "f16";  // f16 | bf16 | f32, as EngineConfig::kv_type
+};
+
+struct ModelBenchResult {
+  std::string model;  // file name
+  std::string type;   // storage type of the first layer's attn_q ("Q4_K")
+  int threads = 0;
+  int prompt_tokens = 0;
+  int decode_tokens = 0;
+  double prefill_tok_s = 0;
+  double decode_tok_s = 0;
+  int64_t weight_bytes = 0;    // every bound tensor
+  double bytes_per_token = 0;  // read by one decode step (see above)
+  double bandwidth_gbs = 0;    // the probe, GB/s
+  double roofline_tok_s = 0;   // bandwidth / bytes_per_token
+  double decode_fraction = 0;  // decode_tok_s / roofline_tok_s
+  double decode_gbs = 0;       // bytes_per_token * decode_tok_s / 1e9
+};
+
+// Runs on the CPU backend with n_threads threads. Errors: a model that does
+// not load, sizes < 1, an unknown kv_type.
+Result<ModelBenchResult> bench_model(const ModelBenchConfig& config);
+
+}  // namespace rc
