@@ -149,9 +149,13 @@ void CachePanelState::draw_memory_bar() {
   dl->AddRect(b0, ImVec2(b0.x + w, b0.y + h), Palette::border, 4.0f);
   const int64_t bpp = cache_stats.bytes_per_page;
   char buf[160];
+  // Tokens and bytes per token: an F16/BF16 pool holds twice the tokens of
+  // an F32 one in the same bytes, and the bar says which.
+  const int64_t page_tokens = std::max(model.page_size(), 1);
   if (bpp > 0)
-    std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s free pages",
-                  bytes(used * bpp).c_str(), bytes(total * bpp).c_str(), count(free_pages).c_str());
+    std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s tokens at %s/token",
+                  bytes(used * bpp).c_str(), bytes(total * bpp).c_str(),
+                  count(total * page_tokens).c_str(), bytes(bpp / page_tokens).c_str());
   else
     std::snprintf(buf, sizeof buf, "%s of %s pages used", count(used).c_str(),
                   count(total).c_str());
