@@ -55,6 +55,9 @@ case "$mode" in
     ;;
   test)
     cd "$build"
+    # Everything the display and model tests need is installed above: in
+    # this suite a skipped test would be a check that never ran, so it fails.
+    export RADIXCHAT_TESTS_MUST_RUN=1
     exec ctest --output-on-failure -j "$(nproc)" --timeout 900
     ;;
   *)

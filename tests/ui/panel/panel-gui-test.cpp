@@ -25,6 +25,7 @@
 #include "panel/cache-panel.h"
 #include "panel/imgui-input.h"
 #include "radixchat/engine.h"
+#include "skip-or-fail.h"
 
 namespace rc::ui {
 namespace {
@@ -73,9 +74,9 @@ size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& 
 }
 
 TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
-  if (!std::filesystem::exists(model_path())) GTEST_SKIP() << "no model at " << model_path();
+  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
   if (QGuiApplication::platformName() == "offscreen")
-    GTEST_SKIP() << "needs a display (run under xvfb-run)";
+    RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   EngineConfig cfg;
   cfg.model_path = model_path();
   cfg.n_threads = 2;
@@ -155,9 +156,9 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
 // (one prefix, three children), then eviction in a small pool (evictions
 // logged, ghosts drawn), with captions on the way.
 TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
-  if (!std::filesystem::exists(model_path())) GTEST_SKIP() << "no model at " << model_path();
+  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
   if (QGuiApplication::platformName() == "offscreen")
-    GTEST_SKIP() << "needs a display (run under xvfb-run)";
+    RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   EngineConfig cfg;
   cfg.model_path = model_path();
   cfg.n_threads = 2;
