@@ -26,6 +26,31 @@ struct Library {
   QString error;
 };
 
+// The presets and which one is the default, into l. On failure l.error
+// says why and false is returned (the caller decides what else to load).
+bool readPresets(Store& s, Library& l) {
+  Result<std::vector<rc::store::Preset>> presets = s.list_presets();
+  if (!presets.ok()) {
+    l.error = failure(QObject::tr("Cannot read the presets"), presets.status());
+    return false;
+  }
+  for (const auto& p : presets.value()) l.presets.push_back(toUiPreset(p));
+  Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
+  if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
+  return true;
+}
+
+// A conversation to open instead of a blank chat, set for the next start
+// only: read it and clear it (a failure to clear is reported, or it would
+// open again every time).
+void takeOpenAtStart(Store& s, Library& l) {
+  Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
+  if (!open.ok() || !open.value()) return;
+  l.openAtStart = qstr(*open.value()).toLongLong();
+  if (Status erased = s.erase_setting(kOpenAtStartKey); !erased.ok() && l.error.isEmpty())
+    l.error = failure(QObject::tr("Cannot clear the conversation to open at start"), erased);
+}
+
 }  // namespace
 
 void ChatController::start() {
@@ -38,17 +63,8 @@ void ChatController::start() {
           return l;
         }
         for (const auto& c : list.value()) l.conversations.push_back(toUiConversation(c));
-        Result<std::vector<rc::store::Preset>> presets = s.list_presets();
-        if (presets.ok()) {
-          for (const auto& p : presets.value()) l.presets.push_back(toUiPreset(p));
-        }
-        Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
-        if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
-        Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
-        if (open.ok() && open.value()) {
-          l.openAtStart = qstr(*open.value()).toLongLong();
-          (void)s.erase_setting(kOpenAtStartKey);  // once
-        }
+        readPresets(s, l);  // the conversations are still shown when this fails
+        takeOpenAtStart(s, l);
         return l;
       },
       [this](Library l) {
@@ -143,19 +159,7 @@ void ChatController::refreshPresets() {
   storeCall<Library>(
       [](Store& s) {
         Library l;
-        Result<std::vector<rc::store::Preset>> presets = s.list_presets();
-        if (!presets.ok()) {
-          l.error = failure(QObject::tr("Cannot read the presets"), presets.status());
-          return l;
-        }
-        for (const auto& p : presets.value()) l.presets.push_back(toUiPreset(p));
-        Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
-        if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
-        Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
-        if (open.ok() && open.value()) {
-          l.openAtStart = qstr(*open.value()).toLongLong();
-          (void)s.erase_setting(kOpenAtStartKey);  // once
-        }
+        readPresets(s, l);
         return l;
       },
       [this](Library l) {
