@@ -34,11 +34,7 @@ int run_chat(const ChatOptions& o) {
   std::fprintf(stderr, "Chat template: %s.\n", info.chat_template_detail.c_str());
   const ContextPolicy policy =
       parse_context_policy(o.overflow).value_or(ContextPolicy::rolling_window);
-  auto count = [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
-    Result<std::vector<int32_t>> t = engine->render_chat(m);
-    if (!t.ok()) return t.status();
-    return static_cast<int>(t->size());
-  };
+  const TokenCounter count = chat_token_counter(*engine);
   std::fprintf(stderr, "Type a message; /reset starts over, /quit or Ctrl-D leaves.\n");
 
   std::vector<ChatMessage> messages;

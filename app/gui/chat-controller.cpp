@@ -94,8 +94,12 @@ void ChatController::applyLoaded(const Loaded& loaded) {
   presetId_ = loaded.presetId;
   sampling_ = loaded.sampling;
   std::vector<rc::ui::ChatMessageRow> rows = loaded.rows;
+  // DeepSeek-R1 replies start inside their <think> block (the prompt opened it).
+  const bool opensInReasoning =
+      engine_->hasModel() && engine_->model().chatTemplate == QLatin1String("deepseek-r1");
   // The reply streaming now is saved only when it ends: show its text so far.
   for (rc::ui::ChatMessageRow& r : rows) {
+    r.opensInReasoning = opensInReasoning && r.role == rc::ui::ChatRole::Assistant;
     if (gen_.tag != 0 && r.id == gen_.messageId) {
       r.text = gen_.text;
       r.streaming = true;
@@ -250,6 +254,9 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
             toEngineSampling(t.loaded.sampling, QRandomGenerator::global()->generate64());
         job.maxTokens = t.loaded.sampling.maxTokens;
         job.contextLength = t.loaded.sampling.contextLength;
+        job.contextPolicy =
+            rc::parse_context_policy(t.loaded.sampling.contextOverflow.toStdString())
+                .value_or(rc::ContextPolicy::rolling_window);
         const quint64 tag = engine_->generate(job);
         gen_ = {};
         gen_.model = engine_->model().name;
@@ -284,6 +291,8 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
   gen_ = {};
   ReplyMetrics metrics = outcome.metrics;
   if (metrics.finishReason.isEmpty()) metrics.finishReason = outcome.reason;
+  metrics.droppedMessages = outcome.droppedMessages;
+  metrics.prefixChanged = outcome.prefixChanged;
   lastMetrics_ = metrics;
   chat_.finishMessage(g.messageId, metrics, outcome.error);
   const rc::store::MessageMetrics stored = toStoreMetrics(metrics);
@@ -299,9 +308,10 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
                           emit replyStored(id);
                           refreshList();
                         });
-  if (outcome.droppedMessages > 0) {
-    emit info(
-        tr("%n earlier message(s) left out to fit the context.", "", outcome.droppedMessages));
+  if (outcome.prefixChanged) {
+    emit info(tr("The earliest %n message(s) no longer fit the context; the cached prefix changed.",
+                 "", outcome.droppedMessages));
+    emit contextCut(outcome.droppedMessages);
   }
   emit generatingChanged(false);
   emit replyFinished(id, metrics, outcome.error);

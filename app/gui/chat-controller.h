@@ -121,6 +121,9 @@ class ChatController : public QObject {
   void prefixMatches(const std::vector<rc::ui::PrefixMatch>& matches);
   void errorOccurred(const QString& message);
   void info(const QString& message);  // transient status-bar text
+  // A reply's prompt dropped more old messages than the previous turn's
+  // (rc::ContextFit::prefix_changed): the cache panel marks the cut.
+  void contextCut(int droppedMessages);
 
  private:
   struct Generation {

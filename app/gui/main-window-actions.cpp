@@ -46,6 +46,8 @@ void MainWindow::connectController() {
           [this](const QString& message) { statusBar()->showMessage(message, 10000); });
   connect(c, &ChatController::info, this,
           [this](const QString& message) { statusBar()->showMessage(message, 6000); });
+  connect(c, &ChatController::contextCut, this,
+          [this](int dropped) { panel_->markContextCut(dropped); });
   connect(c, &ChatController::exported, this, [this](const QString& path) {
     statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
   });
@@ -129,15 +131,25 @@ void MainWindow::connectEngine() {
     picker_->setLoadedModel(m.bundled ? QString() : m.path, m.name);
     // Which device runs it and why (e.g. no CUDA device, or this build has
     // no CUDA backend): shown, not hidden in a log.
-    backendLabel_->setText(tr("Backend: %1 — %2").arg(m.device, m.backendReason));
+    // The chat template too: a fallback (unrecognised template) is flagged.
+    const QString tmpl = m.chatTemplateNotice.isEmpty()
+                             ? tr("template %1").arg(m.chatTemplate)
+                             : tr("⚠ template %1 (fallback)").arg(m.chatTemplate);
+    backendLabel_->setText(tr("Backend: %1 — %2").arg(m.device, m.backendReason) +
+                           QStringLiteral("  ·  ") + tmpl);
     backendLabel_->setToolTip(
-        tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens")
+        tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens\nChat template: %7")
             .arg(m.backend, m.device, m.backendReason)
             .arg(m.contextLength)
             .arg(m.cachePolicy)
-            .arg(m.poolTokens));
-    statusBar()->showMessage(tr("Loaded %1 on %2 — %3").arg(m.name, m.device, m.backendReason),
-                             10000);
+            .arg(m.poolTokens)
+            .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice));
+    if (!m.chatTemplateNotice.isEmpty()) {
+      statusBar()->showMessage(tr("Loaded %1: %2").arg(m.name, m.chatTemplateNotice), 30000);
+    } else {
+      statusBar()->showMessage(tr("Loaded %1 on %2 — %3").arg(m.name, m.device, m.backendReason),
+                               10000);
+    }
     settings_->setValue(QStringLiteral("models/path"), m.bundled ? QString() : m.path);
     settings_->setValue(QStringLiteral("models/cache"), engine_->modelRequest().cachePolicy);
     settings_->setValue(QStringLiteral("models/pool"), engine_->modelRequest().poolTokens);

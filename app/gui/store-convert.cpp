@@ -50,6 +50,7 @@ rc::ui::ChatSampling toUiSampling(const rc::store::SamplingSettings& s) {
   r.repetitionPenalty = s.repetition_penalty;
   r.maxTokens = s.max_tokens;
   r.contextLength = s.context_length;
+  r.contextOverflow = QString::fromStdString(s.context_overflow);
   return r;
 }
 
@@ -62,6 +63,7 @@ rc::store::SamplingSettings toStoreSampling(const rc::ui::ChatSampling& s) {
   r.repetition_penalty = s.repetitionPenalty;
   r.max_tokens = s.maxTokens;
   r.context_length = s.contextLength;
+  r.context_overflow = s.contextOverflow.toStdString();
   return r;
 }
 

@@ -148,15 +148,10 @@ Status fit_chat(ServerContext& ctx, GenerateRequest& g, httplib::Response& res) 
   if (g.messages.empty()) return Status();
   const int context = ctx.engine.model_info().context_length;
   const int reserve = std::max(1, std::min(g.max_tokens, context / 4));
-  Engine& engine = ctx.engine;
   Result<ContextFit> fit = fit_context(
       g.messages, context - reserve,
       parse_context_policy(ctx.options.context_overflow).value_or(ContextPolicy::rolling_window),
-      [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
-        Result<std::vector<int32_t>> t = engine.render_chat(m);
-        if (!t.ok()) return t.status();
-        return static_cast<int>(t->size());
-      });
+      chat_token_counter(ctx.engine));
   if (!fit.ok()) return fit.status();
   if (fit->dropped > 0) {
     res.set_header("X-RadixChat-Dropped-Messages", std::to_string(fit->dropped));

@@ -24,6 +24,14 @@ std::optional<ContextPolicy> parse_context_policy(std::string_view name) {
   return std::nullopt;
 }
 
+TokenCounter chat_token_counter(const Engine& engine) {
+  return [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
+    Result<std::vector<int32_t>> t = engine.render_chat(m);
+    if (!t.ok()) return t.status();
+    return static_cast<int>(t->size());
+  };
+}
+
 namespace {
 
 // The messages always kept: the system prompt, and for truncate-middle the

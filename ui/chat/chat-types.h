@@ -20,6 +20,11 @@ struct ReplyMetrics {
   double ttftMs = 0;
   double tokensPerSecond = 0;  // decode speed after the first token
   QString finishReason;        // stop | length | cancelled | error | "" unknown
+  // Context overflow (rc::fit_context): earliest messages left out of this
+  // reply's prompt, and whether the cut moved at this turn (the cached
+  // history stopped matching). Shown under the reply; not stored.
+  int droppedMessages = 0;
+  bool prefixChanged = false;
   int computedTokens() const { return promptTokens - cachedTokens; }
 };
 
@@ -38,6 +43,9 @@ struct ChatMessageRow {
   int branchIndex = 0;
   int branchCount = 1;
   bool streaming = false;  // tokens are still arriving
+  // The model's replies start inside a <think> block (DeepSeek-R1): text
+  // before "</think>" is reasoning even without an opening tag.
+  bool opensInReasoning = false;
   std::optional<ReplyMetrics> metrics;
   QString error;  // why the reply failed (only while the app runs)
 };
@@ -57,6 +65,8 @@ struct ChatSampling {
   double repetitionPenalty = 1.0;
   int maxTokens = 1024;
   int contextLength = 0;  // 0: the model's own context
+  // A chat longer than the context: "stop" | "truncate-middle" | "rolling-window".
+  QString contextOverflow = QStringLiteral("rolling-window");
   bool operator==(const ChatSampling&) const = default;
 };
 

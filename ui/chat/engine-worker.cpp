@@ -22,6 +22,10 @@ ModelDescription describe(const rc::ModelInfo& info, bool bundled) {
   d.poolTokens = info.kv_pool_tokens;
   d.kvType = qs(info.kv_type);
   d.contextLength = info.context_length;
+  d.chatTemplate = qs(info.chat_template);
+  d.chatTemplateDetail = qs(info.chat_template_detail);
+  d.chatTemplateNotice = qs(info.chat_template_notice);
+  d.reasoning = info.reasoning;
   d.bundled = bundled;
   return d;
 }
@@ -46,21 +50,6 @@ size_t commonPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b
 }
 
 }  // namespace
-
-int fitToContext(const rc::Engine& engine, std::vector<rc::ChatMessage>& messages, int budget) {
-  int dropped = 0;
-  for (;;) {
-    Result<std::vector<int32_t>> tokens = engine.render_chat(messages);
-    if (tokens.ok() && static_cast<int>(tokens->size()) <= budget) return dropped;
-    // The first droppable message: the oldest that is not the system prompt
-    // and not the last message (the one being answered).
-    auto first = std::find_if(messages.begin(), messages.end(),
-                              [](const rc::ChatMessage& m) { return m.role != "system"; });
-    if (first == messages.end() || first + 1 >= messages.end()) return -1;
-    messages.erase(first);
-    ++dropped;
-  }
-}
 
 EngineWorker::EngineWorker() = default;
 
@@ -150,15 +139,19 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
       job.contextLength > 0 ? std::min(job.contextLength, modelContext) : modelContext;
   // Leave room for a reply: a quarter of the context or max tokens if less.
   const int reserve = std::max(1, std::min(job.maxTokens, context / 4));
-  std::vector<rc::ChatMessage> messages = job.messages;
-  const int dropped = fitToContext(*engine_, messages, context - reserve);
-  if (dropped < 0) {
+  Result<rc::ContextFit> fit = rc::fit_context(job.messages, context - reserve, job.contextPolicy,
+                                               rc::chat_token_counter(*engine_));
+  if (!fit.ok()) {
     return finishNow(QStringLiteral("error"),
-                     tr("The message is too long for a context of %1 tokens.").arg(context));
+                     tr("The conversation does not fit a context of %1 tokens: %2.")
+                         .arg(context)
+                         .arg(qs(fit.status().message())));
   }
+  const int dropped = fit->dropped;
+  const bool prefixChanged = fit->prefix_changed;
 
   rc::GenerateRequest request;
-  request.messages = std::move(messages);
+  request.messages = std::move(fit->messages);
   request.sampling = job.sampling;
   request.max_tokens = job.maxTokens;
   if (job.contextLength > 0) {
@@ -170,8 +163,8 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
 
   rc::Engine* engine = engine_.get();
   std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
-  Result<rc::RequestId> id =
-      engine->submit(std::move(request), [this, tag, dropped](const rc::StreamEvent& ev) {
+  Result<rc::RequestId> id = engine->submit(
+      std::move(request), [this, tag, dropped, prefixChanged](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -186,6 +179,7 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
           out.reason = out.metrics.finishReason;
           if (ev.reason == rc::FinishReason::error) out.error = qs(ev.error.message());
           out.droppedMessages = dropped;
+          out.prefixChanged = prefixChanged;
           emit generationFinished(tag, out);
         }
         return !stopped;

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "chat/chat-types.h"
+#include "radixchat/context-fit.h"
 #include "radixchat/engine.h"
 
 namespace rc::ui {
@@ -53,7 +54,11 @@ struct ModelDescription {
   qint64 poolTokens = 0;
   QString kvType;  // "F16", "BF16" or "F32"
   int contextLength = 0;
-  bool bundled = false;  // loaded from the default path
+  QString chatTemplate;        // name (qwen3, chatml, ...)
+  QString chatTemplateDetail;  // how it was chosen
+  QString chatTemplateNotice;  // set when the model's own template was not recognised
+  bool reasoning = false;      // replies open with a <think> block
+  bool bundled = false;        // loaded from the default path
 };
 
 struct GenerationJob {
@@ -61,13 +66,15 @@ struct GenerationJob {
   rc::SamplingParams sampling;
   int maxTokens = 1024;
   int contextLength = 0;  // 0: the model's; else min(this, the model's)
+  rc::ContextPolicy contextPolicy = rc::ContextPolicy::rolling_window;  // when it does not fit
 };
 
 struct GenerationOutcome {
   QString reason;  // stop | length | cancelled | error
   QString error;   // one line, when reason == error
   ReplyMetrics metrics;
-  int droppedMessages = 0;  // oldest messages left out to fit the context
+  int droppedMessages = 0;     // oldest messages left out to fit the context
+  bool prefixChanged = false;  // the cut moved this turn: the cached history stopped matching
 };
 
 // A conversation branch offered to matchPrefix().
@@ -103,9 +110,10 @@ class EngineWorker : public QObject {
  public slots:
   // Worker thread. Creates an engine; on success the old one is retired.
   void load(const rc::ui::ModelRequest& request);
-  // Worker thread. Fits the conversation into the context (oldest turns are
-  // dropped first, the system prompt and last message kept) and submits.
-  // Never blocks on generation.
+  // Worker thread. Fits the conversation into the context with
+  // rc::fit_context under job.contextPolicy (whole old turns dropped in
+  // steps, so the kept history hits the cache) and submits. Never blocks on
+  // generation.
   void generate(quint64 tag, const rc::ui::GenerationJob& job);
   // Worker thread. Engine::warmup of each non-empty system prompt (pinned).
   void warmup(const QStringList& systemPrompts);
@@ -149,12 +157,6 @@ class EngineWorker : public QObject {
   std::map<quint64, Active> active_;  // tag -> request
   quint64 lastTagSeen_ = 0;           // guarded by mu_; tags only grow
 };
-
-// Drops the oldest non-system messages until `messages` renders to at most
-// `budget` tokens (always keeping the last message). Returns how many were
-// dropped, or -1 when even the last message alone does not fit. Exposed for
-// tests.
-int fitToContext(const rc::Engine& engine, std::vector<rc::ChatMessage>& messages, int budget);
 
 }  // namespace rc::ui
 

@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "chat/markdown-view.h"
+#include "chat/reasoning-text.h"
 
 namespace rc::ui {
 
@@ -38,6 +39,17 @@ QString footerText(const ChatMessageRow& r) {
     if (r.metrics->finishReason == QLatin1String("length"))
       text += QObject::tr("  ·  length limit");
     if (r.metrics->finishReason == QLatin1String("error")) text = QObject::tr("the reply failed");
+    if (r.metrics->droppedMessages > 0 && r.metrics->prefixChanged) {
+      text += QLatin1Char('\n') + QObject::tr(
+                                      "The earliest %n message(s) no longer fit the "
+                                      "context; the cached prefix changed.",
+                                      "", r.metrics->droppedMessages);
+    } else if (r.metrics->droppedMessages > 0) {
+      text += QLatin1Char('\n') + QObject::tr(
+                                      "The earliest %n message(s) are outside the "
+                                      "context (the cached history still matches).",
+                                      "", r.metrics->droppedMessages);
+    }
   }
   if (!r.error.isEmpty()) text = QObject::tr("⚠ %1").arg(r.error);
   return text;
@@ -94,6 +106,17 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent)
   // room, so the bubble follows the body's own height as it streams).
   body_ = new MarkdownView(bubble_);
   v->addWidget(body_);
+  thinkToggle_ = actionButton(tr("Reasoning"), tr("Show or hide how the model reasoned"), bubble_);
+  thinkToggle_->setObjectName(QStringLiteral("reasoningToggle"));
+  thinkToggle_->setCheckable(true);
+  thinkToggle_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  thinkToggle_->setArrowType(Qt::RightArrow);
+  thinkToggle_->hide();
+  v->addWidget(thinkToggle_);
+  thinkBody_ = new MarkdownView(bubble_);
+  thinkBody_->setObjectName(QStringLiteral("reasoningBody"));
+  thinkBody_->hide();
+  v->addWidget(thinkBody_);
   editor_ = new QWidget(bubble_);
   editor_->hide();
   auto* ev = new QVBoxLayout(editor_);
@@ -118,6 +141,10 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent)
 
   renderTimer_.setSingleShot(true);
   connect(&renderTimer_, &QTimer::timeout, this, &MessageWidget::renderNow);
+  connect(thinkToggle_, &QToolButton::toggled, this, [this](bool on) {
+    thinkToggle_->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    renderNow();
+  });
   connect(copyButton_, &QToolButton::clicked, this,
           [this] { QGuiApplication::clipboard()->setText(row_.text); });
   connect(editButton_, &QToolButton::clicked, this, &MessageWidget::startEdit);
@@ -169,13 +196,23 @@ bool MessageWidget::isEditing() const { return !editor_->isHidden(); }
 void MessageWidget::showEditor(bool on) {
   editor_->setVisible(on);
   body_->setVisible(!on);
-  layoutBubble();
+  renderNow();
 }
 
 void MessageWidget::renderNow() {
   // A reply that has not produced text yet shows a placeholder, not nothing.
-  const QString text = row_.text.isEmpty() && row_.streaming ? QStringLiteral("…") : row_.text;
+  const ReasoningText split = row_.role == ChatRole::Assistant
+                                  ? splitReasoning(row_.text, row_.opensInReasoning)
+                                  : ReasoningText{{}, row_.text, false, false};
+  QString text = split.answer;
+  if (text.isEmpty() && row_.streaming) text = QStringLiteral("…");
   body_->setMarkdownText(text);
+  body_->setVisible(!isEditing() && (!text.isEmpty() || !split.hasReasoning));
+  thinkToggle_->setVisible(split.hasReasoning && !isEditing());
+  thinkToggle_->setText(split.thinking ? tr("Reasoning…") : tr("Reasoning"));
+  const bool expanded = split.hasReasoning && thinkToggle_->isChecked() && !isEditing();
+  if (expanded) thinkBody_->setMarkdownText(split.reasoning);
+  thinkBody_->setVisible(expanded);
   layoutBubble();
 }
 
@@ -222,6 +259,7 @@ void MessageWidget::layoutBubble() {
   const int bubbleMax = user && !isEditing() ? available_ * 4 / 5 : available_;
   const int inner = std::max(120, bubbleMax - 2 * kBubblePadding);
   body_->setLayoutWidth(inner, user);
+  if (thinkBody_->isVisible()) thinkBody_->setLayoutWidth(inner, false);
   if (isEditing()) {
     editText_->setFixedWidth(inner);
     editText_->setFixedHeight(std::clamp(body_->height() + 40, 90, 320));

@@ -2,7 +2,9 @@
 // picker ("< 2/3 >") when the message has siblings, the Markdown body, the
 // reply's figures, and its actions (copy; edit for user messages, which
 // branches; regenerate for replies; show its prompt in the cache panel).
-// Editing happens in place. GUI thread. It only emits requests; the chat
+// A reasoning model's <think> block is shown collapsed under the reply
+// (a "Reasoning" toggle expands it), never as raw tags. Editing happens in
+// place. GUI thread. It only emits requests; the chat
 // controller decides what they do.
 #pragma once
 
@@ -58,6 +60,8 @@ class MessageWidget : public QWidget {
   QLabel* branchLabel_ = nullptr;
   QToolButton* nextBranch_ = nullptr;
   MarkdownView* body_ = nullptr;
+  QToolButton* thinkToggle_ = nullptr;  // "Reasoning" (collapsed by default)
+  MarkdownView* thinkBody_ = nullptr;   // the <think> block's text, when expanded
   QWidget* editor_ = nullptr;
   QPlainTextEdit* editText_ = nullptr;
   QLabel* footer_ = nullptr;

@@ -1,5 +1,6 @@
 #include "chat/sampling-dialog.h"
 
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -7,6 +8,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace rc::ui {
 
@@ -55,6 +57,16 @@ SamplingDialog::SamplingDialog(const ChatSampling& sampling, int modelContext, Q
   form->addRow(tr("Repetition penalty"), repetition_);
   form->addRow(tr("Max reply tokens"), maxTokens_);
   form->addRow(tr("Context length"), context_);
+  overflow_ = new QComboBox(this);
+  overflow_->addItem(tr("Keep the system prompt and latest turns"),
+                     QStringLiteral("rolling-window"));
+  overflow_->addItem(tr("Keep the first exchange too (truncate middle)"),
+                     QStringLiteral("truncate-middle"));
+  overflow_->addItem(tr("Stop and say so"), QStringLiteral("stop"));
+  overflow_->setToolTip(
+      tr("When the conversation no longer fits the context. Old turns are dropped in steps, "
+         "so the kept history stays the same for several turns and keeps hitting the cache."));
+  form->addRow(tr("When the chat is too long"), overflow_);
   v->addLayout(form);
   auto* buttons = new QDialogButtonBox(
       QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
@@ -74,6 +86,7 @@ void SamplingDialog::fill(const ChatSampling& s) {
   repetition_->setValue(s.repetitionPenalty);
   maxTokens_->setValue(s.maxTokens);
   context_->setValue(s.contextLength);
+  overflow_->setCurrentIndex(std::max(0, overflow_->findData(s.contextOverflow)));
 }
 
 ChatSampling SamplingDialog::sampling() const {
@@ -85,6 +98,7 @@ ChatSampling SamplingDialog::sampling() const {
   s.repetitionPenalty = repetition_->value();
   s.maxTokens = maxTokens_->value();
   s.contextLength = context_->value();
+  s.contextOverflow = overflow_->currentData().toString();
   return s;
 }
 

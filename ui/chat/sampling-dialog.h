@@ -8,6 +8,7 @@
 #include "chat/chat-types.h"
 
 class QDoubleSpinBox;
+class QComboBox;
 class QSpinBox;
 
 namespace rc::ui {
@@ -29,6 +30,7 @@ class SamplingDialog : public QDialog {
   QDoubleSpinBox* repetition_ = nullptr;
   QSpinBox* maxTokens_ = nullptr;
   QSpinBox* context_ = nullptr;
+  QComboBox* overflow_ = nullptr;
 };
 
 }  // namespace rc::ui

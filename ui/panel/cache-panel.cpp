@@ -111,6 +111,14 @@ void CachePanel::locateTokens(const std::vector<int32_t>& tokens) {
   if (gl_) gl_->update();
 }
 
+void CachePanel::markContextCut(int droppedMessages) {
+  state_->log.note("context cut: the earliest " + std::to_string(droppedMessages) +
+                       " messages no longer fit; the cached prefix changed (the next prompt "
+                       "starts a new branch after the system prompt)",
+                   now());
+  if (gl_) gl_->update();
+}
+
 bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }
 CachePanelState* CachePanel::state() const { return state_.get(); }

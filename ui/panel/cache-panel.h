@@ -51,6 +51,11 @@ class CachePanel : public QWidget {
   // Empty clears the highlight.
   void locateTokens(const std::vector<int32_t>& tokens);
 
+  // Marks that a chat's prompt was cut to fit the context (the earliest
+  // `droppedMessages` messages left it and the cached prefix changed): a
+  // line in the Events log, so the miss that follows is explained.
+  void markContextCut(int droppedMessages);
+
   // True when the ImGui panel is live (a GL context could be created); false
   // when the placeholder message is shown instead.
   bool hasGl() const;

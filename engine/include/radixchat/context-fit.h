@@ -49,6 +49,9 @@ struct ContextFit {
 
 // Tokens a conversation renders to (e.g. Engine::render_chat(m)->size()).
 using TokenCounter = std::function<Result<int>(const std::vector<ChatMessage>&)>;
+// The counter for an engine's chat template: render_chat(m)->size(). The
+// engine must outlive it.
+TokenCounter chat_token_counter(const Engine& engine);
 
 // `messages`: an optional system message first, the last message the one
 // being answered. Fits them into `budget` tokens under `policy`. Errors:

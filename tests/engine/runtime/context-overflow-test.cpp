@@ -49,11 +49,7 @@ TEST(ContextOverflow, LongChatPastTheContextKeepsHittingTheCache) {
   ASSERT_EQ(context, 1024);
   const int max_tokens = 24;
   const int budget = context - max_tokens;
-  auto count = [&engine](const std::vector<ChatMessage>& m) -> Result<int> {
-    Result<std::vector<int32_t>> t = engine.render_chat(m);
-    if (!t.ok()) return t.status();
-    return static_cast<int>(t->size());
-  };
+  const TokenCounter count = chat_token_counter(engine);
   Result<int> system_tokens = count({{"system", "You are a helpful assistant."}});
   ASSERT_TRUE(system_tokens.ok());
 

@@ -346,10 +346,12 @@ TEST_F(ChatControllerTest, ASmallContextLeavesOutTheOldestTurns) {
   ASSERT_EQ(finished.count(), 3);
   for (const auto& args : finished)
     EXPECT_TRUE(args.at(2).toString().isEmpty()) << args.at(2).toString().toStdString();
-  EXPECT_GT(info.count(), 0);  // "n earlier messages left out"
+  EXPECT_GT(info.count(), 0);  // "the earliest n messages no longer fit ..."
   const auto m = controller_->lastMetrics();
   ASSERT_TRUE(m.has_value());
   EXPECT_LE(m->promptTokens + m->completionTokens, 64);
+  EXPECT_GT(m->droppedMessages, 0);  // shown under the reply
+  EXPECT_EQ(m->droppedMessages % 2, 0) << "whole turns are dropped";
 }
 
 TEST_F(ChatControllerTest, AFailingModelKeepsTheOldOneWorking) {

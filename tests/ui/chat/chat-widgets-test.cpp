@@ -22,6 +22,7 @@
 #include "chat/markdown-render.h"
 #include "chat/markdown-view.h"
 #include "chat/message-widget.h"
+#include "chat/reasoning-text.h"
 #include "chat/sampling-dialog.h"
 #include "chat/system-prompt-dialog.h"
 
@@ -312,8 +313,76 @@ TEST(SamplingDialog, RoundTripsTheSettings) {
   s.topK = 7;
   s.maxTokens = 99;
   s.contextLength = 512;
-  SamplingDialog dialog(s, 1024);
-  EXPECT_EQ(dialog.sampling(), s);
+  for (const char* policy : {"stop", "truncate-middle", "rolling-window"}) {
+    s.contextOverflow = QString::fromLatin1(policy);
+    SamplingDialog dialog(s, 1024);
+    EXPECT_EQ(dialog.sampling(), s);
+  }
+}
+
+TEST(ReasoningText, SplitsThinkBlocks) {
+  // Qwen3: the reply opens the block itself.
+  ReasoningText q = splitReasoning("<think>\nplan it\n</think>\n\nThe answer.", false);
+  EXPECT_TRUE(q.hasReasoning);
+  EXPECT_FALSE(q.thinking);
+  EXPECT_EQ(q.reasoning, "plan it");
+  EXPECT_EQ(q.answer, "The answer.");
+  // Still streaming the block.
+  ReasoningText s = splitReasoning("<think>\nhalf a tho", false);
+  EXPECT_TRUE(s.thinking);
+  EXPECT_EQ(s.reasoning, "half a tho");
+  EXPECT_TRUE(s.answer.isEmpty());
+  // DeepSeek-R1: the prompt opened it; only the close appears.
+  ReasoningText r = splitReasoning("plan\n</think>\n\nAnswer", true);
+  EXPECT_EQ(r.reasoning, "plan");
+  EXPECT_EQ(r.answer, "Answer");
+  EXPECT_TRUE(splitReasoning("still planning", true).thinking);
+  // Found without the hint too; a plain reply is left alone.
+  EXPECT_EQ(splitReasoning("plan</think>Answer", false).answer, "Answer");
+  ReasoningText plain = splitReasoning("Just text about <think> tags.", false);
+  EXPECT_FALSE(plain.hasReasoning);
+  EXPECT_EQ(plain.answer, "Just text about <think> tags.");
+}
+
+TEST(MessageWidget, ReasoningIsCollapsedUnderTheReply) {
+  ChatMessageRow r = row(7, ChatRole::Assistant, "<think>\nsecret plan\n</think>\n\nHello!");
+  MessageWidget w(r);
+  w.setAvailableWidth(700);
+  w.show();
+  auto* body = w.findChildren<MarkdownView*>().front();
+  EXPECT_EQ(body->toPlainText().trimmed(), "Hello!");
+  EXPECT_FALSE(body->toPlainText().contains("think"));
+  auto* toggle = w.findChild<QToolButton*>("reasoningToggle");
+  ASSERT_NE(toggle, nullptr);
+  EXPECT_TRUE(toggle->isVisible());
+  auto* reasoning = w.findChild<MarkdownView*>("reasoningBody");
+  ASSERT_NE(reasoning, nullptr);
+  EXPECT_FALSE(reasoning->isVisible());
+  toggle->click();
+  EXPECT_TRUE(reasoning->isVisible());
+  EXPECT_EQ(reasoning->toPlainText().trimmed(), "secret plan");
+  toggle->click();
+  EXPECT_FALSE(reasoning->isVisible());
+  // A plain reply has no toggle.
+  MessageWidget plain(row(8, ChatRole::Assistant, "Just an answer."));
+  plain.show();
+  EXPECT_FALSE(plain.findChild<QToolButton*>("reasoningToggle")->isVisible());
+}
+
+TEST(MessageWidget, ContextCutIsExplainedUnderTheReply) {
+  ChatMessageRow r = row(9, ChatRole::Assistant, "ok");
+  ReplyMetrics m;
+  m.promptTokens = 900;
+  m.cachedTokens = 20;
+  m.droppedMessages = 6;
+  m.prefixChanged = true;
+  r.metrics = m;
+  MessageWidget w(r);
+  auto* footer = w.findChild<QLabel*>("metricsLabel");
+  ASSERT_NE(footer, nullptr);
+  EXPECT_TRUE(footer->text().contains("earliest 6 message(s) no longer fit"))
+      << footer->text().toStdString();
+  EXPECT_TRUE(footer->text().contains("cached prefix changed"));
 }
 
 TEST(ChatView, AStreamedReplyShowsAllItsLines) {
