@@ -72,9 +72,7 @@ void GetModelDialog::buildUi() {
   table_->setUniformRowHeights(true);
   table_->setAlternatingRowColors(true);
   table_->header()->setStretchLastSection(true);
-  table_->header()->setSectionResizeMode(kModel, QHeaderView::ResizeToContents);
-  for (int c : {kQuant, kSize, kRam})
-    table_->header()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+
   v->addWidget(table_, 1);
 
   details_ = new QLabel(this);
@@ -147,7 +145,7 @@ void GetModelDialog::fillRows() {
     auto* item = new QTreeWidgetItem(table_);
     const bool have = QFileInfo::exists(destinationFor(m));
     const bool partial = QFileInfo::exists(ModelDownload::partPath(destinationFor(m)));
-    QString name = m.name + QStringLiteral("  ·  ") + m.params;
+    QString name = m.name;  // names carry the size ("Qwen3 4B"); params are in the details
     if (have)
       name += tr("  (downloaded)");
     else if (partial)
@@ -169,6 +167,11 @@ void GetModelDialog::fillRows() {
   }
   if (!table_->currentItem() && table_->topLevelItemCount() > 0)
     table_->setCurrentItem(table_->topLevelItem(0));
+  // Room between columns: ResizeToContents alone leaves none.
+  for (int c = kModel; c < kSource; ++c) {
+    table_->resizeColumnToContents(c);
+    table_->setColumnWidth(c, table_->columnWidth(c) + 28);
+  }
   updateDetails();
   updateButtons();
 }
@@ -200,11 +203,12 @@ void GetModelDialog::updateDetails() {
   }
   const QUrl url = hubFileUrl(m->repo, m->file, endpoint_);
   details_->setText(
-      tr("<b>%1</b> %2 · %3 · license: %4<br><span style='color:#777'>%5 — "
+      tr("<b>%1</b> (%7 parameters) %2 · %3 · license: %4<br><span style='color:#777'>%5 — "
          "catalog facts checked: %6</span>")
           .arg(m->name.toHtmlEscaped(), m->quant, m->file.toHtmlEscaped(),
                m->license.isEmpty() ? tr("see the repository") : m->license.toHtmlEscaped(),
-               url.toString().toHtmlEscaped(), m->verified.toHtmlEscaped()));
+               url.toString().toHtmlEscaped(), m->verified.toHtmlEscaped(),
+               m->params.isEmpty() ? QStringLiteral("?") : m->params.toHtmlEscaped()));
 }
 
 void GetModelDialog::updateButtons() {
