@@ -54,6 +54,7 @@ grep -qi 'cuda\|cublas\|nvidia' <<<"$(dpkg-deb --field "$main_deb" Depends)" &&
 contents=$(dpkg-deb --contents "$main_deb" | awk '{print $6}')
 must=(./usr/bin/radixchat-cli ./usr/share/man/man1/radixchat-cli.1.gz
       ./usr/share/radixchat/radixchat-demo.gguf ./usr/share/radixchat/tokenizer.model
+      ./usr/share/radixchat/model-catalog.json
       ./usr/share/doc/radixchat/copyright ./usr/share/doc/radixchat/changelog.Debian.gz)
 gui_files=(./usr/bin/radixchat ./usr/share/man/man1/radixchat.1.gz
            ./usr/share/applications/io.github.radixchat.RadixChat.desktop
