@@ -3,7 +3,10 @@
 // "\n__ggml_vocab_test__\n") and llama.cpp's token ids (.gguf.out, one line
 // per case). They are not redistributed here; point RADIXCHAT_VOCAB_DIR at a
 // folder holding them (e.g. a llama.cpp checkout's models/) to run this test.
-// Files whose tokenizer is not sentencepiece ("llama") are skipped.
+// Sentencepiece and byte-level BPE vocabularies run; files whose tokenizer
+// model or BPE pre-tokenizer is unsupported are skipped. Like llama.cpp's
+// test-tokenizer-0, texts are encoded without BOS and without special-token
+// parsing.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -35,10 +38,10 @@ std::vector<std::string> split(const std::string& s, const std::string& sep) {
   return out;
 }
 
-TEST(VocabSuite, LlamaCppSpmVocabularies) {
+TEST(VocabSuite, LlamaCppVocabularies) {
   const char* dir = std::getenv("RADIXCHAT_VOCAB_DIR");
   if (!dir || !*dir) GTEST_SKIP() << "set RADIXCHAT_VOCAB_DIR to run llama.cpp's vocab suites";
-  int files = 0, cases = 0;
+  int files = 0, bpe = 0, cases = 0;
   for (const auto& e : fs::directory_iterator(dir)) {
     const fs::path gguf = e.path();
     if (gguf.extension() != ".gguf") continue;
@@ -56,15 +59,17 @@ TEST(VocabSuite, LlamaCppSpmVocabularies) {
       std::vector<int32_t> want;
       std::istringstream ids(lines[i]);
       for (int32_t id; ids >> id;) want.push_back(id);
-      Result<std::vector<int32_t>> got = (*t)->encode(texts[i], /*add_bos=*/false);
+      Result<std::vector<int32_t>> got =
+          (*t)->encode(texts[i], /*add_bos=*/false, /*parse_special=*/false);
       ASSERT_TRUE(got.ok()) << got.status().to_string();
       EXPECT_EQ(*got, want) << gguf.filename() << " case " << i << ": '" << texts[i] << "'";
       ++cases;
     }
     ++files;
+    bpe += (*t)->kind() == Tokenizer::Kind::bpe;
   }
-  std::printf("%d sentencepiece vocabularies, %d cases\n", files, cases);
-  EXPECT_GT(files, 0) << "no sentencepiece vocabulary with .inp/.out in " << dir;
+  std::printf("%d vocabularies (%d byte-level BPE), %d cases\n", files, bpe, cases);
+  EXPECT_GT(files, 0) << "no supported vocabulary with .inp/.out in " << dir;
 }
 
 }  // namespace
