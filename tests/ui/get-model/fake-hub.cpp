@@ -39,6 +39,7 @@ FakeHub::FakeHub(const QList<HubFile>& files) {
     if (f.status) o.insert(QStringLiteral("status"), f.status);
     o.insert(QStringLiteral("throttle"), f.throttle);
     o.insert(QStringLiteral("disconnect_at"), double(f.disconnectAt));
+    o.insert(QStringLiteral("stall_at"), double(f.stallAt));
     o.insert(QStringLiteral("ignore_range"), f.ignoreRange);
     arr.append(o);
   }

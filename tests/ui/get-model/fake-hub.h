@@ -19,6 +19,7 @@ struct HubFile {
   int status = 0;  // non-zero: the resolve URL answers this
   bool throttle = false;
   qint64 disconnectAt = -1;
+  qint64 stallAt = -1;  // first CDN request: send this much, then nothing
   bool ignoreRange = false;
 };
 

@@ -15,6 +15,8 @@ Per file, from the JSON config given as argv[1]:
   throttle      send 64 KiB chunks 20 ms apart (so a test can pause mid-way)
   disconnect_at on the first CDN request only, close the connection once this
                 offset of the file has been sent
+  stall_at      on the first CDN request only, send up to this offset, then
+                nothing more (for 20 s), so a test can pause at a known offset
   ignore_range  answer a range request with 200 and the whole file
 Every request is appended to config["log"] as "METHOD PATH RANGE" (RANGE
 "-" when absent). Prints "PORT <n>" once listening on 127.0.0.1.
@@ -95,6 +97,14 @@ class Hub(BaseHTTPRequestHandler):
         self.send_header("ETag", '"cdn-etag-%d"' % i)
         self.end_headers()
         if head:
+            return
+        stall = f.get("stall_at", -1)
+        if stall >= 0 and i not in SERVED and stall > start:
+            SERVED.add(i)
+            self.wfile.write(data[start:stall])
+            self.wfile.flush()
+            time.sleep(20)  # the client pauses meanwhile and closes the connection
+            self.close_connection = True
             return
         cut = f.get("disconnect_at", -1)
         if cut >= 0 and i not in SERVED and cut > start:

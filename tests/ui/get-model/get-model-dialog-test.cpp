@@ -104,7 +104,7 @@ TEST(GetModelDialog, PauseAndResumeButtonsDriveTheDownload) {
   QTemporaryDir tmp;
   HubFile f;
   f.bytes = rc::test::randomBytes(3 << 20, 22);
-  f.throttle = true;
+  f.stallAt = 500'000;
   FakeHub hub({f});
   ASSERT_TRUE(hub.ok()) << hub.error().toStdString();
   GetModelDialog dlg(twoModels(), tmp.filePath(QStringLiteral("models")), hub.endpoint());
@@ -113,7 +113,7 @@ TEST(GetModelDialog, PauseAndResumeButtonsDriveTheDownload) {
   QSignalSpy ready(&dlg, &GetModelDialog::modelReady);
   dlg.startSelected();
   auto* pause = dlg.findChild<QPushButton*>(QStringLiteral("pauseButton"));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return dlg.download()->received() > 100'000; }, 30000));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return dlg.download()->received() == 500'000; }, 30000));
   ASSERT_TRUE(pause->isVisible());
   EXPECT_EQ(pause->text(), QStringLiteral("Pause"));
   pause->click();

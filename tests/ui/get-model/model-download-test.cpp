@@ -84,13 +84,13 @@ TEST_F(DownloadTest, FollowsTheRedirectAndInstallsAVerifiedFile) {
 TEST_F(DownloadTest, PauseKeepsThePartAndResumeAsksForTheRestFromItsLength) {
   HubFile f;
   f.bytes = rc::test::randomBytes(3 << 20, 2);
-  f.throttle = true;
+  f.stallAt = 1'000'000;  // the server sends this much, then waits
   FakeHub hub({f});
   ASSERT_TRUE(hub.ok()) << hub.error().toStdString();
   ModelDownload d;
   d.start(opts(hub, dest()));
   ASSERT_TRUE(QTest::qWaitFor(
-      [&] { return d.received() >= 256 * 1024 || d.state() == State::Failed; }, 30000));
+      [&] { return d.received() == 1'000'000 || d.state() == State::Failed; }, 30000));
   d.pause();
   ASSERT_EQ(d.state(), State::Paused);
   const qint64 kept = QFileInfo(ModelDownload::partPath(dest())).size();
@@ -300,13 +300,14 @@ TEST_F(DownloadTest, APinnedHashTheHubDisagreesWithStopsTheDownload) {
 TEST_F(DownloadTest, CancelDeletesThePart) {
   HubFile f;
   f.bytes = rc::test::randomBytes(3 << 20, 11);
-  f.throttle = true;
+  f.stallAt = 300'000;
   FakeHub hub({f});
   ASSERT_TRUE(hub.ok()) << hub.error().toStdString();
   ModelDownload d;
   d.start(opts(hub, dest()));
-  ASSERT_TRUE(
-      QTest::qWaitFor([&] { return d.received() > 0 || d.state() == State::Failed; }, 30000));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return d.received() == 300'000 || d.state() == State::Failed; },
+                              30000));
+  ASSERT_TRUE(QFileInfo::exists(ModelDownload::partPath(dest())));
   d.cancel();
   EXPECT_EQ(d.state(), State::Idle);
   EXPECT_FALSE(QFileInfo::exists(ModelDownload::partPath(dest())));
