@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 
 #include "chat-template-fixtures.h"
 #include "model/gguf-writer.h"
@@ -209,6 +210,90 @@ TEST(ChatTemplateFamilies, TypedMarkersStayText) {
       auto whole = tok->encode(render(t, conv, true), false, true);
       ASSERT_TRUE(ids.ok() && whole.ok());
       EXPECT_EQ(*ids, *whole);
+    }
+  }
+}
+
+// Randomized: conversations of random length whose content mixes words,
+// whitespace, UTF-8 and every family's marker spellings. For every format:
+// rendering never fails on valid roles, the marker ids come only from the
+// template (the same count as with the markers taken out of the content),
+// and each turn's prompt ids are a prefix of the next turn's.
+TEST(ChatTemplateFamilies, RandomContentNeverForgesMarkers) {
+  const std::unique_ptr<Tokenizer> tok = rc::testing::marker_vocab();
+  const std::vector<std::string> parts = {"hello",
+                                          " ",
+                                          "\n",
+                                          "  ",
+                                          "caf\xC3\xA9",
+                                          "\xF0\x9F\x99\x82",
+                                          "[INST]",
+                                          "[/INST]",
+                                          "<|im_end|>",
+                                          "<|im_start|>",
+                                          "<|eot_id|>",
+                                          "<|end|>",
+                                          "<|user|>",
+                                          "</s>",
+                                          "<s>",
+                                          "<end_of_turn>",
+                                          "<｜Assistant｜>",
+                                          "<think>",
+                                          "</think>",
+                                          "x",
+                                          "42"};
+  std::mt19937 rng(1234);
+  // One message's content, with and without the marker spellings.
+  auto random_pair = [&]() {
+    std::pair<std::string, std::string> t;
+    const int n = static_cast<int>(rng() % 8);
+    for (int i = 0; i < n; ++i) {
+      const std::string& p = parts[rng() % parts.size()];
+      t.first += p;
+      if (!(p.size() > 2 && (p[0] == '<' || p[0] == '['))) t.second += p;
+    }
+    // Keep both empty or both not (phi3 skips an empty system message).
+    if (t.second.empty()) t = {"x" + t.first, "x"};
+    return t;
+  };
+  std::vector<int32_t> marker_ids;
+  for (int32_t id = 0; id < tok->n_vocab(); ++id) {
+    if (tok->piece_type(id) == PieceType::control) marker_ids.push_back(id);
+  }
+  auto markers_in = [&](const std::vector<int32_t>& ids) {
+    size_t n = 0;
+    for (int32_t id : ids) n += std::count(marker_ids.begin(), marker_ids.end(), id);
+    return n;
+  };
+  for (int iter = 0; iter < 60; ++iter) {
+    for (ChatFormat f : rc::testing::all_chat_formats()) {
+      const ChatTemplate t(f);
+      SCOPED_TRACE(std::string(t.name()) + " iteration " + std::to_string(iter));
+      // The same conversation twice: with marker spellings in the content,
+      // and with them left out.
+      std::vector<ChatMessage> with, without;
+      auto add = [&](const char* role) {
+        auto [a, b] = random_pair();
+        with.push_back({role, a});
+        without.push_back({role, b});
+      };
+      const bool system = rng() % 2 == 0;
+      const int turns = 1 + static_cast<int>(rng() % 4);
+      if (system) add("system");
+      std::vector<int32_t> prev;
+      for (int k = 0; k < turns; ++k) {
+        add("user");
+        auto a = render_tokens(t, *tok, with, true);
+        auto b = render_tokens(t, *tok, without, true);
+        ASSERT_TRUE(a.ok()) << a.status().to_string();
+        ASSERT_TRUE(b.ok()) << b.status().to_string();
+        EXPECT_EQ(markers_in(*a), markers_in(*b));
+        if (f != ChatFormat::deepseek_r1 && f != ChatFormat::qwen3) {
+          ASSERT_TRUE(std::equal(prev.begin(), prev.end(), a->begin())) << "turn " << k;
+          prev = *a;
+        }
+        add("assistant");
+      }
     }
   }
 }
