@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
       add_serve_command(root),
       add_tokenize_command(root),
       add_gguf_info_command(root),
+      add_cache_watch_command(root),
   };
 
   try {

@@ -1,0 +1,159 @@
+// Subscriber (kv-subscriber.h) on cppzmq. Replay speaks vLLM's protocol: the
+// subscriber sends the first missing sequence as 8 big-endian bytes; the
+// publisher's ROUTER answers with (sequence, batch) pairs for every buffered
+// message from there on, then a sequence of -1 with an empty batch. A DEALER
+// is used rather than REQ so all those replies can be read; it sends the
+// empty delimiter frame a REQ would, so the publisher sees the same frames.
+#include "kv-subscriber.h"
+
+#include <zmq.hpp>
+#include <zmq_addon.hpp>
+
+namespace rc::kv_events {
+
+struct Source {
+  Endpoint endpoint;
+  zmq::socket_t sub;
+  zmq::socket_t replay;  // unconnected when endpoint.replay is ""
+  SequenceTracker seq;
+};
+
+struct Subscriber::Impl {
+  zmq::context_t ctx{1};
+  std::vector<std::unique_ptr<Source>> sources;
+  SubscriberStats stats;
+};
+
+Subscriber::Subscriber() : impl_(std::make_unique<Impl>()) {}
+Subscriber::~Subscriber() = default;
+
+Result<std::unique_ptr<Subscriber>> Subscriber::connect(const std::vector<Endpoint>& endpoints,
+                                                        const std::string& topic) {
+  std::unique_ptr<Subscriber> s(new Subscriber());
+  for (const Endpoint& e : endpoints) {
+    auto src = std::make_unique<Source>();
+    src->endpoint = e;
+    try {
+      src->sub = zmq::socket_t(s->impl_->ctx, zmq::socket_type::sub);
+      src->sub.set(zmq::sockopt::linger, 0);
+      src->sub.set(zmq::sockopt::subscribe, topic);
+      src->sub.connect(e.pub);
+      if (!e.replay.empty()) {
+        src->replay = zmq::socket_t(s->impl_->ctx, zmq::socket_type::dealer);
+        src->replay.set(zmq::sockopt::linger, 0);
+        src->replay.connect(e.replay);
+      }
+    } catch (const zmq::error_t& err) {
+      const std::string& bad = src->replay || e.replay.empty() ? e.pub : e.replay;
+      return Status(StatusCode::invalid_argument,
+                    "cannot connect to KV-events endpoint '" + bad + "': " + err.what());
+    }
+    s->impl_->sources.push_back(std::move(src));
+  }
+  return s;
+}
+
+namespace {
+
+std::string be64(uint64_t v) {
+  std::string out(8, '\0');
+  for (int i = 0; i < 8; ++i) out[7 - i] = static_cast<char>((v >> (8 * i)) & 0xff);
+  return out;
+}
+
+bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& st) {
+  auto batch = decode_batch(payload);
+  if (!batch.ok()) {
+    ++st.malformed_messages;
+    st.last_error = batch.status().message();
+    return false;
+  }
+  tree.apply(*batch);
+  ++st.messages;
+  return true;
+}
+
+// Asks src's replay socket for [gap.first_missing, gap.next) and applies what
+// comes back in that range. Returns how many messages were recovered.
+uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
+                    SubscriberStats& st) {
+  if (!src.replay) return 0;
+  const std::string start = be64(gap.first_missing);
+  std::vector<zmq::const_buffer> req = {zmq::const_buffer(nullptr, 0), zmq::buffer(start)};
+  if (!zmq::send_multipart(src.replay, req, zmq::send_flags::dontwait)) return 0;
+  uint64_t recovered = 0;
+  uint64_t expect = gap.first_missing;
+  while (true) {
+    zmq::pollitem_t item{static_cast<void*>(src.replay), 0, ZMQ_POLLIN, 0};
+    if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) <= 0) break;
+    std::vector<zmq::message_t> frames;
+    if (!zmq::recv_multipart(src.replay, std::back_inserter(frames), zmq::recv_flags::dontwait))
+      break;
+    // [empty delimiter] seq payload
+    size_t at = (frames.size() == 3 && frames[0].size() == 0) ? 1 : 0;
+    if (frames.size() - at != 2) {
+      ++st.malformed_messages;
+      st.last_error = "replay reply with " + std::to_string(frames.size()) + " frames";
+      continue;
+    }
+    const auto seq = decode_sequence(frames[at].to_string_view());
+    if (frames[at + 1].size() == 0) break;  // end of replay
+    if (!seq) {
+      ++st.malformed_messages;
+      st.last_error = "replay reply with a bad sequence frame";
+      continue;
+    }
+    // Buffered messages from before the gap or after it are not needed.
+    if (*seq != expect || *seq >= gap.next) continue;
+    if (apply_payload(frames[at + 1].to_string_view(), tree, st)) {
+      ++recovered;
+      ++st.replayed_messages;
+    }
+    ++expect;
+  }
+  return recovered;
+}
+
+}  // namespace
+
+void Subscriber::poll(int timeout_ms, int replay_timeout_ms) {
+  auto& im = *impl_;
+  std::vector<zmq::pollitem_t> items;
+  for (auto& s : im.sources) items.push_back({static_cast<void*>(s->sub), 0, ZMQ_POLLIN, 0});
+  if (items.empty()) return;
+  if (zmq::poll(items.data(), items.size(), std::chrono::milliseconds(timeout_ms)) <= 0) return;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!(items[i].revents & ZMQ_POLLIN)) continue;
+    Source& src = *im.sources[i];
+    // Drain what is ready now; the next poll() picks up the rest.
+    for (int n = 0; n < 1024; ++n) {
+      std::vector<zmq::message_t> frames;
+      if (!zmq::recv_multipart(src.sub, std::back_inserter(frames), zmq::recv_flags::dontwait))
+        break;
+      if (frames.size() != 3) {
+        ++im.stats.malformed_messages;
+        im.stats.last_error = "message with " + std::to_string(frames.size()) + " frames (want 3)";
+        continue;
+      }
+      const auto seq = decode_sequence(frames[1].to_string_view());
+      if (!seq) {
+        ++im.stats.malformed_messages;
+        im.stats.last_error =
+            "sequence frame of " + std::to_string(frames[1].size()) + " bytes (want 8)";
+        continue;
+      }
+      const uint64_t restarts = src.seq.restarts();
+      if (auto gap = src.seq.observe(*seq)) {
+        ++im.stats.seq_gaps;
+        const uint64_t got = replay_gap(src, *gap, replay_timeout_ms, tree_, im.stats);
+        im.stats.dropped_messages += gap->size() - got;
+      }
+      im.stats.publisher_restarts += src.seq.restarts() - restarts;
+      apply_payload(frames[2].to_string_view(), tree_, im.stats);
+    }
+  }
+}
+
+SubscriberStats Subscriber::stats() const { return impl_->stats; }
+
+}  // namespace rc::kv_events
