@@ -50,6 +50,8 @@ class Fuzz {
         return;
       }
     }
+    release_everything();
+    if (::testing::Test::HasFailure()) return;
     // The run must have exercised what it is meant to test.
     CacheStats st = cache_->stats();
     EXPECT_GT(st.evictions, 50u);
@@ -68,15 +70,41 @@ class Fuzz {
     }
     std::printf(
         "%s, page size %d, %lld steps: %llu evictions, %llu splits, %llu merges, "
-        "%d pinned evictions, %d no_pages, hit rate %.3f, 0 violations, %lld pages held "
-        "(all tracked)\n",
+        "%d pinned evictions, %d no_pages, hit rate %.3f, 0 violations, 0 leaked pages "
+        "(%lld free + %lld evictable = %lld after releasing everything)\n",
         cache_policy_name(policy_), cache_->config().page_size, (long long)steps,
         (unsigned long long)st.evictions, (unsigned long long)st.splits,
         (unsigned long long)st.merges, pinned_evictions_, no_pages_, st.hit_rate(),
-        (long long)held_);
+        (long long)st.free_pages, (long long)st.evictable_pages, (long long)st.total_pages);
   }
 
  private:
+  // End of a run: every lock, pin and held page the test still has goes
+  // back. Then nothing may be protected or held and every page must be free
+  // or evictable (cached and reclaimable): a page lost anywhere shows here.
+  void release_everything() {
+    for (const Active& a : active_) {
+      ASSERT_TRUE(cache_->unlock(a.node).ok());
+      o_.add_ref(o_.locks, a.key, a.len, -1);
+    }
+    active_.clear();
+    for (const Active& p : pinned_) {
+      if (cache_->unpin(p.node).ok()) o_.add_ref(o_.pins, p.key, p.len, -1);
+    }
+    pinned_.clear();
+    for (const auto& pages : held_lists_) {
+      ASSERT_TRUE(cache_->free_pages(pages).ok());
+      held_ -= int64_t(pages.size());
+    }
+    held_lists_.clear();
+    verify();
+    const CacheStats st = cache_->stats();
+    EXPECT_EQ(held_, 0);
+    EXPECT_EQ(st.held_pages, 0) << "leaked held pages";
+    EXPECT_EQ(st.protected_pages, 0) << "pages still protected with no lock left";
+    EXPECT_EQ(st.free_pages + st.evictable_pages, st.total_pages) << "pages lost";
+  }
+
   size_t pick(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(rng_); }
 
   std::vector<Token> random_key() {
