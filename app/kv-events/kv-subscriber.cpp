@@ -6,6 +6,9 @@
 // empty delimiter frame a REQ would, so the publisher sees the same frames.
 #include "kv-subscriber.h"
 
+#include <cerrno>
+#include <chrono>
+
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -74,16 +77,18 @@ bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& s
 }
 
 // Asks src's replay socket for [gap.first_missing, gap.next) and applies what
-// comes back in that range. Returns how many messages were recovered.
-uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
-                    SubscriberStats& st) {
-  if (!src.replay) return 0;
+// comes back in that range, counting it in recovered.
+void replay_range(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
+                  SubscriberStats& st, uint64_t& recovered) {
   const std::string start = be64(gap.first_missing);
   std::vector<zmq::const_buffer> req = {zmq::const_buffer(nullptr, 0), zmq::buffer(start)};
-  if (!zmq::send_multipart(src.replay, req, zmq::send_flags::dontwait)) return 0;
-  uint64_t recovered = 0;
+  if (!zmq::send_multipart(src.replay, req, zmq::send_flags::dontwait)) return;
   uint64_t expect = gap.first_missing;
-  while (true) {
+  // A publisher that never sends the end marker (or floods) must not hold
+  // the subscriber: the whole replay gets a bounded time.
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(8 * timeout_ms);
+  while (std::chrono::steady_clock::now() < deadline) {
     zmq::pollitem_t item{static_cast<void*>(src.replay), 0, ZMQ_POLLIN, 0};
     if (zmq::poll(&item, 1, std::chrono::milliseconds(timeout_ms)) <= 0) break;
     std::vector<zmq::message_t> frames;
@@ -111,12 +116,34 @@ uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms
     }
     ++expect;
   }
-  return recovered;
+}
+
+// Replays a gap; returns how many of its messages were recovered.
+uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
+                    SubscriberStats& st) {
+  uint64_t recovered = 0;
+  if (!src.replay) return 0;
+  try {
+    replay_range(src, gap, timeout_ms, tree, st, recovered);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) st.last_error = std::string("ZeroMQ replay: ") + e.what();
+  }
+  return recovered;  // what was applied before an error stays; the rest is dropped
 }
 
 }  // namespace
 
 void Subscriber::poll(int timeout_ms, int replay_timeout_ms) {
+  // A signal (SIGINT to stop cache-watch) interrupts zmq_poll: EINTR ends
+  // this poll quietly; any other socket error is recorded, never thrown.
+  try {
+    poll_once(timeout_ms, replay_timeout_ms);
+  } catch (const zmq::error_t& e) {
+    if (e.num() != EINTR) impl_->stats.last_error = std::string("ZeroMQ: ") + e.what();
+  }
+}
+
+void Subscriber::poll_once(int timeout_ms, int replay_timeout_ms) {
   auto& im = *impl_;
   std::vector<zmq::pollitem_t> items;
   for (auto& s : im.sources) items.push_back({static_cast<void*>(s->sub), 0, ZMQ_POLLIN, 0});

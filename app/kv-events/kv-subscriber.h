@@ -49,6 +49,7 @@ class Subscriber {
 
  private:
   Subscriber();
+  void poll_once(int timeout_ms, int replay_timeout_ms);
   std::unique_ptr<Impl> impl_;
   BlockTree tree_;
 };
