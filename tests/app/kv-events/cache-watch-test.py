@@ -10,12 +10,14 @@ with a "type" key, unknown fields, bytes hashes, data_parallel_rank=1).
 Rank 0 holds one message back so the subscriber must replay it; rank 1
 skips a sequence number its replay cannot answer (dropped), sends a
 malformed batch and an AllBlocksCleared. The expected JSON comes from a
-separate model of the tree kept below.
+separate model of the tree kept below. A second run, without --seconds, is
+stopped by SIGINT and must print the folded text tree and exit 0.
 
 Usage: cache-watch-test.py RADIXCHAT_CLI. Exits 77 (skipped) without
 python3-zmq / python3-msgpack.
 """
 import json
+import signal
 import subprocess
 import sys
 import time
@@ -196,6 +198,29 @@ def main():
     print("cache-watch:", json.dumps(got))
     if bad:
         print("FAIL: (got, want):", bad)
+        return 1
+    return sigint_text_run(cli, ctx)
+
+
+def sigint_text_run(cli, ctx):
+    """Without --seconds, SIGINT ends the watch: exit 0 and the text tree."""
+    pub = Publisher(ctx)
+    proc = subprocess.Popen([cli, "cache-watch", "--kv-events", pub.endpoints()[0]],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 3
+    while not pub.joined and time.time() < deadline:
+        pub.service()
+        time.sleep(0.01)
+    chain = [["BlockStored", [h], None if h == 1 else h - 1, [h], 1] for h in range(1, 5)]
+    pub.send(0, msgpack.packb([0.0, chain + [stored_a([9], 2, [7, 8], 2)]]))
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=10)
+    want = ("rank 0\n  0000000000000001 blocks=2 tokens=2: 1 2\n"
+            "    0000000000000003 blocks=2 tokens=2: 3 4\n"
+            "    0000000000000009 blocks=1 tokens=2: 7 8\n")
+    if proc.returncode != 0 or want not in out.decode():
+        print(f"FAIL: SIGINT run exited {proc.returncode}; stdout:\n{out.decode()}stderr: {err.decode()}")
         return 1
     print("OK")
     return 0
