@@ -194,12 +194,14 @@ Batch decode_root(const Obj& root) {
     const auto& kv = root.via.map.ptr[i];
     if (kv.key.type != msgpack::type::STR) continue;
     const std::string_view k = as_text(kv.key);
-    if (k == "ts")
+    if (k == "ts") {
       batch.ts = as_ts(kv.val);
-    else if (k == "events")
-      decode_events(kv.val, batch), has_events = true;
-    else if (k == "data_parallel_rank")
+    } else if (k == "events") {
+      decode_events(kv.val, batch);
+      has_events = true;
+    } else if (k == "data_parallel_rank" || k == "attn_dp_rank") {  // vLLM, SGLang
       set_rank(kv.val, batch);
+    }
   }
   if (!has_events) throw Malformed("batch map has no \"events\"");
   return batch;

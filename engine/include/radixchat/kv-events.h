@@ -46,7 +46,7 @@ struct Event {
 
 struct Batch {
   double ts = 0;
-  int rank = 0;  // data_parallel_rank; 0 when the server omits it
+  int rank = 0;  // data_parallel_rank (SGLang: attn_dp_rank); 0 when omitted
   std::vector<Event> events;
   int unknown_events = 0;  // events with a tag this decoder does not know
 };

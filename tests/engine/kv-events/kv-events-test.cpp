@@ -138,6 +138,19 @@ TEST(KvEventDecode, TaggedMapsWithUnknownFields) {
   EXPECT_EQ(s.medium, "");
 }
 
+TEST(KvEventDecode, SglangRankKeyInMapBatch) {
+  msgpack::sbuffer buf;
+  Packer p(buf);
+  p.pack_map(2);
+  p.pack(std::string("events"));
+  p.pack_array(0);
+  p.pack(std::string("attn_dp_rank"));
+  p.pack(3);
+  auto b = decode_batch(to_string(buf));
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->rank, 3);
+}
+
 TEST(KvEventDecode, OmittedTrailingFields) {
   // msgspec omit_defaults: ["BlockStored", hashes, parent, tokens] only.
   msgpack::sbuffer buf;
