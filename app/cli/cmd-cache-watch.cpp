@@ -96,8 +96,14 @@ Command add_cache_watch_command(CLI::App& root) {
             (unsigned long long)t.removed_events, (unsigned long long)t.cleared_events,
             (unsigned long long)s.messages, (unsigned long long)s.malformed_messages,
             (unsigned long long)s.dropped_messages, (unsigned long long)s.seq_gaps);
-        if (!s.last_error.empty())
-          std::printf("last malformed message: %s\n", s.last_error.c_str());
+        if (!s.last_error.empty()) std::printf("last error: %s\n", s.last_error.c_str());
+        // Lost events leave blocks the publisher has since evicted, or miss
+        // ones it stored: say so rather than show the tree as exact.
+        if (s.dropped_messages > 0)
+          std::printf(
+              "warning: %llu messages lost and not replayed; the tree may differ from the "
+              "server's\n",
+              (unsigned long long)s.dropped_messages);
         return 0;
       }};
 }

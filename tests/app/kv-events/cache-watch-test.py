@@ -11,7 +11,8 @@ Rank 0 holds one message back so the subscriber must replay it; rank 1
 skips a sequence number its replay cannot answer (dropped), sends a
 malformed batch and an AllBlocksCleared. The expected JSON comes from a
 separate model of the tree kept below. A second run, without --seconds, is
-stopped by SIGINT and must print the folded text tree and exit 0.
+stopped by SIGINT and must print the folded text tree, warn of the message
+it lost, and exit 0.
 
 Usage: cache-watch-test.py RADIXCHAT_CLI. Exits 77 (skipped) without
 python3-zmq / python3-msgpack.
@@ -213,13 +214,15 @@ def sigint_text_run(cli, ctx):
         time.sleep(0.01)
     chain = [["BlockStored", [h], None if h == 1 else h - 1, [h], 1] for h in range(1, 5)]
     pub.send(0, msgpack.packb([0.0, chain + [stored_a([9], 2, [7, 8], 2)]]))
+    pub.send(2, msgpack.packb([1.0, []]))  # seq 1 lost, no replay socket given
     time.sleep(0.5)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=10)
     want = ("rank 0\n  0000000000000001 blocks=2 tokens=2: 1 2\n"
             "    0000000000000003 blocks=2 tokens=2: 3 4\n"
             "    0000000000000009 blocks=1 tokens=2: 7 8\n")
-    if proc.returncode != 0 or want not in out.decode():
+    lost = "warning: 1 messages lost and not replayed"
+    if proc.returncode != 0 or want not in out.decode() or lost not in out.decode():
         print(f"FAIL: SIGINT run exited {proc.returncode}; stdout:\n{out.decode()}stderr: {err.decode()}")
         return 1
     print("OK")
