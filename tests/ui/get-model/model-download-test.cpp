@@ -159,11 +159,16 @@ TEST_F(DownloadTest, AConnectionLostMidTransferIsRetriedFromThePartOffset) {
   ASSERT_TRUE(settle(d));
   ASSERT_EQ(d.state(), State::Done) << d.errorText().toStdString();
   EXPECT_EQ(readAll(dest()), f.bytes);
+  // The last request resumes at the cut. Under load Qt may resend the first
+  // request once by itself when the connection drops before it read the
+  // body (then nothing was kept and that attempt starts at 0 again).
   const QStringList cdn = hub.rangesFor(QStringLiteral("/cdn/"));
-  ASSERT_EQ(cdn.size(), 2) << cdn.join(QLatin1Char('|')).toStdString();
-  EXPECT_EQ(cdn[1], QStringLiteral("bytes=1000000-"));
+  ASSERT_GE(cdn.size(), 2) << cdn.join(QLatin1Char('|')).toStdString();
+  ASSERT_LE(cdn.size(), 3) << cdn.join(QLatin1Char('|')).toStdString();
+  EXPECT_EQ(cdn.front(), QStringLiteral("-"));
+  EXPECT_EQ(cdn.back(), QStringLiteral("bytes=1000000-"));
   // The retry asks the Hub again (a CDN link may have expired meanwhile).
-  EXPECT_EQ(hub.rangesFor(QStringLiteral("/org/")).size(), 2);
+  EXPECT_GE(hub.rangesFor(QStringLiteral("/org/")).size(), 2);
 }
 
 TEST_F(DownloadTest, ARangeTheServerIgnoresRestartsTheFile) {
