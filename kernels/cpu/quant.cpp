@@ -116,13 +116,21 @@ float signed_absmax(const float* x, int n) {
   return vmax;
 }
 
+// Symmetric codes of one block: the largest magnitude maps to -`half`, codes
+// are offset by `half` into [0, 2*half). Returns the block's fp16 scale.
+uint16_t symmetric_codes(const float* x, int half, uint8_t* q) {
+  const uint16_t d16 = f32_to_fp16(signed_absmax(x, kQK) / float(-half));
+  const float d = fp16_to_f32(d16);
+  const float id = d != 0.0f ? 1.0f / d : 0.0f;
+  for (int j = 0; j < kQK; ++j)
+    q[j] = uint8_t(std::clamp(nearest(x[j] * id) + half, 0, 2 * half - 1));
+  return d16;
+}
+
 void quant_q4_0(const float* x, BlockQ4_0* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += kQK) {
-    b[i].d = f32_to_fp16(signed_absmax(x, kQK) / -8.0f);
-    const float d = fp16_to_f32(b[i].d);
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     uint8_t q[kQK];
-    for (int j = 0; j < kQK; ++j) q[j] = uint8_t(std::clamp(nearest(x[j] * id) + 8, 0, 15));
+    b[i].d = symmetric_codes(x, 8, q);
     for (int j = 0; j < kQK / 2; ++j) b[i].qs[j] = uint8_t(q[j] | (q[j + kQK / 2] << 4));
   }
 }
@@ -220,11 +228,8 @@ void quant_q5_k(const float* x, BlockQ5_K* b, int64_t nb) {
 // Symmetric 5-bit blocks: the largest magnitude maps to -16 (as Q4_0 to -8).
 void quant_q5_0(const float* x, BlockQ5_0* b, int64_t nb) {
   for (int64_t i = 0; i < nb; ++i, x += kQK) {
-    b[i].d = f32_to_fp16(signed_absmax(x, kQK) / -16.0f);
-    const float d = fp16_to_f32(b[i].d);
-    const float id = d != 0.0f ? 1.0f / d : 0.0f;
     uint8_t q[kQK];
-    for (int j = 0; j < kQK; ++j) q[j] = uint8_t(std::clamp(nearest(x[j] * id) + 16, 0, 31));
+    b[i].d = symmetric_codes(x, 16, q);
     pack_q5(q, b[i].qh, b[i].qs);
   }
 }
