@@ -56,6 +56,12 @@ struct Batch {
 // with a one-line reason; it never throws and never aborts.
 Result<Batch> decode_batch(std::string_view payload);
 
+// Encodes a batch the way vLLM's publisher does (msgspec array_like with
+// tags): [ts, [["BlockStored", hashes, parent, token_ids, block_size, lora_id,
+// medium], ...], rank]. Integer hashes go out as unsigned 64-bit integers,
+// bytes hashes as bin; an empty medium as nil. decode_batch() reads it back.
+std::string encode_batch(const Batch& batch);
+
 // The 8-byte big-endian sequence frame; nullopt if it is not 8 bytes.
 std::optional<uint64_t> decode_sequence(std::string_view frame);
 
