@@ -22,6 +22,7 @@
 #include "chat/composer.h"
 #include "chat/conversation-sidebar.h"
 #include "chat/engine-host.h"
+#include "elided-label.h"
 #include "get-model-dialog.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
@@ -96,9 +97,9 @@ void MainWindow::buildLayout() {
   h->setContentsMargins(18, 10, 12, 10);
   auto* titles = new QVBoxLayout();
   titles->setSpacing(2);
-  titleLabel_ = new QLabel(header);
+  titleLabel_ = new ElidedLabel(header);
   titleLabel_->setObjectName(QStringLiteral("chatTitle"));
-  systemSummary_ = new QLabel(header);
+  systemSummary_ = new ElidedLabel(header);
   systemSummary_->setObjectName(QStringLiteral("systemSummary"));
   titles->addWidget(titleLabel_);
   titles->addWidget(systemSummary_);
@@ -244,7 +245,7 @@ GetModelDialog* MainWindow::openGetModel() {
 void MainWindow::updateHeader() {
   const QString title =
       controller_->currentConversation() == 0 ? tr("New chat") : controller_->currentTitle();
-  titleLabel_->setText(title);
+  titleLabel_->setFullText(title);
   const QString prompt = controller_->systemPrompt().simplified();
   QString presetName;
   for (const PresetRow& p : controller_->presets()) {
@@ -257,8 +258,7 @@ void MainWindow::updateHeader() {
           ? tr("System: %1")
                 .arg(prompt.size() > 90 ? prompt.left(89) + QStringLiteral("…") : prompt)
           : tr("System prompt: preset “%1”").arg(presetName);
-  systemSummary_->setText(summary);
-  systemSummary_->setToolTip(controller_->systemPrompt());
+  systemSummary_->setFullText(summary, controller_->systemPrompt());
   setWindowTitle(title + QStringLiteral(" — RadixChat"));
 }
 

@@ -39,6 +39,7 @@ class EngineHost;
 
 namespace rc::gui {
 
+class ElidedLabel;
 class GetModelDialog;
 class ModelPicker;
 
@@ -108,8 +109,8 @@ class MainWindow : public QMainWindow {
   rc::ui::ChatView* chatView_ = nullptr;
   rc::ui::Composer* composer_ = nullptr;
   rc::ui::CachePanel* panel_ = nullptr;
-  QLabel* titleLabel_ = nullptr;
-  QLabel* systemSummary_ = nullptr;
+  ElidedLabel* titleLabel_ = nullptr;
+  ElidedLabel* systemSummary_ = nullptr;
   QPushButton* systemButton_ = nullptr;
   ModelPicker* picker_ = nullptr;
   GetModelDialog* getModel_ = nullptr;

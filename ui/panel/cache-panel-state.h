@@ -19,6 +19,7 @@
 #include "panel/cache-feed.h"
 #include "panel/demo-scenarios.h"
 #include "panel/event-log.h"
+#include "panel/panel-fit.h"
 #include "panel/stats-history.h"
 #include "panel/tree-lod.h"
 #include "panel/tree-model.h"
@@ -109,6 +110,25 @@ struct CachePanelState {
   void draw(double now);
   std::string no_source_message = "No model loaded: the cache tree appears when a model runs.";
   double last_draw_ms = 0;  // CPU time of the latest draw() (UI build)
+  // Whether the latest frame fit the display (panel-fit.h): every window
+  // inside it and every item inside its window. Tests read it.
+  panel::PanelFit last_fit;
+
+  // Text scale for projectors: every ImGui text, the tree's labels and its
+  // boxes grow together. The GL host rebuilds the font atlas at
+  // kBaseFontPx * text_scale and records that in font_atlas_scale; without
+  // it (tests) ImGui scales the base atlas.
+  static constexpr float kBaseFontPx = 15.0f;
+  static constexpr float kMinTextScale = 0.75f, kMaxTextScale = 2.5f, kTextScaleStep = 1.15f;
+  float text_scale = 1.0f;
+  float font_atlas_scale = 1.0f;
+  void set_text_scale(float scale);
+  // Share of the panel's height below the tree (the tabs); the bar between
+  // them drags it.
+  float bottom_frac = 0.4f;
+  static constexpr float kSplitHandlePx = 7.0f;
+  // The policy is `off`: no reuse, so only sequences in flight are drawn.
+  bool policy_off() const;
 
  private:
   // draw()'s parts, top to bottom (panel-frame.cpp).
@@ -122,6 +142,11 @@ struct CachePanelState {
   void draw_events_tab(double now);
   void draw_demos_tab(double now);
   void draw_cache_tab(double now);
+  // panel-chrome.cpp
+  void handle_text_scale_keys();
+  void draw_text_scale_buttons();
+  void draw_off_notice();
+  void draw_split_handle(float total_h);
   void ask_conversations(NodeId id);
 
   void apply_event(const CacheEvent& e, double now);

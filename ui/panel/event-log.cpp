@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "panel/label-text.h"
+
 namespace rc::ui::panel {
 
 std::string one_line(const std::string& s, size_t max_chars) {
@@ -76,10 +78,10 @@ std::string EventLog::describe(const CacheEvent& e, const TreeModel& m, const Sp
     case CacheEventKind::unpin:
       return "unpin " + id(e.node);
     case CacheEventKind::evict:
-      return "evict " + id(e.node) + "  " + tok + ", " + std::to_string(e.page_count) +
-             " pages freed" + (node ? quoted(node->tokens, span_text) : std::string());
+      return "evict " + id(e.node) + "  " + tok + ", " + plural(int64_t(e.page_count), "page") +
+             " freed" + (node ? quoted(node->tokens, span_text) : std::string());
     case CacheEventKind::reset:
-      return "reset: every cached node dropped (" + std::to_string(m.size() - 1) + " nodes)";
+      return "reset: every cached node dropped (" + plural(int64_t(m.size()) - 1, "node") + ")";
   }
   return cache_event_kind_name(e.kind);
 }

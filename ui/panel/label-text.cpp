@@ -50,4 +50,16 @@ std::string page_span(const std::vector<PageId>& pages) {
   return buf;
 }
 
+std::string plural(int64_t n, const char* singular, const char* plural_form) {
+  std::string s = thousands(n) + " ";
+  if (n == 1) return s + singular;
+  return plural_form ? s + plural_form : s + singular + "s";
+}
+
+std::string token_range(int64_t depth, int64_t n) {
+  if (n <= 0) return "no tokens";
+  if (n == 1) return "token " + thousands(depth + 1);
+  return "tokens " + thousands(depth + 1) + "-" + thousands(depth + n);
+}
+
 }  // namespace rc::ui::panel

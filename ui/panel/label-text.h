@@ -18,5 +18,12 @@ std::string fit_text(ImFont* font, float size, const std::string& text, float wi
 std::string thousands(int64_t v);
 // "page 7", "16 pages (32-47)" or "3 pages (4, ..., 90)".
 std::string page_span(const std::vector<PageId>& pages);
+// "1 node", "2 nodes", "1,024 tokens": `n` with digit groups and the noun
+// in the singular for exactly one.
+std::string plural(int64_t n, const char* singular, const char* plural_form = nullptr);
+// Positions of a node's span on its root path, counted from 1 and
+// inclusive: `depth` tokens come before it and it holds `n`. "tokens 2-35"
+// for 34 tokens after one; "token 7" for one; "no tokens" for none.
+std::string token_range(int64_t depth, int64_t n);
 
 }  // namespace rc::ui::panel

@@ -8,11 +8,17 @@
 #include <cstdio>
 
 #include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
+#include "panel/panel-fit.h"
 #include "panel/panel-style.h"
+#include "panel/panel-widgets.h"
 #include "radixchat/engine.h"
 
 namespace rc::ui {
 
+using panel::button_w;
+using panel::check_w;
+using panel::flow;
 using panel::Palette;
 
 namespace {
@@ -26,53 +32,6 @@ std::string bytes(int64_t b) {
   else
     std::snprintf(buf, sizeof buf, "%.0f KiB", double(b) / 1024.0);
   return buf;
-}
-
-std::string count(int64_t v) {
-  // Built digit by digit: std::string::insert here trips a false GCC 12
-  // -Wrestrict warning.
-  const std::string digits = std::to_string(v < 0 ? -v : v);
-  std::string s;
-  if (v < 0) s += '-';
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) s += ',';
-    s += digits[i];
-  }
-  return s;
-}
-
-ImVec4 kind_colour(CacheEventKind k) {
-  switch (k) {
-    case CacheEventKind::insert:
-      return ImVec4(0.42f, 0.86f, 0.55f, 1);
-    case CacheEventKind::split:
-    case CacheEventKind::merge:
-      return ImVec4(0.95f, 0.95f, 0.95f, 1);
-    case CacheEventKind::match:
-      return ImVec4(1.0f, 0.82f, 0.36f, 1);
-    case CacheEventKind::evict:
-    case CacheEventKind::reset:
-      return ImVec4(0.94f, 0.42f, 0.42f, 1);
-    case CacheEventKind::pin:
-    case CacheEventKind::unpin:
-      return ImVec4(0.66f, 0.55f, 0.92f, 1);
-    default:
-      return ImVec4(0.70f, 0.72f, 0.78f, 1);
-  }
-}
-
-// Continues the line if an item `w` pixels wide still fits, else wraps: the
-// panel may be a narrow column beside the chat.
-void flow(float w, float spacing = -1) {
-  ImGui::SameLine(0, spacing);
-  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
-}
-float button_w(const char* label) {
-  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
-}
-float check_w(const char* label) {
-  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x +
-         ImGui::CalcTextSize(label).x;
 }
 
 struct Segment {
@@ -98,12 +57,12 @@ void CachePanelState::draw_header(double now) {
   }
   if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
-        paused ? "Apply every queued event and follow the cache live again"
-               : "Freeze the tree; new events queue up and Step applies them one by one");
+    panel::tooltip(paused
+                       ? "Apply every queued event and follow the cache live again"
+                       : "Freeze the tree; new events queue up and Step applies them one by one");
   char step_label[48];
   std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
-                count(int64_t(pending.size())).c_str());
+                panel::thousands(int64_t(pending.size())).c_str());
   flow(button_w(step_label));
   ImGui::BeginDisabled(!paused);
   if (ImGui::Button(step_label)) step_one(now);
@@ -113,12 +72,13 @@ void CachePanelState::draw_header(double now) {
   flow(check_w("Follow"));
   ImGui::Checkbox("Follow", &view.follow);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Keep new growth in view (a manual pan turns this off)");
+    panel::tooltip("Keep new growth in view (a manual pan turns this off)");
   flow(check_w("Fold cold"));
   if (ImGui::Checkbox("Fold cold", &lod.enabled)) lod_changed();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
-                      lod.max_visible);
+    panel::tooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
+                   lod.max_visible);
+  draw_text_scale_buttons();
 }
 
 // One bar split by page state, with the byte counts in a tooltip.
@@ -155,27 +115,37 @@ void CachePanelState::draw_memory_bar() {
   if (bpp > 0)
     std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s tokens at %s/token",
                   bytes(used * bpp).c_str(), bytes(total * bpp).c_str(),
-                  count(total * page_tokens).c_str(), bytes(bpp / page_tokens).c_str());
+                  panel::thousands(total * page_tokens).c_str(), bytes(bpp / page_tokens).c_str());
   else
-    std::snprintf(buf, sizeof buf, "%s of %s pages used", count(used).c_str(),
-                  count(total).c_str());
-  const ImVec2 ts = ImGui::CalcTextSize(buf);
+    std::snprintf(buf, sizeof buf, "%s of %s pages used", panel::thousands(used).c_str(),
+                  panel::thousands(total).c_str());
+  // A narrow bar gets the short form (never text cut at both ends).
+  const char* text = buf;
+  char brief[64];
+  if (ImGui::CalcTextSize(buf).x > w - 8) {
+    std::snprintf(brief, sizeof brief, "%s of %s",
+                  bpp > 0 ? bytes(used * bpp).c_str() : panel::thousands(used).c_str(),
+                  bpp > 0 ? bytes(total * bpp).c_str() : panel::thousands(total).c_str());
+    text = ImGui::CalcTextSize(brief).x > w - 8 ? "" : brief;
+  }
+  const ImVec2 ts = ImGui::CalcTextSize(text);
   dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f + 1, b0.y + (h - ts.y) * 0.5f + 1),
-              IM_COL32(0, 0, 0, 160), buf);
-  dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f, b0.y + (h - ts.y) * 0.5f), Palette::text, buf);
+              IM_COL32(0, 0, 0, 160), text);
+  dl->AddText(ImVec2(b0.x + (w - ts.x) * 0.5f, b0.y + (h - ts.y) * 0.5f), Palette::text, text);
   if (ImGui::IsItemHovered()) {
-    ImGui::BeginTooltip();
+    panel::begin_tooltip();
+    if (text != buf) ImGui::TextUnformatted(buf);
     for (const Segment& s : segs) {
       ImGui::ColorButton(s.name, ImGui::ColorConvertU32ToFloat4(s.colour),
                          ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
       ImGui::SameLine();
       if (bpp > 0)
-        ImGui::Text("%-20s %10s pages  %10s", s.name, count(s.pages).c_str(),
+        ImGui::Text("%s: %s, %s", s.name, panel::plural(s.pages, "page").c_str(),
                     bytes(s.pages * bpp).c_str());
       else
-        ImGui::Text("%-20s %10s pages", s.name, count(s.pages).c_str());
+        ImGui::Text("%s: %s", s.name, panel::plural(s.pages, "page").c_str());
     }
-    ImGui::EndTooltip();
+    panel::end_tooltip();
   }
 }
 
@@ -186,9 +156,10 @@ void CachePanelState::draw_stats_line() {
   std::snprintf(buf[0], sizeof buf[0], "hit rate %.1f%%", 100.0 * cs.hit_rate());
   std::snprintf(buf[1], sizeof buf[1], "mean match %.0f tok", cs.mean_match_tokens());
   std::snprintf(buf[2], sizeof buf[2], "TTFT %.0f ms", requests.ttft_ms_mean);
-  std::snprintf(buf[3], sizeof buf[3], "%s nodes \xC2\xB7 %s evictions \xC2\xB7 %s splits",
-                count(int64_t(model.size()) - 1).c_str(), count(int64_t(cs.evictions)).c_str(),
-                count(int64_t(cs.splits)).c_str());
+  std::snprintf(buf[3], sizeof buf[3], "%s \xC2\xB7 %s \xC2\xB7 %s",
+                panel::plural(int64_t(model.size()) - 1, "node").c_str(),
+                panel::plural(int64_t(cs.evictions), "eviction").c_str(),
+                panel::plural(int64_t(cs.splits), "split").c_str());
   ImGui::TextUnformatted(buf[0]);
   flow(ImGui::CalcTextSize(buf[1]).x, 14);
   ImGui::TextUnformatted(buf[1]);
@@ -197,7 +168,10 @@ void CachePanelState::draw_stats_line() {
     ImGui::TextUnformatted(buf[2]);
   }
   flow(ImGui::CalcTextSize(buf[3]).x, 14);
-  ImGui::TextDisabled("%s", buf[3]);
+  // Wrapped: at a large text scale even one part can be wider than the panel.
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", buf[3]);
+  ImGui::PopStyleColor();
 }
 
 // Asks the chat list which saved conversations start with the node's prefix.
@@ -212,9 +186,16 @@ void CachePanelState::ask_conversations(NodeId id) {
 // The tree canvas, laid out for the panel's shape, and the clicks on it;
 // the bottom tabs get what is left below it.
 void CachePanelState::draw_canvas(double now) {
+  if (policy_off()) draw_off_notice();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float bottom_h = std::clamp(avail.y * 0.32f, 140.0f, 320.0f);
-  const float canvas_h = std::max(avail.y - bottom_h - ImGui::GetStyle().ItemSpacing.y, 80.0f);
+  const float spacing = ImGui::GetStyle().ItemSpacing.y;
+  const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
+  // The tabs get their share (the Events log needs lines), the tree at
+  // least 80 px; on a very short panel the tabs give way.
+  const float bottom_h =
+      std::clamp(room * bottom_frac, std::min(ImGui::GetFontSize() * 9, room * 0.5f),
+                 std::max(room - 80.0f, 0.0f));
+  const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.
   const bool vertical = orientation == 0 ? canvas_h > avail.x * 0.75f : orientation == 2;
@@ -240,25 +221,28 @@ void CachePanelState::draw_canvas(double now) {
   if (act.toggle_fold != kNoNode) toggle_fold(act.toggle_fold);
   if (act.expand_children_of != kNoNode) expand_children(act.expand_children_of);
   if (act.conversations != kNoNode) ask_conversations(act.conversations);
+  draw_split_handle(room);
 }
 
 // Caption banner over the top of the canvas: the demo step, or the pause.
 void CachePanelState::draw_banner() {
   std::string banner;
   ImU32 colour = IM_COL32(20, 70, 90, 230);
-  if (paused) {
-    banner = "Paused: " + count(int64_t(pending.size())) + " events queued.";
+  const bool lesson = lesson_active();
+  if (lesson) {
+    banner = lesson_banner();  // caption, pause state, step card (lesson-panel.cpp)
+    if (paused) colour = IM_COL32(96, 70, 20, 235);
+  } else if (paused) {
+    banner = "Paused: " + panel::thousands(int64_t(pending.size())) + " events queued.";
     if (!pending.empty())
       banner += " Next: " + panel::EventLog::describe(
                                 pending.front(), model, [this](const std::vector<Token>& t) {
                                   return feed_ ? feed_->detokenize(t) : std::string();
                                 });
     colour = IM_COL32(96, 70, 20, 235);
-  } else if (demo.running()) {
-    banner = demo.caption();
   }
   if (!banner.empty()) {
-    banner = panel::one_line(banner, 400);
+    if (!lesson) banner = panel::one_line(banner, 400);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 c0 = view.canvas_min(), c1 = view.canvas_max();
     const float wrap = c1.x - c0.x - 24;
@@ -283,15 +267,15 @@ void CachePanelState::draw_node_tab(double /*now*/) {
         "wheel to zoom, double-click to fold, right-click for more.");
     ImGui::PopStyleColor();
   } else if (n->id == kRootNode) {
-    ImGui::Text("Root: %s nodes, %s tokens cached", count(int64_t(model.size()) - 1).c_str(),
-                count(pages().cached_tokens).c_str());
+    ImGui::Text("Root: %s, %s cached", panel::plural(int64_t(model.size()) - 1, "node").c_str(),
+                panel::plural(pages().cached_tokens, "token").c_str());
   } else {
     ImGui::TextWrapped(
-        "#%u \xC2\xB7 %s tokens \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
+        "#%u \xC2\xB7 %s \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
         "\xC2\xB7 hits %llu "
         "\xC2\xB7 last access tick %llu",
-        n->id, count(int64_t(n->tokens.size())).c_str(), n->pages.size(), n->lock_ref, n->pin_ref,
-        (unsigned long long)n->hits, (unsigned long long)n->last_access);
+        n->id, panel::plural(int64_t(n->tokens.size()), "token").c_str(), n->pages.size(),
+        n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
     if (ImGui::Button("Centre")) view.focus(n->id);
     flow(button_w("Fold / unfold"));
     if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
@@ -305,8 +289,8 @@ void CachePanelState::draw_node_tab(double /*now*/) {
       for (const std::string& t : conversation_titles) ImGui::BulletText("%s", t.c_str());
     }
     ImGui::BeginChild("##text", ImVec2(0, 0), true);
-    ImGui::TextDisabled("tokens %s-%s of the path:", count(n->depth_tokens).c_str(),
-                        count(n->depth_tokens + int64_t(n->tokens.size())).c_str());
+    ImGui::TextDisabled("%s of the path:",
+                        panel::token_range(n->depth_tokens, int64_t(n->tokens.size())).c_str());
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(label(*n).full.c_str());
     ImGui::PopTextWrapPos();
@@ -314,145 +298,11 @@ void CachePanelState::draw_node_tab(double /*now*/) {
   }
 }
 
-// Hit rate, mean match and TTFT over time.
-void CachePanelState::draw_plots_tab(double /*now*/) {
-  const float ph =
-      std::max((ImGui::GetContentRegionAvail().y - 3 * ImGui::GetStyle().ItemSpacing.y) / 3, 30.0f);
-  auto plot = [&](const char* name, const std::vector<float>& v, float scale_max, const char* fmt,
-                  float mul) {
-    char overlay[64] = "";
-    if (!v.empty()) std::snprintf(overlay, sizeof overlay, fmt, double(v.back() * mul));
-    const float top =
-        std::max(scale_max, v.empty() ? 1.0f : *std::max_element(v.begin(), v.end()) * 1.1f);
-    ImGui::PlotLines(name, v.empty() ? nullptr : v.data(), int(v.size()), 0, overlay, 0.0f, top,
-                     ImVec2(ImGui::GetContentRegionAvail().x - 130, ph));
-  };
-  if (history.points() == 0)
-    ImGui::TextDisabled("One point per batch of finished requests; none yet.");
-  plot("hit rate", history.hit_rate(), 1.0f, "%.0f%% of prompt tokens cached", 100.0f);
-  plot("mean match", history.matched_len(), 1.0f, "%.0f tokens matched", 1.0f);
-  if (has_requests) plot("TTFT (ms)", history.ttft_ms(), 1.0f, "%.0f ms to first token", 1.0f);
-}
-
-// The event log with kind and text filters.
-void CachePanelState::draw_events_tab(double /*now*/) {
-  for (size_t k = 0; k < panel::kEventKinds; ++k) {
-    ImGui::PushStyleColor(ImGuiCol_Text, kind_colour(CacheEventKind(k)));
-    ImGui::Checkbox(cache_event_kind_name(CacheEventKind(k)), &log.show[k]);
-    ImGui::PopStyleColor();
-    const float next = ImGui::GetItemRectMax().x + 90;
-    if (k + 1 < panel::kEventKinds && next < ImGui::GetWindowPos().x + ImGui::GetWindowWidth())
-      ImGui::SameLine();
-  }
-  ImGui::SameLine();
-  ImGui::Checkbox("notes", &log.show_notes);
-  char filter[128];
-  std::snprintf(filter, sizeof filter, "%s", log.text_filter.c_str());
-  ImGui::SetNextItemWidth(200);
-  if (ImGui::InputTextWithHint("##filter", "filter text", filter, sizeof filter))
-    log.text_filter = filter;
-  ImGui::SameLine();
-  if (ImGui::Button("Clear")) log.clear();
-  ImGui::SameLine();
-  ImGui::TextDisabled("%s lines", count(int64_t(log.total())).c_str());
-  ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-  std::vector<const panel::LogEntry*> rows;
-  rows.reserve(log.entries().size());
-  for (const panel::LogEntry& e : log.entries())
-    if (log.visible(e)) rows.push_back(&e);
-  const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4;
-  ImGuiListClipper clip;
-  clip.Begin(int(rows.size()));
-  while (clip.Step()) {
-    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const panel::LogEntry& e = *rows[size_t(i)];
-      if (e.seq == UINT64_MAX) {
-        ImGui::TextDisabled("        %s", e.text.c_str());
-      } else {
-        ImGui::TextDisabled("%7llu", (unsigned long long)e.seq);
-        ImGui::SameLine();
-        ImGui::TextColored(kind_colour(e.kind), "%s", e.text.c_str());
-      }
-    }
-  }
-  if (at_bottom) ImGui::SetScrollHereY(1.0f);
-  ImGui::EndChild();
-}
-
-// Scripted chats that show sharing and eviction.
-void CachePanelState::draw_demos_tab(double now) {
-  rc::Engine* engine = feed_ ? feed_->engine() : nullptr;
-  if (!engine) ImGui::TextDisabled("Demos need a model: they send scripted chats to the engine.");
-  const auto& all = panel::demo_scenarios();
-  for (size_t i = 0; i < all.size(); ++i) {
-    ImGui::BeginDisabled(!engine);
-    ImGui::PushID(int(i));
-    if (ImGui::Button(all[i].name.c_str(), ImVec2(190, 0)))
-      demo.start(i, engine, kCachePolicies[settings_policy], now);
-    ImGui::PopID();
-    ImGui::EndDisabled();
-    flow(std::min(ImGui::CalcTextSize(all[i].summary.c_str()).x, 160.0f));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", all[i].summary.c_str());
-    ImGui::PopStyleColor();
-  }
-  if (demo.running()) {
-    if (ImGui::Button("Stop demo")) demo.stop(engine);
-    ImGui::SameLine();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(demo.caption().c_str());
-    const std::string reply = demo.reply();
-    if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
-    ImGui::PopTextWrapPos();
-  }
-}
-
-// Cache policy and pool (restart the engine), level of detail, layout.
-void CachePanelState::draw_cache_tab(double now) {
-  ImGui::TextDisabled("Changing these restarts the engine with an empty cache.");
-  ImGui::SetNextItemWidth(160);
-  ImGui::Combo("policy", &settings_policy, kCachePolicies, 4);
-  flow(160 + ImGui::CalcTextSize("pool tokens").x + 10);
-  ImGui::SetNextItemWidth(160);
-  const int64_t step = 1024, step_fast = 16384;
-  ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step, &step_fast);
-  settings_pool_tokens = std::max<int64_t>(settings_pool_tokens, 0);
-  flow(button_w("Apply"));
-  ImGui::BeginDisabled(!on_settings);
-  if (ImGui::Button("Apply")) on_settings(kCachePolicies[settings_policy], settings_pool_tokens);
-  ImGui::EndDisabled();
-  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped(
-      "radix: token-level tree (SGLang) \xC2\xB7 radix-page16: 16-token pages \xC2\xB7 "
-      "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
-  ImGui::PopStyleColor();
-  ImGui::Separator();
-  int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
-  ImGui::SetNextItemWidth(200);
-  if (ImGui::SliderInt("boxes before folding", &budget, 50, 5000))
-    lod.max_visible = size_t(budget), lod_changed();
-  ImGui::SetNextItemWidth(200);
-  if (ImGui::SliderInt("children per node", &fan, 4, 200))
-    lod.max_children = size_t(fan), lod_changed();
-  ImGui::SetNextItemWidth(200);
-  if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64)) lod.max_depth = depth, lod_changed();
-  const char* orientations[] = {"auto (by panel shape)", "left to right", "top to bottom"};
-  ImGui::SetNextItemWidth(200);
-  ImGui::Combo("layout", &orientation, orientations, 3);
-  ImGui::Checkbox("animate", &view.animate);
-  ImGui::SameLine();
-  if (ImGui::Button("Unfold all")) {
-    lod.collapsed.clear();
-    lod.expanded.clear();
-    lod_changed();
-  }
-  ImGui::SameLine();
-  if (ImGui::Button("Resync from snapshot")) resync(now, "requested");
-}
-
 void CachePanelState::draw(double now) {
   const auto t0 = std::chrono::steady_clock::now();
   ImGuiIO& io = ImGui::GetIO();
+  handle_text_scale_keys();
+  io.FontGlobalScale = text_scale / font_atlas_scale;
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No window background: the GL clear has the same colour, and with a
@@ -490,6 +340,7 @@ void CachePanelState::draw(double now) {
   }
   ImGui::EndChild();
   ImGui::End();
+  last_fit = panel::measure_panel_fit();
   last_draw_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "radixchat/cache.h"
@@ -34,14 +35,29 @@ class StatsHistory {
   void observe(const RequestTotals* requests, const CacheStats& cache, double now,
                double min_interval = 0.25);
   void clear();
+  // A new source (the engine was recreated for another policy or pool):
+  // its counters start from zero. The points so far stay, so the plots
+  // compare before and after, and a marker labelled `label` is set at `now`.
+  void restart(const std::string& label, double now);
+
+  struct Marker {
+    double at = 0;  // caller seconds
+    std::string label;
+  };
 
   const std::vector<float>& hit_rate() const { return hit_rate_; }    // 0..1
   const std::vector<float>& matched_len() const { return matched_; }  // tokens
   const std::vector<float>& ttft_ms() const { return ttft_; }         // empty without engine
   size_t points() const { return hit_rate_.size(); }
+  // When each point was taken (caller seconds), parallel to the series.
+  const std::vector<double>& times() const { return times_; }
+  // Source changes within the kept span (older ones are dropped with the
+  // points they preceded).
+  const std::vector<Marker>& markers() const { return markers_; }
 
  private:
   void push(std::vector<float>& v, float x);
+  void stamp(double now);
 
   size_t capacity_;
   bool primed_ = false;
@@ -49,6 +65,8 @@ class StatsHistory {
   RequestTotals prev_req_;
   uint64_t prev_calls_ = 0, prev_prompt_ = 0, prev_hit_ = 0;
   std::vector<float> hit_rate_, matched_, ttft_;
+  std::vector<double> times_;
+  std::vector<Marker> markers_;
 };
 
 }  // namespace rc::ui::panel

@@ -7,6 +7,7 @@
 
 #include "panel/event-log.h"
 #include "panel/label-text.h"
+#include "panel/panel-fit.h"
 #include "panel/panel-style.h"
 #include "panel/tree-view-frame.h"
 #include "panel/tree-view.h"
@@ -25,8 +26,9 @@ void TreeView::draw_aggregate(const Frame& f, const LaidNode& ln, ImVec2 p0, ImV
     f.dl->AddText(f.font, f.fs, p0 + ImVec2(8 * z, 3 * z), Palette::text_dim, buf);
   }
   if (under_mouse)
-    ImGui::SetTooltip("%s more branches (%s nodes) folded here: click to show them all",
-                      thousands(ln.folded_children).c_str(), thousands(ln.hidden).c_str());
+    tooltip("%s folded here (%s): click to show them all",
+            plural(ln.folded_children, "more branch", "more branches").c_str(),
+            plural(ln.hidden, "node").c_str());
   ++stats_.aggregates_drawn;
 }
 
@@ -85,7 +87,7 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
   if (!f.text2) return;
   char buf[96];
   if (is_root)
-    std::snprintf(buf, sizeof buf, "%s nodes", thousands(int64_t(f.m.size()) - 1).c_str());
+    std::snprintf(buf, sizeof buf, "%s", plural(int64_t(f.m.size()) - 1, "node").c_str());
   else
     std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                   thousands(int64_t(n.tokens.size())).c_str(), (unsigned long long)n.hits,
@@ -151,8 +153,9 @@ TreeView::Hover TreeView::draw_nodes(const Frame& f, bool canvas_hovered) {
       ++stats_.culled;
       continue;
     }
-    const bool under_mouse =
-        canvas_hovered && mouse.x >= p0.x && mouse.x < p1.x && mouse.y >= p0.y && mouse.y < p1.y;
+    const bool under_mouse = canvas_hovered && mouse.y >= tree_top() &&
+                             mouse.y < canvas_max_.y - legend_h_ && mouse.x >= p0.x &&
+                             mouse.x < p1.x && mouse.y >= p0.y && mouse.y < p1.y;
     if (ln.aggregate) {
       draw_aggregate(f, ln, p0, p1, under_mouse);
       if (under_mouse) h.aggregate_parent = f.L.nodes[size_t(ln.parent)].id;

@@ -9,6 +9,7 @@
 
 #include "panel/event-log.h"
 #include "panel/label-text.h"
+#include "panel/panel-fit.h"
 #include "panel/panel-style.h"
 #include "panel/tree-view-frame.h"
 
@@ -158,21 +159,20 @@ void TreeView::handle_input(const TreeViewInput& in, ImVec2 size, TreeViewAction
 
 void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
   const TreeModel& m = *in.model;
-  ImGui::BeginTooltip();
-  ImGui::PushTextWrapPos(ImGui::GetFontSize() * 30);
+  begin_tooltip();
   if (n.id == kRootNode) {
     ImGui::TextUnformatted("Root of the radix tree");
-    ImGui::TextDisabled("%s nodes below, tick %llu", thousands(int64_t(m.size()) - 1).c_str(),
+    ImGui::TextDisabled("%s below, tick %llu", plural(int64_t(m.size()) - 1, "node").c_str(),
                         (unsigned long long)m.tick());
   } else {
     std::string text = in.label ? in.label(n).full : std::string();
     if (text.size() > 900) text = text.substr(0, 900) + "\xE2\x80\xA6";
     ImGui::TextColored(ImVec4(1.0f, 0.86f, 0.55f, 1.0f), "\"%s\"", text.c_str());
     ImGui::Separator();
-    ImGui::Text("#%u  %s tokens, %s", n.id, thousands(int64_t(n.tokens.size())).c_str(),
+    ImGui::Text("#%u  %s, %s", n.id, plural(int64_t(n.tokens.size()), "token").c_str(),
                 page_span(n.pages).c_str());
-    ImGui::Text("tokens %s-%s of the prompt path", thousands(n.depth_tokens).c_str(),
-                thousands(n.depth_tokens + int64_t(n.tokens.size())).c_str());
+    ImGui::Text("%s of the prompt path",
+                token_range(n.depth_tokens, int64_t(n.tokens.size())).c_str());
     if (n.lock_ref)
       ImGui::Text("lock_ref %u: protected, a running request reads it", n.lock_ref);
     else if (n.pin_ref)
@@ -186,8 +186,7 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
         "children %zu - click to select, double-click to fold, right-click for more",
         n.children.size());
   }
-  ImGui::PopTextWrapPos();
-  ImGui::EndTooltip();
+  end_tooltip();
 }
 
 void TreeView::box_of(const LaidNode& ln, float z, ImVec2* p0, ImVec2* p1) const {
@@ -277,39 +276,54 @@ void TreeView::draw_ghosts(const Frame& f) {
   }
 }
 
-// Legend (bottom left, rows that fit the canvas width, stacked up from the
-// bottom edge) and zoom/scale (top right).
-void TreeView::draw_legend(const Frame& f) {
-  struct Item {
-    ImU32 c;
-    const char* t;
-    bool outline;
-  };
-  static const Item items[] = {
-      {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
-      {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
-      {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
-      {Palette::ghost, "evicted", false}};
+namespace {
+struct LegendItem {
+  ImU32 c;
+  const char* t;
+  bool outline;
+};
+constexpr LegendItem kLegend[] = {
+    {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
+    {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
+    {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
+    {Palette::ghost, "evicted", false}};
+}  // namespace
+
+// The legend's rows for the canvas width: a strip along the bottom that the
+// tree is clipped above, so it never covers a node (Follow keeps the newest
+// one inside the free area).
+void TreeView::layout_legend(ImFont* font) {
   const float s = ImGui::GetFontSize() * 0.85f;
   const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
-  std::vector<std::pair<ImVec2, const Item*>> placed;
-  float x = left, row = 0, widest = 0;
-  for (const Item& it : items) {
-    const float w = s + 3 + f.font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+  legend_.clear();
+  float x = left, row = 0;
+  for (const LegendItem& it : kLegend) {
+    const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
     if (x > left && x + w > right) {
       x = left;
       row += 1;
     }
-    placed.push_back({ImVec2(x, row), &it});
-    widest = std::max(widest, x + w);
+    legend_.push_back(ImVec2(x, row));
     x += w + 10;
   }
+  legend_h_ = (row + 1) * (s + 5) + 8;
+}
+
+float TreeView::tree_top() const { return canvas_min_.y + (top_inset > 0 ? top_inset + 22 : 0); }
+
+// Legend (the bottom strip) and zoom/scale (top right).
+void TreeView::draw_legend(const Frame& f) {
+  const float s = ImGui::GetFontSize() * 0.85f;
   const float line = s + 5;
-  const float top = canvas_max_.y - 8 - (row + 1) * line;
-  legend_h_ = canvas_max_.y - top;
-  f.dl->AddRectFilled(ImVec2(left - 6, top - 4), ImVec2(widest + 6, canvas_max_.y - 4),
-                      Palette::rgba(16, 18, 24, 210), 4.0f);
-  for (const auto& [at, it] : placed) {
+  const float top = canvas_max_.y - legend_h_ + 4;
+  f.dl->AddRectFilled(ImVec2(canvas_min_.x + 1, canvas_max_.y - legend_h_),
+                      ImVec2(canvas_max_.x - 1, canvas_max_.y - 1), Palette::rgba(16, 18, 24, 235),
+                      4.0f, ImDrawFlags_RoundCornersBottom);
+  f.dl->AddLine(ImVec2(canvas_min_.x + 1, canvas_max_.y - legend_h_),
+                ImVec2(canvas_max_.x - 1, canvas_max_.y - legend_h_), Palette::border);
+  for (size_t i = 0; i < legend_.size() && i < std::size(kLegend); ++i) {
+    const ImVec2 at = legend_[i];
+    const LegendItem* it = &kLegend[i];
     const ImVec2 p(at.x, top + at.y * line);
     if (it->outline)
       f.dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f, 0, 2.0f);
@@ -370,6 +384,24 @@ void TreeView::handle_clicks(const TreeViewInput& in, bool released, bool canvas
   }
 }
 
+// A resize keeps what was in the middle in the middle; with Follow on, the
+// next camera update refits the tree to the new shape instead.
+void TreeView::keep_centre_on_resize(ImVec2 size) {
+  const ImVec2 old = last_size_;
+  last_size_ = size;
+  if (old.x <= 0 || (std::fabs(size.x - old.x) < 0.5f && std::fabs(size.y - old.y) < 0.5f)) return;
+  if (follow) {
+    seen_generation_ = UINT64_MAX - 1;  // counts as growth: follow re-centres
+    return;
+  }
+  auto shift = [&](Camera& c) {
+    c.x += (old.x - size.x) * 0.5f / c.zoom;
+    c.y += (old.y - size.y) * 0.5f / c.zoom;
+  };
+  shift(cam);
+  if (has_target_) shift(target_);
+}
+
 TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   stats_ = {};
   TreeViewActions act;
@@ -387,6 +419,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   const bool canvas_hovered = ImGui::IsItemHovered();
   const bool released = ImGui::IsItemDeactivated();
   handle_input(in, size, act);
+  keep_centre_on_resize(size);
+  layout_legend(ImGui::GetFont());
 
   if (in.layout_generation != seen_generation_) {
     // Drop animated positions of nodes that left the layout.
@@ -420,9 +454,13 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
 
   f.dl->PushClipRect(canvas_min_, canvas_max_, true);
   draw_background(f.dl);
+  // The tree is clipped to the area between the caption and the legend.
+  f.dl->PushClipRect(ImVec2(canvas_min_.x, tree_top()),
+                     ImVec2(canvas_max_.x, canvas_max_.y - legend_h_), true);
   draw_edges(f);
-  draw_ghosts(f);
   const Hover hover = draw_nodes(f, canvas_hovered);
+  draw_ghosts(f);  // on top: an eviction must be seen, not covered
+  f.dl->PopClipRect();
   draw_legend(f);
   f.dl->PopClipRect();
   handle_clicks(in, released, canvas_hovered, hover, act);

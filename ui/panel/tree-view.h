@@ -23,6 +23,7 @@
 #include <functional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "panel/tree-lod.h"
 #include "panel/tree-model.h"
@@ -128,7 +129,10 @@ class TreeView {
   void draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode& n, ImVec2 p0, ImVec2 p1);
   void draw_node_tags(const Frame& f, const LaidNode& ln, const TreeNode& n, ImVec2 p0,
                       ImVec2 p1) const;
+  void layout_legend(ImFont* font);
   void draw_legend(const Frame& f);
+  float tree_top() const;  // top of the area nodes are drawn in (below the caption)
+  void keep_centre_on_resize(ImVec2 size);
   void handle_clicks(const TreeViewInput& in, bool released, bool canvas_hovered, const Hover& h,
                      TreeViewActions& act);
   // A laid-out box on screen (at its animated place, if any).
@@ -156,7 +160,9 @@ class TreeView {
   // Heat scale: newest and oldest last_access, refreshed per model version.
   uint64_t heat_version_ = UINT64_MAX;
   uint64_t oldest_ = 0, newest_ = 0;
-  float legend_h_ = 30;  // height of the legend drawn last frame
+  float legend_h_ = 30;         // height of the legend strip at the canvas bottom
+  std::vector<ImVec2> legend_;  // per legend item: x (screen) and row
+  ImVec2 last_size_{0, 0};      // canvas size of the previous frame
 };
 
 }  // namespace rc::ui::panel

@@ -1,0 +1,97 @@
+// The parts of the panel's frame that serve the room it is shown in: the
+// text scale for projectors (Ctrl +/-/0 and the A-/A+ buttons), the
+// draggable bar between the tree and the tabs, and the line that says what
+// the `off` policy means.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "panel/cache-panel-state.h"
+#include "panel/panel-fit.h"
+#include "panel/panel-style.h"
+#include "panel/panel-widgets.h"
+
+namespace rc::ui {
+
+using panel::Palette;
+
+void CachePanelState::set_text_scale(float scale) {
+  scale = std::clamp(scale, kMinTextScale, kMaxTextScale);
+  if (scale == text_scale) return;
+  text_scale = scale;
+  const panel::NodeMetrics base;
+  metrics.height = base.height * scale;
+  metrics.min_width = base.min_width * scale;
+  metrics.per_log2 = base.per_log2 * scale;
+  metrics.max_width = base.max_width * scale;
+  metrics.sibling_gap = base.sibling_gap * scale;
+  metrics.level_gap = base.level_gap * scale;
+  view.font_size = kBaseFontPx * scale;
+  for (auto& [id, l] : labels_) l.fitted_for = -1;
+  lod_changed();
+  view.request_fit();
+}
+
+// Ctrl + / Ctrl = larger, Ctrl - smaller, Ctrl 0 back to 100%. Keys reach
+// ImGui while the panel has the keyboard focus (click it first).
+void CachePanelState::handle_text_scale_keys() {
+  const ImGuiIO& io = ImGui::GetIO();
+  if (!io.KeyCtrl) return;
+  auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
+  if (pressed('=') || pressed('+'))
+    set_text_scale(text_scale * kTextScaleStep);
+  else if (pressed('-'))
+    set_text_scale(text_scale / kTextScaleStep);
+  else if (pressed('0'))
+    set_text_scale(1.0f);
+}
+
+void CachePanelState::draw_text_scale_buttons() {
+  const float w = panel::button_w("A-") + ImGui::GetStyle().ItemSpacing.x + panel::button_w("A+");
+  panel::flow(w);
+  ImGui::BeginDisabled(text_scale <= kMinTextScale);
+  if (ImGui::Button("A-")) set_text_scale(text_scale / kTextScaleStep);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered()) panel::tooltip("Smaller text (Ctrl -)");
+  ImGui::SameLine();
+  ImGui::BeginDisabled(text_scale >= kMaxTextScale);
+  if (ImGui::Button("A+")) set_text_scale(text_scale * kTextScaleStep);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered())
+    panel::tooltip("Larger text for a projector (Ctrl +; Ctrl 0 resets). Now %.0f%%.",
+                   double(text_scale * 100));
+}
+
+bool CachePanelState::policy_off() const {
+  return feed_ && std::string(kCachePolicies[settings_policy]) == "off";
+}
+
+// `off` keeps sequences only until their pages are reused, and matches
+// nothing: the tree shows what is in flight, and this line says why.
+void CachePanelState::draw_off_notice() {
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(Palette::held));
+  ImGui::TextWrapped(
+      "Cache off: nothing is reused. Every request computes its whole prompt; only the "
+      "requests in flight are drawn.");
+  ImGui::PopStyleColor();
+}
+
+// A bar the width of the panel between the tree and the tabs; dragging it
+// moves the split (the tabs keep between a fifth and four fifths).
+void CachePanelState::draw_split_handle(float total_h) {
+  const float w = ImGui::GetContentRegionAvail().x;
+  const ImVec2 p0 = ImGui::GetCursorScreenPos();
+  ImGui::InvisibleButton("##split", ImVec2(w, kSplitHandlePx));
+  const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
+  if (hot) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+  if (ImGui::IsItemActive() && total_h > 0)
+    bottom_frac = std::clamp(bottom_frac - ImGui::GetIO().MouseDelta.y / total_h, 0.2f, 0.8f);
+  const float y = p0.y + kSplitHandlePx * 0.5f;
+  ImGui::GetWindowDrawList()->AddLine(ImVec2(p0.x + w * 0.42f, y), ImVec2(p0.x + w * 0.58f, y),
+                                      hot ? Palette::text : Palette::edge, 3.0f);
+  if (ImGui::IsItemHovered() && !ImGui::IsItemActive())
+    panel::tooltip("Drag to share the height between the tree and the tabs");
+}
+
+}  // namespace rc::ui
