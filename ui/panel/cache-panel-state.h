@@ -129,6 +129,11 @@ struct CachePanelState {
   static constexpr float kSplitHandlePx = 7.0f;
   // The policy is `off`: no reuse, so only sequences in flight are drawn.
   bool policy_off() const;
+  // Seconds an eviction's ghost is shown over the old layout before the
+  // tree reflows (panel-chrome.cpp).
+  static constexpr double kGhostHoldSeconds = 0.9;
+  bool holding_for_ghosts(double now) const;
+  bool sync_in_flight_only();
 
  private:
   // draw()'s parts, top to bottom (panel-frame.cpp).

@@ -67,6 +67,24 @@ bool CachePanelState::policy_off() const {
   return feed_ && std::string(kCachePolicies[settings_policy]) == "off";
 }
 
+// After an eviction the tree keeps its old layout for a moment, so the red
+// ghost is seen where the node was before the boxes move into its place.
+bool CachePanelState::holding_for_ghosts(double now) const {
+  for (const panel::Ghost& g : model.ghosts())
+    if (g.placed && now - g.died_at < kGhostHoldSeconds) return true;
+  return false;
+}
+
+// Lays out only what is in flight under `off` (tree-lod.h); true when that
+// changed, so the layout is redone.
+bool CachePanelState::sync_in_flight_only() {
+  const bool off = policy_off();
+  if (off == lod.only_in_flight) return false;
+  lod.only_in_flight = off;
+  lod_changed();
+  return true;
+}
+
 // `off` keeps sequences only until their pages are reused, and matches
 // nothing: the tree shows what is in flight, and this line says why.
 void CachePanelState::draw_off_notice() {

@@ -139,6 +139,15 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
   const size_t n = f.node.size();
   const Heat heat = subtree_heat(f, lod);
   const uint64_t threshold = fold_threshold(f, heat, lod);
+  // With only_in_flight: whether a subtree holds a locked node.
+  std::vector<char> live(n, lod.only_in_flight ? 0 : 1);
+  if (lod.only_in_flight) {
+    live[0] = 1;
+    for (size_t i = n; i-- > 1;) {
+      if (f.node[i]->lock_ref > 0) live[i] = 1;
+      if (live[i]) live[size_t(f.parent[i])] = 1;
+    }
+  }
   auto expanded = [&](size_t i) {
     if (i == 0) return true;
     const NodeId id = f.node[i]->id;
@@ -196,7 +205,11 @@ TreeLayout layout_tree(const TreeModel& model, const LodOptions& lod, const Node
     out.nodes.push_back(ln);
     int64_t folded = 0;
     size_t folded_count = 0;
-    const std::vector<int> shown = shown_children(kids, ln.id, heat, lod, folded, folded_count);
+    std::vector<int> shown = shown_children(kids, ln.id, heat, lod, folded, folded_count);
+    if (lod.only_in_flight)
+      shown.erase(
+          std::remove_if(shown.begin(), shown.end(), [&](int k) { return !live[size_t(k)]; }),
+          shown.end());
     // Pushed in reverse so they pop (and lay out) in drawing order.
     if (folded_count) stack.push_back({-1, o, folded, int64_t(folded_count)});
     for (auto k = shown.rbegin(); k != shown.rend(); ++k) stack.push_back({*k, o, 0, 0});

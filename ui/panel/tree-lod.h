@@ -48,6 +48,10 @@ struct LodOptions {
   // Depth runs down instead of right: chats make long chains, which read
   // better top to bottom in a tall, narrow panel.
   bool vertical = false;
+  // Only nodes on the path of a locked node (a request in flight) are laid
+  // out: the `off` policy reuses nothing, and a tree of dead sequences
+  // would look like a cache with no hits.
+  bool only_in_flight = false;
 };
 
 struct LaidNode {
