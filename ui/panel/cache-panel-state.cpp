@@ -12,27 +12,24 @@ namespace {
 // More queued events than this while paused are dropped and replaced by a
 // resync: stepping through a hundred thousand events teaches nothing.
 constexpr size_t kMaxPending = 100000;
-constexpr double kGhostKeep = 3.5; // seconds; the view fades them over 3
-} // namespace
+constexpr double kGhostKeep = 3.5;  // seconds; the view fades them over 3
+}  // namespace
 
 CachePanelState::CachePanelState() {
-  demo.note = [this](const std::string &s) { log.note(s, now_); };
-  demo.request_pool = [this](const std::string &policy, int64_t pool) {
-    if (on_settings)
-      on_settings(policy, pool);
+  demo.note = [this](const std::string& s) { log.note(s, now_); };
+  demo.request_pool = [this](const std::string& policy, int64_t pool) {
+    if (on_settings) on_settings(policy, pool);
   };
 }
 
 CachePanelState::~CachePanelState() = default;
 
-void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed,
-                               double now) {
+void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double now) {
   now_ = now;
   feed_ = std::move(feed);
   demo.engine_changed(feed_ ? feed_->engine() : nullptr, now);
   labels_.clear();
-  layout_structure_ = pages_version_ =
-      UINT64_MAX; // versions restart with a new model
+  layout_structure_ = pages_version_ = UINT64_MAX;  // versions restart with a new model
   pending.clear();
   pending_lost = false;
   selected = located = located_partial = kNoNode;
@@ -40,10 +37,10 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed,
   conversation_titles.clear();
   // The plots go on across engines (another policy or pool): a marker says
   // where the source changed.
-  history.restart(feed_ ? feed_->cache_setting() + ", " +
-                              std::to_string(feed_->pool_tokens()) + " tok"
-                        : std::string("no model"),
-                  now);
+  history.restart(
+      feed_ ? feed_->cache_setting() + ", " + std::to_string(feed_->pool_tokens()) + " tok"
+            : std::string("no model"),
+      now);
   cache_stats = CacheStats{};
   has_requests = false;
   if (!feed_) {
@@ -53,8 +50,7 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed,
   }
   const std::string setting = feed_->cache_setting();
   for (int i = 0; i < 4; ++i)
-    if (setting == kCachePolicies[i])
-      settings_policy = i;
+    if (setting == kCachePolicies[i]) settings_policy = i;
   settings_pool_tokens = feed_->pool_tokens();
   resync(now, "following " + feed_->describe() + ", cache " + setting + ", " +
                   std::to_string(settings_pool_tokens) + "-token pool");
@@ -62,9 +58,8 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed,
   view.follow = true;
 }
 
-void CachePanelState::resync(double now, const std::string &why) {
-  if (!feed_)
-    return;
+void CachePanelState::resync(double now, const std::string& why) {
+  if (!feed_) return;
   model.reset(feed_->snapshot(), now);
   ghosts_placed_ = model.ghost_serial();
   last_activity = now;
@@ -75,9 +70,8 @@ void CachePanelState::resync(double now, const std::string &why) {
 void CachePanelState::place_new_ghosts(NodeId id) {
   // The ghost takes the box where the view last drew the node; its id may be
   // reused at once by a new node, which must not glide from the old place.
-  for (panel::Ghost &g : model.ghosts()) {
-    if (g.serial <= ghosts_placed_)
-      continue;
+  for (panel::Ghost& g : model.ghosts()) {
+    if (g.serial <= ghosts_placed_) continue;
     float x, y, w, h;
     if (view.world_box(g.node.id, layout_, &x, &y, &w, &h)) {
       g.placed = true;
@@ -93,33 +87,28 @@ void CachePanelState::place_new_ghosts(NodeId id) {
   ghosts_placed_ = model.ghost_serial();
 }
 
-void CachePanelState::apply_event(const CacheEvent &e, double now) {
-  auto span_text = [this](const std::vector<Token> &t) {
+void CachePanelState::apply_event(const CacheEvent& e, double now) {
+  auto span_text = [this](const std::vector<Token>& t) {
     return feed_ ? feed_->detokenize(t) : std::string();
   };
   // Formatted against the model before the event (an evicted node's text).
-  std::string text = e.seq >= model.next_seq()
-                         ? panel::EventLog::describe(e, model, span_text)
-                         : std::string();
+  std::string text =
+      e.seq >= model.next_seq() ? panel::EventLog::describe(e, model, span_text) : std::string();
   panel::ApplyResult r = model.apply(e, now);
   if (r == panel::ApplyResult::needs_resync) {
-    resync(now, "event " + std::to_string(e.seq) +
-                    " did not follow (expected " +
+    resync(now, "event " + std::to_string(e.seq) + " did not follow (expected " +
                     std::to_string(model.next_seq()) + ")");
-    r = model.apply(e, now); // usually older than the snapshot: skipped
+    r = model.apply(e, now);  // usually older than the snapshot: skipped
   }
-  if (r != panel::ApplyResult::applied)
-    return;
+  if (r != panel::ApplyResult::applied) return;
   last_activity = now;
   log.add(e, std::move(text), now);
-  if (e.kind == CacheEventKind::evict || e.kind == CacheEventKind::reset)
-    place_new_ghosts(e.node);
+  if (e.kind == CacheEventKind::evict || e.kind == CacheEventKind::reset) place_new_ghosts(e.node);
 }
 
 void CachePanelState::sync(double now) {
   now_ = now;
-  if (!feed_)
-    return;
+  if (!feed_) return;
   bool overflowed = false;
   std::vector<CacheEvent> events = feed_->drain(&overflowed);
   if (paused) {
@@ -127,21 +116,17 @@ void CachePanelState::sync(double now) {
       pending_lost = true;
       pending.clear();
     } else {
-      for (CacheEvent &e : events)
-        pending.push_back(std::move(e));
+      for (CacheEvent& e : events) pending.push_back(std::move(e));
     }
   } else {
-    if (overflowed)
-      resync(now, "the event queue overflowed");
-    for (const CacheEvent &e : events)
-      apply_event(e, now);
+    if (overflowed) resync(now, "the event queue overflowed");
+    for (const CacheEvent& e : events) apply_event(e, now);
   }
   cache_stats = feed_->cache_stats();
   has_requests = feed_->request_totals(&requests);
   history.observe(has_requests ? &requests : nullptr, cache_stats, now);
   model.expire_ghosts(now, kGhostKeep);
-  if (!located_tokens.empty() &&
-      located_structure_ != model.structure_version()) {
+  if (!located_tokens.empty() && located_structure_ != model.structure_version()) {
     located_structure_ = model.structure_version();
     located = model.locate(located_tokens, &located_partial);
   }
@@ -149,8 +134,7 @@ void CachePanelState::sync(double now) {
 }
 
 void CachePanelState::set_paused(bool on, double now) {
-  if (on == paused)
-    return;
+  if (on == paused) return;
   paused = on;
   if (on) {
     log.note("paused: new events wait in a queue; Step applies one", now);
@@ -183,39 +167,33 @@ bool CachePanelState::step_one(double now) {
   return true;
 }
 
-const panel::TreeLayout &CachePanelState::layout(double now) {
+const panel::TreeLayout& CachePanelState::layout(double now) {
   // Nodes kept visible through level of detail: what the user looks at, and
   // where the latest request matched and inserted.
   std::vector<NodeId> keep;
-  for (NodeId id : {selected, located, located_partial, model.last_match_node(),
-                    model.last_insert_node()})
-    if (id != kNoNode && model.find(id))
-      keep.push_back(id);
+  for (NodeId id :
+       {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
+    if (id != kNoNode && model.find(id)) keep.push_back(id);
   // Only the user's own picks force a relayout at once when they are not
   // laid out; the latest match and insert ride along with the next one.
   bool user_missing = false;
   for (NodeId id : {selected, located, located_partial})
-    if (id != kNoNode && model.find(id) && !layout_.find(id))
-      user_missing = true;
+    if (id != kNoNode && model.find(id) && !layout_.find(id)) user_missing = true;
   const bool folding = lod.enabled && model.size() > lod.max_visible;
   sync_in_flight_only();
   const bool options = layout_lod_version_ != lod_version_;
   // Under `off` a lock or unlock changes what is drawn.
-  bool stale = options || user_missing ||
-               layout_structure_ != model.structure_version() ||
+  bool stale = options || user_missing || layout_structure_ != model.structure_version() ||
                (lod.only_in_flight && layout_version_ != model.version()) ||
-               (folding &&
-                (layout_version_ != model.version() || keep != layout_keep_) &&
+               (folding && (layout_version_ != model.version() || keep != layout_keep_) &&
                 now - layout_at_ > 0.5);
   // Held at most two seconds: steady evictions must not freeze the tree.
-  if (stale && !options && !user_missing && holding_for_ghosts(now) &&
-      now - layout_at_ < 2.0)
+  if (stale && !options && !user_missing && holding_for_ghosts(now) && now - layout_at_ < 2.0)
     stale = false;
   // A big tree growing every frame is laid out at most ten times a second:
   // new boxes appear a few frames late instead of every frame costing a
   // full layout.
-  if (stale && !options && !user_missing && model.size() > 2000 &&
-      now - layout_at_ < 0.1)
+  if (stale && !options && !user_missing && model.size() > 2000 && now - layout_at_ < 0.1)
     stale = false;
   if (stale) {
     lod.keep = keep;
@@ -230,7 +208,7 @@ const panel::TreeLayout &CachePanelState::layout(double now) {
   return layout_;
 }
 
-const panel::TreeModel::Pages &CachePanelState::pages() {
+const panel::TreeModel::Pages& CachePanelState::pages() {
   if (pages_version_ != model.version() || pages_model_ != &model) {
     pages_ = model.pages_by_state();
     pages_version_ = model.version();
@@ -239,11 +217,10 @@ const panel::TreeModel::Pages &CachePanelState::pages() {
   return pages_;
 }
 
-panel::NodeLabel &CachePanelState::label(const panel::TreeNode &n) {
-  panel::NodeLabel &l = labels_[n.id];
+panel::NodeLabel& CachePanelState::label(const panel::TreeNode& n) {
+  panel::NodeLabel& l = labels_[n.id];
   const Token first = n.tokens.empty() ? -1 : n.tokens.front();
-  if (l.n_tokens != n.tokens.size() || l.first != first ||
-      (l.full.empty() && !n.tokens.empty())) {
+  if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
     l.n_tokens = n.tokens.size();
     l.first = first;
     l.full = feed_ ? feed_->detokenize(n.tokens) : std::string();
@@ -253,7 +230,7 @@ panel::NodeLabel &CachePanelState::label(const panel::TreeNode &n) {
 }
 
 void CachePanelState::toggle_fold(NodeId id) {
-  const panel::LaidNode *ln = layout_.find(id);
+  const panel::LaidNode* ln = layout_.find(id);
   if (ln && ln->folded) {
     lod.collapsed.erase(id);
     lod.expanded.insert(id);
@@ -270,7 +247,7 @@ void CachePanelState::expand_children(NodeId id) {
   ++lod_version_;
 }
 
-void CachePanelState::locate(const std::vector<Token> &tokens, double now) {
+void CachePanelState::locate(const std::vector<Token>& tokens, double now) {
   located_tokens = tokens;
   if (tokens.empty()) {
     located = located_partial = kNoNode;
@@ -282,8 +259,7 @@ void CachePanelState::locate(const std::vector<Token> &tokens, double now) {
   select(target);
   view.focus(target);
   view.follow = false;
-  log.note("located a message: " +
-               std::to_string(model.path_tokens(located).size()) + " of its " +
+  log.note("located a message: " + std::to_string(model.path_tokens(located).size()) + " of its " +
                std::to_string(tokens.size()) + " tokens are cached",
            now);
 }
@@ -297,4 +273,4 @@ void CachePanelState::select(NodeId id) {
   }
 }
 
-} // namespace rc::ui
+}  // namespace rc::ui
