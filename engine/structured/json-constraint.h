@@ -1,0 +1,53 @@
+// One request's grammar state: masks logits before sampling, advances past
+// the sampled token, and says when the document is complete.
+//
+// Threading: engine thread (one per request; not shared).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "json-grammar.h"
+#include "json-matcher.h"
+#include "token-trie.h"
+
+namespace rc::structured {
+
+class JsonConstraint {
+ public:
+  // `eog`: the end-of-generation ids, allowed once the document is complete.
+  JsonConstraint(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const TokenTrie> trie,
+                 std::vector<int32_t> eog);
+
+  // Sets the logits of tokens that may not come next to -infinity (EOG ids
+  // only when `allow_eog` and the document is complete). False when no
+  // token may come next: the caller ends the request.
+  bool mask_logits(std::span<float> logits, bool allow_eog);
+  // The allowed set alone (bit per token id), for tests and benchmarks.
+  std::vector<bool> allowed_tokens(bool allow_eog);
+
+  // Advances past `token`; false when the grammar does not accept it.
+  bool accept(int32_t token);
+  // Advances past raw bytes (tests).
+  bool accept_bytes(std::string_view bytes);
+  // The document is complete and nothing may follow: stop now.
+  bool finished() const;
+  // The document is complete (a trailing number could still grow).
+  bool accepting() const;
+
+  const std::vector<Thread>& threads() const { return threads_; }
+
+ private:
+  void compute();
+
+  std::shared_ptr<const Grammar> grammar_;
+  std::shared_ptr<const TokenTrie> trie_;
+  std::vector<int32_t> eog_;
+  std::vector<Thread> threads_, scratch_;
+  MaskBuilder builder_;
+  std::vector<uint64_t> bits_;
+};
+
+}  // namespace rc::structured

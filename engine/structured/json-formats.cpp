@@ -1,0 +1,175 @@
+// String formats as small byte automata. A state packs a stage, a position
+// within it and what later bytes depend on (a date's month and leap year,
+// an hour's first digit, an email label's length), so every generated
+// string is a real date, time, UUID or address, not just the right shape.
+#include "json-matcher.h"
+
+namespace rc::structured {
+
+namespace {
+
+// state = stage | idx << 4 | data << 12
+struct Fmt {
+  uint32_t stage, idx, data;
+  static Fmt of(uint32_t s) { return {s & 0xf, (s >> 4) & 0xff, s >> 12}; }
+  int64_t pack() const { return int64_t(stage | idx << 4 | data << 12); }
+};
+
+bool digit(uint8_t c) { return c >= '0' && c <= '9'; }
+bool hex(uint8_t c) { return digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool alnum(uint8_t c) { return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+int days_in(uint32_t month, bool leap) {
+  static const int kDays[13] = {0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return month == 2 && leap ? 29 : kDays[month];
+}
+
+// Stages shared by date, time and date-time.
+enum : uint32_t { kDate, kT, kTime, kTimeEnd, kFrac, kOffset, kDone };
+
+// "YYYY-MM-DD". data: year mod 400 (bits 0-8), month (9-12), day tens (13-14).
+int64_t date_next(Fmt s, uint8_t c, uint32_t after) {
+  const uint32_t y400 = s.data & 0x1ff, month = (s.data >> 9) & 0xf, tens = (s.data >> 13) & 3;
+  const uint32_t d = c - '0';
+  auto next = [&](uint32_t data) { return Fmt{s.stage, s.idx + 1, data}.pack(); };
+  switch (s.idx) {
+    case 0:
+    case 1:
+    case 2:
+    case 3:
+      return digit(c) ? next((y400 * 10 + d) % 400) : -1;
+    case 4:
+    case 7:
+      return c == '-' ? next(s.data) : -1;
+    case 5:
+      return digit(c) && d <= 1 ? next(y400 | (d * 10) << 9) : -1;
+    case 6: {
+      if (!digit(c)) return -1;
+      const uint32_t m = month + d;
+      return m >= 1 && m <= 12 ? next(y400 | m << 9) : -1;
+    }
+    case 8: {
+      const bool leap = (y400 % 4 == 0 && y400 % 100 != 0) || y400 == 0;
+      const int max = days_in(month, leap);
+      return digit(c) && int(d) <= max / 10 ? next(s.data | d << 13) : -1;
+    }
+    case 9: {
+      const bool leap = (y400 % 4 == 0 && y400 % 100 != 0) || y400 == 0;
+      const int day = int(tens * 10 + d);
+      if (!digit(c) || day < 1 || day > days_in(month, leap)) return -1;
+      return Fmt{after, 0, 0}.pack();
+    }
+  }
+  return -1;
+}
+
+// "HH:MM" (idx 0-4) and ":SS" (idx 5-7). data: the hour's first digit.
+int64_t clock_next(Fmt s, uint8_t c, uint32_t last_idx, uint32_t after) {
+  const uint32_t d = c - '0';
+  bool ok = false;
+  switch (s.idx) {
+    case 0:
+      ok = digit(c) && d <= 2;
+      break;
+    case 1:
+      ok = digit(c) && (s.data < 2 || d <= 3);
+      break;
+    case 2:
+    case 5:
+      ok = c == ':';
+      break;
+    case 3:
+    case 6:
+      ok = digit(c) && d <= 5;
+      break;
+    case 4:
+    case 7:
+      ok = digit(c);
+      break;
+  }
+  if (!ok) return -1;
+  if (s.idx == last_idx) return Fmt{after, 0, 0}.pack();
+  return Fmt{s.stage, s.idx + 1, s.idx == 0 ? d : s.data}.pack();
+}
+
+int64_t time_next(Fmt s, uint8_t c) {
+  switch (s.stage) {
+    case kT:
+      return c == 'T' ? Fmt{kTime, 0, 0}.pack() : -1;
+    case kTime:
+      return clock_next(s, c, 7, kTimeEnd);
+    case kTimeEnd:
+    case kFrac:
+      if (s.stage == kTimeEnd && c == '.') return Fmt{kFrac, 0, 0}.pack();
+      if (s.stage == kFrac && digit(c) && s.idx < 9) return Fmt{kFrac, s.idx + 1, 0}.pack();
+      if (s.stage == kFrac && s.idx == 0) return -1;
+      if (c == 'Z') return Fmt{kDone, 0, 0}.pack();
+      if (c == '+' || c == '-') return Fmt{kOffset, 0, 0}.pack();
+      return -1;
+    case kOffset:
+      return clock_next(s, c, 4, kDone);
+  }
+  return -1;
+}
+
+// local@label.label...: local is dot-separated runs of [A-Za-z0-9_%+-]
+// (at most 64 bytes); labels are [A-Za-z0-9-], 1-63 bytes, not starting or
+// ending with '-'; at least two labels. data: bit 0 last byte was '.' or
+// '-', bit 1 the domain has a dot; idx counts the local part / the label.
+int64_t email_next(Fmt s, uint8_t c) {
+  const bool special = s.data & 1, dotted = s.data & 2;
+  if (s.stage == 0) {  // local part
+    if (c == '@') return s.idx > 0 && !special ? Fmt{1, 0, 0}.pack() : -1;
+    if (s.idx >= 64) return -1;
+    if (c == '.') return s.idx > 0 && !special ? Fmt{0, s.idx + 1, 1}.pack() : -1;
+    const bool ok = alnum(c) || c == '_' || c == '%' || c == '+' || c == '-';
+    return ok ? Fmt{0, s.idx + 1, 0}.pack() : -1;
+  }
+  if (c == '.') return s.idx > 0 && !special ? Fmt{1, 0, 2}.pack() : -1;
+  if (s.idx >= 63) return -1;
+  if (c == '-') return s.idx > 0 ? Fmt{1, s.idx + 1, (s.data & 2) | 1}.pack() : -1;
+  return alnum(c) ? Fmt{1, s.idx + 1, dotted ? 2u : 0u}.pack() : -1;
+}
+
+}  // namespace
+
+int64_t format_next(StringFormat f, uint32_t state, uint8_t c) {
+  const Fmt s = Fmt::of(state);
+  switch (f) {
+    case StringFormat::none:
+      return -1;
+    case StringFormat::date:
+      return s.stage == kDate ? date_next(s, c, kDone) : -1;
+    case StringFormat::date_time:
+      return s.stage == kDate ? date_next(s, c, kT) : time_next(s, c);
+    case StringFormat::time:
+      return time_next(s.stage == kDate ? Fmt{kTime, 0, 0} : s, c);
+    case StringFormat::uuid: {
+      const bool dash = s.idx == 8 || s.idx == 13 || s.idx == 18 || s.idx == 23;
+      if (s.idx >= 36 || (dash ? c != '-' : !hex(c))) return -1;
+      return Fmt{0, s.idx + 1, 0}.pack();
+    }
+    case StringFormat::email:
+      return email_next(s, c);
+  }
+  return -1;
+}
+
+bool format_complete(StringFormat f, uint32_t state) {
+  const Fmt s = Fmt::of(state);
+  switch (f) {
+    case StringFormat::none:
+      return true;
+    case StringFormat::date:
+    case StringFormat::date_time:
+    case StringFormat::time:
+      return s.stage == kDone;
+    case StringFormat::uuid:
+      return s.idx == 36;
+    case StringFormat::email:
+      return s.stage == 1 && s.idx > 0 && !(s.data & 1) && (s.data & 2);
+  }
+  return false;
+}
+
+}  // namespace rc::structured

@@ -1,0 +1,76 @@
+// A JSON Schema compiled into a graph of grammar nodes (json-matcher.h runs
+// it as a pushdown automaton over bytes). See radixchat/structured-output.h
+// for what is supported and which subset of the schema's language is
+// generated.
+//
+// Nodes refer to each other by index, so recursive $refs are cycles in the
+// graph; `any_of` nodes take no stack frame of their own (they fork the
+// matcher into one thread per alternative when pushed).
+//
+// Thread safety: a Grammar is immutable after compile; share it freely.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "radixchat/status.h"
+#include "radixchat/structured-output.h"
+
+namespace rc::structured {
+
+enum class NodeKind : uint8_t {
+  document,   // the root frame: leading whitespace, then the value
+  any_value,  // any JSON value, chosen by its first byte
+  object,     // declared properties in order
+  map,        // any keys (strings), values of node `items`
+  array,      // values of node `items`, min_items..max_items of them
+  string,     // plain, or with `format`
+  number,     // `integer` set: no fraction or exponent
+  literals,   // one of the serialized JSON values in `literals`
+  any_of,     // one of `alts`
+};
+
+enum class StringFormat : uint8_t { none, date, time, date_time, uuid, email };
+
+struct Property {
+  std::string key_json;  // the key as JSON text, quotes included
+  uint32_t value = 0;    // node of its value
+  bool required = false;
+};
+
+inline constexpr int kInfiniteDepth = 1 << 20;
+
+struct Node {
+  NodeKind kind = NodeKind::any_value;
+  bool integer = false;  // number
+  StringFormat format = StringFormat::none;
+  std::vector<Property> props;                     // object
+  uint32_t items = 0;                              // array, map: the element / value node
+  uint32_t min_items = 0, max_items = UINT32_MAX;  // array
+  std::vector<std::string> literals;               // literals: compact JSON texts
+  std::vector<uint32_t> alts;                      // any_of
+  // Fewest matcher frames a value of this node needs (itself and what it
+  // must contain); kInfiniteDepth when it can never be finished.
+  int min_frames = kInfiniteDepth;
+};
+
+// Matcher frames: the document, one per open container, one for the scalar
+// being written.
+inline constexpr int kMaxFrames = kMaxNesting + 2;
+
+struct Grammar {
+  std::vector<Node> nodes;
+  uint32_t document = 0;  // the document node (its `items` is the root value)
+  // What an any_value frame becomes at its first byte, and map keys.
+  uint32_t any_value = 0, plain_string = 0, any_map = 0, any_array = 0, any_number = 0,
+           any_literal = 0;
+};
+
+// Compiles a response format. invalid_argument with a message naming the
+// problem; never throws.
+Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format);
+
+}  // namespace rc::structured

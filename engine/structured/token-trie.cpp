@@ -1,0 +1,153 @@
+#include "token-trie.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tokenizer/tokenizer.h"
+
+namespace rc::structured {
+
+namespace {
+
+// Bit u set: `byte` is plain string content from UTF-8 state u and the
+// bytes below (`below`: the child's safe bits) are too from the next state.
+uint8_t safe_through(uint8_t byte, uint8_t below) {
+  uint8_t out = 0;
+  for (int u = 0; u < kUtf8States; ++u) {
+    if (u == 0 && (byte == '"' || byte == '\\' || byte < 0x20)) continue;
+    const int next = utf8_next(u, byte);
+    if (next >= 0 && ((below >> next) & 1)) out |= uint8_t(1u << u);
+  }
+  return out;
+}
+
+}  // namespace
+
+TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces)) {
+  const int32_t n = static_cast<int32_t>(pieces_.size());
+  pos_of_.assign(n, -1);
+  for (int32_t id = 0; id < n; ++id) {
+    if (!pieces_[id].empty()) order_.push_back(id);
+  }
+  // Sorted pieces are the trie's preorder: build it with a path stack.
+  std::stable_sort(order_.begin(), order_.end(),
+                   [&](int32_t a, int32_t b) { return pieces_[a] < pieces_[b]; });
+  nodes_.emplace_back();  // the root
+  std::vector<uint32_t> parent(1, 0);
+  std::vector<uint32_t> path = {0};  // path[d]: node at depth d
+  std::vector<uint32_t> last_child = {0};
+  const std::string* prev = nullptr;
+  auto close_to = [&](size_t depth, uint32_t at) {
+    while (path.size() > depth + 1) {
+      nodes_[path.back()].sub_end = at;
+      path.pop_back();
+      last_child.pop_back();
+    }
+  };
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    const std::string& s = pieces_[order_[i]];
+    pos_of_[order_[i]] = static_cast<int32_t>(i);
+    size_t common = 0;
+    if (prev) {
+      while (common < s.size() && common < prev->size() && s[common] == (*prev)[common]) ++common;
+    }
+    close_to(common, i);
+    for (size_t d = common; d < s.size(); ++d) {
+      const uint32_t id = static_cast<uint32_t>(nodes_.size());
+      Node node;
+      node.byte = static_cast<uint8_t>(s[d]);
+      node.own_begin = node.own_end = i;
+      nodes_.push_back(node);
+      parent.push_back(path.back());
+      Node& p = nodes_[path.back()];
+      if (!p.has_child) p.has_child = true;
+      if (last_child.back() != 0) nodes_[last_child.back()].next_sibling = id;
+      last_child.back() = id;
+      path.push_back(id);
+      last_child.push_back(0);
+    }
+    nodes_[path.back()].own_end = i + 1;
+    max_depth_ = std::max(max_depth_, static_cast<int>(s.size()));
+    prev = &s;
+  }
+  close_to(0, static_cast<uint32_t>(order_.size()));
+  nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
+  // Safe bits bottom-up: children come after their parent in preorder.
+  for (Node& node : nodes_) node.safe = 0xff;
+  for (size_t i = nodes_.size() - 1; i > 0; --i) {
+    nodes_[parent[i]].safe &= safe_through(nodes_[i].byte, nodes_[i].safe);
+  }
+}
+
+std::shared_ptr<const TokenTrie> TokenTrie::from_tokenizer(const tok::Tokenizer& tok) {
+  std::vector<std::string> pieces(tok.n_vocab());
+  for (int32_t id = 0; id < tok.n_vocab(); ++id) {
+    const tok::PieceType t = tok.piece_type(id);
+    if (t == tok::PieceType::control || t == tok::PieceType::unknown || t == tok::PieceType::unused)
+      continue;
+    if (tok.is_eog(id)) continue;
+    pieces[id] = tok.token_to_piece(id);
+  }
+  return std::make_shared<TokenTrie>(std::move(pieces));
+}
+
+void set_bit_range(std::vector<uint64_t>& bits, uint32_t begin, uint32_t end) {
+  while (begin < end && (begin & 63)) {
+    bits[begin >> 6] |= 1ull << (begin & 63);
+    ++begin;
+  }
+  while (begin + 64 <= end) {
+    bits[begin >> 6] = ~0ull;
+    begin += 64;
+  }
+  while (begin < end) {
+    bits[begin >> 6] |= 1ull << (begin & 63);
+    ++begin;
+  }
+}
+
+void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
+                          const std::vector<Thread>& threads, std::vector<uint64_t>& bits) {
+  g_ = &g;
+  trie_ = &trie;
+  bits_ = &bits;
+  bits.assign((trie.n_tokens() + 63) / 64, 0);
+  if (levels_.size() < static_cast<size_t>(trie.max_depth()) + 2) {
+    levels_.resize(trie.max_depth() + 2);
+  }
+  levels_[0].clear();
+  for (const Thread& t : threads) levels_[0].push_back(t);
+  visited_ = 0;
+  walk(0, 0);
+}
+
+void MaskBuilder::walk(uint32_t node, int level) {
+  const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
+  if (!nodes[node].has_child) return;
+  for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
+    const TokenTrie::Node& child = nodes[c];
+    ++visited_;
+    std::vector<Thread>& next = levels_[level + 1];
+    next.clear();
+    for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
+    if (next.empty()) continue;
+    if (next.size() > 1) dedupe(next);
+    set_bit_range(*bits_, child.own_begin, child.own_end);
+    if (!child.has_child) continue;
+    bool whole = false;
+    for (const Thread& t : next) {
+      const int u = plain_string_state(*g_, t);
+      if (u >= 0 && ((child.safe >> u) & 1)) {
+        whole = true;
+        break;
+      }
+    }
+    if (whole) {
+      set_bit_range(*bits_, child.own_end, child.sub_end);
+    } else {
+      walk(c, level + 1);
+    }
+  }
+}
+
+}  // namespace rc::structured

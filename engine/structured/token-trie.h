@@ -1,0 +1,94 @@
+// The vocabulary as a byte trie, and the per-step walk that turns matcher
+// threads into the set of tokens that may come next.
+//
+// Built once per vocabulary: each token's bytes are what the stream decoder
+// prints for it (Tokenizer::token_to_piece: SPM "▁" as a space, byte-
+// fallback <0xNN> as that byte, BPE entries mapped back through the byte
+// table), so a token spanning several grammar symbols ('",' or '"}]') is
+// checked byte by byte exactly as its text will read. Control tokens,
+// unknown pieces and end-of-generation ids are not in the trie.
+//
+// The walk feeds each trie edge's byte to the threads of its parent node and
+// drops the subtree at the first byte no thread takes. Its shortcut: inside
+// a plain string, a subtree whose every remaining byte is ordinary string
+// content (no quote, backslash or control byte, valid UTF-8 from the
+// current UTF-8 state; precomputed per node and state) is accepted whole
+// without walking it, which is what keeps free-text strings cheap.
+//
+// Tokens are numbered in trie order (a subtree is a range), so the walk
+// marks ranges in a bitset; apply() maps it back to token ids.
+//
+// Threading: a TokenTrie is immutable after build; a MaskBuilder is one
+// thread's scratch.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "json-matcher.h"
+
+namespace rc::tok {
+class Tokenizer;
+}
+
+namespace rc::structured {
+
+class TokenTrie {
+ public:
+  // pieces[id]: the token's bytes; "" for tokens that are never allowed.
+  explicit TokenTrie(std::vector<std::string> pieces);
+  static std::shared_ptr<const TokenTrie> from_tokenizer(const tok::Tokenizer& tok);
+
+  struct Node {
+    uint32_t next_sibling = 0;  // 0: none
+    uint32_t own_begin = 0;     // tokens ending exactly here: [own_begin, own_end)
+    uint32_t own_end = 0;
+    uint32_t sub_end = 0;    // the whole subtree: [own_begin, sub_end)
+    uint8_t byte = 0;        // the edge from the parent
+    uint8_t safe = 0;        // bit u: every byte below is plain string content from UTF-8 state u
+    bool has_child = false;  // the first child is the next node
+  };
+
+  int n_vocab() const { return static_cast<int>(pieces_.size()); }
+  const std::string& piece(int32_t id) const { return pieces_[id]; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  size_t n_tokens() const { return order_.size(); }
+  int max_depth() const { return max_depth_; }
+  // Position of a token in trie order, -1 when it is not in the trie.
+  int32_t position(int32_t id) const { return pos_of_[id]; }
+
+ private:
+  std::vector<std::string> pieces_;
+  std::vector<Node> nodes_;
+  std::vector<int32_t> order_;
+  std::vector<int32_t> pos_of_;
+  int max_depth_ = 0;
+};
+
+class MaskBuilder {
+ public:
+  // Sets `bits` (over trie positions) to the tokens some thread accepts.
+  void compute(const Grammar& g, const TokenTrie& trie, const std::vector<Thread>& threads,
+               std::vector<uint64_t>& bits);
+  uint64_t nodes_visited() const { return visited_; }
+
+ private:
+  void walk(uint32_t node, int level);
+
+  const Grammar* g_ = nullptr;
+  const TokenTrie* trie_ = nullptr;
+  std::vector<uint64_t>* bits_ = nullptr;
+  std::vector<std::vector<Thread>> levels_;
+  uint64_t visited_ = 0;
+};
+
+// Sets bits [begin, end).
+void set_bit_range(std::vector<uint64_t>& bits, uint32_t begin, uint32_t end);
+inline bool test_bit(const std::vector<uint64_t>& bits, uint32_t i) {
+  return (bits[i >> 6] >> (i & 63)) & 1;
+}
+
+}  // namespace rc::structured
