@@ -14,6 +14,8 @@
 #include "bench-workloads.h"
 #include "commands.h"
 #include "engine-options.h"
+#include "recording/event-tap.h"
+#include "recording/recorder.h"
 
 namespace rc::cli {
 
@@ -28,6 +30,9 @@ struct BenchOptions {
   uint64_t seed = 1;
   bool json = false;
   bool compare = false;
+  std::string record;  // a recording of the run (recording/recorder.h)
+  int record_max_mb = 1024;
+  recording::Recorder* recorder = nullptr;  // set while recording
 };
 
 struct BenchResult {
@@ -59,6 +64,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     size_t turn = 0;
     std::vector<ChatMessage> messages;
     std::string reply;
+    std::vector<int32_t> reply_tokens;  // for the recording
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -81,6 +87,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     const Conversation& conv = w.conversations[cl.conv];
     cl.messages.push_back({"user", conv.users[cl.turn]});
     cl.reply.clear();
+    cl.reply_tokens.clear();
     GenerateRequest req;
     req.messages = cl.messages;
     req.max_tokens = o.max_tokens;
@@ -90,7 +97,10 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
       std::lock_guard<std::mutex> lock(mu);
       Client& c = clients[i];
       c.reply += ev.text;
+      if (o.recorder && ev.token >= 0) c.reply_tokens.push_back(ev.token);
       if (!ev.finished) return true;
+      if (o.recorder)
+        o.recorder->request_finished(ev.id, ev.metrics, ev.reason, std::move(c.reply_tokens));
       --in_flight;
       if (ev.reason == FinishReason::error) error = ev.error;
       res.prompt_tokens += ev.metrics.prompt_tokens;
@@ -114,6 +124,9 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     if (!id.ok()) {
       --in_flight;
       error = id.status();
+    } else if (o.recorder) {
+      // mu is held: this request's finished callback cannot run before.
+      o.recorder->request_arrived(id.value(), req.messages);
     }
   };
 
@@ -209,7 +222,31 @@ void print_comparison(const std::vector<BenchResult>& rs) {
   }
 }
 
+// run_workload with a recording of the cache events, snapshots and
+// requests written on threads of their own (recording/recorder.h).
+Result<BenchResult> run_recorded(Engine& engine, const Workload& w, const BenchOptions& o) {
+  recording::RecorderOptions ro;
+  ro.source = "bench";
+  ro.max_bytes = int64_t(o.record_max_mb) << 20;
+  ro.render = [&engine](const std::vector<ChatMessage>& m) { return engine.render_chat(m); };
+  ro.on_stop = [](const std::string& why) { std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str()); };
+  auto rec = recording::Recorder::create(o.record, ro);
+  if (!rec.ok()) return rec.status();
+  (*rec)->set_meta("model", engine.model_info().name);
+  (*rec)->set_meta("workload", w.name);
+  BenchOptions with = o;
+  with.recorder = rec->get();
+  auto tap = std::make_unique<recording::EventTap>(**rec, recording::engine_source(engine));
+  Result<BenchResult> r = run_workload(engine, w, with);
+  tap.reset();  // its last pass drains the final events and snapshots the tree
+  Status closed = (*rec)->close();
+  if (!closed.ok()) return closed;
+  return r;
+}
+
 int run_bench(const BenchOptions& o) {
+  if (!o.record.empty() && o.compare)
+    return fail("bench: --record records one run; leave out --compare");
   Result<Workload> w = make_workload(o.workload, o.requests, o.seed);
   if (!w.ok()) return fail(w.status());
   std::vector<std::string> caches = {o.engine.config.cache};
@@ -224,7 +261,8 @@ int run_bench(const BenchOptions& o) {
       std::fprintf(stderr, "running %s with cache %s on %s ...\n", o.workload.c_str(),
                    cache.c_str(), engine->model_info().device.c_str());
     }
-    Result<BenchResult> r = run_workload(*engine, w.value(), o);
+    Result<BenchResult> r = o.record.empty() ? run_workload(*engine, w.value(), o)
+                                             : run_recorded(*engine, w.value(), o);
     if (!r.ok()) return fail(r.status());
     results.push_back(std::move(r.value()));
   }
@@ -266,6 +304,10 @@ Command add_bench_command(CLI::App& root) {
   app->add_option("--seed", o->seed, "workload seed");
   app->add_flag("--json", o->json, "one JSON object (an array with --compare)");
   app->add_flag("--compare", o->compare, "run radix, radix-page16, hash16 and off side by side");
+  app->add_option("--record", o->record,
+                  "write a recording of the cache events, snapshots and requests (SQLite)");
+  app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
+      ->check(CLI::PositiveNumber);
   return {app, [o] { return run_bench(*o); }};
 }
 

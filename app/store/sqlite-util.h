@@ -53,6 +53,13 @@ class Stmt {
       sqlite3_bind_null(st_, i);
   }
   void bind_null(int i) { sqlite3_bind_null(st_, i); }
+  // Copies `n` bytes (SQLITE_TRANSIENT); an empty blob is stored as a
+  // zero-length blob, not NULL.
+  void bind_blob(int i, const void* data, size_t n) {
+    sqlite3_bind_blob64(st_, i, n ? data : "", n, SQLITE_TRANSIENT);
+  }
+  // Back to the state after prepare() (bindings kept) for the next row.
+  void reset() { sqlite3_reset(st_); }
 
   // true: a row is available; false: done. Errors -> Status via step_status().
   Result<bool> step();
@@ -64,6 +71,9 @@ class Stmt {
   int int32(int c) const { return sqlite3_column_int(st_, c); }
   double real(int c) const { return sqlite3_column_double(st_, c); }
   std::string text(int c) const;
+  // The column's bytes (valid until the next step/reset) and their count.
+  const void* blob(int c) const { return sqlite3_column_blob(st_, c); }
+  size_t bytes(int c) const { return static_cast<size_t>(sqlite3_column_bytes(st_, c)); }
   std::optional<std::int64_t> opt_int64(int c) const {
     if (is_null(c)) return std::nullopt;
     return int64(c);

@@ -1,0 +1,104 @@
+// Internal to the Recorder: the writer thread's half. Owns the SQLite
+// connection, the prepared statements, the replay tree and the requests
+// still waiting for their match event. Only the writer thread calls it
+// (stats() excepted).
+#pragma once
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <sqlite3.h>
+
+#include "recording/recorder.h"
+#include "recording/replay-tree.h"
+#include "store/sqlite-util.h"
+
+namespace rc::recording {
+
+struct SnapshotItem {
+  CacheSnapshot snap;
+  std::string source;
+};
+struct EventsItem {
+  std::vector<CacheEvent> events;
+  bool gap_before = false;
+  std::string reason;
+};
+struct ArrivalItem {
+  uint64_t id = 0;
+  std::vector<int32_t> prompt;
+  std::vector<ChatMessage> messages;
+  bool render = false;
+};
+struct FinishItem {
+  uint64_t id = 0;
+  RequestMetrics metrics;
+  std::string reason;
+  std::vector<int32_t> output;
+};
+struct MetaItem {
+  std::string key, value;
+};
+
+class Recorder::Writer {
+ public:
+  static Result<std::unique_ptr<Writer>> create(const std::string& path,
+                                                const RecorderOptions& options);
+  ~Writer();
+
+  Status write(double t_ms, SnapshotItem& item);
+  Status write(double t_ms, EventsItem& item);
+  Status write(double t_ms, ArrivalItem& item);
+  Status write(double t_ms, FinishItem& item);
+  Status write(double t_ms, MetaItem& item);
+
+  uint64_t uncommitted_events() const { return uncommitted_; }
+  Status commit();
+  // Non-empty (the message) once the file is over options.max_bytes.
+  std::string over_cap();
+  // Records why writing stopped (meta 'stopped') and commits.
+  void stop(const std::string& why);
+  // Commits, folds the WAL into the file and closes it.
+  Status finish();
+  RecorderStats stats() const;
+
+ private:
+  struct Pending {
+    uint64_t id;
+    std::vector<int32_t> prompt;
+  };
+  struct LooseMatch {
+    uint64_t seq;
+    NodeId node;
+    std::vector<Token> path;
+  };
+  Writer(sqlite3* db, const RecorderOptions& options) : db_(db), options_(options) {}
+  Status prepare();
+  Status begin();
+  Status store_snapshot(double t_ms, const CacheSnapshot& snap, const std::string& source);
+  Status store_event(double t_ms, const CacheEvent& e);
+  Status on_match(const CacheEvent& e);
+  Status set_match(uint64_t id, uint64_t seq, NodeId node, size_t tokens);
+
+  sqlite3* db_;
+  const RecorderOptions& options_;
+  store::detail::Stmt ins_event_, ins_snapshot_, ins_request_, upd_match_, upd_finish_, ins_gap_,
+      ins_meta_;
+  bool in_txn_ = false;
+  uint64_t uncommitted_ = 0;
+  ReplayTree tree_;
+  CacheSnapshot header_;       // policy, page size, pool of the latest snapshot
+  bool replay_exact_ = false;  // radix policy: the writer's snapshots are exact
+  uint64_t since_snapshot_ = 0;
+  int64_t last_seq_ = -1;
+  std::deque<Pending> pending_;   // arrived, not matched yet
+  std::deque<LooseMatch> loose_;  // matches that came before their arrival
+  mutable std::mutex stats_mu_;
+  RecorderStats stats_;
+};
+
+}  // namespace rc::recording
