@@ -19,6 +19,13 @@ void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, Si
 void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
   RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
   if (n == 0 || w.rows == 0) return;
+  // One token on AVX-512 machines: the 512-bit kernels of matvec.h.
+  if (n == 1 && level_ == SimdLevel::avx2) {
+    if (const MatvecFn fn = matvec_fn(w.type)) {
+      run_matvec(fn, w, bias, x, y);
+      return;
+    }
+  }
   const QTileFn tile = qtile_fn(w.type, level_);
   // Quantized decode keeps the row dots: one weight row streamed at a time
   // measured faster than 8-row tiles in a model's decode (mmapped weights).
@@ -117,6 +124,20 @@ void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, flo
       const void* wr = wbase + r * rb;
       const float b = bias ? bias[r] : 0.0f;
       for (int t = 0; t < n; ++t) y[t * rows + r] = dot(wr, act + t * ab, K) + b;
+    }
+  });
+}
+
+void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x,
+                           float* y) {
+  const int64_t rows = w.rows, rb = row_bytes(w.type, w.cols);
+  const MatvecAct& act = matvec_act_.prepare(w.type, x, w.cols, quantize_act_fn(level_));
+  const auto* wbase = static_cast<const uint8_t*>(w.data);
+  const int64_t grain = std::max<int64_t>(16, rows / (int64_t(pool_.size()) * 8));
+  pool_.parallel_for(rows, grain, [&](int64_t r0, int64_t r1, int) {
+    fn(wbase + r0 * rb, rb, r1 - r0, act, y + r0);
+    if (bias) {
+      for (int64_t r = r0; r < r1; ++r) y[r] += bias[r];
     }
   });
 }

@@ -22,6 +22,7 @@
 
 #include "act-quant.h"
 #include "backend.h"
+#include "matvec.h"
 #include "qgemm.h"
 #include "row-dot.h"
 #include "thread-pool.h"
@@ -39,6 +40,7 @@ class CpuMatmul {
 
  private:
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
+  void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x, float* y,
                   int n);
@@ -46,6 +48,7 @@ class CpuMatmul {
 
   ThreadPool& pool_;
   SimdLevel level_;
+  MatvecActBuffer matvec_act_;               // one token's activation (matvec.h)
   std::vector<uint8_t> act_q_;               // [n] activation rows in act_format(w.type)
   std::vector<uint8_t> act_side_;            // [n] qtile_side_bytes per token
   std::vector<std::vector<float>> scratch_;  // per thread: qtile accumulators

@@ -1,6 +1,10 @@
 // kernel-bench: figures for the fast CPU backend's matmul.
 //
-//   kernel-bench [--threads N] [--quick]
+//   kernel-bench [--threads N] [--quick] [--decode-core]
+//
+// 0. One core's decode matmul with the row dots and with the AVX-512 matvec
+//    kernels (matvec.h), from L2 and from DRAM, in thread CPU time
+//    (--decode-core: only this).
 //
 // 1. This machine's memory bandwidth: N threads each summing its share of a
 //    1 GiB buffer with vector loads (best of several passes).
@@ -30,6 +34,7 @@
 #include "cpu/act-quant.h"
 #include "cpu/cpu-backends.h"
 #include "cpu/host-memory.h"
+#include "cpu/matvec.h"
 #include "cpu/quant.h"
 #include "cpu/row-dot.h"
 #include "cpu/simd-level.h"
@@ -91,32 +96,80 @@ void make_copies(WeightCopies& wc, DType t, Shape s, size_t min_total) {
   }
 }
 
+// One core's decode matmul (n = 1, 1-thread backend, activation preparation
+// included), in GB/s of weights per second of thread CPU time: with
+// matvec.h's AVX-512 kernels or without (the row dots), alternated round by
+// round so both see the same machine. From L2: 128 x 2048 dotted again and
+// again (instruction throughput); from DRAM: 2048 x 2048 cycling through
+// copies that dwarf the caches (a core's streaming rate: the stalls on
+// memory count as CPU time, other processes' time does not).
+void decode_core_table(const std::vector<DType>& types, bool quick, bool dram) {
+  const Shape s = dram ? Shape{2048, 2048} : Shape{128, 2048};
+  std::printf("decode matmul per core, n = 1, %lldx%lld from %s (thread CPU time)\n",
+              (long long)s.rows, (long long)s.cols, dram ? "DRAM" : "L2");
+  std::printf("%-6s %16s %16s %8s\n", "type", "row dots GB/s", "matvec GB/s", "ratio");
+  auto one = make_cpu_backend(1);
+  for (DType t : types) {
+    WeightCopies wc;
+    make_copies(wc, t, s, dram ? (size_t(quick ? 128 : 256) << 20) : 0);
+    Weight w{t, wc.copies[0], s.rows, s.cols};
+    std::vector<float> x(static_cast<size_t>(s.cols)), y(static_cast<size_t>(s.rows));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float(int(i % 23) - 11) * 0.01f;
+    double best[2] = {1e30, 1e30};
+    const int iters = dram ? int(wc.copies.size()) : quick ? 200 : 800;
+    for (int round = 0; round < 10; ++round) {
+      const bool mv = round % 2 == 1;
+      set_matvec_enabled(mv);
+      const double t0 = thread_cpu_seconds();
+      for (int it = 0; it < iters; ++it) {
+        w.data = wc.copies[size_t(it) % wc.copies.size()];
+        one->matmul(w, nullptr, x.data(), y.data(), 1);
+      }
+      best[mv] = std::min(best[mv], (thread_cpu_seconds() - t0) / iters);
+    }
+    set_matvec_enabled(true);
+    const bool has = matvec_fn(t) != nullptr;
+    const double a = double(wc.bytes) / best[0] / 1e9, b = double(wc.bytes) / best[1] / 1e9;
+    if (has) {
+      std::printf("%-6s %16.1f %16.1f %7.2fx\n", dtype_name(t), a, b, b / a);
+    } else {
+      std::printf("%-6s %16.1f %16s %8s\n", dtype_name(t), a, "-", "-");
+    }
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 2;
-  bool quick = false;
+  bool quick = false, core_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) {
       threads = std::atoi(argv[++i]);
     } else if (a == "--quick") {
       quick = true;
+    } else if (a == "--decode-core") {
+      core_only = true;
     } else {
-      std::fprintf(stderr, "usage: kernel-bench [--threads N] [--quick]\n");
+      std::fprintf(stderr, "usage: kernel-bench [--threads N] [--quick] [--decode-core]\n");
       return 2;
     }
   }
   auto backend = make_cpu_backend(threads);
   std::printf("backend: %s, simd %s\n", backend->name().c_str(),
               simd_level_name(best_simd_level()));
-  const double bw = rc::bench::measure_read_bandwidth_gbs(threads);
-  std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n", threads, bw);
   std::printf("load average at start: %s (on %u CPUs)\n\n", load_average().c_str(),
               std::thread::hardware_concurrency());
-
   const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0, DType::q4_0,
                                  DType::q5_0, DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
+  decode_core_table(types, quick, false);
+  decode_core_table(types, quick, true);
+  if (core_only) return 0;
+  const double bw = rc::bench::measure_read_bandwidth_gbs(threads);
+  std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n\n", threads, bw);
+
   const std::vector<Shape> shapes{{2048, 2048}, {5632, 2048}};
   const size_t min_total = quick ? (size_t(64) << 20) : (size_t(256) << 20);
 

@@ -1,0 +1,442 @@
+// matvec.h kernels on 512-bit registers: AVX-512 F/BW/VL + VNNI.
+//
+// Quantized rows: the weight quants are read as unsigned bytes and
+// multiplied with the signed activation quants by vpdpbusd (64 products per
+// instruction). A weight offset c (Q8_0 read as w + 128, Q4_0's 8, Q5_0's
+// 16, Q6_K's 32) is removed by starting the accumulator at ns4 (ns4 =
+// minus the activation sums of 4 times c, prepared once per matmul), which
+// costs nothing per weight byte. 32-element blocks keep one
+// int32 lane group per block and get their scales from a vector of 16 block
+// scales (gathered fp16 weight scales times the activation scales), spread
+// by a permute; K-quant sub-block scales are applied in integers by
+// vpdpwssd (each lane's 4-product sum fits in 16 bits), so a 256-block
+// costs one int->float conversion.
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "matvec.h"
+#include "quant-blocks.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define RC_HAVE_AVX512_REGION 1
+#include <immintrin.h>
+#if defined(__clang__)
+#pragma clang attribute push(                                                      \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni"))), \
+    apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")
+#endif
+#endif
+
+#if defined(RC_HAVE_AVX512_REGION)
+namespace rc::kernels {
+namespace {
+
+inline __m512i load64(const void* p) { return _mm512_loadu_si512(p); }
+inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+
+// Software prefetch this many bytes ahead of the weight stream. The
+// hardware prefetchers stop at 4 KiB page boundaries (mmapped weights are in
+// 4 KiB pages), and one core's DRAM stream measured 1.5-2x faster with it
+// (kernel-bench --decode-core, thread CPU time: Q8_0 7.5 -> 13.2 GB/s per
+// core at 16 KiB; 4-16 KiB all helped, 16 KiB most).
+constexpr int64_t kPrefetchBytes = 16384;
+inline void prefetch(const void* p) {
+  _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);
+}
+inline float half_to_float(uint16_t h) {
+  return _mm_cvtss_f32(_mm_cvtph_ps(_mm_cvtsi32_si128(int(h))));
+}
+inline __m512i join(__m256i lo, __m256i hi) {
+  return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+}
+// Lanes 0-7 take lane a of v, lanes 8-15 lane b.
+inline __m512i pair_index(int a, int b) {
+  return _mm512_inserti64x4(_mm512_set1_epi32(a), _mm256_set1_epi32(b), 1);
+}
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+inline int32_t hsum8_i32(__m256i v) {
+  __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+  s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
+  s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 1));
+  return _mm_cvtsi128_si32(s);
+}
+
+// ---- float weights ----------------------------------------------------
+
+struct F32Load {
+  static __m512 full(const void* w, int64_t i) {
+    return _mm512_loadu_ps(static_cast<const float*>(w) + i);
+  }
+  static __m512 part(const void* w, int64_t i, __mmask16 m) {
+    return _mm512_maskz_loadu_ps(m, static_cast<const float*>(w) + i);
+  }
+};
+struct F16Load {
+  static __m512 full(const void* w, int64_t i) {
+    return _mm512_cvtph_ps(load32(static_cast<const uint16_t*>(w) + i));
+  }
+  static __m512 part(const void* w, int64_t i, __mmask16 m) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w) + i));
+  }
+};
+struct Bf16Load {
+  static __m512 widen(__m256i h) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  }
+  static __m512 full(const void* w, int64_t i) {
+    return widen(load32(static_cast<const uint16_t*>(w) + i));
+  }
+  static __m512 part(const void* w, int64_t i, __mmask16 m) {
+    return widen(_mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w) + i));
+  }
+};
+
+// R rows at once (R streams from memory, one activation load for all),
+// each row with the same four accumulators in the same order whatever R,
+// so a row's bits do not depend on how the rows were grouped.
+template <class L, int R>
+void dot_float_rows(const uint8_t* w, int64_t stride, const float* x, int64_t K, float* y) {
+  constexpr int64_t esz = std::is_same_v<L, F32Load> ? 4 : 2;
+  __m512 s[R][4];
+  for (auto& row : s) {
+    for (__m512& v : row) v = _mm512_setzero_ps();
+  }
+  int64_t i = 0;
+  for (; i + 64 <= K; i += 64) {
+    __m512 xv[4];
+    for (int j = 0; j < 4; ++j) xv[j] = _mm512_loadu_ps(x + i + 16 * j);
+    for (int r = 0; r < R; ++r) {
+      const uint8_t* wr = w + r * stride;
+      for (int64_t l = 0; l < 64 * esz; l += 64) prefetch(wr + i * esz + l);
+      for (int j = 0; j < 4; ++j)
+        s[r][j] = _mm512_fmadd_ps(L::full(wr, i + 16 * j), xv[j], s[r][j]);
+    }
+  }
+  for (; i + 16 <= K; i += 16) {
+    for (int r = 0; r < R; ++r) {
+      s[r][0] = _mm512_fmadd_ps(L::full(w + r * stride, i), _mm512_loadu_ps(x + i), s[r][0]);
+    }
+  }
+  if (i < K) {
+    const __mmask16 m = __mmask16((1u << (K - i)) - 1);
+    for (int r = 0; r < R; ++r) {
+      s[r][1] =
+          _mm512_fmadd_ps(L::part(w + r * stride, i, m), _mm512_maskz_loadu_ps(m, x + i), s[r][1]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    y[r] = _mm512_reduce_add_ps(
+        _mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), _mm512_add_ps(s[r][2], s[r][3])));
+  }
+}
+
+template <class L>
+void matvec_float(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
+  int64_t r = 0;
+  for (; r + 4 <= rows; r += 4) dot_float_rows<L, 4>(w + r * stride, stride, a.x, a.K, y + r);
+  for (; r < rows; ++r) dot_float_rows<L, 1>(w + r * stride, stride, a.x, a.K, y + r);
+}
+
+// ---- 32-element blocks: Q8_0, Q4_0, Q5_0, Q5_1 ---------------------------
+
+// Each type: the block, whether its quants carry an offset (then ns4 holds
+// minus the offset times the activation sums), and its quants as unsigned bytes in element order,
+// for one block (256 bits) and for two consecutive blocks (512 bits).
+struct Q8_0T {
+  using Block = BlockQ8_0;
+  static constexpr bool kOffset = true;  // w + 128
+  static constexpr bool kMin = false;
+  static __m256i one(const Block& b) {
+    return _mm256_xor_si256(load32(b.qs), _mm256_set1_epi8(-128));
+  }
+  static __m512i two(const Block* b) {
+    return _mm512_xor_si512(join(load32(b[0].qs), load32(b[1].qs)), _mm512_set1_epi8(-128));
+  }
+};
+
+// 16 nibble bytes -> 32 quants: low nibbles are elements 0-15.
+inline __m256i nibbles32(const uint8_t* qs) {
+  const __m128i t = _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs));
+  return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(t, 4), t), _mm256_set1_epi8(0x0f));
+}
+// Two blocks' nibble bytes -> 64 quants.
+inline __m512i nibbles64(const uint8_t* qs0, const uint8_t* qs1) {
+  const __m512i t = _mm512_castsi256_si512(
+      _mm256_set_m128i(_mm_loadu_si128(reinterpret_cast<const __m128i*>(qs1)),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(qs0))));
+  const __m512i dup = _mm512_shuffle_i64x2(t, t, _MM_SHUFFLE(1, 1, 0, 0));
+  return _mm512_and_si512(_mm512_srlv_epi64(dup, _mm512_set_epi64(4, 4, 0, 0, 4, 4, 0, 0)),
+                          _mm512_set1_epi8(0x0f));
+}
+inline uint32_t load_u32(const uint8_t* p) {
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+struct Q4_0T {
+  using Block = BlockQ4_0;
+  static constexpr bool kOffset = true;
+  static constexpr bool kMin = false;
+  static __m256i one(const Block& b) { return nibbles32(b.qs); }
+  static __m512i two(const Block* b) { return nibbles64(b[0].qs, b[1].qs); }
+};
+
+// Q5_0 / Q5_1: nibbles plus bit j of qh as 16 (a masked add: no byte-masked or).
+template <class B>
+struct Q5T {
+  using Block = B;
+  static constexpr bool kMin = std::is_same_v<B, BlockQ5_1>;
+  static constexpr bool kOffset = !kMin;
+  static __m256i one(const Block& b) {
+    return _mm256_mask_add_epi8(nibbles32(b.qs), __mmask32(load_u32(b.qh)), nibbles32(b.qs),
+                                _mm256_set1_epi8(0x10));
+  }
+  static __m512i two(const Block* b) {
+    const __m512i n = nibbles64(b[0].qs, b[1].qs);
+    const __mmask64 h = __mmask64(load_u32(b[0].qh)) | (__mmask64(load_u32(b[1].qh)) << 32);
+    return _mm512_mask_add_epi8(n, h, n, _mm512_set1_epi8(0x10));
+  }
+};
+
+// Integer dot of one or two blocks, offset removed.
+template <class T>
+inline __m512i pair_isum(const typename T::Block* b, const int8_t* x, const int32_t* ns4) {
+  __m512i acc = _mm512_setzero_si512();
+  if constexpr (T::kOffset) acc = _mm512_loadu_si512(ns4);
+  return _mm512_dpbusd_epi32(acc, T::two(b), load64(x));
+}
+template <class T>
+inline int32_t block_isum(const typename T::Block& b, const int8_t* x, const int32_t* ns4) {
+  __m256i acc = _mm256_setzero_si256();
+  if constexpr (T::kOffset) acc = load32(ns4);
+  return hsum8_i32(_mm256_dpbusd_epi32(acc, T::one(b), load32(x)));
+}
+
+// 16 fp16 values at byte offset `off` of 16 consecutive blocks.
+template <class Block>
+inline __m512 gather_half16(const Block* b, int off) {
+  constexpr int s = int(sizeof(Block));
+  const __m512i idx =
+      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                         _mm512_set1_epi32(s));
+  const __m512i v = _mm512_i32gather_epi32(idx, reinterpret_cast<const uint8_t*>(b) + off, 1);
+  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+}
+
+template <class T>
+float dot_q32(const typename T::Block* b, const MatvecAct& a) {
+  const int64_t nb = a.K / 32;
+  __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, accm = acc0;
+  int64_t i = 0;
+  for (; i + 16 <= nb; i += 16) {
+    const __m512 s = _mm512_mul_ps(gather_half16(b + i, 0), _mm512_loadu_ps(a.d + i));
+    if constexpr (T::kMin) {
+      accm = _mm512_fmadd_ps(gather_half16(b + i, 2), _mm512_loadu_ps(a.ms + i), accm);
+    }
+    for (int p = 0; p < 8; p += 2) {
+      const int64_t j = i + 2 * p;
+      prefetch(b + j);
+      prefetch(b + j + 2);
+      const __m512i s0 = pair_isum<T>(b + j, a.qs + 32 * j, a.ns4 + 8 * j);
+      const __m512i s1 = pair_isum<T>(b + j + 2, a.qs + 32 * (j + 2), a.ns4 + 8 * (j + 2));
+      acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0),
+                             _mm512_permutexvar_ps(pair_index(2 * p, 2 * p + 1), s), acc0);
+      acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s1),
+                             _mm512_permutexvar_ps(pair_index(2 * p + 2, 2 * p + 3), s), acc1);
+    }
+  }
+  float tail = 0.0f;
+  for (; i < nb; ++i) {
+    const float s = half_to_float(b[i].d) * a.d[i];
+    tail += float(block_isum<T>(b[i], a.qs + 32 * i, a.ns4 + 8 * i)) * s;
+    if constexpr (T::kMin) tail += half_to_float(b[i].m) * a.ms[i];
+  }
+  return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) + _mm512_reduce_add_ps(accm) + tail;
+}
+
+template <class T>
+void matvec_q32(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
+  for (int64_t r = 0; r < rows; ++r) {
+    y[r] = dot_q32<T>(reinterpret_cast<const typename T::Block*>(w + r * stride), a);
+  }
+}
+
+// ---- K-quants ------------------------------------------------------------
+
+// The 6-bit scales and mins of a Q4_K / Q5_K block (q4k_scale_min layout),
+// with 32-bit masks: scales 0-7 and mins 0-7 as bytes of two 64-bit words.
+inline void unpack_scales_k4(const uint8_t* s, uint64_t& sc, uint64_t& m) {
+  uint32_t w0, w1, w2;
+  std::memcpy(&w0, s, 4);
+  std::memcpy(&w1, s + 4, 4);
+  std::memcpy(&w2, s + 8, 4);
+  const uint32_t sc_lo = w0 & 0x3f3f3f3fu;
+  const uint32_t sc_hi = (w2 & 0x0f0f0f0fu) | (((w0 >> 6) & 0x03030303u) << 4);
+  const uint32_t m_lo = w1 & 0x3f3f3f3fu;
+  const uint32_t m_hi = ((w2 >> 4) & 0x0f0f0f0fu) | (((w1 >> 6) & 0x03030303u) << 4);
+  sc = uint64_t(sc_lo) | (uint64_t(sc_hi) << 32);
+  m = uint64_t(m_lo) | (uint64_t(m_hi) << 32);
+}
+
+// Q4_K / Q5_K: the activation's sub-blocks are stored 0 2 1 3 4 6 5 7, so
+// the low and high nibbles of each 64 quant bytes meet contiguous 64-byte
+// activation runs. isum lanes 0-7 / 8-15 of each product belong to the
+// sub-blocks named by pair_index, whose scales vpdpwssd applies. The mins
+// term stays in a vector accumulator (no horizontal sum per block).
+template <bool k5>
+float dot_k45(const uint8_t* w, const MatvecAct& a) {
+  using Block = std::conditional_t<k5, BlockQ5_K, BlockQ4_K>;
+  const auto* b = reinterpret_cast<const Block*>(w);
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  __m512 acc = _mm512_setzero_ps();
+  __m128 macc = _mm_setzero_ps();
+  for (int64_t i = 0; i < a.K / 256; ++i) {
+    // [d, dmin] times the activation scale.
+    const __m128 dd = _mm_mul_ps(
+        _mm_cvtph_ps(_mm_cvtsi32_si128(int(load_u32(reinterpret_cast<const uint8_t*>(&b[i].d))))),
+        _mm_set1_ps(a.d[i]));
+    uint64_t sc, m;
+    unpack_scales_k4(b[i].scales, sc, m);
+    const __m128i mp =
+        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(m))),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
+    macc = _mm_fmadd_ps(_mm_cvtepi32_ps(mp), _mm_shuffle_ps(dd, dd, 0x55), macc);
+    const __m512i sc32 = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(sc)));
+    const int8_t* x = a.qs + 256 * i;
+    for (int l = 0; l < int(sizeof(Block)); l += 64)
+      prefetch(reinterpret_cast<const uint8_t*>(b + i) + l);
+    __m512i isum = _mm512_setzero_si512();
+    [[maybe_unused]] __m512i qh;
+    if constexpr (k5) qh = _mm512_broadcast_i64x4(load32(b[i].qh));
+    for (int g = 0; g < 2; ++g) {
+      const __m512i q = load64(b[i].qs + 64 * g);
+      __m512i lo = _mm512_and_si512(q, m4);
+      __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+      if constexpr (k5) {
+        // Sub-blocks 4g + {0, 2} (lo) and 4g + {1, 3} (hi): their qh bits.
+        const __m512i bl =
+            join(_mm256_set1_epi8(char(1 << (4 * g))), _mm256_set1_epi8(char(1 << (4 * g + 2))));
+        const __m512i bh = join(_mm256_set1_epi8(char(1 << (4 * g + 1))),
+                                _mm256_set1_epi8(char(1 << (4 * g + 3))));
+        const __m512i h16 = _mm512_set1_epi8(0x10);
+        lo = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(qh, bl), lo, h16);
+        hi = _mm512_mask_add_epi8(hi, _mm512_test_epi8_mask(qh, bh), hi, h16);
+      }
+      const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
+      const __m512i phi = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
+      isum = _mm512_dpwssd_epi32(isum, plo,
+                                 _mm512_permutexvar_epi32(pair_index(4 * g, 4 * g + 2), sc32));
+      isum = _mm512_dpwssd_epi32(isum, phi,
+                                 _mm512_permutexvar_epi32(pair_index(4 * g + 1, 4 * g + 3), sc32));
+    }
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_broadcastss_ps(dd), acc);
+  }
+  __m128 ms = _mm_add_ps(macc, _mm_movehl_ps(macc, macc));
+  ms = _mm_add_ss(ms, _mm_movehdup_ps(ms));
+  return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(ms);
+}
+
+template <bool k5>
+void matvec_k45(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
+  for (int64_t r = 0; r < rows; ++r) y[r] = dot_k45<k5>(w + r * stride, a);
+}
+
+// Q6_K: per 128-element half, the low nibbles of ql[0..64) with qh bits
+// 0-1 / 2-3 are elements 0-63, the high nibbles with bits 4-5 / 6-7
+// elements 64-127, all in natural order; quants 0..63 carry the offset 32.
+// Each product covers four 16-element sub-blocks (4 lanes each).
+float dot_q6k(const uint8_t* w, const MatvecAct& a) {
+  const auto* b = reinterpret_cast<const BlockQ6_K*>(w);
+  const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
+  const __m512i sh_lo = join(_mm256_set1_epi16(4), _mm256_set1_epi16(2));
+  const __m512i sh_hi = join(_mm256_set1_epi16(0), _mm256_set1_epi16(2));
+  const __m512i quad = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+  __m512 acc = _mm512_setzero_ps();
+  for (int64_t i = 0; i < a.K / 256; ++i) {
+    const __m512i sc32 = _mm512_cvtepu16_epi32(
+        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].scales))));
+    const int8_t* x = a.qs + 256 * i;
+    for (int l = 0; l < int(sizeof(BlockQ6_K)); l += 64)
+      prefetch(reinterpret_cast<const uint8_t*>(b + i) + l);
+    const int32_t* ns4 = a.ns4 + 64 * i;
+    __m512i isum = _mm512_setzero_si512();
+    for (int h = 0; h < 2; ++h) {
+      const __m512i ql = load64(b[i].ql + 64 * h);
+      const __m512i qh = _mm512_broadcast_i64x4(load32(b[i].qh + 32 * h));
+      const __m512i lo = _mm512_or_si512(_mm512_and_si512(ql, m4),
+                                         _mm512_and_si512(_mm512_sllv_epi16(qh, sh_lo), m30));
+      const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), m4),
+                                         _mm512_and_si512(_mm512_srlv_epi16(qh, sh_hi), m30));
+      const __m512i plo =
+          _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h), lo, load64(x + 128 * h));
+      const __m512i phi =
+          _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h + 16), hi, load64(x + 128 * h + 64));
+      const __m512i s0 =
+          _mm512_permutexvar_epi32(_mm512_add_epi32(quad, _mm512_set1_epi32(8 * h)), sc32);
+      const __m512i s1 =
+          _mm512_permutexvar_epi32(_mm512_add_epi32(quad, _mm512_set1_epi32(8 * h + 4)), sc32);
+      isum = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(isum, plo, s0), phi, s1);
+    }
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(half_to_float(b[i].d) * a.d[i]),
+                          acc);
+  }
+  return _mm512_reduce_add_ps(acc);
+}
+
+void matvec_q6k(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
+  for (int64_t r = 0; r < rows; ++r) y[r] = dot_q6k(w + r * stride, a);
+}
+
+}  // namespace
+
+MatvecFn matvec_avx512(DType t) {
+  switch (t) {
+    case DType::f32:
+      return matvec_float<F32Load>;
+    case DType::f16:
+      return matvec_float<F16Load>;
+    case DType::bf16:
+      return matvec_float<Bf16Load>;
+    case DType::q8_0:
+      return matvec_q32<Q8_0T>;
+    case DType::q4_0:
+      return matvec_q32<Q4_0T>;
+    case DType::q5_0:
+      return matvec_q32<Q5T<BlockQ5_0>>;
+    case DType::q5_1:
+      return matvec_q32<Q5T<BlockQ5_1>>;
+    case DType::q4_k:
+      return matvec_k45<false>;
+    case DType::q5_k:
+      return matvec_k45<true>;
+    case DType::q6_k:
+      return matvec_q6k;
+  }
+  return nullptr;
+}
+
+}  // namespace rc::kernels
+
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+
+#else
+
+namespace rc::kernels {
+MatvecFn matvec_avx512(DType) { return nullptr; }
+}  // namespace rc::kernels
+
+#endif

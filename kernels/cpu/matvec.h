@@ -1,0 +1,77 @@
+// Decode matmul (one token): y[r] = w[r] . x for every weight row, with
+// AVX-512 (VNNI for the quantized types) on 512-bit registers, where the CPU
+// has AVX-512 F/BW/VL + VNNI. The row dots of row-dot.h serve every other
+// CPU; this path exists because on AVX-512 machines those dots are bound by
+// instruction throughput (about half the memory bandwidth for Q8_0 and the
+// K-quants), not by reading the weights.
+//
+// The activation row is prepared once per matmul into MatvecAct: the same
+// 8-bit quants and scales as quantize_act (act-quant.h) produces for the
+// weight's act_format, so the numerical contract of act-quant.h holds (the
+// result equals dequantize(w) . dequantize_act(quantize_act(x)) up to fp32
+// rounding), laid out so the inner loop needs no shuffles:
+// - qs: the K quants contiguous; for Q4_K / Q5_K each 256-block's
+//   32-element sub-blocks are stored in the order 0 2 1 3 4 6 5 7, matching
+//   the low / high nibbles of the weight's 64-byte quant groups;
+// - ns4[i] = -c * (qs[4i] + ... + qs[4i+3]) (natural order), where c is
+//   the offset the weight quants carry as the kernels read them (Q8_0 read
+//   as unsigned: 128, Q4_0: 8, Q5_0: 16, Q6_K: 32; else 0): it starts the
+//   integer accumulator, so the offset costs nothing per weight byte;
+// - d: one scale per activation block (32 or 256 elements);
+// - ms[b] = d[b] * (sum of block b's quants), for the mins of Q5_1;
+// - bsum: BlockQ8K::bsum of every 256-block (8 per block), for the mins of
+//   Q4_K / Q5_K.
+// Float weights (F32, F16, BF16) read the fp32 row itself.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "act-quant.h"
+#include "dtype.h"
+
+namespace rc::kernels {
+
+struct MatvecAct {
+  int64_t K = 0;
+  const float* x = nullptr;  // float weights: the fp32 row
+  const int8_t* qs = nullptr;
+  const int32_t* ns4 = nullptr;
+  const float* d = nullptr;
+  const float* ms = nullptr;
+  const int16_t* bsum = nullptr;
+};
+
+// Owns the storage of a MatvecAct; reused across matmuls (no allocation once
+// the largest K has been seen).
+class MatvecActBuffer {
+ public:
+  // Quantizes x (K elements, a multiple of the weight type's block) with
+  // `quantize` and lays it out for weights of type t. The returned view
+  // stays valid until the next prepare; for float types it points at x.
+  const MatvecAct& prepare(DType t, const float* x, int64_t K, QuantizeActFn quantize);
+
+ private:
+  MatvecAct act_;
+  std::vector<uint8_t> raw_;  // quantize_act's row
+  std::vector<int8_t> qs_;    // 64 bytes of slack for aligned full-width loads
+  std::vector<int32_t> ns4_;
+  std::vector<float> d_, ms_;
+  std::vector<int16_t> bsum_;
+};
+
+// y[r] = dot(row r, act) for r in [0, rows); rows are w_stride bytes apart.
+using MatvecFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows, const MatvecAct& act,
+                          float* y);
+
+// The AVX-512 kernel for t, or null where this CPU lacks AVX-512 F/BW/VL +
+// VNNI, RADIXCHAT_CPU_MATVEC=0 is set, or set_matvec_enabled(false) was
+// called (for benchmarks comparing with the row dots in one run).
+MatvecFn matvec_fn(DType t);
+bool cpu_has_avx512_matvec();
+void set_matvec_enabled(bool on);
+
+// The table of matvec-avx512.cpp (callers check cpu_has_avx512_matvec).
+MatvecFn matvec_avx512(DType t);
+
+}  // namespace rc::kernels

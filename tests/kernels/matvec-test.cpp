@@ -1,0 +1,135 @@
+// The AVX-512 decode kernels (matvec.h) against the portable row dots
+// (row-dot-scalar.cpp, the oracle for one weight row with the same 8-bit
+// activations), for every weight type, block counts around the 16-block
+// groups and the 64-element float steps (tails), odd row counts, and through
+// the backend's matmul at 1..4 threads (each row's result does not depend on
+// the thread count). Skipped on CPUs without AVX-512 VNNI.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cpu/act-quant.h"
+#include "cpu/cpu-backend.h"
+#include "cpu/matvec.h"
+#include "cpu/row-dot.h"
+#include "kernel-test-util.h"
+
+namespace rc::kernels {
+namespace {
+
+using test::expect_close;
+
+class Matvec : public ::testing::TestWithParam<DType> {
+ protected:
+  void SetUp() override {
+    if (!matvec_fn(GetParam())) GTEST_SKIP() << "no AVX-512 VNNI matvec on this CPU";
+  }
+};
+
+std::vector<int64_t> test_cols(DType t) {
+  switch (block_elems(t)) {
+    case 1:
+      return {1, 15, 16, 17, 63, 64, 65, 130, 2048 + 7};
+    case 32:  // blocks: one, a pair, 15/16/17 (groups of 16), 33, 64 + 3
+      return {32, 64, 32 * 15, 32 * 16, 32 * 17, 32 * 33, 32 * 67};
+    default:
+      return {256, 512, 256 * 3, 256 * 8, 256 * 11};
+  }
+}
+
+// One activation row in the oracle's format: x quantized by quantize_act.
+std::vector<uint8_t> oracle_act(DType t, const std::vector<float>& x, int64_t K) {
+  const ActFormat f = act_format(t);
+  if (f == ActFormat::f32) {
+    std::vector<uint8_t> out(x.size() * sizeof(float));
+    std::memcpy(out.data(), x.data(), out.size());
+    return out;
+  }
+  std::vector<uint8_t> q(size_t(act_row_bytes(f, K)));
+  quantize_act(f, x.data(), q.data(), K);
+  return q;
+}
+
+TEST_P(Matvec, MatchesScalarRowDots) {
+  const DType t = GetParam();
+  const MatvecFn fn = matvec_fn(t);
+  const RowDotFn oracle = row_dot_scalar(t);
+  uint32_t seed = 11;
+  MatvecActBuffer buf;
+  for (int64_t K : test_cols(t)) {
+    for (int64_t rows : {1, 3, 37}) {
+      const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
+      const std::vector<float> x = test::random_vec(size_t(K), seed++, 2.0f);
+      const std::vector<uint8_t> act = oracle_act(t, x, K);
+      const MatvecAct& a = buf.prepare(t, x.data(), K, quantize_act_fn(best_simd_level()));
+      const int64_t rb = row_bytes(t, K);
+      std::vector<float> got(size_t(rows), NAN), want(static_cast<size_t>(rows)),
+          scale(static_cast<size_t>(rows));
+      fn(ow.bytes.data(), rb, rows, a, got.data());
+      std::vector<float> wrow(static_cast<size_t>(K)), xq(static_cast<size_t>(K));
+      if (act_format(t) == ActFormat::f32) {
+        xq = x;
+      } else {
+        dequantize_act(act_format(t), act.data(), xq.data(), K);
+      }
+      for (int64_t r = 0; r < rows; ++r) {
+        want[size_t(r)] = oracle(ow.bytes.data() + r * rb, act.data(), K);
+        dequantize_row(t, ow.bytes.data() + r * rb, wrow.data(), K);
+        double s = 0.0;
+        for (int64_t k = 0; k < K; ++k) s += std::fabs(double(wrow[size_t(k)]) * xq[size_t(k)]);
+        scale[size_t(r)] = float(s);
+      }
+      expect_close(
+          got.data(), want.data(), scale.data(), size_t(rows), 1e-5,
+          std::string(dtype_name(t)) + " K " + std::to_string(K) + " rows " + std::to_string(rows));
+    }
+  }
+}
+
+// Through the backend: a decode matmul (n = 1) gives the same bits at every
+// thread count, and matches the row dots (matvec disabled) within rounding.
+TEST_P(Matvec, BackendThreadsAndFallbackAgree) {
+  const DType t = GetParam();
+  const int64_t K = block_elems(t) == 256 ? 256 * 9 : block_elems(t) == 32 ? 32 * 35 : 1000;
+  const int64_t rows = 301;
+  const test::OwnedWeight ow = test::make_weight(t, rows, K, 5);
+  const std::vector<float> x = test::random_vec(size_t(K), 6, 2.0f);
+  const std::vector<float> bias = test::random_vec(size_t(rows), 7);
+  std::vector<float> first;
+  for (int threads = 1; threads <= 4; ++threads) {
+    auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
+    std::vector<float> y(size_t(rows), NAN);
+    be->matmul(ow.w, bias.data(), x.data(), y.data(), 1);
+    if (threads == 1) {
+      first = y;
+    } else {
+      for (int64_t r = 0; r < rows; ++r) {
+        ASSERT_EQ(y[size_t(r)], first[size_t(r)]) << dtype_name(t) << " threads " << threads;
+      }
+    }
+  }
+  set_matvec_enabled(false);
+  ASSERT_EQ(matvec_fn(t), nullptr);
+  auto be = make_cpu_backend_at(2, SimdLevel::avx2);
+  std::vector<float> dots(size_t(rows), NAN);
+  be->matmul(ow.w, bias.data(), x.data(), dots.data(), 1);
+  set_matvec_enabled(true);
+  std::vector<float> scale(static_cast<size_t>(rows));
+  std::vector<float> wrow(static_cast<size_t>(K));
+  for (int64_t r = 0; r < rows; ++r) {
+    dequantize_row(t, ow.bytes.data() + r * row_bytes(t, K), wrow.data(), K);
+    double s = std::fabs(bias[size_t(r)]);
+    for (int64_t k = 0; k < K; ++k) s += std::fabs(double(wrow[size_t(k)]) * x[size_t(k)]);
+    scale[size_t(r)] = float(s);
+  }
+  expect_close(first.data(), dots.data(), scale.data(), size_t(rows), 2e-5,
+               std::string(dtype_name(t)) + " matvec vs row dots");
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTypes, Matvec, ::testing::ValuesIn(test::all_dtypes()),
+                         [](const ::testing::TestParamInfo<DType>& i) {
+                           return std::string(dtype_name(i.param));
+                         });
+
+}  // namespace
+}  // namespace rc::kernels
