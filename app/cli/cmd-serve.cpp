@@ -75,6 +75,12 @@ int run_serve(ServeOptions& o) {
   std::fprintf(stderr, "radixchat-cli: serving %s (%s on %s, cache %s, context %d)%s\n",
                m.name.c_str(), m.backend.c_str(), m.device.c_str(), m.cache.c_str(),
                m.context_length, o.server.api_key.empty() ? "" : ", API key required");
+  if (!srv.kv_events_endpoint().empty()) {
+    std::fprintf(stderr, "radixchat-cli: publishing KV events on %s%s%s (topic '%s')\n",
+                 srv.kv_events_endpoint().c_str(),
+                 srv.kv_events_replay().empty() ? "" : ", replay on ",
+                 srv.kv_events_replay().c_str(), o.server.kv_events_topic.c_str());
+  }
   std::printf("listening on http://%s:%d/v1\n", host.c_str(), srv.port());
   std::fflush(stdout);
 
@@ -140,6 +146,15 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--shutdown-grace", o->shutdown_grace_s,
                   "seconds requests in flight get to finish on SIGINT/SIGTERM (default 5)")
       ->check(CLI::Range(0.0, 3600.0));
+  app->add_option("--kv-events", s.kv_events_endpoint,
+                  "publish the cache as vLLM-format KV events on this ZeroMQ endpoint, e.g. "
+                  "tcp://127.0.0.1:5557 (no authentication: loopback or a private network)");
+  app->add_option("--kv-events-replay", s.kv_events_replay,
+                  "ZeroMQ ROUTER endpoint answering replay requests for lost KV events")
+      ->needs("--kv-events");
+  app->add_option("--kv-events-topic", s.kv_events_topic,
+                  "topic frame of every KV-events message (default kv-events)")
+      ->needs("--kv-events");
   return {app, [o] { return run_serve(*o); }};
 }
 

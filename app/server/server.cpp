@@ -12,6 +12,7 @@
 #include "cache-routes.h"
 #include "completion-routes.h"
 #include "http-util.h"
+#include "kv-publish.h"
 #include "metrics-text.h"
 
 namespace rc::server {
@@ -85,10 +86,22 @@ class HttpServer final : public Server {
                                               " (in use? try another --port)");
     }
     port_ = port;
+    if (!o.kv_events_endpoint.empty()) {
+      auto pub = KvEventsPublisher::start(
+          ctx_.engine, ctx_.hub, {o.kv_events_endpoint, o.kv_events_replay, o.kv_events_topic});
+      if (!pub.ok()) return pub.status();
+      kv_pub_ = std::move(pub.value());
+    }
     return Status();
   }
 
   int port() const override { return port_; }
+  std::string kv_events_endpoint() const override {
+    return kv_pub_ ? kv_pub_->endpoint() : std::string();
+  }
+  std::string kv_events_replay() const override {
+    return kv_pub_ ? kv_pub_->replay_endpoint() : std::string();
+  }
 
   Status run() override {
     run_entered_ = true;
@@ -293,6 +306,7 @@ class HttpServer final : public Server {
   ServerContext ctx_;
   httplib::Server svr_;
   int port_ = 0;
+  std::unique_ptr<KvEventsPublisher> kv_pub_;  // after ctx_: stops before the hub goes
   std::atomic<bool> run_entered_{false}, run_returned_{false}, stopping_{false};
   std::mutex shutdown_mu_;
   bool stopped_ = false;

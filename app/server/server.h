@@ -46,6 +46,11 @@ struct ServerOptions {
   // X-RadixChat-Dropped-Messages header; stop answers 400
   // context_length_exceeded.
   std::string context_overflow = "rolling-window";
+  // `--kv-events`: publish the cache as vLLM-format KV events on this
+  // ZeroMQ endpoint (kv-publish.h); "" for none. Holds one viewer slot.
+  std::string kv_events_endpoint;
+  std::string kv_events_replay;  // replay ROUTER endpoint, "" for none
+  std::string kv_events_topic = "kv-events";
 };
 
 class Server {
@@ -57,6 +62,9 @@ class Server {
   virtual ~Server() = default;
 
   virtual int port() const = 0;
+  // The KV-events endpoints as bound ("" without --kv-events), for printing.
+  virtual std::string kv_events_endpoint() const { return ""; }
+  virtual std::string kv_events_replay() const { return ""; }
   // Serves until shutdown(). Returns an error if serving stopped otherwise.
   virtual Status run() = 0;
   // Graceful stop: new generation requests get 503, event streams end,

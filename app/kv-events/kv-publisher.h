@@ -1,0 +1,57 @@
+// A KV-events publisher over ZeroMQ in vLLM's protocol: a PUB socket sends
+// (topic, 8-byte big-endian sequence, msgpack batch) per message, numbered
+// 0, 1, 2...; an optional ROUTER replay socket answers an 8-byte start
+// sequence with every buffered (sequence, batch) from there on, then
+// (-1, empty). The buffer is a bounded ring of the latest messages.
+//
+// Thread contract: ZeroMQ sockets belong to one thread; create, publish()
+// and serve_replay() on that thread only. No authentication exists in
+// ZeroMQ's plain transport: bind loopback or a private network only.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "radixchat/kv-events.h"
+#include "radixchat/status.h"
+
+namespace rc::kv_events {
+
+struct PublisherOptions {
+  std::string endpoint;         // e.g. tcp://*:5557 or tcp://127.0.0.1:* (any port)
+  std::string replay_endpoint;  // "" for none
+  std::string topic = "kv-events";
+  size_t buffer_messages = 10000;  // replayable messages kept
+};
+
+class Publisher {
+ public:
+  // Binds both sockets; invalid_argument naming the endpoint that failed.
+  static Result<std::unique_ptr<Publisher>> bind(const PublisherOptions& options);
+  ~Publisher();
+
+  // Encodes and sends `batch` with the next sequence number; returns it.
+  uint64_t publish(const Batch& batch);
+  // Answers the replay requests waiting now (up to `limit`); never blocks.
+  void serve_replay(int limit = 16);
+
+  // The endpoints as bound (a "*" port resolved), for printing.
+  const std::string& endpoint() const { return bound_; }
+  const std::string& replay_endpoint() const { return replay_bound_; }
+  uint64_t next_seq() const { return next_seq_; }
+  uint64_t replay_requests() const { return replay_requests_; }
+
+  struct Impl;
+
+ private:
+  Publisher();
+  std::unique_ptr<Impl> impl_;
+  std::string bound_, replay_bound_;
+  uint64_t next_seq_ = 0;
+  uint64_t replay_requests_ = 0;
+};
+
+}  // namespace rc::kv_events
