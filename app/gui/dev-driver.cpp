@@ -1,6 +1,7 @@
 #include "dev-driver.h"
 
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QKeyEvent>
 #include <QTimer>
 #include <cstdio>
@@ -8,6 +9,8 @@
 #include "chat/composer.h"
 #include "get-model-dialog.h"
 #include "main-window.h"
+#include "panel/cache-panel-state.h"
+#include "panel/cache-panel.h"
 
 namespace rc::gui {
 
@@ -46,7 +49,67 @@ void DevDriver::openGetModel(const QString& id) {
   getModelId_ = id;
 }
 
+void DevDriver::runLesson(const QString& spec) {
+  const int at = spec.lastIndexOf(QLatin1Char('@'));
+  lesson_ = at < 0 ? spec : spec.left(at);
+  lessonStep_ = at < 0 ? 0 : spec.mid(at + 1).toInt();
+}
+
+bool DevDriver::startLesson() {
+  rc::ui::CachePanel* panel = window_->cachePanel();
+  if (!panel || !panel->hasGl()) {
+    complain(QStringLiteral("the cache panel is not available here"));
+    return false;
+  }
+  rc::ui::CachePanelState* st = panel->state();
+  const auto& all = rc::ui::panel::demo_scenarios();
+  for (size_t i = 0; i < all.size(); ++i) {
+    if (QString::fromStdString(all[i].name).startsWith(lesson_, Qt::CaseInsensitive)) {
+      st->demo.lead_seconds = 0.5;
+      st->demo.seconds_per_step = 30;  // the shot is taken before the next step
+      st->lesson_policy = 0;           // radix
+      return st->start_lesson(i, 0);
+    }
+  }
+  complain(QStringLiteral("no demo named ") + lesson_);
+  return false;
+}
+
+// Polls the panel until the chosen step is on screen, lets its animation
+// settle, then shoots.
+void DevDriver::watchLesson() {
+  rc::ui::CachePanelState* st = window_->cachePanel()->state();
+  const auto& results = st->demo.results();
+  const size_t k = lessonStep_ > 0 ? size_t(lessonStep_ - 1) : results.size() - 1;
+  const bool failed = !st->lesson_active() && !st->lesson_error.empty();
+  if (failed) {
+    complain(QString::fromStdString(st->lesson_error));
+    exitCode_ = 1;
+    finish();
+    return;
+  }
+  const bool shown = st->lesson_shown() && k < results.size() && results[k].finished &&
+                     st->demo.step() == k && st->pending.empty();
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  if (shown && lessonShownAt_ < 0) lessonShownAt_ = now;
+  if (lessonShownAt_ >= 0 && now - lessonShownAt_ > 1200) {
+    finish();
+    return;
+  }
+  QTimer::singleShot(50, this, &DevDriver::watchLesson);
+}
+
 void DevDriver::sendNext() {
+  if (!lesson_.isEmpty() && next_ == 0) {
+    ++next_;
+    if (!startLesson()) {
+      exitCode_ = 1;
+      finish();
+      return;
+    }
+    watchLesson();
+    return;
+  }
   if (getModel_ && messages_.isEmpty() && next_ == 0) {
     ++next_;
     GetModelDialog* d = window_->openGetModel();

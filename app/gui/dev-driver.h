@@ -7,7 +7,10 @@
 // screenshot could not be written, 2 the model did not load. With
 // openGetModel it opens Model > Get a model… once the window is ready (and
 // starts downloading catalog entry `id` when given); the screenshot is then
-// of that dialog, taken a few seconds later. GUI thread.
+// of that dialog, taken a few seconds later. With runLesson it starts a
+// cache-panel demo in lesson mode once the window is ready and takes the
+// screenshot when the chosen step is on screen (docs: the README's lesson).
+// GUI thread.
 #pragma once
 
 #include <QObject>
@@ -22,11 +25,16 @@ class DevDriver : public QObject {
  public:
   DevDriver(MainWindow* window, QStringList messages, QString screenshot, bool quitAfterReply);
   void openGetModel(const QString& id);
+  // "NAME[@K]": the demo whose name starts with NAME; shoot after step K
+  // (1-based; default the last) is shown and has settled.
+  void runLesson(const QString& spec);
 
  private:
   void sendNext();
   void afterReply();
   void finish();
+  bool startLesson();
+  void watchLesson();
 
   MainWindow* window_;
   QStringList messages_;
@@ -34,6 +42,9 @@ class DevDriver : public QObject {
   bool quit_;
   bool getModel_ = false;
   QString getModelId_;
+  QString lesson_;      // demo name prefix; empty: no lesson
+  int lessonStep_ = 0;  // 1-based step to shoot after; 0: the last
+  qint64 lessonShownAt_ = -1;
   int next_ = 0;
   int exitCode_ = 0;
 };

@@ -11,6 +11,9 @@
 //   --get-model ID      once ready, open Model > Get a model… and, ID not
 //                       "", download catalog entry ID; --screenshot then
 //                       captures that dialog
+//   --lesson NAME[@K]   once ready, run the panel's demo NAME (a prefix of
+//                       its name) in lesson mode; --screenshot is taken once
+//                       step K (default: the last) is on screen
 // Downloaded models go to <data dir>/models (HF_ENDPOINT replaces the Hub).
 #include <QApplication>
 #include <QCommandLineParser>
@@ -64,7 +67,9 @@ int main(int argc, char** argv) {
       hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
   const QCommandLineOption getModel = hidden(
       {QStringLiteral("get-model"), QStringLiteral("open the download dialog"), QStringLiteral("id")});
-  cli.addOptions({model, dataDir, send, shot, quit, getModel});
+  const QCommandLineOption lesson = hidden(
+      {QStringLiteral("lesson"), QStringLiteral("run a panel demo"), QStringLiteral("name")});
+  cli.addOptions({model, dataDir, send, shot, quit, getModel, lesson});
   cli.process(app);
   rc::gui::applyAppStyle(app);
 
@@ -103,7 +108,7 @@ int main(int argc, char** argv) {
 
   // First run: a welcome conversation explains the cache panel. Scripted
   // runs (--send, tests) start from an empty history instead.
-  if (!cli.isSet(send)) {
+  if (!cli.isSet(send) && !cli.isSet(lesson)) {
     rc::Status welcomed =
         store.value()->submit([](rc::store::Store& s) { return rc::gui::add_welcome_once(s); }).get();
     if (!welcomed.ok()) complain(QString::fromStdString(welcomed.message()));
@@ -111,10 +116,12 @@ int main(int argc, char** argv) {
 
   rc::gui::MainWindow window(store.value().get(), options);
   window.show();
-  if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit) || cli.isSet(getModel)) {
+  if (cli.isSet(send) || cli.isSet(shot) || cli.isSet(quit) || cli.isSet(getModel) ||
+      cli.isSet(lesson)) {
     auto* driver = new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot),
                                           cli.isSet(quit));  // owned by window
     if (cli.isSet(getModel)) driver->openGetModel(cli.value(getModel));
+    if (cli.isSet(lesson)) driver->runLesson(cli.value(lesson));
   }
   window.start();
   return app.exec();

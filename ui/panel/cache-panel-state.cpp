@@ -17,17 +17,33 @@ constexpr double kGhostKeep = 3.5;  // seconds; the view fades them over 3
 
 CachePanelState::CachePanelState() {
   demo.note = [this](const std::string& s) { log.note(s, now_); };
-  demo.request_pool = [this](const std::string& policy, int64_t pool) {
-    if (on_settings) on_settings(policy, pool);
-  };
 }
 
-CachePanelState::~CachePanelState() = default;
+CachePanelState::~CachePanelState() {
+  // The lesson feed reads the lesson engine: it goes first.
+  feed_.reset();
+  demo.stop(lesson.engine());
+  lesson.release();
+}
 
 void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double now) {
+  // The owner's engine changed (a new model or new cache settings): a lesson
+  // built for the old one ends, and the panel follows the new engine.
+  if (lesson_active() || lesson_shown()) {
+    demo.stop(lesson.engine());
+    lesson_scenario_ = -1;
+    parked_feed_.reset();
+    paused = false;
+    show_feed(std::move(feed), now, true);
+    lesson.release();
+    return;
+  }
+  show_feed(std::move(feed), now, true);
+}
+
+void CachePanelState::show_feed(std::unique_ptr<panel::CacheFeed> feed, double now, bool users) {
   now_ = now;
   feed_ = std::move(feed);
-  demo.engine_changed(feed_ ? feed_->engine() : nullptr, now);
   labels_.clear();
   layout_structure_ = pages_version_ = UINT64_MAX;  // versions restart with a new model
   pending.clear();
@@ -51,9 +67,11 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
   const std::string setting = feed_->cache_setting();
   for (int i = 0; i < 4; ++i)
     if (setting == kCachePolicies[i]) settings_policy = i;
-  settings_pool_tokens = feed_->pool_tokens();
+  // The Cache tab edits the user's engine: a lesson's small pool never
+  // becomes its value.
+  if (users) settings_pool_tokens = feed_->pool_tokens();
   resync(now, "following " + feed_->describe() + ", cache " + setting + ", " +
-                  std::to_string(settings_pool_tokens) + "-token pool");
+                  std::to_string(feed_->pool_tokens()) + "-token pool");
   view.request_fit();
   view.follow = true;
 }
@@ -130,7 +148,7 @@ void CachePanelState::sync(double now) {
     located_structure_ = model.structure_version();
     located = model.locate(located_tokens, &located_partial);
   }
-  demo.poll(feed_->engine(), now);
+  poll_lesson(now);
 }
 
 void CachePanelState::set_paused(bool on, double now) {

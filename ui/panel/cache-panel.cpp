@@ -90,17 +90,16 @@ CachePanel::CachePanel(QWidget* parent)
 }
 
 CachePanel::~CachePanel() {
-  // The GL child goes first (it draws from state_); then the demo's requests.
+  // The GL child goes first (it draws from state_); state_ then ends a
+  // lesson (its own engine) as it goes.
   delete gl_;
   gl_ = nullptr;
-  if (engine_) state_->demo.stop(engine_);
 }
 
 double CachePanel::now() const { return double(steady_ns() - epoch_ns_) * 1e-9; }
 
 void CachePanel::setEngine(rc::Engine* engine) {
   if (engine == engine_) return;
-  if (engine_ && !engine) state_->demo.stop(engine_);
   engine_ = engine;
   state_->set_feed(engine ? panel::make_engine_feed(*engine) : nullptr, now());
   if (gl_) gl_->update();

@@ -1,5 +1,6 @@
 #include "panel/demo-scenarios.h"
 
+#include <algorithm>
 #include <mutex>
 
 namespace rc::ui::panel {
@@ -97,7 +98,7 @@ std::vector<DemoScenario> build() {
     s.messages = {sys(i % 2 ? kHelper : "You are a cheerful tutor. Keep answers short."),
                   user(std::string("Tell me something surprising about ") + topics[i] + ".")};
     s.max_tokens = 48;
-    s.caption = i < 3 ? "Filling the 320-token pool: each chat adds a branch."
+    s.caption = i < 3 ? "Filling the small pool: each chat adds a branch."
                       : "The pool is full: to make room, the least recently used leaves are "
                         "evicted (red, fading out; see the event log).";
     evict.steps.push_back(std::move(s));
@@ -119,6 +120,7 @@ struct DemoRunner::Shared {
   std::string text;
   bool finished = false;
   std::string error;
+  RequestMetrics metrics;
 };
 
 DemoRunner::DemoRunner() : shared_(std::make_shared<Shared>()) {}
@@ -131,25 +133,19 @@ size_t DemoRunner::steps() const {
   return scenario_ < 0 ? 0 : demo_scenarios()[size_t(scenario_)].steps.size();
 }
 
-bool DemoRunner::start(size_t scenario, Engine* engine, const std::string& policy, double now) {
+bool DemoRunner::start(size_t scenario, Engine* engine, double now) {
   if (!engine || scenario >= demo_scenarios().size()) return false;
   stop(engine);
   const DemoScenario& s = demo_scenarios()[scenario];
   scenario_ = int(scenario);
   step_ = 0;
   replies_.assign(s.steps.size(), std::string());
+  results_.assign(s.steps.size(), DemoStepResult());
   status_.clear();
+  advance_ = false;
+  phase_ = Phase::lead;
   phase_at_ = now;
   if (note) note("demo: " + s.name + " started");
-  if (s.pool_tokens > 0 && engine->model_info().kv_pool_tokens > s.pool_tokens * 2 &&
-      request_pool) {
-    phase_ = Phase::wait_pool;
-    status_ =
-        "Asking for a " + std::to_string(s.pool_tokens) + "-token KV pool so eviction shows...";
-    request_pool(policy == "off" ? "radix" : policy, s.pool_tokens);
-  } else {
-    phase_ = Phase::submit;
-  }
   return true;
 }
 
@@ -164,25 +160,6 @@ void DemoRunner::stop(Engine* engine) {
   phase_ = Phase::idle;
   request_ = 0;
   status_.clear();
-}
-
-void DemoRunner::engine_changed(Engine* engine, double now) {
-  if (scenario_ < 0) return;
-  {
-    std::lock_guard<std::mutex> g(shared_->mu);
-    ++shared_->generation;  // the old engine's requests died with it
-  }
-  if (!engine) {
-    stop(nullptr);
-    return;
-  }
-  if (phase_ == Phase::wait_pool || phase_ == Phase::running) {
-    // The new engine has an empty cache: start the scenario from its top.
-    step_ = 0;
-    phase_ = Phase::submit;
-    phase_at_ = now;
-    status_.clear();
-  }
 }
 
 bool DemoRunner::submit_step(Engine* engine, double now) {
@@ -203,6 +180,7 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
     shared_->text.clear();
     shared_->finished = false;
     shared_->error.clear();
+    shared_->metrics = RequestMetrics();
   }
   std::weak_ptr<Shared> weak = shared_;
   auto cb = [weak, gen](const StreamEvent& ev) {
@@ -213,6 +191,7 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
     s->text += ev.text;
     if (ev.finished) {
       s->finished = true;
+      s->metrics = ev.metrics;
       if (ev.reason == FinishReason::error) s->error = ev.error.message();
     }
     return true;
@@ -220,6 +199,8 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
   Result<RequestId> id = engine->submit(std::move(req), cb);
   if (!id.ok()) {
     status_ = "Step " + std::to_string(step_ + 1) + " refused: " + id.status().message();
+    results_[step_].finished = true;
+    results_[step_].error = id.status().message();
     if (note) note("demo: " + status_);
     phase_ = Phase::done;
     return false;
@@ -231,37 +212,70 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
   return true;
 }
 
-void DemoRunner::poll(Engine* engine, double now) {
+bool DemoRunner::can_advance() const {
+  if (scenario_ < 0) return false;
+  if (phase_ == Phase::lead) return true;
+  return phase_ == Phase::settle && step_ + 1 < steps();
+}
+
+bool DemoRunner::next_step(double now) {
+  if (!can_advance()) return false;
+  advance_ = true;
+  phase_at_ = std::min(phase_at_, now);
+  return true;
+}
+
+double DemoRunner::seconds_to_next(double now) const {
+  if (by_hand || scenario_ < 0) return -1;
+  if (phase_ == Phase::lead) return std::max(0.0, lead_seconds - (now - phase_at_));
+  if (phase_ == Phase::settle && step_ + 1 < steps())
+    return std::max(0.0, seconds_per_step + lead_seconds - (now - phase_at_));
+  return -1;
+}
+
+void DemoRunner::poll(Engine* engine, double now, bool hold) {
   if (scenario_ < 0 || !engine) return;
   const DemoScenario& s = demo_scenarios()[size_t(scenario_)];
   switch (phase_) {
-    case Phase::wait_pool:
-      // Nobody answered the request (a bare panel): run on this pool.
-      if (now - phase_at_ > 4.0) {
-        status_.clear();
-        phase_ = Phase::submit;
-      }
-      break;
-    case Phase::submit:
+    case Phase::lead: {
+      // The caption is up; its request goes after the lead time (or on
+      // Next step), never while the panel holds events back.
+      const bool due = advance_ || (!by_hand && !hold && now - phase_at_ >= lead_seconds);
+      if (!due) break;
+      advance_ = false;
       submit_step(engine, now);
       break;
+    }
     case Phase::running: {
       std::lock_guard<std::mutex> g(shared_->mu);
       if (!shared_->finished) break;
       replies_[step_] = shared_->text;
+      results_[step_].finished = true;
+      results_[step_].metrics = shared_->metrics;
+      results_[step_].error = shared_->error;
       if (!shared_->error.empty()) status_ = "Step failed: " + shared_->error;
-      phase_ = Phase::pause;
+      phase_ = Phase::settle;
       phase_at_ = now;
       break;
     }
-    case Phase::pause:
-      if (now - phase_at_ < seconds_per_step) break;
+    case Phase::settle:
+      // While held (paused, or events still queued) the settle clock
+      // restarts: the reading time counts from when the step is on screen.
+      if (hold && !advance_) {
+        phase_at_ = now;
+        break;
+      }
       if (step_ + 1 < s.steps.size()) {
+        if (!advance_ && (by_hand || now - phase_at_ < seconds_per_step)) break;
         ++step_;
-        phase_ = Phase::submit;
+        phase_ = Phase::lead;
+        // Next step sends at once; otherwise the new caption leads.
+        phase_at_ = now;
       } else {
         phase_ = Phase::done;
-        status_ = s.name + ": done. Hover the nodes to see what each one holds.";
+        advance_ = false;
+        if (status_.empty())
+          status_ = s.name + ": done. Hover the nodes to see what each one holds.";
         if (note) note("demo: " + s.name + " finished");
       }
       break;
@@ -269,6 +283,12 @@ void DemoRunner::poll(Engine* engine, double now) {
     case Phase::done:
       break;
   }
+}
+
+const DemoStepResult* DemoRunner::last_result() const {
+  for (size_t i = results_.size(); i-- > 0;)
+    if (results_[i].finished) return &results_[i];
+  return nullptr;
 }
 
 std::string DemoRunner::caption() const {

@@ -152,24 +152,27 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   panel->setEngine(nullptr);
 }
 
-// The teaching scenarios run against a real engine: shared system prompt
-// (one prefix, three children), then eviction in a small pool (evictions
-// logged, ghosts drawn), with captions on the way.
-TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
+// The teaching scenarios run in a lesson engine of their own: shared system
+// prompt (one prefix, three children, later steps matched), then eviction in
+// a small pool (evictions logged, ghosts drawn). The user's engine is never
+// touched: its cache stays empty, its pool stays, and a chat afterwards
+// works and brings the panel back to it.
+TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
   if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   EngineConfig cfg;
   cfg.model_path = model_path();
   cfg.n_threads = 2;
-  cfg.kv_pool_tokens = 320;  // what the eviction demo asks for
+  cfg.kv_pool_tokens = 4096;
   auto engine = Engine::create(cfg);
   ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+  Engine& user = *engine.value();
   CachePanel panel;
   panel.resize(900, 700);
   panel.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-  panel.setEngine(engine.value().get());
+  panel.setEngine(&user);
   CachePanelState& st = *panel.state();
   const auto& all = panel::demo_scenarios();
   auto find = [&](const std::string& name) {
@@ -177,9 +180,12 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
       if (all[i].name.rfind(name, 0) == 0) return i;
     return all.size();
   };
+  st.demo.lead_seconds = 0.05;
   st.demo.seconds_per_step = 0.2;
 
-  ASSERT_TRUE(st.demo.start(find("Shared system prompt"), engine.value().get(), "radix", 0));
+  ASSERT_TRUE(st.start_lesson(find("Shared system prompt"), 0));
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson_error;
+  ASSERT_NE(st.feed()->engine(), &user);
   ASSERT_TRUE(wait_for([&] { return st.demo.step() >= 1; }, 60000));
   EXPECT_NE(st.demo.caption().find("Step 2/3"), std::string::npos) << st.demo.caption();
   ASSERT_TRUE(wait_for([&] { return st.demo.finished(); }, 120000)) << st.demo.caption();
@@ -188,8 +194,23 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
   size_t widest = 0;
   for (const auto& [id, n] : st.model.nodes()) widest = std::max(widest, n.children.size());
   EXPECT_EQ(widest, 3u);
+  // The card: step 1 matched nothing (a fresh cache), steps 2 and 3 matched
+  // the system prompt and computed less than `off` would have.
+  const auto& r = st.demo.results();
+  ASSERT_EQ(r.size(), 3u);
+  EXPECT_EQ(r[0].metrics.cached_tokens, 0);
+  EXPECT_EQ(r[0].metrics.computed_tokens, r[0].metrics.prompt_tokens);
+  for (size_t i = 1; i < 3; ++i) {
+    EXPECT_GT(r[i].metrics.cached_tokens, 10) << i;
+    EXPECT_LT(r[i].metrics.computed_tokens, r[i].metrics.prompt_tokens) << i;
+  }
+  EXPECT_EQ(user.cache_snapshot().nodes.size(), 1u) << "the demo ran in the user's cache";
 
-  ASSERT_TRUE(st.demo.start(find("Eviction"), engine.value().get(), "radix", 0));
+  ASSERT_TRUE(st.start_lesson(find("Eviction"), 0));
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown() && st.demo.running(); }, 60000));
+  Engine* lesson = st.lesson.engine();
+  ASSERT_NE(lesson, nullptr);
+  EXPECT_LT(lesson->model_info().kv_pool_tokens, 1024);
   int ghosts_seen = 0;
   ASSERT_TRUE(wait_for(
       [&] {
@@ -205,13 +226,88 @@ TEST(CachePanelGui, DemoScenariosShowSharingAndEviction) {
       240000))
       << st.demo.caption();
   QTest::qWait(300);
-  EXPECT_GT(engine.value()->stats().cache.evictions, 0u);
+  EXPECT_GT(lesson->stats().cache.evictions, 0u);
   bool logged = false;
   for (const panel::LogEntry& e : st.log.entries())
     logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
   EXPECT_TRUE(logged) << "evictions appear in the event log";
   EXPECT_GT(ghosts_seen, 0) << "evicted nodes fade out on the canvas";
-  EXPECT_EQ(st.model.infos(), engine.value()->cache_snapshot().nodes);
+  EXPECT_EQ(st.model.infos(), lesson->cache_snapshot().nodes);
+
+  // The user's engine: same pool, empty cache, and a chat works; the panel
+  // goes back to it.
+  EXPECT_EQ(user.model_info().kv_pool_tokens, 4096);
+  EXPECT_EQ(user.stats().cache.evictions, 0u);
+  ASSERT_TRUE(chat(user, {{"user", "Hello after the lesson"}}));
+  ASSERT_TRUE(wait_for([&] { return !st.lesson_shown(); }, 10000));
+  EXPECT_EQ(st.feed()->engine(), &user);
+  EXPECT_EQ(st.lesson.engine(), nullptr) << "the lesson engine is released";
+  ASSERT_TRUE(wait_for([&] { return st.model.infos() == user.cache_snapshot().nodes; }, 10000));
+  EXPECT_GT(st.model.size(), 1u);
+  panel.setEngine(nullptr);
+}
+
+// Pause holds a lesson: the caption stays on the step whose events are
+// queued, the demo is not "done" while events wait, Next step shows the
+// queue and sends the next chat, and Stop brings the user's cache back.
+TEST(CachePanelGui, APausedLessonsCaptionDoesNotAdvance) {
+  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+  if (QGuiApplication::platformName() == "offscreen")
+    RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
+  EngineConfig cfg;
+  cfg.model_path = model_path();
+  cfg.n_threads = 2;
+  cfg.kv_pool_tokens = 4096;
+  auto engine = Engine::create(cfg);
+  ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+  CachePanel panel;
+  panel.resize(900, 700);
+  panel.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
+  panel.setEngine(engine.value().get());
+  CachePanelState& st = *panel.state();
+  st.demo.lead_seconds = 0.05;
+  st.demo.seconds_per_step = 0.1;
+
+  ASSERT_TRUE(st.start_lesson(0, 0));  // the shared system prompt
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson_error;
+  st.set_paused(true, 0);
+  // Paused before its first chat: the lesson waits.
+  QTest::qWait(600);
+  EXPECT_FALSE(st.demo.in_flight());
+  EXPECT_FALSE(st.demo.results()[0].finished);
+  // Next step sends chat 1; its events queue; nothing advances.
+  ASSERT_TRUE(st.lesson_next(0));
+  ASSERT_TRUE(wait_for([&] { return st.demo.results()[0].finished; }, 60000));
+  QTest::qWait(1500);
+  EXPECT_EQ(st.demo.step(), 0u);
+  EXPECT_FALSE(st.demo.finished());
+  EXPECT_NE(st.demo.caption().find("Step 1/3"), std::string::npos) << st.demo.caption();
+  EXPECT_GT(st.pending.size(), 0u);
+  const size_t queued = st.pending.size();
+  ASSERT_TRUE(st.step_one(0));
+  EXPECT_EQ(st.pending.size(), queued - 1);
+  EXPECT_EQ(st.demo.step(), 0u) << "Step shows events; it does not start a chat";
+
+  // Next step: the queue is shown, then chat 2 goes (still paused).
+  ASSERT_TRUE(st.lesson_next(0));
+  ASSERT_TRUE(wait_for([&] { return st.demo.step() == 1 && st.demo.in_flight(); }, 10000));
+  EXPECT_NE(st.demo.caption().find("Step 2/3"), std::string::npos) << st.demo.caption();
+  ASSERT_TRUE(wait_for([&] { return st.demo.results()[1].finished; }, 60000));
+  QTest::qWait(800);
+  EXPECT_EQ(st.demo.step(), 1u);
+  EXPECT_GT(st.pending.size(), 0u);
+
+  // Resume: the rest runs to the end.
+  st.set_paused(false, 0);
+  ASSERT_TRUE(wait_for([&] { return st.demo.finished(); }, 120000)) << st.demo.caption();
+  EXPECT_TRUE(st.pending.empty());
+
+  // Stop (Back to my cache): the user's feed returns, the lesson engine goes.
+  st.end_lesson(0, "test");
+  EXPECT_FALSE(st.lesson_shown());
+  EXPECT_EQ(st.feed()->engine(), engine.value().get());
+  EXPECT_EQ(st.lesson.engine(), nullptr);
   panel.setEngine(nullptr);
 }
 

@@ -1,0 +1,103 @@
+#include "panel/lesson-engine.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "panel/demo-scenarios.h"
+
+namespace rc::ui::panel {
+
+EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int64_t pool_tokens) {
+  EngineConfig c;
+  c.model_path = user.path;
+  c.backend = user.backend.empty() ? "auto" : user.backend;
+  c.cache = policy;
+  c.kv_pool_tokens = pool_tokens;
+  std::string kv = user.kv_type;  // ModelInfo says "F16"; the config wants "f16"
+  for (char& ch : kv) ch = char(std::tolower(static_cast<unsigned char>(ch)));
+  c.kv_type = kv.empty() ? "f16" : kv;
+  c.context_length = user.context_length;
+  return c;
+}
+
+int64_t lesson_pool_tokens(size_t scenario, int64_t fallback,
+                           const std::function<int64_t(size_t step)>& prompt_tokens) {
+  const DemoScenario& s = demo_scenarios().at(scenario);
+  int64_t pool = s.pool_tokens > 0 ? s.pool_tokens : fallback;
+  int64_t longest = 0;
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const int64_t n = prompt_tokens ? prompt_tokens(i) : -1;
+    if (n >= 0) longest = std::max<int64_t>(longest, n + s.steps[i].max_tokens);
+  }
+  // A pool below three requests would refuse or thrash rather than teach.
+  return std::max(pool, longest * 3);
+}
+
+LessonEngine::LessonEngine() : factory(&Engine::create) {}
+
+LessonEngine::~LessonEngine() { release(); }
+
+void LessonEngine::build(const EngineConfig& config) {
+  release();
+  config_ = config;
+  error_.clear();
+  cancel_ = std::make_shared<std::atomic<bool>>(false);
+  EngineConfig c = config;
+  c.load_progress = [flag = cancel_](float) { return !flag->load(); };
+  pending_ = std::async(std::launch::async, [f = factory, c] { return f(c); });
+  state_ = State::building;
+}
+
+LessonEngine::State LessonEngine::poll() {
+  if (state_ != State::building) return state_;
+  if (pending_.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return state_;
+  Result<std::unique_ptr<Engine>> r = pending_.get();
+  if (r.ok()) {
+    engine_ = std::move(r.value());
+    state_ = State::ready;
+  } else {
+    error_ = r.status().message();
+    state_ = State::failed;
+  }
+  return state_;
+}
+
+void LessonEngine::release() {
+  if (state_ == State::building) {
+    cancel_->store(true);  // the load stops at its next progress report
+    pending_.wait();
+    pending_ = {};
+  }
+  engine_.reset();
+  state_ = State::none;
+}
+
+namespace {
+
+class LessonFeed final : public CacheFeed {
+ public:
+  explicit LessonFeed(Engine& e) : e_(e), inner_(make_engine_feed(e)) {}
+  CacheSnapshot snapshot() override { return inner_->snapshot(); }
+  std::vector<CacheEvent> drain(bool* overflowed) override { return inner_->drain(overflowed); }
+  CacheStats cache_stats() override { return inner_->cache_stats(); }
+  bool request_totals(RequestTotals* out) override { return inner_->request_totals(out); }
+  std::string detokenize(const std::vector<Token>& tokens) override {
+    return inner_->detokenize(tokens);
+  }
+  Engine* engine() override { return &e_; }
+  std::string cache_setting() override { return inner_->cache_setting(); }
+  int64_t pool_tokens() override { return inner_->pool_tokens(); }
+  std::string describe() override { return "lesson cache (yours is untouched)"; }
+
+ private:
+  Engine& e_;
+  std::unique_ptr<CacheFeed> inner_;
+};
+
+}  // namespace
+
+std::unique_ptr<CacheFeed> make_lesson_feed(Engine& engine) {
+  return std::make_unique<LessonFeed>(engine);
+}
+
+}  // namespace rc::ui::panel

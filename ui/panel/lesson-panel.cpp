@@ -1,0 +1,271 @@
+// Lesson mode of the cache panel: demos in an isolated engine
+// (lesson-engine.h), paced by hand or by the clock but never ahead of what
+// the paused tree shows, with a card per step (matched, computed, TTFT, and
+// what `off` would have computed). The Demos tab and the caption banner's
+// text live here; panel-frame.cpp draws the banner box.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
+#include "radixchat/engine.h"
+
+namespace rc::ui {
+
+namespace {
+
+// Requests the engine has seen (a new one raises it by one, whatever
+// state it is in): the user chatting while a lesson is shown.
+uint64_t requests_seen(const Engine& e) {
+  const EngineStats s = e.stats();
+  return s.requests_finished + s.requests_running + s.requests_waiting;
+}
+
+// Tokens a step's prompt renders to on `e`; an earlier reply it quotes
+// counts as its step's max_tokens (the longest it can be).
+int64_t step_prompt_tokens(const Engine& e, const panel::DemoScenario& s, size_t i) {
+  const panel::DemoStep& st = s.steps[i];
+  std::vector<ChatMessage> m = st.messages;
+  int64_t replies = 0;
+  for (ChatMessage& c : m) {
+    if (c.role == "assistant" && c.content.rfind("{reply:", 0) == 0) {
+      const size_t k = size_t(std::stoi(c.content.substr(7)));
+      replies += k < s.steps.size() ? s.steps[k].max_tokens : 0;
+      c.content.clear();
+    }
+  }
+  Result<std::vector<int32_t>> r = e.render_chat(m);
+  return r.ok() ? int64_t(r->size()) + replies : -1;
+}
+
+std::string card_line(size_t step, const panel::DemoStepResult& r) {
+  if (!r.error.empty()) return "Step " + std::to_string(step + 1) + " failed: " + r.error;
+  const RequestMetrics& m = r.metrics;
+  char buf[200];
+  std::snprintf(buf, sizeof buf,
+                "Step %zu: %d tokens matched (cached) \xC2\xB7 %d computed \xC2\xB7 TTFT %.0f ms "
+                "\xC2\xB7 off would compute %d",
+                step + 1, m.cached_tokens, m.computed_tokens, m.ttft_ms, m.prompt_tokens);
+  return buf;
+}
+
+}  // namespace
+
+bool CachePanelState::start_lesson(size_t scenario, double now) {
+  const auto& all = panel::demo_scenarios();
+  panel::CacheFeed* uf = user_feed();
+  Engine* user = uf ? uf->engine() : nullptr;
+  if (!user || scenario >= all.size()) return false;
+  if (lesson_active() || lesson_shown()) end_lesson(now, "");
+  lesson_error.clear();
+  const panel::DemoScenario& s = all[scenario];
+  const int64_t pool = panel::lesson_pool_tokens(
+      scenario, lesson_pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
+  const std::string policy = kCachePolicies[lesson_policy];
+  lesson.build(panel::lesson_config(user->model_info(), policy, pool));
+  lesson_scenario_ = int(scenario);
+  lesson_fitted_ = 0;
+  user_requests_seen_ = requests_seen(*user);
+  log.note("lesson: " + s.name + " in a fresh " + policy + " cache of " + std::to_string(pool) +
+               " tokens (your own cache is untouched)",
+           now);
+  return true;
+}
+
+void CachePanelState::end_lesson(double now, const std::string& why) {
+  demo.stop(lesson.engine());
+  lesson_scenario_ = -1;
+  // The user's feed comes back before the lesson engine it replaced goes.
+  if (parked_feed_) {
+    paused = false;
+    show_feed(std::move(parked_feed_), now, true);
+  }
+  lesson.release();
+  if (!why.empty()) log.note("lesson: " + why, now);
+}
+
+bool CachePanelState::lesson_next(double now) {
+  if (!lesson_shown() || !demo.can_advance()) return false;
+  // What the paused tree still owes this step is shown first, so the new
+  // caption starts on a tree that matches the old one's end.
+  while (step_one(now)) {
+  }
+  return demo.next_step(now);
+}
+
+void CachePanelState::clear_cache(double now) {
+  if (lesson_active()) {
+    start_lesson(size_t(lesson_scenario_), now);
+    return;
+  }
+  panel::CacheFeed* uf = user_feed();
+  if (!uf || !on_settings) return;
+  log.note("clear cache: the engine restarts with the same settings and an empty cache", now);
+  on_settings(uf->cache_setting(), uf->pool_tokens());
+}
+
+void CachePanelState::poll_lesson(double now) {
+  if (lesson_scenario_ < 0) return;
+  using State = panel::LessonEngine::State;
+  if (lesson.state() == State::building) {
+    const State s = lesson.poll();
+    if (s == State::failed) {
+      lesson_error = "The lesson could not start an engine: " + lesson.error();
+      log.note(lesson_error, now);
+      lesson_scenario_ = -1;
+      lesson.release();
+    } else if (s == State::ready) {
+      if (!parked_feed_) parked_feed_ = std::move(feed_);
+      paused = false;
+      show_feed(panel::make_lesson_feed(*lesson.engine()), now, false);
+      demo.start(size_t(lesson_scenario_), lesson.engine(), now);
+    }
+    return;
+  }
+  if (!lesson_shown()) return;
+  const bool hold = paused || !pending.empty();
+  demo.poll(lesson.engine(), now, hold);
+  // Each finished step, once on screen, is brought into view whole.
+  size_t shown = 0;
+  for (const panel::DemoStepResult& r : demo.results()) shown += r.finished ? 1 : 0;
+  if (!hold && shown > lesson_fitted_) {
+    lesson_fitted_ = shown;
+    view.request_fit();
+  }
+  // The user chats again after the demo: their cache is what matters now.
+  Engine* user = parked_feed_->engine();
+  if (user && (demo.finished() || !demo.running()) && requests_seen(*user) != user_requests_seen_)
+    end_lesson(now, "a chat request arrived: back to your own cache");
+}
+
+std::string CachePanelState::lesson_banner() {
+  if (lesson_scenario_ < 0) return "";
+  const panel::DemoScenario& s = panel::demo_scenarios()[size_t(lesson_scenario_)];
+  if (lesson.state() == panel::LessonEngine::State::building)
+    return "Preparing a fresh " + lesson.config().cache + " cache (" +
+           std::to_string(lesson.config().kv_pool_tokens) + " tokens) for \"" + s.name +
+           "\"; your own cache is untouched.";
+  std::string text = demo.caption();
+  const size_t k = demo.step();
+  if (paused && (demo.in_flight() || !pending.empty())) {
+    text += "\nPaused: " + panel::thousands(int64_t(pending.size())) +
+            " events of this step still to show. Step shows the next one; Resume shows all.";
+  } else if (!demo.finished() && demo.can_advance() && (demo.by_hand || paused)) {
+    text += "\nPress Next step to send " +
+            std::string(demo.results()[k].finished ? "the next chat." : "this chat.");
+  }
+  // The card of the step on screen: its own once its events are all shown.
+  const bool shown = !paused && pending.empty();
+  const std::vector<panel::DemoStepResult>& r = demo.results();
+  if (k < r.size() && r[k].finished && shown)
+    text += "\n" + card_line(k, r[k]);
+  else if (k > 0 && k - 1 < r.size() && r[k - 1].finished)
+    text += "\n" + card_line(k - 1, r[k - 1]);
+  return text;
+}
+
+// The per-step table: what each request matched and computed, against what
+// `off` (no reuse) would have computed.
+void CachePanelState::draw_lesson_steps() {
+  const std::vector<panel::DemoStepResult>& r = demo.results();
+  if (r.empty() ||
+      !ImGui::BeginTable("##steps", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+    return;
+  for (const char* h : {"step", "prompt", "matched", "computed", "TTFT ms", "off computes"})
+    ImGui::TableSetupColumn(h);
+  ImGui::TableHeadersRow();
+  for (size_t i = 0; i < r.size(); ++i) {
+    if (!r[i].finished) continue;
+    const RequestMetrics& m = r[i].metrics;
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::Text("%zu", i + 1);
+    if (!r[i].error.empty()) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted("failed");
+      continue;
+    }
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", m.prompt_tokens);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", m.cached_tokens);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", m.computed_tokens);
+    ImGui::TableNextColumn();
+    ImGui::Text("%.0f", m.ttft_ms);
+    ImGui::TableNextColumn();
+    ImGui::Text("%d", m.prompt_tokens);
+  }
+  ImGui::EndTable();
+}
+
+// Demos: scenario buttons, the lesson's cache and pace, Next step, Stop,
+// Clear cache, and the per-step table.
+void CachePanelState::draw_demos_tab(double now) {
+  panel::CacheFeed* uf = user_feed();
+  rc::Engine* user = uf ? uf->engine() : nullptr;
+  if (!user) ImGui::TextDisabled("Demos need a model: they send scripted chats to an engine.");
+  const float row = ImGui::GetContentRegionAvail().x;
+  ImGui::SetNextItemWidth(std::min(150.0f, row * 0.3f));
+  ImGui::Combo("demo cache", &lesson_policy, kCachePolicies, 4);
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(
+        "Demos run in a fresh cache of their own with this policy; yours stays as it is");
+  ImGui::SameLine();
+  ImGui::Checkbox("by hand", &demo.by_hand);
+  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Each chat waits for Next step");
+  ImGui::SameLine();
+  float pace = float(demo.seconds_per_step);
+  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 110));
+  if (ImGui::SliderFloat("s per step", &pace, 1.0f, 20.0f, "%.0f s")) demo.seconds_per_step = pace;
+
+  const auto& all = panel::demo_scenarios();
+  const float bw = std::min(190.0f, row * 0.45f);
+  for (size_t i = 0; i < all.size(); ++i) {
+    ImGui::BeginDisabled(!user);
+    ImGui::PushID(int(i));
+    if (ImGui::Button(all[i].name.c_str(), ImVec2(bw, 0))) start_lesson(i, now);
+    ImGui::PopID();
+    ImGui::EndDisabled();
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("%s", all[i].summary.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!lesson_error.empty())
+    ImGui::TextColored(ImVec4(0.94f, 0.42f, 0.42f, 1), "%s", lesson_error.c_str());
+
+  ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
+  if (ImGui::Button("Next step")) lesson_next(now);
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!lesson_active());
+  if (ImGui::Button(demo.finished() ? "Back to my cache" : "Stop demo"))
+    end_lesson(now, demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
+  ImGui::EndDisabled();
+  ImGui::SameLine();
+  ImGui::BeginDisabled(!user || (!lesson_active() && !on_settings));
+  if (ImGui::Button("Clear cache")) clear_cache(now);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip(lesson_active() ? "Start this demo again in an empty cache"
+                                      : "Restart the engine with an empty cache (same policy "
+                                        "and pool; saved system prompts are cached again)");
+  if (lesson_active()) {
+    const double next = demo.seconds_to_next(now);
+    if (next > 0 && !paused) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("next in %.0f s", next);
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(lesson_banner().c_str());
+    const std::string reply = demo.reply();
+    if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
+    ImGui::PopTextWrapPos();
+    draw_lesson_steps();
+  }
+}
+
+}  // namespace rc::ui
