@@ -1,11 +1,13 @@
 // `radixchat-cli model-bench --model PATH [--model PATH ...] --threads N
-// --prompt N --decode N [--json]`: prefill and decode tokens/s of the CPU
+// --prompt N --decode N [--repeats N] [--json]`: prefill and decode tokens/s of the CPU
 // runtime per file, like llama-bench's pp/tg, with the memory bandwidth
 // decode can reach and the decode roofline measured in the same run
 // (design.md section 7; what is measured: radixchat/model-bench.h).
 //
 // --json prints one JSON object per file, one per line, with at least
 // model, type, threads, prompt_tokens, prefill_tok_s, decode_tok_s.
+// --repeats N (default 3): timed runs after an untimed warm-up, best kept
+// ("repeats" and "statistic": "best" in the JSON).
 #include <nlohmann/json.hpp>
 
 #include <cstdio>
@@ -24,6 +26,7 @@ struct ModelBenchOptions {
   int prompt = 512;
   int decode = 64;
   std::string kv_type = "f16";
+  int repeats = 3;
   bool json = false;
 };
 
@@ -33,6 +36,8 @@ nlohmann::json to_json(const ModelBenchResult& r) {
           {"threads", r.threads},
           {"prompt_tokens", r.prompt_tokens},
           {"decode_tokens", r.decode_tokens},
+          {"repeats", r.repeats},
+          {"statistic", "best"},
           {"prefill_tok_s", r.prefill_tok_s},
           {"decode_tok_s", r.decode_tok_s},
           {"weight_bytes", r.weight_bytes},
@@ -69,13 +74,14 @@ int run_model_bench(const ModelBenchOptions& o) {
     cfg.prompt_tokens = o.prompt;
     cfg.decode_tokens = o.decode;
     cfg.kv_type = o.kv_type;
+    cfg.repeats = o.repeats;
     Result<ModelBenchResult> r = bench_model(cfg);
     if (!r.ok()) return fail(path + ": " + r.status().to_string());
     if (!header) {
       std::printf(
-          "CPU, %d threads, prompt %d, decode %d, KV %s; probe: the model's weights "
-          "read by %d threads\n\n",
-          o.threads, o.prompt, o.decode, o.kv_type.c_str(), o.threads);
+          "CPU, %d threads, prompt %d, decode %d, KV %s, best of %d runs after a warm-up; "
+          "probe: the model's weights read by %d threads\n\n",
+          o.threads, o.prompt, o.decode, o.kv_type.c_str(), o.repeats, o.threads);
       print_header();
       header = true;
     }
@@ -102,6 +108,9 @@ Command add_model_bench_command(CLI::App& root) {
   app->add_option("--decode", o->decode, "decoded tokens")->check(CLI::PositiveNumber);
   app->add_option("--kv-type", o->kv_type, "KV pool element type: f16 (default), bf16 or f32")
       ->check(CLI::IsMember({"f16", "bf16", "f32"}));
+  app->add_option("--repeats", o->repeats,
+                  "timed runs per file after an untimed warm-up; the best is reported (default 3)")
+      ->check(CLI::PositiveNumber);
   app->add_flag("--json", o->json, "one JSON object per file");
   return {app, [o] { return run_model_bench(*o); }};
 }

@@ -18,18 +18,7 @@
 #include "matvec.h"
 #include "quant-blocks.h"
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define RC_HAVE_AVX512_REGION 1
-#include <immintrin.h>
-#if defined(__clang__)
-#pragma clang attribute push(                                                      \
-    __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni"))), \
-    apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")
-#endif
-#endif
+#include "simd-avx512-begin.h"
 
 #if defined(RC_HAVE_AVX512_REGION)
 namespace rc::kernels {
@@ -427,11 +416,7 @@ MatvecFn matvec_avx512(DType t) {
 
 }  // namespace rc::kernels
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "simd-avx512-end.h"
 
 #else
 

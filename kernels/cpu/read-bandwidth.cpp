@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "matvec.h"
 #include "simd-level.h"
 
 namespace rc::kernels {
@@ -33,7 +34,8 @@ uint64_t fold_portable(const uint8_t* p, size_t n) {
 
 }  // namespace
 
-uint64_t fold_avx2(const uint8_t* p, size_t n);  // read-bandwidth-avx2.cpp
+uint64_t fold_avx2(const uint8_t* p, size_t n, bool prefetch);  // read-bandwidth-avx2.cpp
+uint64_t fold_avx512(const uint8_t* p, size_t n);               // read-bandwidth-avx512.cpp
 
 double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes) {
   // Flatten the regions into chunks so every thread gets even work.
@@ -51,25 +53,47 @@ double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regi
     total += r.bytes;
   }
   if (total == 0) return 0.0;
-  const bool avx2 = best_simd_level() == SimdLevel::avx2;
+  // Every way the decode kernels read weights on this CPU (the row dots'
+  // and matvec's loads, with and without software prefetch); the best of
+  // all is the figure, so decode cannot read faster than the probe by
+  // reading differently.
+  enum class Loop { portable, avx2, avx2_prefetch, avx512_prefetch };
+  std::vector<Loop> loops{Loop::portable};
+  if (best_simd_level() == SimdLevel::avx2) {
+    loops = {Loop::avx2, Loop::avx2_prefetch};
+    if (cpu_has_avx512_matvec()) loops.push_back(Loop::avx512_prefetch);
+  }
   std::vector<uint64_t> sink(size_t(pool.size()), 0);
-  auto read_all = [&] {
+  auto read_all = [&](Loop loop) {
     pool.parallel_for(int64_t(pieces.size()), 1, [&](int64_t b, int64_t e, int thread) {
       uint64_t acc = 0;
       for (int64_t i = b; i < e; ++i) {
         const Piece& pc = pieces[size_t(i)];
-        acc ^= avx2 ? fold_avx2(pc.p, pc.n) : fold_portable(pc.p, pc.n);
+        switch (loop) {
+          case Loop::portable:
+            acc ^= fold_portable(pc.p, pc.n);
+            break;
+          case Loop::avx2:
+          case Loop::avx2_prefetch:
+            acc ^= fold_avx2(pc.p, pc.n, loop == Loop::avx2_prefetch);
+            break;
+          case Loop::avx512_prefetch:
+            acc ^= fold_avx512(pc.p, pc.n);
+            break;
+        }
       }
       sink[size_t(thread)] ^= acc;
     });
   };
-  read_all();  // untimed: page faults and first touch
+  read_all(loops.front());  // untimed: page faults and first touch
   double best = 0.0;
   for (int pass = 0; pass < std::max(passes, 1); ++pass) {
-    const auto t0 = Clock::now();
-    read_all();
-    const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-    best = std::max(best, double(total) / s / 1e9);
+    for (Loop loop : loops) {
+      const auto t0 = Clock::now();
+      read_all(loop);
+      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+      best = std::max(best, double(total) / s / 1e9);
+    }
   }
   // Use the folds so the reads cannot be optimized away.
   volatile uint64_t keep = 0;

@@ -5,12 +5,13 @@
 // ThreadPool, each thread reading whole rows with 256-bit loads. The probe
 // does the same on the same memory: it reads the given regions (the
 // model's mmapped weights) through a ThreadPool of the same size, in
-// chunks handed out dynamically like matmul rows, with AVX2 loads (SSE2
-// where AVX2 is absent) and eight independent accumulators, so it is bound
-// by memory, not by adder latency. A probe on a fresh 1 GiB buffer read
-// lower than decode itself (F16 decode at 116% of it): small or freshly
-// faulted buffers, other page sizes and one-shot thread start-up all differ
-// from what decode reads.
+// chunks handed out dynamically like matmul rows, with every load pattern
+// the decode kernels use on this CPU (AVX2 loads with and without the
+// kernels' 16 KiB software prefetch, AVX-512 loads with it where the
+// matvec kernels run; SSE2 where AVX2 is absent), independent accumulators
+// so it is bound by memory, not by adder latency, and keeps the best. A probe on a fresh 1 GiB
+// buffer read lower than decode itself (F16 decode at 116% of it): small or freshly faulted
+// buffers, other page sizes and one-shot thread start-up all differ from what decode reads.
 #pragma once
 
 #include <cstddef>
@@ -25,7 +26,8 @@ struct ByteRegion {
   size_t bytes = 0;
 };
 
-// Best of `passes` full reads of every region, in GB/s (1e9 bytes/s).
+// Best of `passes` full reads of every region per load pattern, in GB/s
+// (1e9 bytes/s).
 // Returns 0 when the regions hold no bytes. A first, untimed pass brings the
 // pages in (an mmapped file may not be resident yet).
 double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes);

@@ -4,7 +4,9 @@
 //
 // Prefill runs one sequence of `prompt_tokens` random tokens in chunks of
 // up to 512; decode then generates `decode_tokens` greedy tokens one at a
-// time after it. Bytes per decoded token = every matmul weight (the output
+// time after it. After an untimed warm-up run (16 prompt tokens, 4 decoded)
+// the whole run is repeated `repeats` times and the best (highest tokens/s)
+// prefill and decode are reported. Bytes per decoded token = every matmul weight (the output
 // projection included, the embedding table only when tied to it) + the K/V
 // that attention reads at the mean decode position. The bandwidth is that
 // of kernels/cpu/read-bandwidth.h: the model's own weights read by a thread
@@ -26,6 +28,7 @@ struct ModelBenchConfig {
   int prompt_tokens = 512;
   int decode_tokens = 64;
   std::string kv_type = "f16";  // f16 | bf16 | f32, as EngineConfig::kv_type
+  int repeats = 3;              // timed runs after the warm-up; the best is kept
 };
 
 struct ModelBenchResult {
@@ -34,6 +37,7 @@ struct ModelBenchResult {
   int threads = 0;
   int prompt_tokens = 0;
   int decode_tokens = 0;
+  int repeats = 0;  // timed runs; the tok/s figures are their best
   double prefill_tok_s = 0;
   double decode_tok_s = 0;
   int64_t weight_bytes = 0;    // every bound tensor
@@ -45,7 +49,7 @@ struct ModelBenchResult {
 };
 
 // Runs on the CPU backend with n_threads threads. Errors: a model that does
-// not load, sizes < 1, an unknown kv_type.
+// not load, sizes or repeats < 1, an unknown kv_type.
 Result<ModelBenchResult> bench_model(const ModelBenchConfig& config);
 
 }  // namespace rc
