@@ -261,21 +261,33 @@ Status Recorder::Writer::store_event(double t_ms, const CacheEvent& e) {
   return {};
 }
 
-// A match event names the deepest matched node; its request is the oldest
-// waiting one whose prompt starts with that node's path. A match that
-// arrives before its request (the tap drained it first) waits in loose_.
+// Several requests in flight may share the matched path (a system
+// prompt), so a match event alone cannot name its request; the matched
+// length reported when the request finishes settles it.
 Status Recorder::Writer::on_match(const CacheEvent& e) {
-  if (!tree_.valid()) return {};
   std::vector<Token> path = tree_.path_tokens(e.node);
   path.resize(std::min<size_t>(path.size(), e.token_count));
-  for (auto it = pending_.begin(); it != pending_.end(); ++it) {
-    if (!starts_with(it->prompt, path)) continue;
-    const uint64_t id = it->id;
-    pending_.erase(it);
-    return set_match(id, e.seq, e.node, e.token_count);
+  matches_.push_back({e.seq, e.node, std::move(path)});
+  if (matches_.size() > 4096) matches_.pop_front();
+  std::vector<uint64_t> finished;
+  for (const auto& [id, p] : pending_)
+    if (p.cached >= 0) finished.push_back(id);
+  for (uint64_t id : finished) RC_STORE_TRY(resolve(id));
+  return {};
+}
+
+Status Recorder::Writer::resolve(uint64_t id) {
+  auto req = pending_.find(id);
+  if (req == pending_.end() || req->second.cached < 0) return {};
+  for (auto it = matches_.begin(); it != matches_.end(); ++it) {
+    if (int64_t(it->path.size()) != req->second.cached ||
+        !starts_with(req->second.prompt, it->path))
+      continue;
+    const MatchSeen m = *it;
+    matches_.erase(it);
+    pending_.erase(req);
+    return set_match(id, m.seq, m.node, m.path.size());
   }
-  loose_.push_back({e.seq, e.node, std::move(path)});
-  if (loose_.size() > 256) loose_.pop_front();
   return {};
 }
 
@@ -306,14 +318,9 @@ Status Recorder::Writer::write(double t_ms, ArrivalItem& item) {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.requests;
   }
-  for (auto it = loose_.begin(); it != loose_.end(); ++it) {
-    if (!starts_with(item.prompt, it->path)) continue;
-    const LooseMatch m = *it;
-    loose_.erase(it);
-    return set_match(item.id, m.seq, m.node, m.path.size());
-  }
-  pending_.push_back({item.id, std::move(item.prompt)});
-  if (pending_.size() > 4096) pending_.pop_front();
+  pending_[item.id] = Pending{std::move(item.prompt), -1};
+  // Bounded: a request that never finishes must not pin memory forever.
+  if (pending_.size() > 8192) pending_.erase(pending_.begin());
   return {};
 }
 
@@ -331,13 +338,15 @@ Status Recorder::Writer::write(double t_ms, FinishItem& item) {
   upd_finish_.bind(7, t_ms);
   upd_finish_.bind(8, int64_t(item.id));
   RC_STORE_TRY(upd_finish_.run());
-  // A request that never matched (refused, cancelled while queued) stops
-  // waiting for one.
-  for (auto it = pending_.begin(); it != pending_.end(); ++it)
-    if (it->id == item.id) {
-      pending_.erase(it);
-      break;
-    }
+  auto p = pending_.find(item.id);
+  // Cancelled or failed before its first token: it may never have matched.
+  if (p != pending_.end() && m.output_tokens == 0 && item.reason != "stop" &&
+      item.reason != "length") {
+    pending_.erase(p);
+  } else if (p != pending_.end()) {
+    p->second.cached = m.cached_tokens;
+    RC_STORE_TRY(resolve(item.id));
+  }
   return {};
 }
 

@@ -68,13 +68,13 @@ class Recorder::Writer {
 
  private:
   struct Pending {
-    uint64_t id;
     std::vector<int32_t> prompt;
+    int64_t cached = -1;  // RequestMetrics::cached_tokens once finished
   };
-  struct LooseMatch {
+  struct MatchSeen {
     uint64_t seq;
     NodeId node;
-    std::vector<Token> path;
+    std::vector<Token> path;  // the matched tokens
   };
   Writer(sqlite3* db, const RecorderOptions& options) : db_(db), options_(options) {}
   Status prepare();
@@ -82,6 +82,7 @@ class Recorder::Writer {
   Status store_snapshot(double t_ms, const CacheSnapshot& snap, const std::string& source);
   Status store_event(double t_ms, const CacheEvent& e);
   Status on_match(const CacheEvent& e);
+  Status resolve(uint64_t id);
   Status set_match(uint64_t id, uint64_t seq, NodeId node, size_t tokens);
 
   sqlite3* db_;
@@ -95,8 +96,12 @@ class Recorder::Writer {
   bool replay_exact_ = false;  // radix policy: the writer's snapshots are exact
   uint64_t since_snapshot_ = 0;
   int64_t last_seq_ = -1;
-  std::deque<Pending> pending_;   // arrived, not matched yet
-  std::deque<LooseMatch> loose_;  // matches that came before their arrival
+  // Requests not yet tied to their match event, and match events not yet
+  // tied to a request. A request is tied when it finished (so its matched
+  // length is known): to the oldest unclaimed match whose path is a prefix
+  // of its prompt and whose length is what the request reports.
+  std::unordered_map<uint64_t, Pending> pending_;
+  std::deque<MatchSeen> matches_;
   mutable std::mutex stats_mu_;
   RecorderStats stats_;
 };
