@@ -26,6 +26,12 @@ void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y
       return;
     }
   }
+  if (n >= kGemmMinTokens && level_ == SimdLevel::avx2 && qtile_mode() == QTileMode::best) {
+    if (const Q512Fn fn = q512_fn(w.type)) {
+      run_q512(fn, w, bias, x, y, n);
+      return;
+    }
+  }
   const QTileFn tile = qtile_fn(w.type, level_);
   // Quantized decode keeps the row dots: one weight row streamed at a time
   // measured faster than 8-row tiles in a model's decode (mmapped weights).

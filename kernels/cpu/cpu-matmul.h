@@ -1,5 +1,8 @@
 // matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
 //
+// On CPUs with AVX-512 VNNI, Q8_0 / Q4_K / Q5_K / Q6_K weights at
+// n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h
+// (same bits as the tiles below; QTileMode avx2 or off turns them off).
 // At the AVX2 level every type but F32 takes the tile kernels of qgemm.h:
 // quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
 // n >= kGemmMinTokens, with activations quantized once per call and integer
@@ -23,6 +26,7 @@
 #include "act-quant.h"
 #include "backend.h"
 #include "matvec.h"
+#include "qgemm-avx512.h"
 #include "qgemm.h"
 #include "row-dot.h"
 #include "thread-pool.h"
@@ -42,6 +46,7 @@ class CpuMatmul {
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
+  void run_q512(Q512Fn fn, const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x, float* y,
                   int n);
   void quantize_acts(const Weight& w, const float* x, int n, bool side);
@@ -52,6 +57,8 @@ class CpuMatmul {
   std::vector<uint8_t> act_q_;               // [n] activation rows in act_format(w.type)
   std::vector<uint8_t> act_side_;            // [n] qtile_side_bytes per token
   std::vector<std::vector<float>> scratch_;  // per thread: qtile accumulators
+  std::vector<uint8_t> act_packed_;          // run_q512: token groups (qgemm-avx512.h)
+  std::vector<std::vector<uint8_t>> row_scratch_;  // run_q512: per thread, decoded rows
   std::vector<float> act_f32_;               // [n][cols]: the same rounded back to fp32
   std::vector<std::vector<float>> tiles_;    // per thread: [tile rows][cols]
 };

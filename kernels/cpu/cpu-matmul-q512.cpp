@@ -1,0 +1,61 @@
+// CpuMatmul::run_q512: prefill through the 512-bit token-lane kernels
+// (qgemm-avx512.h).
+#include <algorithm>
+
+#include "cpu-matmul.h"
+
+namespace rc::kernels {
+
+void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const float* x, float* y,
+                         int n) {
+  const int64_t K = w.cols, rows = w.rows;
+  const ActFormat f = act_format(w.type);
+  const int64_t ab = act_row_bytes(f, K), gb = q512_group_bytes(w.type, K);
+  const int64_t groups = (n + kQ512Tokens - 1) / kQ512Tokens;
+  act_q_.resize(size_t(n * ab));
+  act_packed_.resize(size_t(groups * gb));
+  const QuantizeActFn quantize = quantize_act_fn(level_);
+  // One hand-off quantizes and interleaves each group of 16 tokens.
+  pool_.parallel_for(groups, 1, [&](int64_t g0, int64_t g1, int) {
+    for (int64_t g = g0; g < g1; ++g) {
+      const int64_t t0 = g * kQ512Tokens, nt = std::min<int64_t>(kQ512Tokens, n - t0);
+      for (int64_t t = t0; t < t0 + nt; ++t) quantize(f, x + t * K, act_q_.data() + t * ab, K);
+      q512_pack_acts(w.type, act_q_.data() + t0 * ab, ab, int(nt), K, act_packed_.data() + g * gb);
+    }
+  });
+  const int64_t sb = q512_scratch_bytes(w.type, K);
+  row_scratch_.resize(size_t(pool_.size()));
+  for (auto& s : row_scratch_) s.resize(size_t(sb + 64));
+  // Tasks: row tiles x chunks of four groups, chunk by chunk so the threads
+  // share one chunk's activations in cache; several tasks per thread
+  // balance a preempted one.
+  constexpr int64_t kChunkGroups = 4;
+  const int64_t tiles = (rows + kQ512Rows - 1) / kQ512Rows;
+  const int64_t chunks = (groups + kChunkGroups - 1) / kChunkGroups;
+  const int64_t grain = std::max<int64_t>(1, tiles / (int64_t(pool_.size()) * 4));
+  const auto* wbase = static_cast<const uint8_t*>(w.data);
+  const int64_t rb = row_bytes(w.type, K);
+  pool_.parallel_for(tiles * chunks, grain, [&](int64_t i0, int64_t i1, int thread) {
+    uint8_t* scratch = row_scratch_[size_t(thread)].data();
+    scratch += (64 - reinterpret_cast<uintptr_t>(scratch) % 64) % 64;
+    for (int64_t i = i0; i < i1; ++i) {
+      const int64_t c = i / tiles, r0 = (i % tiles) * kQ512Rows;
+      const int64_t g0 = c * kChunkGroups, t0 = g0 * kQ512Tokens;
+      Q512Args a;
+      a.w = wbase + r0 * rb;
+      a.w_stride = rb;
+      a.rows = int(std::min<int64_t>(kQ512Rows, rows - r0));
+      a.act = act_packed_.data() + g0 * gb;
+      a.group_bytes = gb;
+      a.tokens = int(std::min<int64_t>(kChunkGroups * kQ512Tokens, n - t0));
+      a.K = K;
+      a.y = y + t0 * rows + r0;
+      a.ldy = rows;
+      a.bias = bias ? bias + r0 : nullptr;
+      a.scratch = scratch;
+      fn(a);
+    }
+  });
+}
+
+}  // namespace rc::kernels
