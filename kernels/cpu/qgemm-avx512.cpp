@@ -99,18 +99,7 @@ void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens,
 
 // The region below is compiled for AVX-512 (F, BW, VL, VNNI); q512_fn hands
 // its kernels out only when cpu_has_vnni(). Only file-local code lives in it.
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define RC_HAVE_AVX512_REGION 1
-#include <immintrin.h>
-#if defined(__clang__)
-#pragma clang attribute push(                                                      \
-    __attribute__((target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni"))), \
-    apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c,avx512f,avx512vl,avx512bw,avx512vnni")
-#endif
-#endif
+#include "simd-avx512-begin.h"
 
 #if defined(RC_HAVE_AVX512_REGION)
 namespace rc::kernels {
@@ -367,11 +356,7 @@ Q512Fn q512_table(DType t) {
 }  // namespace
 }  // namespace rc::kernels
 
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+#include "simd-avx512-end.h"
 
 #else
 
