@@ -25,7 +25,8 @@ PanelFit measure_panel_fit() {
   fit.display = g.IO.DisplaySize;
   constexpr float kSlack = 0.5f;  // rounding of item positions
   for (ImGuiWindow* w : g.Windows) {
-    if (!w->Active || w->Hidden || w->SkipItems) continue;
+    // The fallback "Debug##Default" window is begun by NewFrame and never drawn.
+    if (!w->Active || w->Hidden || w->SkipItems || w->IsFallbackWindow) continue;
     ++fit.windows;
     if (w->Flags & ImGuiWindowFlags_Tooltip) ++fit.tooltips;
     const ImVec2 wmax(w->Pos.x + w->Size.x, w->Pos.y + w->Size.y);

@@ -92,8 +92,7 @@ void CachePanelState::draw_events_tab(double /*now*/) {
   std::snprintf(matches, sizeof matches, "%s of %s match",
                 panel::plural(int64_t(rows.size()), "line").c_str(),
                 panel::thousands(int64_t(log.entries().size())).c_str());
-  flow(ImGui::CalcTextSize(matches).x);
-  ImGui::TextDisabled("%s", matches);
+  panel::flow_text(matches, true);
   if (ImGui::IsItemHovered())
     panel::tooltip("%s lines logged since the panel started; the newest %s are kept.",
                    panel::thousands(int64_t(log.total())).c_str(),
@@ -124,12 +123,11 @@ void CachePanelState::draw_cache_tab(double now) {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("Changing these restarts the engine with an empty cache.");
   ImGui::PopStyleColor();
-  ImGui::SetNextItemWidth(fit_width(160, "policy"));
-  ImGui::Combo("policy", &settings_policy, kCachePolicies, 4);
+  ImGui::Combo(panel::fit_labelled("policy", 160).c_str(), &settings_policy, kCachePolicies, 4);
   flow(160 + ImGui::CalcTextSize("pool tokens").x + 10);
-  ImGui::SetNextItemWidth(fit_width(160, "pool tokens"));
   const int64_t step = 1024, step_fast = 16384;
-  ImGui::InputScalar("pool tokens", ImGuiDataType_S64, &settings_pool_tokens, &step, &step_fast);
+  ImGui::InputScalar(panel::fit_labelled("pool tokens", 160, 120).c_str(), ImGuiDataType_S64,
+                     &settings_pool_tokens, &step, &step_fast);
   settings_pool_tokens = std::max<int64_t>(settings_pool_tokens, 0);
   flow(button_w("Apply"));
   ImGui::BeginDisabled(!on_settings);
@@ -142,17 +140,14 @@ void CachePanelState::draw_cache_tab(double now) {
   ImGui::PopStyleColor();
   ImGui::Separator();
   int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
-  ImGui::SetNextItemWidth(fit_width(200, "boxes before folding"));
-  if (ImGui::SliderInt("boxes before folding", &budget, 50, 5000))
+  if (ImGui::SliderInt(panel::fit_labelled("boxes before folding", 200).c_str(), &budget, 50, 5000))
     lod.max_visible = size_t(budget), lod_changed();
-  ImGui::SetNextItemWidth(fit_width(200, "children per node"));
-  if (ImGui::SliderInt("children per node", &fan, 4, 200))
+  if (ImGui::SliderInt(panel::fit_labelled("children per node", 200).c_str(), &fan, 4, 200))
     lod.max_children = size_t(fan), lod_changed();
-  ImGui::SetNextItemWidth(fit_width(200, "max depth (0: any)"));
-  if (ImGui::SliderInt("max depth (0: any)", &depth, 0, 64)) lod.max_depth = depth, lod_changed();
+  if (ImGui::SliderInt(panel::fit_labelled("max depth (0: any)", 200).c_str(), &depth, 0, 64))
+    lod.max_depth = depth, lod_changed();
   const char* orientations[] = {"auto (by panel shape)", "left to right", "top to bottom"};
-  ImGui::SetNextItemWidth(fit_width(200, "layout"));
-  ImGui::Combo("layout", &orientation, orientations, 3);
+  ImGui::Combo(panel::fit_labelled("layout", 200).c_str(), &orientation, orientations, 3);
   ImGui::Checkbox("animate", &view.animate);
   flow(button_w("Unfold all"));
   if (ImGui::Button("Unfold all")) {

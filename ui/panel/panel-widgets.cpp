@@ -5,8 +5,11 @@
 namespace rc::ui::panel {
 
 void flow(float w, float spacing) {
-  ImGui::SameLine(0, spacing);
-  if (ImGui::GetCursorPosX() + w > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+  // Decided from the previous item's edge: SameLine and then NewLine would
+  // leave the line's end (past the edge) in the window's content size.
+  const float gap = spacing < 0 ? ImGui::GetStyle().ItemSpacing.x : spacing;
+  const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
+  if (ImGui::GetItemRectMax().x + gap + w <= right) ImGui::SameLine(0, spacing);
 }
 
 float button_w(const char* label) {
@@ -27,6 +30,26 @@ float fit_width(float want, const char* label, float least) {
   const float room = ImGui::GetContentRegionAvail().x -
                      (text > 0 ? text + ImGui::GetStyle().ItemInnerSpacing.x : 0);
   return std::max(std::min(want, room), least);
+}
+
+std::string fit_labelled(const char* label, float want, float least) {
+  const float text = ImGui::CalcTextSize(label, nullptr, true).x;
+  const float avail = ImGui::GetContentRegionAvail().x;
+  const float room = avail - text - ImGui::GetStyle().ItemInnerSpacing.x;
+  if (room >= least) {
+    ImGui::SetNextItemWidth(std::min(want, room));
+    return label;
+  }
+  ImGui::TextUnformatted(label);  // labels here carry no "##" suffix
+  ImGui::SetNextItemWidth(std::max(std::min(want, avail), 1.0f));
+  return std::string("##") + label;
+}
+
+void flow_text(const char* text, bool dim) {
+  flow(ImGui::CalcTextSize(text).x);
+  if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", text);
+  if (dim) ImGui::PopStyleColor();
 }
 
 ImVec4 kind_colour(CacheEventKind k) {

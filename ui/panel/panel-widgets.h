@@ -6,6 +6,8 @@
 
 #include <imgui.h>
 
+#include <string>
+
 #include "radixchat/cache-events.h"
 
 namespace rc::ui::panel {
@@ -21,6 +23,13 @@ float fit_width(float want, float least = 60);
 // The same for a widget whose `label` is drawn to its right (sliders,
 // combos): the widget and its label together fit the row.
 float fit_width(float want, const char* label, float least = 60);
+// For a widget with its label on the right: sets the next item's width so
+// both fit the row and returns the label to pass. When even `least` pixels
+// and the label do not fit, the label goes on a line of its own above and
+// the returned label is hidden ("##label").
+std::string fit_labelled(const char* label, float want, float least = 60);
+// Text after flow(): wraps instead of running past the edge.
+void flow_text(const char* text, bool dim = false);
 // Colour of an event kind in the log and its filters.
 ImVec4 kind_colour(CacheEventKind k);
 

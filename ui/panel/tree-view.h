@@ -102,6 +102,9 @@ class TreeView {
   // Screen rectangle of the canvas in the latest frame.
   ImVec2 canvas_min() const { return canvas_min_; }
   ImVec2 canvas_max() const { return canvas_max_; }
+  // Screen y range nodes are drawn in: below the caption, above the legend.
+  float tree_area_top() const { return tree_top(); }
+  float tree_area_bottom() const { return canvas_max_.y - legend_h_; }
   // Screen position of a world point with the current camera.
   ImVec2 to_screen(float wx, float wy) const {
     return ImVec2(canvas_min_.x + (wx - cam.x) * cam.zoom, canvas_min_.y + (wy - cam.y) * cam.zoom);
