@@ -19,6 +19,7 @@
 #include "panel/cache-feed.h"
 #include "panel/demo-scenarios.h"
 #include "panel/event-log.h"
+#include "panel/lesson-engine.h"
 #include "panel/panel-fit.h"
 #include "panel/stats-history.h"
 #include "panel/tree-lod.h"
@@ -46,7 +47,8 @@ struct CachePanelState {
   // seconds after; an idle panel needs only a few frames a second.
   double last_activity = -1e9;
   bool wants_frames(double now) const {
-    return now - last_activity < 7.0 || demo.running() || view.busy() || !pending.empty();
+    return now - last_activity < 7.0 || demo.running() || view.busy() || !pending.empty() ||
+           lesson.state() == panel::LessonEngine::State::building;
   }
 
   // --- Pause and step (teaching) --------------------------------------------
@@ -93,6 +95,27 @@ struct CachePanelState {
   panel::EventLog log;
   panel::StatsHistory history;
   panel::DemoRunner demo;
+
+  // --- Lesson mode (lesson-panel.cpp) ----------------------------------------
+  // A demo runs in a lesson engine of its own (lesson-engine.h): while it is
+  // shown the user's feed is parked, untouched (pool, policy, pinned
+  // prompts), and it comes back when the lesson is stopped, or when the user
+  // chats again after the demo finished.
+  panel::LessonEngine lesson;
+  int lesson_policy = 0;               // index into kCachePolicies: the demos' cache
+  int64_t lesson_pool_tokens = 2048;   // a demo's pool unless it asks for less
+  std::string lesson_error;            // why the latest lesson could not start
+  bool start_lesson(size_t scenario, double now);
+  void end_lesson(double now, const std::string& why);
+  // "Next step": applies the events still queued, then sends the next chat.
+  bool lesson_next(double now);
+  // Empties the cache on screen: the lesson restarts from its first step;
+  // the user's engine is restarted with the same settings (on_settings).
+  void clear_cache(double now);
+  bool lesson_active() const { return lesson_scenario_ >= 0; }
+  bool lesson_shown() const { return parked_feed_ != nullptr; }
+  // The feed of the user's own engine (parked while a lesson is shown).
+  panel::CacheFeed* user_feed() const { return parked_feed_ ? parked_feed_.get() : feed_.get(); }
   CacheStats cache_stats;         // latest from the feed
   panel::RequestTotals requests;  // latest from the feed (engine only)
   bool has_requests = false;
@@ -157,6 +180,16 @@ struct CachePanelState {
   void draw_off_notice();
   void draw_split_handle(float total_h);
   void ask_conversations(NodeId id);
+
+  // lesson-panel.cpp
+  void poll_lesson(double now);
+  void show_feed(std::unique_ptr<panel::CacheFeed> feed, double now, bool users);
+  std::string lesson_banner();
+  void draw_lesson_steps();
+  std::unique_ptr<panel::CacheFeed> parked_feed_;
+  int lesson_scenario_ = -1;
+  uint64_t user_requests_seen_ = 0;
+  size_t lesson_fitted_ = 0;  // finished steps the view was fitted to
 
   void apply_event(const CacheEvent& e, double now);
   void place_new_ghosts(NodeId id);

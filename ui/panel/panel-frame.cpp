@@ -228,7 +228,11 @@ void CachePanelState::draw_canvas(double now) {
 void CachePanelState::draw_banner() {
   std::string banner;
   ImU32 colour = IM_COL32(20, 70, 90, 230);
-  if (paused) {
+  const bool lesson = lesson_active();
+  if (lesson) {
+    banner = lesson_banner();  // caption, pause state, step card (lesson-panel.cpp)
+    if (paused) colour = IM_COL32(96, 70, 20, 235);
+  } else if (paused) {
     banner = "Paused: " + panel::thousands(int64_t(pending.size())) + " events queued.";
     if (!pending.empty())
       banner += " Next: " + panel::EventLog::describe(
@@ -236,11 +240,9 @@ void CachePanelState::draw_banner() {
                                   return feed_ ? feed_->detokenize(t) : std::string();
                                 });
     colour = IM_COL32(96, 70, 20, 235);
-  } else if (demo.running()) {
-    banner = demo.caption();
   }
   if (!banner.empty()) {
-    banner = panel::one_line(banner, 400);
+    if (!lesson) banner = panel::one_line(banner, 400);
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 c0 = view.canvas_min(), c1 = view.canvas_max();
     const float wrap = c1.x - c0.x - 24;
@@ -293,34 +295,6 @@ void CachePanelState::draw_node_tab(double /*now*/) {
     ImGui::TextUnformatted(label(*n).full.c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
-  }
-}
-
-// Scripted chats that show sharing and eviction.
-void CachePanelState::draw_demos_tab(double now) {
-  rc::Engine* engine = feed_ ? feed_->engine() : nullptr;
-  if (!engine) ImGui::TextDisabled("Demos need a model: they send scripted chats to the engine.");
-  const auto& all = panel::demo_scenarios();
-  for (size_t i = 0; i < all.size(); ++i) {
-    ImGui::BeginDisabled(!engine);
-    ImGui::PushID(int(i));
-    if (ImGui::Button(all[i].name.c_str(), ImVec2(190, 0)))
-      demo.start(i, engine, kCachePolicies[settings_policy], now);
-    ImGui::PopID();
-    ImGui::EndDisabled();
-    flow(std::min(ImGui::CalcTextSize(all[i].summary.c_str()).x, 160.0f));
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", all[i].summary.c_str());
-    ImGui::PopStyleColor();
-  }
-  if (demo.running()) {
-    if (ImGui::Button("Stop demo")) demo.stop(engine);
-    ImGui::SameLine();
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(demo.caption().c_str());
-    const std::string reply = demo.reply();
-    if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
-    ImGui::PopTextWrapPos();
   }
 }
 
