@@ -10,6 +10,8 @@
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
+#include "panel/panel-fit.h"
+#include "panel/panel-widgets.h"
 #include "radixchat/engine.h"
 
 namespace rc::ui {
@@ -206,20 +208,27 @@ void CachePanelState::draw_lesson_steps() {
 void CachePanelState::draw_demos_tab(double now) {
   panel::CacheFeed* uf = user_feed();
   rc::Engine* user = uf ? uf->engine() : nullptr;
-  if (!user) ImGui::TextDisabled("Demos need a model: they send scripted chats to an engine.");
+  if (!user) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("Demos need a model: they send scripted chats to an engine.");
+    ImGui::PopStyleColor();
+  }
   const float row = ImGui::GetContentRegionAvail().x;
-  ImGui::SetNextItemWidth(std::min(150.0f, row * 0.3f));
-  ImGui::Combo("demo cache", &lesson_policy, kCachePolicies, 4);
+  // Rows wrap (panel-widgets.h): the panel may be 320 px wide, or show
+  // a projector's text scale.
+  ImGui::Combo(panel::fit_labelled("demo cache", std::min(150.0f, row * 0.4f)).c_str(),
+               &lesson_policy, kCachePolicies, 4);
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(
+    panel::tooltip(
         "Demos run in a fresh cache of their own with this policy; yours stays as it is");
-  ImGui::SameLine();
+  panel::flow(panel::check_w("by hand"));
   ImGui::Checkbox("by hand", &demo.by_hand);
-  if (ImGui::IsItemHovered()) ImGui::SetTooltip("Each chat waits for Next step");
-  ImGui::SameLine();
+  if (ImGui::IsItemHovered()) panel::tooltip("Each chat waits for Next step");
+  panel::flow(120 + ImGui::CalcTextSize("s per step").x);
   float pace = float(demo.seconds_per_step);
-  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - 110));
-  if (ImGui::SliderFloat("s per step", &pace, 1.0f, 20.0f, "%.0f s")) demo.seconds_per_step = pace;
+  if (ImGui::SliderFloat(panel::fit_labelled("s per step", 160).c_str(), &pace, 1.0f, 20.0f,
+                         "%.0f s"))
+    demo.seconds_per_step = pace;
 
   const auto& all = panel::demo_scenarios();
   const float bw = std::min(190.0f, row * 0.45f);
@@ -229,35 +238,38 @@ void CachePanelState::draw_demos_tab(double now) {
     if (ImGui::Button(all[i].name.c_str(), ImVec2(bw, 0))) start_lesson(i, now);
     ImGui::PopID();
     ImGui::EndDisabled();
-    ImGui::SameLine();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", all[i].summary.c_str());
+    panel::flow_text(all[i].summary.c_str(), true,
+                     std::min(ImGui::CalcTextSize(all[i].summary.c_str()).x, row * 0.4f));
+  }
+  if (!lesson_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.94f, 0.42f, 0.42f, 1));
+    ImGui::TextWrapped("%s", lesson_error.c_str());
     ImGui::PopStyleColor();
   }
-  if (!lesson_error.empty())
-    ImGui::TextColored(ImVec4(0.94f, 0.42f, 0.42f, 1), "%s", lesson_error.c_str());
 
   ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
   if (ImGui::Button("Next step")) lesson_next(now);
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
+  panel::flow(panel::button_w(stop));
   ImGui::BeginDisabled(!lesson_active());
-  if (ImGui::Button(demo.finished() ? "Back to my cache" : "Stop demo"))
+  if (ImGui::Button(stop))
     end_lesson(now, demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
   ImGui::EndDisabled();
-  ImGui::SameLine();
+  panel::flow(panel::button_w("Clear cache"));
   ImGui::BeginDisabled(!user || (!lesson_active() && !on_settings));
   if (ImGui::Button("Clear cache")) clear_cache(now);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered())
-    ImGui::SetTooltip(lesson_active() ? "Start this demo again in an empty cache"
-                                      : "Restart the engine with an empty cache (same policy "
-                                        "and pool; saved system prompts are cached again)");
+    panel::tooltip("%s", lesson_active() ? "Start this demo again in an empty cache"
+                                         : "Restart the engine with an empty cache (same policy "
+                                           "and pool; saved system prompts are cached again)");
   if (lesson_active()) {
     const double next = demo.seconds_to_next(now);
     if (next > 0 && !paused) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("next in %.0f s", next);
+      char in[32];
+      std::snprintf(in, sizeof in, "next in %.0f s", next);
+      panel::flow_text(in, true);
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(lesson_banner().c_str());

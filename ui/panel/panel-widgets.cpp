@@ -1,6 +1,7 @@
 #include "panel/panel-widgets.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rc::ui::panel {
 
@@ -35,7 +36,8 @@ float fit_width(float want, const char* label, float least) {
 std::string fit_labelled(const char* label, float want, float least) {
   const float text = ImGui::CalcTextSize(label, nullptr, true).x;
   const float avail = ImGui::GetContentRegionAvail().x;
-  const float room = avail - text - ImGui::GetStyle().ItemInnerSpacing.x;
+  // A pixel spare: ImGui rounds the frame and label positions.
+  const float room = std::floor(avail - text - ImGui::GetStyle().ItemInnerSpacing.x) - 1;
   if (room >= least) {
     ImGui::SetNextItemWidth(std::min(want, room));
     return label;
@@ -45,10 +47,14 @@ std::string fit_labelled(const char* label, float want, float least) {
   return std::string("##") + label;
 }
 
-void flow_text(const char* text, bool dim) {
-  flow(ImGui::CalcTextSize(text).x);
+void flow_text(const char* text, bool dim, float first_w) {
+  flow(first_w >= 0 ? first_w : ImGui::CalcTextSize(text).x);
   if (dim) ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped("%s", text);
+  // Wrapped two pixels short of the edge: text wrapped beside another item
+  // can otherwise end a pixel past it.
+  ImGui::PushTextWrapPos(ImGui::GetWindowContentRegionMax().x - 2);
+  ImGui::TextUnformatted(text);
+  ImGui::PopTextWrapPos();
   if (dim) ImGui::PopStyleColor();
 }
 

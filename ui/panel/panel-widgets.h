@@ -28,8 +28,9 @@ float fit_width(float want, const char* label, float least = 60);
 // and the label do not fit, the label goes on a line of its own above and
 // the returned label is hidden ("##label").
 std::string fit_labelled(const char* label, float want, float least = 60);
-// Text after flow(): wraps instead of running past the edge.
-void flow_text(const char* text, bool dim = false);
+// Text after flow(): wraps instead of running past the edge. `first_w`:
+// room it needs to stay on the current line (default: its whole width).
+void flow_text(const char* text, bool dim = false, float first_w = -1);
 // Colour of an event kind in the log and its filters.
 ImVec4 kind_colour(CacheEventKind k);
 

@@ -148,8 +148,7 @@ TEST_F(FitTest, EveryTabFitsNarrowAndWideAtAnyTextScale) {
   still(st);
   frames(st, 2);
   st.select(st.model.last_insert_node());
-  // The Demos tab is lesson mode's (lesson-panel.cpp), checked with it.
-  const char* tabs[] = {"Node", "Plots", "Events", "Cache"};
+  const char* tabs[] = {"Node", "Plots", "Events", "Demos", "Cache"};
   // 320x480 and 320x560: the panel in a 1024x700 window, menus and bars
   // taken away (the GL host's minimum is 320x320).
   for (const ImVec2 size :
