@@ -2,7 +2,9 @@
 // to stdout. Figures (prompt tokens, cached, TTFT, tok/s) go to stderr so
 // stdout stays the generated text.
 #include <cstdio>
+#include <fstream>
 #include <future>
+#include <sstream>
 
 #include "commands.h"
 #include "engine-options.h"
@@ -20,6 +22,8 @@ struct GenerateOptions {
   int top_k = 0;
   uint64_t seed = 0;
   bool quiet = false;
+  std::string json_schema_file;  // --json-schema: output valid against this schema
+  bool json = false;             // --json: output any JSON object
 };
 
 int run_generate(const GenerateOptions& o) {
@@ -32,6 +36,17 @@ int run_generate(const GenerateOptions& o) {
   req.sampling.top_p = o.top_p;
   req.sampling.top_k = o.top_k;
   req.sampling.seed = o.seed;
+  if (o.json) req.response_format.type = OutputFormat::json_object;
+  if (!o.json_schema_file.empty()) {
+    std::ifstream in(o.json_schema_file, std::ios::binary);
+    if (!in) {
+      return fail(
+          Status(StatusCode::not_found, "cannot read the schema file " + o.json_schema_file));
+    }
+    std::ostringstream text;
+    text << in.rdbuf();
+    req.response_format = {OutputFormat::json_schema, text.str()};
+  }
 
   std::promise<StreamEvent> done;
   Result<RequestId> id = engine->submit(req, [&done](const StreamEvent& ev) {
@@ -48,13 +63,14 @@ int run_generate(const GenerateOptions& o) {
   if (!o.quiet) {
     const RequestMetrics& m = end.metrics;
     const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
-    std::fprintf(stderr,
-                 "[%s on %s | prompt %d tokens (%d cached) | %d tokens | TTFT %.1f ms | %.1f tok/s | "
-                 "finish: %s]\n",
-                 engine->model_info().name.c_str(), engine->model_info().device.c_str(),
-                 m.prompt_tokens, m.cached_tokens, m.output_tokens, m.ttft_ms,
-                 m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
-                 finish_reason_name(end.reason));
+    std::fprintf(
+        stderr,
+        "[%s on %s | prompt %d tokens (%d cached) | %d tokens | TTFT %.1f ms | %.1f tok/s | "
+        "finish: %s]\n",
+        engine->model_info().name.c_str(), engine->model_info().device.c_str(), m.prompt_tokens,
+        m.cached_tokens, m.output_tokens, m.ttft_ms,
+        m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
+        finish_reason_name(end.reason));
   }
   return 0;
 }
@@ -73,6 +89,9 @@ Command add_generate_command(CLI::App& root) {
   app->add_option("--top-k", o->top_k, "0 = off")->check(CLI::NonNegativeNumber);
   app->add_option("--seed", o->seed, "sampling seed");
   app->add_flag("--quiet", o->quiet, "no figures on stderr");
+  auto* schema = app->add_option("--json-schema", o->json_schema_file,
+                                 "answer with JSON valid against the JSON Schema in this file");
+  app->add_flag("--json", o->json, "answer with a JSON object")->excludes(schema);
   return {app, [o] { return run_generate(*o); }};
 }
 

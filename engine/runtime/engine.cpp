@@ -20,6 +20,7 @@
 #include "model/model-file.h"
 #include "model-runner.h"
 #include "scheduler.h"
+#include "structured/constraint-factory.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -121,9 +122,13 @@ class EngineImpl final : public Engine {
     if (!prompt.ok()) return prompt.status();
     Status st = fit_to_context(prompt.value(), request.max_tokens);
     if (!st.ok()) return st;
+    Result<std::unique_ptr<structured::JsonConstraint>> constraint =
+        constraints_->make(request.response_format);
+    if (!constraint.ok()) return constraint.status();
     RequestId id = next_id_.fetch_add(1);
     auto r = std::make_unique<runtime::Request>(id, std::move(prompt.value()), request,
                                                 std::move(callback), *tokenizer_);
+    r->constraint = std::move(constraint.value());
     enqueue(std::move(r));
     return id;
   }
@@ -333,6 +338,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<KvCache> cache_;
   std::unique_ptr<runtime::ModelRunner> runner_;
   std::unique_ptr<runtime::Scheduler> scheduler_;
+  std::unique_ptr<structured::ConstraintFactory> constraints_;
   ModelInfo info_;
   int context_ = 0;
   int page_size_ = 1;
@@ -427,6 +433,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::load(path);
   if (!tokenizer.ok()) return tokenizer.status();
   e->tokenizer_ = std::move(tokenizer.value());
+  e->constraints_ = std::make_unique<structured::ConstraintFactory>(*e->tokenizer_);
   Result<tok::ChatTemplate> tmpl =
       tok::ChatTemplate::for_model(e->model_->file.get(), e->tokenizer_.get(), config.chat_template);
   if (!tmpl.ok()) return tmpl.status();

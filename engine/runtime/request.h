@@ -11,6 +11,7 @@
 #include "radixchat/engine.h"
 #include "sampler.h"
 #include "stop-matcher.h"
+#include "structured/json-constraint.h"
 #include "tokenizer/tokenizer.h"
 
 namespace rc::runtime {
@@ -60,6 +61,9 @@ struct Request {
   Sampler sampler;
   StopMatcher stop;
   tok::StreamDecoder decoder;
+  // Structured output (response_format): masks each step's logits; null
+  // for free text.
+  std::unique_ptr<structured::JsonConstraint> constraint;
 
   Clock::time_point submitted = Clock::now();
   Clock::time_point scheduled;

@@ -52,6 +52,9 @@ int32_t Sampler::sample(std::span<float> logits, std::span<const int32_t> histor
     return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
   };
   std::partial_sort(order_.begin(), order_.begin() + keep, order_.end(), by_logit);
+  // Tokens masked to -inf (structured output) are never candidates, even
+  // when top-k would keep more than are left.
+  while (keep > 1 && std::isinf(logits[order_[keep - 1]]) && logits[order_[keep - 1]] < 0) --keep;
   order_.resize(keep);
 
   // Softmax with temperature over the candidates.

@@ -204,6 +204,11 @@ void Scheduler::drop_finished() {
 
 void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
   if (r.logits_out && r.output.empty()) r.logits_out->assign(logits.begin(), logits.end());
+  if (r.constraint && !r.constraint->mask_logits(logits, !r.ignore_eos)) {
+    finish(r, FinishReason::error,
+           Status(StatusCode::internal, "the response format allows no further token"));
+    return;
+  }
   std::vector<int32_t> history(r.prompt);
   history.insert(history.end(), r.output.begin(), r.output.end());
   const int32_t token = r.sampler.sample(logits, history);
@@ -223,6 +228,11 @@ void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
     finish(r, FinishReason::stop);
     return;
   }
+  if (r.constraint && !r.constraint->accept(token)) {
+    finish(r, FinishReason::error,
+           Status(StatusCode::internal, "a sampled token broke the response format"));
+    return;
+  }
   bool stopped = false;
   StreamEvent ev;
   ev.id = r.id;
@@ -233,6 +243,8 @@ void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
     finish(r, FinishReason::stop);
   } else if (!keep_going) {
     finish(r, FinishReason::cancelled);
+  } else if (r.constraint && r.constraint->finished()) {
+    finish(r, FinishReason::stop);  // the document is complete: nothing may follow
   } else if (static_cast<int>(r.output.size()) >= r.max_tokens) {
     finish(r, FinishReason::length);
   }

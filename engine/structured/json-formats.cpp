@@ -114,7 +114,7 @@ int64_t time_next(Fmt s, uint8_t c) {
 
 // local@label.label...: local is dot-separated runs of [A-Za-z0-9_%+-]
 // (at most 64 bytes); labels are [A-Za-z0-9-], 1-63 bytes, not starting or
-// ending with '-'; at least two labels. data: bit 0 last byte was '.' or
+// ending with '-'; at least two labels, at most 253 bytes. data: bit 0 last byte was '.' or
 // '-', bit 1 the domain has a dot; idx counts the local part / the label.
 int64_t email_next(Fmt s, uint8_t c) {
   const bool special = s.data & 1, dotted = s.data & 2;
@@ -125,10 +125,14 @@ int64_t email_next(Fmt s, uint8_t c) {
     const bool ok = alnum(c) || c == '_' || c == '%' || c == '+' || c == '-';
     return ok ? Fmt{0, s.idx + 1, 0}.pack() : -1;
   }
-  if (c == '.') return s.idx > 0 && !special ? Fmt{1, 0, 2}.pack() : -1;
+  // The domain: data bits 2 and up count its bytes (at most 253).
+  const uint32_t len = s.data >> 2;
+  if (len >= 253) return -1;
+  const uint32_t keep = (len + 1) << 2 | (dotted ? 2u : 0u);
+  if (c == '.') return s.idx > 0 && !special ? Fmt{1, 0, keep | 2}.pack() : -1;
   if (s.idx >= 63) return -1;
-  if (c == '-') return s.idx > 0 ? Fmt{1, s.idx + 1, (s.data & 2) | 1}.pack() : -1;
-  return alnum(c) ? Fmt{1, s.idx + 1, dotted ? 2u : 0u}.pack() : -1;
+  if (c == '-') return s.idx > 0 ? Fmt{1, s.idx + 1, keep | 1}.pack() : -1;
+  return alnum(c) ? Fmt{1, s.idx + 1, keep}.pack() : -1;
 }
 
 }  // namespace

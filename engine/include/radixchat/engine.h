@@ -21,6 +21,7 @@
 #include "radixchat/cache.h"
 #include "radixchat/sampling.h"
 #include "radixchat/status.h"
+#include "radixchat/structured-output.h"
 
 namespace rc {
 
@@ -64,6 +65,9 @@ struct GenerateRequest {
   std::vector<std::string> stop;        // stop strings (not included in the output)
   std::vector<int32_t> stop_tokens;     // besides the model's end-of-generation ids
   bool ignore_eos = false;              // benchmarks: always generate max_tokens
+  // JSON output (structured-output.h): submit() refuses a schema that does
+  // not compile with invalid_argument; the reply ends when the JSON does.
+  ResponseFormat response_format;
 };
 
 using RequestId = uint64_t;

@@ -119,13 +119,16 @@ namespace {
 
 struct Gen {
   std::mt19937_64& rng;
+  bool free_strings = true;
   bool has_defs = false;
 
   int pick(int n) { return static_cast<int>(rng() % n); }
 
   Json scalar() {
     static const char* kFormats[] = {"date", "time", "date-time", "uuid", "email"};
-    switch (pick(9)) {
+    int kind = pick(9);
+    if (!free_strings && (kind == 0 || kind == 8)) kind = 1;
+    switch (kind) {
       case 0:
         return {{"type", "string"}};
       case 1:
@@ -176,6 +179,7 @@ struct Gen {
       case 4:
         return {{"anyOf", Json::array({node(depth - 1), node(depth - 1)})}};
       case 5:
+        if (!free_strings) return scalar();
         return {{"type", "object"}, {"additionalProperties", node(depth - 1)}};
       case 6:
         if (has_defs) return {{"$ref", "#/$defs/tree"}};
@@ -188,9 +192,9 @@ struct Gen {
 
 }  // namespace
 
-Json random_schema(std::mt19937_64& rng, int depth) {
-  Gen g{rng};
-  g.has_defs = rng() % 3 == 0;
+Json random_schema(std::mt19937_64& rng, int depth, bool free_strings) {
+  Gen g{rng, free_strings};
+  g.has_defs = rng() % 3 == 0 && free_strings;
   Json root = g.node(depth);
   if (g.has_defs && root.is_object() && !root.contains("$ref")) {
     // A recursive definition: a labelled tree with optional children.

@@ -19,7 +19,9 @@ std::string schema_violation(const Json& value, const Json& schema, const Json& 
                              const std::string& path = "$");
 
 // A random schema using the supported keywords, at most `depth` levels of
-// nesting, sometimes with $defs and (recursive) $refs.
-Json random_schema(std::mt19937_64& rng, int depth);
+// nesting, sometimes with $defs and (recursive) $refs. Without
+// `free_strings`, strings have a format or an enum and objects have declared
+// keys (a model writing prose in a free string can take long to close it).
+Json random_schema(std::mt19937_64& rng, int depth, bool free_strings = true);
 
 }  // namespace rc::test
