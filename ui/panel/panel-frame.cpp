@@ -190,11 +190,13 @@ void CachePanelState::draw_canvas(double now) {
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
-  // The tabs get their share (the Events log needs lines), the tree at
-  // least 80 px; on a very short panel the tabs give way.
-  const float bottom_h =
-      std::clamp(room * bottom_frac, std::min(ImGui::GetFontSize() * 9, room * 0.5f),
-                 std::max(room - 80.0f, 0.0f));
+  // The tabs get their share (the Events log needs lines); the tree keeps
+  // room for the zoom line, a row of boxes at a readable zoom and two rows
+  // of legend, which grow with the text scale. A short panel's tabs give way.
+  const float fs = ImGui::GetFontSize();
+  const float min_canvas = std::max(80.0f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40);
+  const float hi = std::max(room - min_canvas, 0.0f);
+  const float bottom_h = std::clamp(room * bottom_frac, std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.

@@ -94,11 +94,19 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
       // bring the newest node in.
       const float zoom = 0.6f;
       NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
-      float x, y, w, h;
-      if (watch != kNoNode && world_box(watch, L, &x, &y, &w, &h)) {
+      // Where the node is going (its layout box), not where its glide is now.
+      const LaidNode* target = watch != kNoNode ? L.find(watch) : nullptr;
+      if (target) {
+        const float x = target->x, y = target->y, w = target->w, h = target->h;
         const Camera from = has_target_ ? target_ : cam;
         const float pad = margin / zoom;
         float cx = from.x, cy = from.y;
+        if (std::fabs(from.zoom - zoom) > 1e-3f) {
+          // Coming from another zoom (a fit, a text scale change): the old
+          // corner means nothing here; start centred on the node.
+          cx = x + w * 0.5f - (ml + (size.x - ml - mr) * 0.5f) / zoom;
+          cy = y + h * 0.5f - (mt + (size.y - mt - mb) * 0.5f) / zoom;
+        }
         if (x - pad < cx) cx = x - pad;
         if (x + w + pad > cx + size.x / zoom) cx = x + w + pad - size.x / zoom;
         if (y - mt / zoom < cy) cy = y - mt / zoom;

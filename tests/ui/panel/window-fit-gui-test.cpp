@@ -1,0 +1,175 @@
+// The cache panel inside the real app window at the sizes a class uses
+// (issue 17), run under xvfb-run (the panel needs GL): at 1024x700,
+// 1280x800 and 1440x900 the panel widget lies inside the window (Qt
+// geometry), and every ImGui window and item of every tab lies inside the
+// panel (the panel's own fit measure, panel-fit.h), also at a projector's
+// text scale; a conversation title of any length leaves the panel's width
+// alone. Screenshots land next to the test binary for a look.
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QSignalSpy>
+#include <QSplitter>
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+
+#include "app-style.h"
+#include "chat/composer.h"
+#include "main-window.h"
+#include "panel/cache-panel-gl.h"
+#include "panel/cache-panel-state.h"
+#include "panel/cache-panel.h"
+#include "skip-or-fail.h"
+#include "store/store-thread.h"
+
+namespace {
+
+std::string model_path() {
+  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
+  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
+}
+
+// Lets the panel paint `n` more frames (it paints on its own timer).
+bool paint_frames(rc::ui::CachePanelGl* gl, int n) {
+  const quint64 target = gl->frames() + quint64(n);
+  return QTest::qWaitFor(
+      [&] {
+        gl->update();
+        return gl->frames() >= target;
+      },
+      20000);
+}
+
+// The widget's rectangle in the window's coordinates.
+QRect in_window(QWidget* w, QWidget* window) {
+  return QRect(w->mapTo(window, QPoint(0, 0)), w->size());
+}
+
+class WindowFit : public testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+    if (QGuiApplication::platformName() == "offscreen")
+      RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
+    ASSERT_TRUE(dir_.isValid());
+    auto store = rc::store::StoreThread::open(dir_.filePath("chat.db").toStdString());
+    ASSERT_TRUE(store.ok()) << store.status().message();
+    store_ = std::move(store.value());
+    rc::gui::applyAppStyle(*qApp);
+    rc::gui::WindowOptions options;
+    options.settingsFile = dir_.filePath("settings.ini");
+    window_ = std::make_unique<rc::gui::MainWindow>(store_.get(), options);
+    window_->resize(1024, 700);
+    window_->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));
+    QSignalSpy ready(window_.get(), &rc::gui::MainWindow::readyForInput);
+    window_->start();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return ready.count() > 0; }, 120000));
+    panel_ = window_->cachePanel();
+    ASSERT_NE(panel_, nullptr);
+    if (!panel_->hasGl())
+      RC_SKIP_OR_FAIL("the panel has no GL: " << panel_->unavailableReason().toStdString());
+  }
+  void TearDown() override {
+    window_.reset();
+    store_.reset();
+  }
+
+  void send(const QString& text) {
+    QSignalSpy stored(window_->controller(), &rc::gui::ChatController::replyStored);
+    rc::ui::ComposerEdit* edit = window_->composer()->edit();
+    edit->setFocus();
+    edit->setPlainText(text);
+    QTest::keyClick(edit, Qt::Key_Return);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return stored.count() > 0; }, 120000));
+  }
+
+  // At the window's current size: the panel inside the window, and every
+  // tab of it fitting the panel.
+  void expect_fits(const std::string& where) {
+    SCOPED_TRACE(where);
+    QWidget* w = window_.get();
+    const QRect win(QPoint(0, 0), w->size());
+    const QRect panel = in_window(panel_, w);
+    EXPECT_TRUE(panel_->isVisible());
+    EXPECT_TRUE(win.contains(panel))
+        << "panel at " << panel.x() << "," << panel.y() << " " << panel.width() << "x"
+        << panel.height() << " in " << win.width() << "x" << win.height();
+    EXPECT_GE(panel.width(), panel_->minimumSizeHint().width());
+    rc::ui::CachePanelGl* gl = panel_->glWidget();
+    EXPECT_TRUE(win.contains(in_window(gl, w)));
+    rc::ui::CachePanelState& st = *panel_->state();
+    for (const char* tab : {"Node", "Plots", "Events", "Demos", "Cache"}) {
+      st.select_tab = tab;
+      ASSERT_TRUE(paint_frames(gl, 4));
+      EXPECT_EQ(st.current_tab, tab);
+      const rc::ui::panel::PanelFit& fit = st.last_fit;
+      EXPECT_TRUE(fit.fits()) << tab << ": " << fit.overflow;
+      // The ImGui display is the GL widget: the measure is in its pixels.
+      EXPECT_EQ(int(fit.display.x), gl->width());
+      EXPECT_EQ(int(fit.display.y), gl->height());
+      EXPECT_LE(fit.items_max.x, float(gl->width()) + 0.5f) << tab;
+      EXPECT_LE(fit.windows_max.x, float(gl->width()) + 0.5f) << tab;
+      EXPECT_LE(fit.windows_max.y, float(gl->height()) + 0.5f) << tab;
+    }
+    st.select_tab = "Node";
+    ASSERT_TRUE(paint_frames(gl, 3));
+  }
+
+  void screenshot(const QString& name) {
+    QTest::qWait(150);
+    window_->grab().save(QStringLiteral(RADIXCHAT_BINARY_DIR "/tests/ui/panel/") + name);
+  }
+
+  QTemporaryDir dir_;
+  std::unique_ptr<rc::store::StoreThread> store_;
+  std::unique_ptr<rc::gui::MainWindow> window_;
+  rc::ui::CachePanel* panel_ = nullptr;
+};
+
+TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
+  send("What is a KV cache?");
+  send("And why does a radix tree help?");
+  for (const QSize size : {QSize(1024, 700), QSize(1280, 800), QSize(1440, 900)}) {
+    window_->resize(size);
+    QTest::qWait(200);
+    const std::string where = std::to_string(size.width()) + "x" + std::to_string(size.height());
+    EXPECT_EQ(window_->size(), size) << "the window cannot be made " << where;
+    expect_fits(where);
+    screenshot(QStringLiteral("window-fit-%1x%2.png").arg(size.width()).arg(size.height()));
+  }
+  // A projector: larger text at the smallest size still fits.
+  window_->resize(1024, 700);
+  panel_->state()->set_text_scale(1.5f);
+  QTest::qWait(200);
+  expect_fits("1024x700 at 150% text");
+  screenshot(QStringLiteral("window-fit-1024x700-text150.png"));
+  panel_->state()->set_text_scale(1.0f);
+}
+
+TEST_F(WindowFit, PanelWidthDoesNotDependOnTheTitle) {
+  send("Hello");
+  QTest::qWait(200);
+  const int panel_w = panel_->width(), window_w = window_->width();
+  const qint64 id = window_->controller()->currentConversation();
+  ASSERT_NE(id, 0);
+  window_->controller()->renameConversation(
+      id, QString("A very long conversation title that goes on ").repeated(8));
+  ASSERT_TRUE(
+      QTest::qWaitFor([&] { return window_->controller()->currentTitle().size() > 300; }, 10000));
+  QTest::qWait(300);
+  EXPECT_EQ(window_->width(), window_w);
+  EXPECT_EQ(panel_->width(), panel_w);
+  expect_fits("1024x700 with a long title");
+  screenshot(QStringLiteral("window-fit-long-title.png"));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}
