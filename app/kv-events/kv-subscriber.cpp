@@ -133,7 +133,8 @@ uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms
 
 }  // namespace
 
-void Subscriber::poll(int timeout_ms, int replay_timeout_ms) {
+void Subscriber::poll(int timeout_ms) {
+  const int replay_timeout_ms = replay_timeout_ms_;
   // A signal (SIGINT to stop cache-watch) interrupts zmq_poll: EINTR ends
   // this poll quietly; any other socket error is recorded, never thrown.
   try {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "block-feed.h"
 #include "radixchat/kv-block-tree.h"
 #include "radixchat/status.h"
 
@@ -20,30 +21,21 @@ struct Endpoint {
   std::string replay;  // "" when the publisher has no replay socket
 };
 
-struct SubscriberStats {
-  uint64_t messages = 0;            // messages applied (live and replayed)
-  uint64_t replayed_messages = 0;   // of which recovered through replay
-  uint64_t malformed_messages = 0;  // wrong frame count, sequence or batch
-  uint64_t dropped_messages = 0;    // lost in gaps and not recovered
-  uint64_t seq_gaps = 0;
-  uint64_t publisher_restarts = 0;
-  std::string last_error;  // the latest malformed message's reason
-};
-
-class Subscriber {
+class Subscriber final : public BlockFeed {
  public:
   // Connects every endpoint. topic filters by prefix ("" takes all).
   static Result<std::unique_ptr<Subscriber>> connect(const std::vector<Endpoint>& endpoints,
                                                      const std::string& topic);
-  ~Subscriber();
+  ~Subscriber() override;
 
   // Waits up to timeout_ms for messages and applies all that are ready.
   // A gap is replayed (bounded by replay_timeout_ms per reply) before the
   // message that revealed it is applied, so the tree sees events in order.
-  void poll(int timeout_ms, int replay_timeout_ms = 500);
+  void poll(int timeout_ms) override;
+  void set_replay_timeout_ms(int ms) { replay_timeout_ms_ = ms; }
 
-  const BlockTree& tree() const { return tree_; }
-  SubscriberStats stats() const;
+  const BlockTree& tree() const override { return tree_; }
+  SubscriberStats stats() const override;
 
   struct Impl;
 
@@ -52,6 +44,7 @@ class Subscriber {
   void poll_once(int timeout_ms, int replay_timeout_ms);
   std::unique_ptr<Impl> impl_;
   BlockTree tree_;
+  int replay_timeout_ms_ = 500;
 };
 
 }  // namespace rc::kv_events

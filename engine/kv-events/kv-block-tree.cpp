@@ -100,7 +100,35 @@ TreeStats BlockTree::stats() const {
   return s;
 }
 
-std::string BlockTree::to_text(size_t max_tokens) const {
+namespace {
+
+// One line's token text, quoted, control characters escaped, cut at `limit`
+// bytes (on a UTF-8 boundary) so a long span stays one readable line.
+std::string quoted(const std::string& text, size_t limit) {
+  std::string out = " \"";
+  size_t i = 0;
+  for (; i < text.size() && out.size() < limit + 2; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20) {
+      out += ' ';
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  while (i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) out += text[i++];
+  out += '"';
+  if (i < text.size()) out += " ...";
+  return out;
+}
+
+}  // namespace
+
+std::string BlockTree::to_text(size_t max_tokens, const TokenText& text) const {
   const auto nodes = walk();
   std::map<std::string, int> child_count;
   for (const auto& [b, d] : nodes)
@@ -144,11 +172,15 @@ std::string BlockTree::to_text(size_t max_tokens) const {
     out += " tokens=";
     out += std::to_string(tokens.size());
     out += ':';
-    for (size_t t = 0; t < tokens.size() && t < max_tokens; ++t) {
-      out += ' ';
-      out += std::to_string(tokens[t]);
+    if (text) {
+      out += quoted(text(tokens), 4 * max_tokens);
+    } else {
+      for (size_t t = 0; t < tokens.size() && t < max_tokens; ++t) {
+        out += ' ';
+        out += std::to_string(tokens[t]);
+      }
+      if (tokens.size() > max_tokens) out += " ...";
     }
-    if (tokens.size() > max_tokens) out += " ...";
     out += "\n";
     i = j + 1;
   }

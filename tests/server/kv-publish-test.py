@@ -12,10 +12,17 @@ prefix its parent chain spells, each page by its root-to-page tokens, as
 multisets, plus every parent link resolving. Run for page size 1 (radix)
 and 16 (radix-page16).
 
+While that runs, two `radixchat-cli cache-watch` processes follow the same
+server, one through --kv-events (the C++ subscriber) and one through --url
+(/v1/cache/events mapped onto blocks); stopped by SIGINT, their --json
+block counts must equal /v1/cache's page count, and --url with --model
+must print a user's question as token text.
+
 Usage: kv-publish-test.py RADIXCHAT_CLI MODEL. Exit 77: skipped (no
 python3-zmq / python3-msgpack).
 """
 import json
+import signal
 import socket
 import subprocess
 import sys
@@ -121,7 +128,18 @@ def run(cli, model, cache, kv_tokens):
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(f"tcp://127.0.0.1:{pub}")
-        time.sleep(0.5)  # let the subscription reach the publisher
+        watchers = {
+            "kv-events": subprocess.Popen(
+                [cli, "cache-watch", "--json", "--kv-events", f"tcp://127.0.0.1:{pub}"],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            "url": subprocess.Popen(
+                [cli, "cache-watch", "--json", "--url", base],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+            "url-text": subprocess.Popen(
+                [cli, "cache-watch", "--url", base, "--model", model],
+                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True),
+        }
+        time.sleep(1.0)  # let the subscriptions reach the publisher and the server
         system = "You are a terse assistant who answers in one short line about animals."
         for i, q in enumerate(["cats?", "dogs?", "cats?", "owls and their nests?", "bees?",
                                "cats and dogs?", "fish?"]):
@@ -136,6 +154,18 @@ def run(cli, model, cache, kv_tokens):
         stats = snap["stats"]
         assert stats["evictions"] > 0 and stats["splits"] > 0, stats
         assert expect, "the cache is empty"
+
+        for name, w in watchers.items():
+            w.send_signal(signal.SIGINT)
+        outs = {name: w.communicate(timeout=30) for name, w in watchers.items()}
+        for name, (out, err) in outs.items():
+            assert watchers[name].returncode == 0, (name, out, err)
+            if name == "url-text":
+                assert "fish?" in out, out  # the latest question is never evicted
+                continue
+            got = json.loads(out)
+            assert got["blocks"] == len(expect), (name, got, len(expect))
+            assert got["malformed_messages"] == 0 and got["dropped_messages"] == 0, (name, got)
 
         live, seqs = View(), []
         while sub.poll(200):

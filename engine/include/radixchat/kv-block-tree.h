@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -51,8 +52,11 @@ class BlockTree {
 
   // Indented text: one line per radix node, where a run of single-child
   // blocks is folded into one line (SGLang with page size 1 sends a block per
-  // token). At most max_tokens ids are shown per line.
-  std::string to_text(size_t max_tokens = 16) const;
+  // token). At most max_tokens ids are shown per line; with `text` (a
+  // vocabulary), the line's tokens as quoted text instead (escaped, at most
+  // 4 * max_tokens bytes).
+  using TokenText = std::function<std::string(const std::vector<int64_t>&)>;
+  std::string to_text(size_t max_tokens = 16, const TokenText& text = {}) const;
 
  private:
   static std::string key(int rank, const BlockHash& hash);

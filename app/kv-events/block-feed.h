@@ -1,0 +1,39 @@
+// A remote cache followed as KV-event blocks, whatever carries the events:
+// a ZeroMQ KV-events publisher (kv-subscriber.h: vLLM, SGLang, Dynamo,
+// `radixchat-cli serve --kv-events`) or a RadixChat server's
+// /v1/cache/events stream (server-cache-feed.h). cache-watch and the
+// panel's "Attach to a cache..." use this interface only.
+//
+// Thread contract: one thread owns a feed; poll(), tree() and stats() are
+// called from it only.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "radixchat/kv-block-tree.h"
+
+namespace rc::kv_events {
+
+struct SubscriberStats {
+  uint64_t messages = 0;            // messages applied (live and replayed)
+  uint64_t replayed_messages = 0;   // of which recovered through replay
+  uint64_t malformed_messages = 0;  // wrong frame count, sequence or batch
+  uint64_t dropped_messages = 0;    // lost in gaps and not recovered
+  uint64_t seq_gaps = 0;
+  uint64_t publisher_restarts = 0;
+  uint64_t resyncs = 0;    // the whole tree replaced from a snapshot
+  bool connected = true;   // false once the stream ended (server gone)
+  std::string last_error;  // the latest malformed message's or stream's reason
+};
+
+class BlockFeed {
+ public:
+  virtual ~BlockFeed() = default;
+  // Waits up to timeout_ms for events and applies all that are ready.
+  virtual void poll(int timeout_ms) = 0;
+  virtual const BlockTree& tree() const = 0;
+  virtual SubscriberStats stats() const = 0;
+};
+
+}  // namespace rc::kv_events
