@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "bench-planted-span.h"
 #include "bench-workloads.h"
 #include "commands.h"
 #include "engine-options.h"
@@ -32,6 +33,7 @@ struct BenchOptions {
   bool compare = false;
   std::string record;  // a recording of the run (recording/recorder.h)
   int record_max_mb = 1024;
+  std::string planted_span;  // system | user (bench-planted-span.h)
   recording::Recorder* recorder = nullptr;  // set while recording
 };
 
@@ -249,6 +251,9 @@ int run_bench(const BenchOptions& o) {
     return fail("bench: --record records one run; leave out --compare");
   Result<Workload> w = make_workload(o.workload, o.requests, o.seed);
   if (!w.ok()) return fail(w.status());
+  if (!o.planted_span.empty()) {
+    if (Status s = plant_span(w.value(), o.planted_span, o.seed); !s.ok()) return fail(s);
+  }
   std::vector<std::string> caches = {o.engine.config.cache};
   if (o.compare) caches = {"radix", "radix-page16", "hash16", "off"};
   std::vector<BenchResult> results;
@@ -308,6 +313,9 @@ Command add_bench_command(CLI::App& root) {
                   "write a recording of the cache events, snapshots and requests (SQLite)");
   app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
       ->check(CLI::PositiveNumber);
+  app->add_option("--planted-span", o->planted_span,
+                  "a span varying per conversation, in the system prompt or the user message "
+                  "(system|user; shared-system)");
   return {app, [o] { return run_bench(*o); }};
 }
 

@@ -34,5 +34,6 @@ Command add_serve_command(CLI::App& root);
 Command add_tokenize_command(CLI::App& root);
 Command add_gguf_info_command(CLI::App& root);
 Command add_cache_watch_command(CLI::App& root);
+Command add_cache_report_command(CLI::App& root);
 
 }  // namespace rc::cli

@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
       add_tokenize_command(root),
       add_gguf_info_command(root),
       add_cache_watch_command(root),
+      add_cache_report_command(root),
   };
 
   try {

@@ -1,0 +1,43 @@
+// Why did this request miss: a prompt against the best cached path at the
+// moment it was matched.
+//
+// The prompt is walked down the tree as far as it matches (token by token,
+// regardless of page alignment): that is the divergence index d. Below that
+// point, every cached continuation (up to a bound) is compared with the rest
+// of the prompt: the first place, within `window` tokens on either side,
+// where `anchor` tokens agree again realigns them, and the agreeing run from
+// there is what the cache held beyond the divergent span. The continuation
+// with the longest run is the best cached path.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "radixchat/cache.h"
+
+namespace rc::recording {
+
+struct MissOptions {
+  int window = 64;      // span lengths searched on each side
+  int anchor = 4;       // tokens that must agree to call it realigned
+  int max_paths = 256;  // cached continuations compared
+};
+
+struct MissExplanation {
+  int64_t prompt_tokens = 0;
+  int64_t divergence = 0;            // prompt tokens on the cached path (token level)
+  bool realigned = false;            // a cached continuation agrees again after a span
+  std::vector<int32_t> prompt_span;  // prompt[d, d + i): what this prompt had
+  std::vector<int32_t> cached_span;  // the cached path's tokens there instead
+  int64_t run_after = 0;             // agreeing tokens after the spans
+  // Prompt tokens the cache would have served had the span matched:
+  // divergence + span + run_after (== divergence when not realigned).
+  int64_t would_reuse = 0;
+  std::vector<int32_t> cached_next;  // first tokens of the best path below d
+};
+
+// `tree` as a snapshot (nodes sorted by id, nodes[0] the root).
+MissExplanation explain_miss(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+                             const MissOptions& options = {});
+
+}  // namespace rc::recording
