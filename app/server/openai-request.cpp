@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "response-format.h"
+
 namespace rc::server {
 
 namespace {
@@ -219,14 +221,7 @@ MaybeError read_common(const json& obj, CompletionRequest& r) {
   if (const json* f = field(obj, "functions"); f && !(f->is_array() && f->empty())) {
     return unsupported("functions", "function calling is not implemented");
   }
-  if (const json* rf = field(obj, "response_format")) {
-    if (!rf->is_object()) return wrong_type("response_format", "an object", *rf);
-    auto type = rf->find("type");
-    if (type != rf->end() && *type != "text") {
-      return unsupported("response_format", "only {\"type\": \"text\"}");
-    }
-  }
-  return {};
+  return read_response_format(obj, r.generate.response_format);
 }
 
 // OpenAI's max_tokens, or max_completion_tokens (its newer name for chat).

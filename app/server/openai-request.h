@@ -10,8 +10,9 @@
 // Accepted and ignored (type-checked): frequency_penalty, presence_penalty,
 // user, metadata, store, parallel_tool_calls, service_tier. Refused with a
 // 400 because we cannot honour them: n > 1, best_of > 1, logprobs,
-// top_logprobs, echo, suffix, tools, functions, logit_bias, non-text
-// response_format. Unknown fields are ignored, as OpenAI-compatible servers
+// top_logprobs, echo, suffix, tools, functions, logit_bias.
+// response_format (text, json_object, json_schema) constrains the output
+// (response-format.h). Unknown fields are ignored, as OpenAI-compatible servers
 // do (clients add vendor fields).
 //
 // Defaults follow OpenAI: temperature 1, top_p 1, a fresh random seed when
