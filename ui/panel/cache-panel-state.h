@@ -153,6 +153,8 @@ struct CachePanelState {
   // Share of the panel's height below the tree (the tabs); the bar between
   // them drags it.
   float bottom_frac = 0.4f;
+  float events_frac = 0.55f;  // the Events tab's share: a log needs lines
+  float bottom_share() const { return current_tab == "Events" ? events_frac : bottom_frac; }
   static constexpr float kSplitHandlePx = 7.0f;
   // The policy is `off`: no reuse, so only sequences in flight are drawn.
   bool policy_off() const;

@@ -81,6 +81,8 @@ bool CachePanelState::sync_in_flight_only() {
   const bool off = policy_off();
   if (off == lod.only_in_flight) return false;
   lod.only_in_flight = off;
+  view.empty_message =
+      off ? "Nothing in flight. Off keeps no prefix to reuse." : panel::TreeView().empty_message;
   lod_changed();
   return true;
 }
@@ -103,8 +105,9 @@ void CachePanelState::draw_split_handle(float total_h) {
   ImGui::InvisibleButton("##split", ImVec2(w, kSplitHandlePx));
   const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
   if (hot) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
+  float& share = current_tab == "Events" ? events_frac : bottom_frac;
   if (ImGui::IsItemActive() && total_h > 0)
-    bottom_frac = std::clamp(bottom_frac - ImGui::GetIO().MouseDelta.y / total_h, 0.2f, 0.8f);
+    share = std::clamp(share - ImGui::GetIO().MouseDelta.y / total_h, 0.2f, 0.8f);
   const float y = p0.y + kSplitHandlePx * 0.5f;
   ImGui::GetWindowDrawList()->AddLine(ImVec2(p0.x + w * 0.42f, y), ImVec2(p0.x + w * 0.58f, y),
                                       hot ? Palette::text : Palette::edge, 3.0f);

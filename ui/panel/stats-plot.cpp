@@ -111,7 +111,10 @@ void draw_time_plot(const char* id, const std::vector<double>& t, const std::vec
     if (m.at < t0) continue;
     const float x = x_of(m.at);
     dashed_vline(dl, x, a0.y, a1.y, Palette::held);
-    dl->AddText(font, small, ImVec2(x + 3, a0.y + 1), Palette::held, m.label.c_str(), nullptr, 0,
+    // Right of the line, or left of it when the plot ends too soon.
+    const float lw = font->CalcTextSizeA(small, FLT_MAX, 0, m.label.c_str()).x;
+    const float lx = x + 3 + lw <= a1.x ? x + 3 : std::max(a0.x, x - 3 - lw);
+    dl->AddText(font, small, ImVec2(lx, a0.y + 1), Palette::held, m.label.c_str(), nullptr, 0,
                 &area);
   }
 

@@ -167,7 +167,7 @@ TreeView::Hover TreeView::draw_nodes(const Frame& f, bool canvas_hovered) {
     draw_node(f, ln, *n, p0, p1, under_mouse);
   }
   if (f.L.empty() && f.m.ghosts().empty()) {
-    const char* msg = "The cache is empty: send a message, or run a demo.";
+    const char* msg = empty_message.c_str();
     const ImVec2 ts = ImGui::CalcTextSize(msg);
     f.dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f,
                          (canvas_min_.y + canvas_max_.y) * 0.5f + 30),

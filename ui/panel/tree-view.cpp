@@ -85,7 +85,7 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
       in.layout_generation != seen_generation_ || m.last_insert_node() != seen_insert_;
   seen_generation_ = in.layout_generation;
   seen_insert_ = m.last_insert_node();
-  if (follow && grew && !L.empty()) {
+  if (follow && grew && !L.nodes.empty()) {  // the root alone too: it is recentred
     const float z = fit_zoom();
     if (z >= 0.6f) {
       center_on(L.width * 0.5f, L.height * 0.5f, std::min(z, 1.0f));

@@ -85,6 +85,8 @@ class TreeView {
   // Paint the canvas background (off when the host clears to Palette::canvas).
   bool fill_background = false;
   float font_size = 15;
+  // Shown in the middle of a canvas with nothing but the root.
+  std::string empty_message = "The cache is empty: send a message, or run a demo.";
 
   void request_fit() { fit_requested_ = true; }
   // Pans (smoothly) so that `id` is in the middle of the canvas.

@@ -16,6 +16,7 @@
 
 #include "app-style.h"
 #include "chat/composer.h"
+#include "chat/engine-host.h"
 #include "main-window.h"
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
@@ -112,6 +113,7 @@ class WindowFit : public testing::Test {
       EXPECT_LE(fit.items_max.x, float(gl->width()) + 0.5f) << tab;
       EXPECT_LE(fit.windows_max.x, float(gl->width()) + 0.5f) << tab;
       EXPECT_LE(fit.windows_max.y, float(gl->height()) + 0.5f) << tab;
+      if (!shots_.isEmpty()) screenshot(shots_ + "-" + tab + ".png");
     }
     st.select_tab = "Node";
     ASSERT_TRUE(paint_frames(gl, 3));
@@ -126,6 +128,7 @@ class WindowFit : public testing::Test {
   std::unique_ptr<rc::store::StoreThread> store_;
   std::unique_ptr<rc::gui::MainWindow> window_;
   rc::ui::CachePanel* panel_ = nullptr;
+  QString shots_;  // when set, expect_fits saves each tab as shots_-TAB.png
 };
 
 TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
@@ -136,7 +139,9 @@ TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
     QTest::qWait(200);
     const std::string where = std::to_string(size.width()) + "x" + std::to_string(size.height());
     EXPECT_EQ(window_->size(), size) << "the window cannot be made " << where;
+    if (size.width() == 1024) shots_ = "window-fit-1024x700";
     expect_fits(where);
+    shots_.clear();
     screenshot(QStringLiteral("window-fit-%1x%2.png").arg(size.width()).arg(size.height()));
   }
   // A projector: larger text at the smallest size still fits.
@@ -163,6 +168,47 @@ TEST_F(WindowFit, PanelWidthDoesNotDependOnTheTitle) {
   EXPECT_EQ(panel_->width(), panel_w);
   expect_fits("1024x700 with a long title");
   screenshot(QStringLiteral("window-fit-long-title.png"));
+}
+
+// `off` reuses nothing: once the requests finished the panel draws no
+// cached tree (the root alone) though the cache still holds their
+// sequences; the plots keep the radix points and mark the switch.
+TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
+  send("What is a KV cache?");
+  send("Tell me more.");
+  rc::ui::CachePanelState& st = *panel_->state();
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 3));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return st.history.points() > 0; }, 10000));
+  const size_t points = st.history.points();
+  EXPECT_GT(st.layout(1e9).nodes.size(), 1u);
+  rc::ui::EngineHost* host = window_->engineHost();
+  QSignalSpy ready(host, &rc::ui::EngineHost::modelReady);
+  emit panel_->cacheSettingsRequested("off", 0);
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ready.count() > 0; }, 60000));
+  send("What is a KV cache?");
+  send("Tell me more.");
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 3));
+  // Evicted sequences fade out (their ghosts hold the old layout up to two
+  // seconds), then the camera glides to what is left.
+  QTest::qWaitFor(
+      [&] {
+        return paint_frames(panel_->glWidget(), 1) && !st.view.busy() &&
+               st.view.stats().nodes_drawn == 1;
+      },
+      8000);
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 2));
+  ASSERT_TRUE(st.policy_off());
+  EXPECT_GT(st.model.size(), 1u) << "off keeps finished sequences until their pages are needed";
+  EXPECT_EQ(panel_->state()->view.stats().nodes_drawn, 1)
+      << "the root alone; laid out " << st.layout(1e9).nodes.size() << ", culled "
+      << st.view.stats().culled << ", cam " << st.view.cam.x << "," << st.view.cam.y << " x"
+      << st.view.cam.zoom;
+  EXPECT_GT(st.history.points(), points);
+  ASSERT_FALSE(st.history.markers().empty());
+  EXPECT_EQ(st.history.markers().back().label.rfind("off", 0), 0u)
+      << st.history.markers().back().label;
+  shots_ = "window-fit-off";
+  expect_fits("1024x700, cache off");
 }
 
 }  // namespace
