@@ -55,6 +55,13 @@ class FitTest : public ::testing::Test {
     st.view.animate = false;
     st.view.smooth_camera = false;
   }
+  // Follows `c` without animation at `size` and draws a few frames.
+  void watch(CachePanelState& st, KvCache& c, ImVec2 size) {
+    st.set_feed(make_kv_cache_feed(c), now_);
+    still(st);
+    ImGui::GetIO().DisplaySize = size;
+    frames(st, 3);
+  }
   // Match, lock, allocate, insert; the lock is kept when `hold` (a request
   // in flight), else released.
   static void request(KvCache& c, const std::string& s, bool hold = false) {
@@ -144,9 +151,7 @@ TEST_F(FitTest, EveryTabFitsNarrowAndWideAtAnyTextScale) {
   auto cache = rc::test::make_panel_cache(1, 4096);
   chats(*cache);
   CachePanelState st;
-  st.set_feed(make_kv_cache_feed(*cache), 0);
-  still(st);
-  frames(st, 2);
+  watch(st, *cache, ImGui::GetIO().DisplaySize);
   st.select(st.model.last_insert_node());
   const char* tabs[] = {"Node", "Plots", "Events", "Demos", "Cache"};
   // 320x480 and 320x560: the panel in a 1024x700 window, menus and bars
@@ -193,9 +198,7 @@ TEST_F(FitTest, TooltipsStayInsideTheDisplay) {
   auto cache = rc::test::make_panel_cache(1, 4096);
   chats(*cache);
   CachePanelState st;
-  st.set_feed(make_kv_cache_feed(*cache), 0);
-  still(st);
-  frames(st, 2);
+  watch(st, *cache, ImGui::GetIO().DisplaySize);
   // Hover each laid-out node near the right edge: the tooltip (wide text,
   // up to 900 characters) must be placed and wrapped inside the display.
   int hovered = 0;
@@ -245,10 +248,7 @@ TEST_F(FitTest, ResizeKeepsTheCentreOrRefits) {
   auto cache = rc::test::make_panel_cache(1, 4096);
   chats(*cache);
   CachePanelState st;
-  st.set_feed(make_kv_cache_feed(*cache), 0);
-  still(st);
-  ImGui::GetIO().DisplaySize = ImVec2(560, 700);
-  frames(st, 3);
+  watch(st, *cache, ImVec2(560, 700));
   // Follow off: the world point in the middle of the canvas stays there.
   st.view.follow = false;
   st.view.cam.x += 30;  // as after a pan
@@ -284,10 +284,7 @@ TEST_F(FitTest, EvictionGhostIsShownBeforeTheReflow) {
   request(*cache, "<sys> Be brief. <user> hello");
   request(*cache, "<sys> Be brief. <user> bye now");
   CachePanelState st;
-  st.set_feed(make_kv_cache_feed(*cache), 0);
-  still(st);
-  ImGui::GetIO().DisplaySize = ImVec2(560, 700);
-  frames(st, 3);
+  watch(st, *cache, ImVec2(560, 700));
   const uint64_t layouts = st.layouts_computed;
   // Needs most of the pool: the LRU leaves are evicted.
   request(*cache, "an unrelated prompt that needs most of the pages of the small pool here");
@@ -310,10 +307,7 @@ TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
   auto cache = std::move(make_kv_cache(cfg)).value();
   chats(*cache);
   CachePanelState st;
-  st.set_feed(make_kv_cache_feed(*cache), 0);
-  still(st);
-  ImGui::GetIO().DisplaySize = ImVec2(560, 700);
-  frames(st, 3);
+  watch(st, *cache, ImVec2(560, 700));
   ASSERT_TRUE(st.policy_off());
   ASSERT_GT(st.model.size(), 1u) << "off keeps finished sequences until their pages are needed";
   EXPECT_EQ(st.view.stats().nodes_drawn, 1);  // the root alone: nothing is reused

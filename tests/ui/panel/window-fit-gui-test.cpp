@@ -4,7 +4,8 @@
 // geometry), and every ImGui window and item of every tab lies inside the
 // panel (the panel's own fit measure, panel-fit.h), also at a projector's
 // text scale; a conversation title of any length leaves the panel's width
-// alone. Screenshots land next to the test binary for a look.
+// alone. Screenshots land next to the test binary for a look. main() is
+// the Qt suites' (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -212,10 +213,3 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
 }
 
 }  // namespace
-
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
-  testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
