@@ -66,7 +66,7 @@ bool DevDriver::startLesson() {
   for (size_t i = 0; i < all.size(); ++i) {
     if (QString::fromStdString(all[i].name).startsWith(lesson_, Qt::CaseInsensitive)) {
       st->demo.lead_seconds = 0.5;
-      st->demo.seconds_per_step = 30;  // the shot is taken before the next step
+      st->demo.seconds_per_step = 6;  // the shot is taken before the next step
       st->lesson_policy = 0;           // radix
       return st->start_lesson(i, 0);
     }

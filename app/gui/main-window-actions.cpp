@@ -11,8 +11,11 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <algorithm>
+#include <memory>
 
 #include "chat/chat-view.h"
 #include "chat/composer.h"
@@ -207,6 +210,29 @@ void MainWindow::connectPanel() {
   connect(
       panel_, &rc::ui::CachePanel::conversationsForPrefixRequested, this,
       [this](std::vector<int32_t> tokens) { controller_->findConversationsWithPrefix(tokens); });
+  // A lesson is about the tree, not the chat: the panel takes over half the
+  // window while it is shown, and the splitter goes back as it was after.
+  auto before = std::make_shared<QList<int>>();
+  connect(panel_, &rc::ui::CachePanel::lessonShownChanged, this, [this, before](bool shown) {
+    QList<int> sizes = splitter_->sizes();
+    if (sizes.size() != 3) return;
+    if (!shown) {
+      if (!before->isEmpty()) splitter_->setSizes(*before);
+      before->clear();
+      return;
+    }
+    if (before->isEmpty()) *before = sizes;
+    const int total = sizes[0] + sizes[1] + sizes[2];
+    const int want = std::max(sizes[2], total * 11 / 20);
+    int need = want - sizes[2];
+    const int fromChat = std::min(need, std::max(sizes[1] - 300, 0));
+    sizes[1] -= fromChat;
+    need -= fromChat;
+    const int fromList = std::min(need, std::max(sizes[0] - 180, 0));
+    sizes[0] -= fromList;
+    sizes[2] += fromChat + fromList;
+    splitter_->setSizes(sizes);
+  });
 }
 
 void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint64 poolTokens) {

@@ -112,6 +112,9 @@ struct CachePanelState {
   // Empties the cache on screen: the lesson restarts from its first step;
   // the user's engine is restarted with the same settings (on_settings).
   void clear_cache(double now);
+  // Called when a lesson's tree replaces the user's (true) and when the
+  // user's comes back (false): the window gives the panel room meanwhile.
+  std::function<void(bool shown)> on_lesson_shown;
   bool lesson_active() const { return lesson_scenario_ >= 0; }
   bool lesson_shown() const { return parked_feed_ != nullptr; }
   // The feed of the user's own engine (parked while a lesson is shown).

@@ -87,10 +87,10 @@ std::vector<DemoScenario> build() {
 
   DemoScenario evict{"Eviction (small pool)",
                      "a tiny KV pool fills up; least recently used leaves are evicted",
-                     320,
+                     256,
                      {}};
   // Each request reserves its prompt and max_tokens of output up front, so
-  // a 320-token pool holds about three of these before LRU leaves must go.
+  // a 256-token pool holds about three of these before LRU leaves must go.
   const char* topics[] = {"the moon", "bread",    "volcanoes", "bees",
                           "trains",   "glaciers", "chess",     "rain"};
   for (int i = 0; i < 8; ++i) {
@@ -99,8 +99,9 @@ std::vector<DemoScenario> build() {
                   user(std::string("Tell me something surprising about ") + topics[i] + ".")};
     s.max_tokens = 48;
     s.caption = i < 3 ? "Filling the small pool: each chat adds a branch."
-                      : "The pool is full: to make room, the least recently used leaves are "
-                        "evicted (red, fading out; see the event log).";
+                      : "The pool is nearly full: when a chat needs more room than is free, the "
+                        "least recently used leaves are evicted (red, fading out; the card says "
+                        "how many tokens).";
     evict.steps.push_back(std::move(s));
   }
   v.push_back(evict);
@@ -196,6 +197,7 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
     }
     return true;
   };
+  evicted_before_ = engine->stats().cache.evicted_tokens;
   Result<RequestId> id = engine->submit(std::move(req), cb);
   if (!id.ok()) {
     status_ = "Step " + std::to_string(step_ + 1) + " refused: " + id.status().message();
@@ -253,6 +255,7 @@ void DemoRunner::poll(Engine* engine, double now, bool hold) {
       results_[step_].finished = true;
       results_[step_].metrics = shared_->metrics;
       results_[step_].error = shared_->error;
+      results_[step_].evicted_tokens = engine->stats().cache.evicted_tokens - evicted_before_;
       if (!shared_->error.empty()) status_ = "Step failed: " + shared_->error;
       phase_ = Phase::settle;
       phase_at_ = now;

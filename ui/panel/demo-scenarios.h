@@ -42,8 +42,9 @@ const std::vector<DemoScenario>& demo_scenarios();
 // What one step's request did, from its finished event.
 struct DemoStepResult {
   bool finished = false;
-  RequestMetrics metrics;  // prompt, cached (matched), computed tokens, TTFT
-  std::string error;       // the request failed or was refused
+  RequestMetrics metrics;       // prompt, cached (matched), computed tokens, TTFT
+  std::string error;            // the request failed or was refused
+  uint64_t evicted_tokens = 0;  // the cache evicted this many while it ran
 };
 
 // Runs one scenario against an engine (the lesson's own, lesson-engine.h),
@@ -104,6 +105,7 @@ class DemoRunner {
   double phase_at_ = 0;
   bool advance_ = false;  // next_step() was pressed
   uint64_t request_ = 0;
+  uint64_t evicted_before_ = 0;  // the engine's evicted tokens when the step went
   std::vector<std::string> replies_;
   std::vector<DemoStepResult> results_;
   std::string status_;

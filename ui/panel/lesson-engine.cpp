@@ -29,8 +29,9 @@ int64_t lesson_pool_tokens(size_t scenario, int64_t fallback,
     const int64_t n = prompt_tokens ? prompt_tokens(i) : -1;
     if (n >= 0) longest = std::max<int64_t>(longest, n + s.steps[i].max_tokens);
   }
-  // A pool below three requests would refuse or thrash rather than teach.
-  return std::max(pool, longest * 3);
+  // A scenario that asks for a small pool (eviction) gets it as long as its
+  // longest request fits; the others hold three requests at least.
+  return s.pool_tokens > 0 ? std::max(pool, longest + 16) : std::max(pool, longest * 3);
 }
 
 LessonEngine::LessonEngine() : factory(&Engine::create) {}

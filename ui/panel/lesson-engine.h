@@ -31,9 +31,10 @@ namespace rc::ui::panel {
 // type and context) with its own `policy` cache of `pool_tokens` tokens.
 EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int64_t pool_tokens);
 
-// The pool a scenario's lesson gets: its own wish (or `fallback`), grown so
-// that its longest request fits three times over; `prompt_tokens(step)`
-// says how many tokens a step's prompt renders to (negative: unknown).
+// The pool a scenario's lesson gets: its own wish, grown so that its
+// longest request fits, or else `fallback`, grown so that three of them
+// fit; `prompt_tokens(step)` says how many tokens a step's prompt renders
+// to (negative: unknown).
 int64_t lesson_pool_tokens(size_t scenario, int64_t fallback,
                            const std::function<int64_t(size_t step)>& prompt_tokens);
 

@@ -45,12 +45,14 @@ int64_t step_prompt_tokens(const Engine& e, const panel::DemoScenario& s, size_t
 std::string card_line(size_t step, const panel::DemoStepResult& r) {
   if (!r.error.empty()) return "Step " + std::to_string(step + 1) + " failed: " + r.error;
   const RequestMetrics& m = r.metrics;
-  char buf[200];
+  char buf[240];
   std::snprintf(buf, sizeof buf,
                 "Step %zu: %d tokens matched (cached) \xC2\xB7 %d computed \xC2\xB7 TTFT %.0f ms "
                 "\xC2\xB7 off would compute %d",
                 step + 1, m.cached_tokens, m.computed_tokens, m.ttft_ms, m.prompt_tokens);
-  return buf;
+  std::string line = buf;
+  if (r.evicted_tokens > 0) line += " \xC2\xB7 " + std::to_string(r.evicted_tokens) + " evicted";
+  return line;
 }
 
 }  // namespace
@@ -83,6 +85,7 @@ void CachePanelState::end_lesson(double now, const std::string& why) {
   if (parked_feed_) {
     paused = false;
     show_feed(std::move(parked_feed_), now, true);
+    if (on_lesson_shown) on_lesson_shown(false);
   }
   lesson.release();
   if (!why.empty()) log.note("lesson: " + why, now);
@@ -119,9 +122,12 @@ void CachePanelState::poll_lesson(double now) {
       lesson_scenario_ = -1;
       lesson.release();
     } else if (s == State::ready) {
+      const bool was_shown = lesson_shown();
       if (!parked_feed_) parked_feed_ = std::move(feed_);
       paused = false;
       show_feed(panel::make_lesson_feed(*lesson.engine()), now, false);
+      if (!was_shown && on_lesson_shown) on_lesson_shown(true);
+      select_tab = "Demos";  // Next step, Stop and the per-step table
       demo.start(size_t(lesson_scenario_), lesson.engine(), now);
     }
     return;
@@ -173,9 +179,10 @@ std::string CachePanelState::lesson_banner() {
 void CachePanelState::draw_lesson_steps() {
   const std::vector<panel::DemoStepResult>& r = demo.results();
   if (r.empty() ||
-      !ImGui::BeginTable("##steps", 6, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+      !ImGui::BeginTable("##steps", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
-  for (const char* h : {"step", "prompt", "matched", "computed", "TTFT ms", "off computes"})
+  for (const char* h :
+       {"step", "prompt", "matched", "computed", "TTFT ms", "off computes", "evicted"})
     ImGui::TableSetupColumn(h);
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < r.size(); ++i) {
@@ -199,6 +206,8 @@ void CachePanelState::draw_lesson_steps() {
     ImGui::Text("%.0f", m.ttft_ms);
     ImGui::TableNextColumn();
     ImGui::Text("%d", m.prompt_tokens);
+    ImGui::TableNextColumn();
+    ImGui::Text("%llu", (unsigned long long)r[i].evicted_tokens);
   }
   ImGui::EndTable();
 }
