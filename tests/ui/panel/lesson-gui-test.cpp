@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QSignalSpy>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
 #include <filesystem>
@@ -66,6 +67,11 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
   st.demo.lead_seconds = 0.05;
   st.demo.seconds_per_step = 0.1;
 
+  // The panel gets half the window while a lesson shows, then its width back.
+  auto* splitter = window->findChild<QSplitter*>();
+  ASSERT_NE(splitter, nullptr);
+  const int panelWidth = panel->width();
+
   const auto& all = rc::ui::panel::demo_scenarios();
   for (size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
@@ -79,6 +85,7 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
       EXPECT_GT(r.metrics.prompt_tokens, 0);
       EXPECT_EQ(r.metrics.cached_tokens + r.metrics.computed_tokens, r.metrics.prompt_tokens);
     }
+    EXPECT_GT(panel->width(), panelWidth + 100);
     // Nothing reached the user's engine.
     EXPECT_EQ(window->engineHost()->engine(), user);
     EXPECT_EQ(user->stats().requests_finished, before);
@@ -98,6 +105,8 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
   ASSERT_TRUE(QTest::qWaitFor([&] { return !st.lesson_shown(); }, 10000));
   EXPECT_EQ(st.feed()->engine(), user);
   EXPECT_EQ(st.lesson.engine(), nullptr);
+  EXPECT_TRUE(QTest::qWaitFor([&] { return panel->width() == panelWidth; }, 5000))
+      << panel->width() << " != " << panelWidth;
   window.reset();
 }
 

@@ -67,6 +67,25 @@ bool chat(Engine& e, const std::vector<ChatMessage>& messages, int max_tokens = 
   return wait_for([&] { return done->load(); }, 180000);
 }
 
+// Why a test with a live panel and the bundled model cannot run here ("":
+// it can).
+std::string live_panel_missing() {
+  if (!std::filesystem::exists(model_path())) return "no model at " + model_path();
+  if (QGuiApplication::platformName() == "offscreen") return "needs a display (run under xvfb-run)";
+  return "";
+}
+
+// The bundled model on two threads with a pool of `pool` tokens.
+std::unique_ptr<Engine> bundled_engine(int64_t pool) {
+  EngineConfig cfg;
+  cfg.model_path = model_path();
+  cfg.n_threads = 2;
+  cfg.kv_pool_tokens = pool;
+  auto engine = Engine::create(cfg);
+  EXPECT_TRUE(engine.ok()) << engine.status().to_string();
+  return engine.ok() ? std::move(engine.value()) : nullptr;
+}
+
 size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -158,16 +177,10 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
 // touched: its cache stays empty, its pool stays, and a chat afterwards
 // works and brings the panel back to it.
 TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
-  if (QGuiApplication::platformName() == "offscreen")
-    RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
-  EngineConfig cfg;
-  cfg.model_path = model_path();
-  cfg.n_threads = 2;
-  cfg.kv_pool_tokens = 4096;
-  auto engine = Engine::create(cfg);
-  ASSERT_TRUE(engine.ok()) << engine.status().to_string();
-  Engine& user = *engine.value();
+  if (const std::string why = live_panel_missing(); !why.empty()) RC_SKIP_OR_FAIL(why);
+  std::unique_ptr<Engine> engine = bundled_engine(4096);
+  ASSERT_NE(engine, nullptr);
+  Engine& user = *engine;
   CachePanel panel;
   panel.resize(900, 700);
   panel.show();
@@ -251,20 +264,14 @@ TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
 // queued, the demo is not "done" while events wait, Next step shows the
 // queue and sends the next chat, and Stop brings the user's cache back.
 TEST(CachePanelGui, APausedLessonsCaptionDoesNotAdvance) {
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
-  if (QGuiApplication::platformName() == "offscreen")
-    RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
-  EngineConfig cfg;
-  cfg.model_path = model_path();
-  cfg.n_threads = 2;
-  cfg.kv_pool_tokens = 4096;
-  auto engine = Engine::create(cfg);
-  ASSERT_TRUE(engine.ok()) << engine.status().to_string();
+  if (const std::string why = live_panel_missing(); !why.empty()) RC_SKIP_OR_FAIL(why);
+  std::unique_ptr<Engine> engine = bundled_engine(4096);
+  ASSERT_NE(engine, nullptr);
   CachePanel panel;
   panel.resize(900, 700);
   panel.show();
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
-  panel.setEngine(engine.value().get());
+  panel.setEngine(engine.get());
   CachePanelState& st = *panel.state();
   st.demo.lead_seconds = 0.05;
   st.demo.seconds_per_step = 0.1;
@@ -306,7 +313,7 @@ TEST(CachePanelGui, APausedLessonsCaptionDoesNotAdvance) {
   // Stop (Back to my cache): the user's feed returns, the lesson engine goes.
   st.end_lesson(0, "test");
   EXPECT_FALSE(st.lesson_shown());
-  EXPECT_EQ(st.feed()->engine(), engine.value().get());
+  EXPECT_EQ(st.feed()->engine(), engine.get());
   EXPECT_EQ(st.lesson.engine(), nullptr);
   panel.setEngine(nullptr);
 }
