@@ -178,6 +178,39 @@ TEST_F(FitTest, EveryTabFitsNarrowAndWideAtAnyTextScale) {
   }
 }
 
+// Ctrl + and Ctrl - step the text scale (ImGui key indices are the Qt key
+// codes, imgui-input.h); Ctrl 0 resets; the tree's boxes grow with it.
+TEST_F(FitTest, CtrlPlusAndMinusScaleTheText) {
+  CachePanelState st;
+  still(st);
+  frames(st, 2);
+  const float h0 = st.metrics.height;
+  ImGuiIO& io = ImGui::GetIO();
+  auto press = [&](int key) {
+    io.KeyCtrl = true;
+    io.KeysDown[key] = true;
+    frame(st);
+    io.KeysDown[key] = false;
+    io.KeyCtrl = false;
+    frames(st, 2);
+  };
+  press('=');
+  EXPECT_FLOAT_EQ(st.text_scale, CachePanelState::kTextScaleStep);
+  EXPECT_FLOAT_EQ(st.metrics.height, h0 * CachePanelState::kTextScaleStep);
+  EXPECT_FLOAT_EQ(io.FontGlobalScale, st.text_scale);  // no GL host: ImGui scales the atlas
+  press('+');
+  EXPECT_GT(st.text_scale, CachePanelState::kTextScaleStep);
+  press('-');
+  press('-');
+  press('-');
+  EXPECT_LT(st.text_scale, 1.0f);
+  press('0');
+  EXPECT_FLOAT_EQ(st.text_scale, 1.0f);
+  EXPECT_FLOAT_EQ(st.metrics.height, h0);
+  for (int i = 0; i < 20; ++i) press('=');
+  EXPECT_FLOAT_EQ(st.text_scale, CachePanelState::kMaxTextScale);
+}
+
 // The fit measure is not vacuous: an item wider than the panel is caught.
 TEST_F(FitTest, AnItemPastTheEdgeIsReported) {
   ImGui::NewFrame();
