@@ -71,7 +71,9 @@ class FitTest : public ::testing::Test {
     ASSERT_TRUE(c.alloc_pages(int64_t(key.size()) - m.tokens, pages).ok());
     Result<InsertResult> r = c.insert(key, pages);
     ASSERT_TRUE(r.ok());
-    if (hold) ASSERT_TRUE(c.lock(r.value().node).ok());
+    if (hold) {
+      ASSERT_TRUE(c.lock(r.value().node).ok());
+    }
   }
   static void chats(KvCache& c) {
     for (const char* s :

@@ -190,8 +190,8 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
   send("Tell me more.");
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 3));
   // Evicted sequences fade out (their ghosts hold the old layout up to two
-  // seconds), then the camera glides to what is left.
-  QTest::qWaitFor(
+  // seconds), then the camera glides to what is left; checked below.
+  (void)QTest::qWaitFor(
       [&] {
         return paint_frames(panel_->glWidget(), 1) && !st.view.busy() &&
                st.view.stats().nodes_drawn == 1;
