@@ -33,6 +33,7 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
     demo.stop(lesson.engine());
     lesson_scenario_ = -1;
     const bool was_shown = lesson_shown();
+    restore_user_view();
     parked_feed_.reset();
     paused = false;
     show_feed(std::move(feed), now, true);

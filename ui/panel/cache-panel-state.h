@@ -195,6 +195,10 @@ struct CachePanelState {
   int lesson_scenario_ = -1;
   uint64_t user_requests_seen_ = 0;
   size_t lesson_fitted_ = 0;  // finished steps the view was fitted to
+  // The user's layout direction and tabs' share while a lesson sets its own.
+  int user_orientation_ = -1;
+  float user_bottom_frac_ = -1;
+  void restore_user_view();
 
   void apply_event(const CacheEvent& e, double now);
   void place_new_ghosts(NodeId id);

@@ -68,6 +68,7 @@ std::vector<DemoScenario> build() {
        {sys(kHelper), user("Hi! Can you help me plan a short trip to the sea?"), reply(0),
         user("What should I pack?"), reply(1), user("And what if it rains?")}},
   };
+  turns.orientation = 2;
   v.push_back(turns);
 
   DemoScenario branch{
@@ -83,6 +84,7 @@ std::vector<DemoScenario> build() {
       {"Edit the first message instead: the fork moves up to just after the system prompt.",
        {sys(kHelper), user("Tell me a fun fact about owls.")}},
   };
+  branch.orientation = 2;
   v.push_back(branch);
 
   DemoScenario evict{"Eviction (small pool)",

@@ -34,6 +34,9 @@ struct DemoScenario {
   // > 0: the lesson's pool is this small (eviction); 0: lesson default.
   // Grown when the model's prompts would not leave room for three chats.
   int64_t pool_tokens = 0;
+  // Long chains (one node per turn) read best top to bottom; fans of
+  // siblings left to right. 0: the panel's own choice (by its shape).
+  int orientation = 0;
   std::vector<DemoStep> steps;
 };
 

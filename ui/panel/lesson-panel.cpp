@@ -82,6 +82,7 @@ void CachePanelState::end_lesson(double now, const std::string& why) {
   demo.stop(lesson.engine());
   lesson_scenario_ = -1;
   // The user's feed comes back before the lesson engine it replaced goes.
+  restore_user_view();
   if (parked_feed_) {
     paused = false;
     show_feed(std::move(parked_feed_), now, true);
@@ -89,6 +90,13 @@ void CachePanelState::end_lesson(double now, const std::string& why) {
   }
   lesson.release();
   if (!why.empty()) log.note("lesson: " + why, now);
+}
+
+void CachePanelState::restore_user_view() {
+  if (user_orientation_ < 0) return;
+  orientation = user_orientation_;
+  bottom_frac = user_bottom_frac_;
+  user_orientation_ = -1;
 }
 
 bool CachePanelState::lesson_next(double now) {
@@ -129,6 +137,14 @@ void CachePanelState::poll_lesson(double now) {
       if (!was_shown && on_lesson_shown) on_lesson_shown(true);
       select_tab = "Demos";  // Next step, Stop and the per-step table
       demo.start(size_t(lesson_scenario_), lesson.engine(), now);
+      // The tree gets more of the panel; a chain of turns reads top down.
+      if (user_orientation_ < 0) {
+        user_orientation_ = orientation;
+        user_bottom_frac_ = bottom_frac;
+      }
+      bottom_frac = std::min(bottom_frac, 0.34f);
+      const int o = panel::demo_scenarios()[size_t(lesson_scenario_)].orientation;
+      orientation = o != 0 ? o : user_orientation_;
     }
     return;
   }
@@ -212,8 +228,8 @@ void CachePanelState::draw_lesson_steps() {
   ImGui::EndTable();
 }
 
-// Demos: scenario buttons, the lesson's cache and pace, Next step, Stop,
-// Clear cache, and the per-step table.
+// Demos: Next step, Stop, Clear cache, the caption and the per-step table;
+// then the lesson's cache and pace, and one button per scenario.
 void CachePanelState::draw_demos_tab(double now) {
   panel::CacheFeed* uf = user_feed();
   rc::Engine* user = uf ? uf->engine() : nullptr;
@@ -222,6 +238,39 @@ void CachePanelState::draw_demos_tab(double now) {
     ImGui::TextWrapped("Demos need a model: they send scripted chats to an engine.");
     ImGui::PopStyleColor();
   }
+  // The lesson's own controls first: they stay in view in a short tab.
+  ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
+  if (ImGui::Button("Next step")) lesson_next(now);
+  ImGui::EndDisabled();
+  const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
+  panel::flow(panel::button_w(stop));
+  ImGui::BeginDisabled(!lesson_active());
+  if (ImGui::Button(stop))
+    end_lesson(now, demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
+  ImGui::EndDisabled();
+  panel::flow(panel::button_w("Clear cache"));
+  ImGui::BeginDisabled(!user || (!lesson_active() && !on_settings));
+  if (ImGui::Button("Clear cache")) clear_cache(now);
+  ImGui::EndDisabled();
+  if (ImGui::IsItemHovered())
+    panel::tooltip("%s", lesson_active() ? "Start this demo again in an empty cache"
+                                         : "Restart the engine with an empty cache (same policy "
+                                           "and pool; saved system prompts are cached again)");
+  if (lesson_active()) {
+    const double next = demo.seconds_to_next(now);
+    if (next > 0 && !paused) {
+      char in[32];
+      std::snprintf(in, sizeof in, "next in %.0f s", next);
+      panel::flow_text(in, true);
+    }
+    ImGui::PushTextWrapPos(0);
+    ImGui::TextUnformatted(lesson_banner().c_str());
+    const std::string reply = demo.reply();
+    if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
+    ImGui::PopTextWrapPos();
+    draw_lesson_steps();
+  }
+  ImGui::Separator();
   const float row = ImGui::GetContentRegionAvail().x;
   // Rows wrap (panel-widgets.h): the panel may be 320 px wide, or show
   // a projector's text scale.
@@ -254,38 +303,6 @@ void CachePanelState::draw_demos_tab(double now) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.94f, 0.42f, 0.42f, 1));
     ImGui::TextWrapped("%s", lesson_error.c_str());
     ImGui::PopStyleColor();
-  }
-
-  ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
-  if (ImGui::Button("Next step")) lesson_next(now);
-  ImGui::EndDisabled();
-  const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
-  panel::flow(panel::button_w(stop));
-  ImGui::BeginDisabled(!lesson_active());
-  if (ImGui::Button(stop))
-    end_lesson(now, demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
-  ImGui::EndDisabled();
-  panel::flow(panel::button_w("Clear cache"));
-  ImGui::BeginDisabled(!user || (!lesson_active() && !on_settings));
-  if (ImGui::Button("Clear cache")) clear_cache(now);
-  ImGui::EndDisabled();
-  if (ImGui::IsItemHovered())
-    panel::tooltip("%s", lesson_active() ? "Start this demo again in an empty cache"
-                                         : "Restart the engine with an empty cache (same policy "
-                                           "and pool; saved system prompts are cached again)");
-  if (lesson_active()) {
-    const double next = demo.seconds_to_next(now);
-    if (next > 0 && !paused) {
-      char in[32];
-      std::snprintf(in, sizeof in, "next in %.0f s", next);
-      panel::flow_text(in, true);
-    }
-    ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(lesson_banner().c_str());
-    const std::string reply = demo.reply();
-    if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
-    ImGui::PopTextWrapPos();
-    draw_lesson_steps();
   }
 }
 
