@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <filesystem>
 #include <random>
 
 #include "server-test-util.h"
@@ -226,6 +228,23 @@ TEST_F(StructuredServerTest, FuzzedSchemasNeverCrashTheServer) {
   auto h = cli.Get("/health");
   ASSERT_TRUE(h);
   EXPECT_EQ(h->status, 200);
+}
+
+// The official `openai` npm package, unchanged, with response_format
+// json_schema / json_object, every reply validated by Ajv
+// (openai-structured/structured.mjs; the packages come from the
+// openai_structured_setup fixture, skipped offline).
+TEST_F(StructuredServerTest, OpenAiNodeSdkStructuredOutput) {
+  const std::string dir = RC_NPM_DIR;
+  if (!std::filesystem::exists(dir + "/node_modules/openai/package.json") ||
+      !std::filesystem::exists(dir + "/node_modules/ajv-formats/package.json")) {
+    GTEST_SKIP() << "the npm packages are not installed in " << dir
+                 << " (ctest -R openai_structured_setup)";
+  }
+  const std::string cmd =
+      "cd '" + dir + "' && OPENAI_BASE_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
+      "/v1 node '" + RADIXCHAT_SOURCE_DIR + "/tests/server/openai-structured/structured.mjs'";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 
 }  // namespace
