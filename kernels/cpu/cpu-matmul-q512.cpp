@@ -12,15 +12,21 @@ void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const fl
   const ActFormat f = act_format(w.type);
   const int64_t ab = act_row_bytes(f, K), gb = q512_group_bytes(w.type, K);
   const int64_t groups = (n + kQ512Tokens - 1) / kQ512Tokens;
-  act_q_.resize(size_t(n * ab));
+  const bool float_acts = f == ActFormat::f32;
+  if (!float_acts) act_q_.resize(size_t(n * ab));
   act_packed_.resize(size_t(groups * gb));
   const QuantizeActFn quantize = quantize_act_fn(level_);
-  // One hand-off quantizes and interleaves each group of 16 tokens.
+  // One hand-off quantizes (float weights: no rounding) and interleaves
+  // each group of 16 tokens.
   pool_.parallel_for(groups, 1, [&](int64_t g0, int64_t g1, int) {
     for (int64_t g = g0; g < g1; ++g) {
       const int64_t t0 = g * kQ512Tokens, nt = std::min<int64_t>(kQ512Tokens, n - t0);
-      for (int64_t t = t0; t < t0 + nt; ++t) quantize(f, x + t * K, act_q_.data() + t * ab, K);
-      q512_pack_acts(w.type, act_q_.data() + t0 * ab, ab, int(nt), K, act_packed_.data() + g * gb);
+      const uint8_t* rows_at = reinterpret_cast<const uint8_t*>(x + t0 * K);
+      if (!float_acts) {
+        for (int64_t t = t0; t < t0 + nt; ++t) quantize(f, x + t * K, act_q_.data() + t * ab, K);
+        rows_at = act_q_.data() + t0 * ab;
+      }
+      q512_pack_acts(w.type, rows_at, ab, int(nt), K, act_packed_.data() + g * gb);
     }
   });
   const int64_t sb = q512_scratch_bytes(w.type, K);
@@ -53,6 +59,9 @@ void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const fl
       a.ldy = rows;
       a.bias = bias ? bias + r0 : nullptr;
       a.scratch = scratch;
+      // The next task of this range: the next row tile (same chunk).
+      const int64_t nr0 = r0 + kQ512Rows;
+      a.next_w = i + 1 < i1 && nr0 + kQ512Rows <= rows ? wbase + nr0 * rb : nullptr;
       fn(a);
     }
   });

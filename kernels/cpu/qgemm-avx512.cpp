@@ -44,14 +44,20 @@ int64_t row_scratch(DType t, int64_t K) {
 
 }  // namespace
 
+bool half_type(DType t) { return t == DType::f16 || t == DType::bf16; }
+
 int64_t q512_group_bytes(DType t, int64_t K) {
+  if (half_type(t)) return h512_group_bytes(K);
   return K * kL + scale_bytes(t, K) + extra_bytes(t, K);
 }
 
-int64_t q512_scratch_bytes(DType t, int64_t K) { return kQ512Rows * row_scratch(t, K); }
+int64_t q512_scratch_bytes(DType t, int64_t K) {
+  return half_type(t) ? h512_scratch_bytes(K) : kQ512Rows * row_scratch(t, K);
+}
 
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst) {
+  if (half_type(t)) return h512_pack_acts(act, act_stride, tokens, K, dst);
   const bool q8 = t == DType::q8_0;
   // Missing tokens: zero activations (Q8_0 stores them offset by 128).
   std::memset(dst, q8 ? 0x80 : 0, size_t(K * kL));
@@ -111,6 +117,15 @@ inline int32_t ld4(const void* p) {
   int32_t v;
   std::memcpy(&v, p, 4);
   return v;
+}
+
+// Prefetches bytes [b0, b1) of each of the kQ512Rows rows of the next tile.
+inline void prefetch_next(const Q512Args& a, int64_t b0, int64_t b1) {
+  if (!a.next_w) return;
+  for (int r = 0; r < kQ512Rows; ++r) {
+    const char* row = reinterpret_cast<const char*>(a.next_w + r * a.w_stride);
+    for (int64_t b = b0; b < b1; b += 64) _mm_prefetch(row + b, _MM_HINT_T0);
+  }
 }
 
 // One decoded K-quant weight row (layout: row_scratch).
@@ -194,13 +209,15 @@ inline void store_row(const Q512Args& a, int64_t g, int r, __m512 c) {
 // ---- K-quants: per super-block, the exact integer sum_j sc_j * dot_j (Q6_K:
 // with the -32 offset folded into each 16-element dot) per (row, token). ----
 template <bool kQ6>
-void kq_group(const KRow* rows, const uint8_t* xg, int64_t K, __m512 c[kQ512Rows]) {
+void kq_group(const Q512Args& a, int64_t bbytes, bool pf, const KRow* rows, const uint8_t* xg,
+              int64_t K, __m512 c[kQ512Rows]) {
   constexpr int kSub = kQ6 ? 16 : 8;      // sub-blocks per super-block
   constexpr int kSteps = 256 / kSub / 4;  // 4-byte steps per sub-block
   const auto* xq = xg;
   const auto* xd = reinterpret_cast<const float*>(xg + K * kL);
   const auto* xx = reinterpret_cast<const int32_t*>(xg + K * kL + K / 256 * kL * 4);
   for (int64_t i = 0; i < K / 256; ++i) {
+    if (pf) prefetch_next(a, i * bbytes, (i + 1) * bbytes);
     __m512i is[kQ512Rows];
     for (int r = 0; r < kQ512Rows; ++r) is[r] = _mm512_setzero_si512();
     for (int j = 0; j < kSub; ++j) {
@@ -268,7 +285,10 @@ void tile_kq(const Q512Args& a) {
   for (int64_t g = 0; g < groups; ++g) {
     __m512 c[kQ512Rows];
     for (int r = 0; r < kQ512Rows; ++r) c[r] = _mm512_setzero_ps();
-    kq_group<T == DType::q6_k>(rows, a.act + g * a.group_bytes, a.K, c);
+    const int64_t bb = T == DType::q6_k   ? int64_t(sizeof(BlockQ6_K))
+                       : T == DType::q5_k ? int64_t(sizeof(BlockQ5_K))
+                                          : int64_t(sizeof(BlockQ4_K));
+    kq_group<T == DType::q6_k>(a, bb, g == 0, rows, a.act + g * a.group_bytes, a.K, c);
     for (int r = 0; r < a.rows; ++r) store_row(a, g, r, c[r]);
   }
 }
@@ -320,6 +340,7 @@ void tile_q8_0(const Q512Args& a) {
             ia[r] = _mm512_dpbusd_epi32(ia[r], xv, _mm512_set1_epi32(ld4(blk[r][b].qs + 4 * s)));
           }
         }
+        if (g == 0) prefetch_next(a, b * 34, b * 34 + 34);
         const __m512 ad = _mm512_loadu_ps(xd + kL * b);
         for (int r = 0; r < kQ512Rows; ++r) {
           c[r] = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_set1_ps(dw[r][b]), ad),
@@ -370,6 +391,9 @@ Q512Fn q512_table(DType) { return nullptr; }
 
 namespace rc::kernels {
 
-Q512Fn q512_fn(DType t) { return cpu_has_vnni() ? q512_table(t) : nullptr; }
+Q512Fn q512_fn(DType t) {
+  if (!cpu_has_vnni()) return nullptr;
+  return half_type(t) ? h512_table(t) : q512_table(t);
+}
 
 }  // namespace rc::kernels

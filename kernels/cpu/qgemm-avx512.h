@@ -1,8 +1,9 @@
-// Prefill matmul kernels on 512-bit registers for Q8_0, Q4_K, Q5_K and Q6_K
-// weights (AVX-512 VNNI: Ice Lake / Sapphire Rapids / Zen 4 and later),
+// Prefill matmul kernels on 512-bit registers for Q8_0, Q4_K, Q5_K, Q6_K,
+// F16 and BF16 weights (AVX-512 VNNI: Ice Lake / Sapphire Rapids / Zen 4 and later),
 // used by CpuMatmul for n >= kGemmMinTokens when the CPU has them.
 //
-// Layout: the lanes of a register are 16 tokens, not weight elements. The
+// Layout: the lanes of a register are 16 tokens, not weight elements.
+// (F16/BF16: hgemm-avx512.cpp, fp32 activations [K][16 tokens].) The
 // 8-bit activations of a group of 16 tokens are interleaved once per matmul
 // (q512_pack_acts: four consecutive bytes of each token side by side), so
 // one vpdpbusd multiplies four bytes of one weight row, broadcast, with the
@@ -30,9 +31,9 @@ inline constexpr int kQ512Rows = 8;     // weight rows per register tile
 
 // Bytes of one packed group of 16 tokens for a weight of type t and K columns.
 int64_t q512_group_bytes(DType t, int64_t K);
-// Packs `tokens` (1..16) activation rows (act_format(t), act_stride bytes
-// apart) into one group at dst; the missing tokens are zero (their results
-// are computed and dropped).
+// Packs `tokens` (1..16) activation rows (act_format(t): the fp32 rows for
+// F16/BF16; act_stride bytes apart) into one group at dst; the missing tokens are zero (their
+// results are computed and dropped).
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst);
 // Per-thread scratch the kernel decodes a row tile into.
@@ -50,8 +51,18 @@ struct Q512Args {
   int64_t ldy;
   const float* bias;  // [rows] or null
   uint8_t* scratch;   // q512_scratch_bytes, 64-byte aligned
+  // The weight rows of the tile this thread runs next, or null: prefetched
+  // while this tile computes, so its decoding does not wait on memory.
+  const uint8_t* next_w = nullptr;
 };
 using Q512Fn = void (*)(const Q512Args& a);
+
+// The F16/BF16 parts (hgemm-avx512.cpp) behind the three functions above
+// and q512_fn.
+int64_t h512_group_bytes(int64_t K);
+void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst);
+int64_t h512_scratch_bytes(int64_t K);
+Q512Fn h512_table(DType t);
 
 // Null when the type has no 512-bit kernel or the CPU lacks AVX-512 VNNI
 // (cpu_has_vnni()).

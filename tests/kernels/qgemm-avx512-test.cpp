@@ -1,9 +1,10 @@
 // The 512-bit token-lane prefill kernels (qgemm-avx512.h) against the AVX2
 // tile kernels of qgemm.h, which qgemm-test.cpp checks against the
 // dequantized oracle: a (row, token) result must be the same float (that is
-// the numerical contract), for Q8_0 / Q4_K / Q5_K / Q6_K, odd row counts
+// the numerical contract), for Q8_0 / Q4_K / Q5_K / Q6_K / F16 / BF16, odd row counts
 // (short tiles), token counts around the 16-token groups and the 64-token
-// chunks, odd block counts (Q8_0 tails of eight blocks), with and without
+// chunks, odd block counts (Q8_0 tails of eight blocks, F16 tails of the
+// 8-wide steps), with and without
 // bias; then through the backend with 1..4 threads, in one call and in chunks.
 #include <gtest/gtest.h>
 
@@ -19,7 +20,8 @@
 namespace rc::kernels {
 namespace {
 
-const DType kTypes[] = {DType::q8_0, DType::q4_k, DType::q5_k, DType::q6_k};
+const DType kTypes[] = {DType::q8_0, DType::q4_k, DType::q5_k,
+                        DType::q6_k, DType::f16,  DType::bf16};
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
@@ -49,7 +51,7 @@ std::vector<float> avx2_tiles(DType t, const test::OwnedWeight& ow, const std::v
     a.ldy = rows;
     a.bias = bias ? bias + r0 : nullptr;
     a.scratch = s;
-    qtile_avx2(t)(a);
+    (htile_avx2(t) ? htile_avx2(t) : qtile_avx2(t))(a);
   }
   return y;
 }
@@ -96,8 +98,9 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
   }
   uint32_t seed = 31;
   for (DType t : kTypes) {
-    const std::vector<int64_t> ks =
-        t == DType::q8_0 ? std::vector<int64_t>{32, 416, 3424} : std::vector<int64_t>{256, 2816};
+    std::vector<int64_t> ks{256, 2816};
+    if (t == DType::q8_0) ks = {32, 416, 3424};
+    if (block_elems(t) == 1) ks = {7, 67, 2051};  // tails of the 8-wide steps
     for (int64_t K : ks) {
       for (int64_t rows : {1, 8, 13}) {
         const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
@@ -134,7 +137,7 @@ TEST(QGemm512, BackendMatchesAvx2TilesAnyThreadsAndChunks) {
     GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
   }
   for (DType t : kTypes) {
-    const int64_t K = t == DType::q8_0 ? 288 : 512, rows = 45;
+    const int64_t K = block_elems(t) == 1 ? 131 : t == DType::q8_0 ? 288 : 512, rows = 45;
     const int n = 83;
     const test::OwnedWeight ow = test::make_weight(t, rows, K, 41);
     const std::vector<float> x = test::random_vec(size_t(n * K), 42);
