@@ -103,7 +103,9 @@ struct CachePanelState {
   // chats again after the demo finished.
   panel::LessonEngine lesson;
   int lesson_policy = 0;               // index into kCachePolicies: the demos' cache
-  int64_t lesson_pool_tokens = 2048;   // a demo's pool unless it asks for less
+  // A demo's pool unless it asks for less (or its prompts need more): three
+  // of the longest demo requests fit, and a 7B F16 model's is 512 MiB.
+  int64_t lesson_pool_tokens = 1024;
   std::string lesson_error;            // why the latest lesson could not start
   bool start_lesson(size_t scenario, double now);
   void end_lesson(double now, const std::string& why);
