@@ -67,14 +67,22 @@ void convert_row(const uint16_t* w, int64_t K, float* dst) {
 }
 
 // Phase j (k = j, j + 8, ... below 8 * steps) of G groups into acc[r][g].
+// pf: the next tile's rows to prefetch (one line of each every four
+// steps covers them), or null.
 template <int G>
 inline void phase(const float* const ws[kQ512Rows], const float* xg, int64_t gstride, int j,
-                  int64_t steps, __m512 acc[kQ512Rows][2]) {
+                  int64_t steps, const Q512Args* pf, __m512 acc[kQ512Rows][2]) {
   for (int r = 0; r < kQ512Rows; ++r) {
     for (int g = 0; g < G; ++g) acc[r][g] = _mm512_setzero_ps();
   }
   for (int64_t s = 0; s < steps; ++s) {
     const int64_t k = 8 * s + j;
+    if (pf && s % 4 == 0) {
+      for (int r = 0; r < kQ512Rows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(pf->next_w + r * pf->w_stride + 16 * s),
+                     _MM_HINT_T0);
+      }
+    }
     __m512 xv[G];
     for (int g = 0; g < G; ++g) xv[g] = _mm512_loadu_ps(xg + g * gstride + k * kL);
     for (int r = 0; r < kQ512Rows; ++r) {
@@ -93,7 +101,7 @@ void half_groups(const Q512Args& a, const float* const ws[kQ512Rows], int64_t g0
   alignas(64) float lanes[8][kQ512Rows][G][kL];
   for (int j = 0; j < 8; ++j) {
     __m512 acc[kQ512Rows][2];
-    phase<G>(ws, xg, gstride, j, steps, acc);
+    phase<G>(ws, xg, gstride, j, steps, j == 0 && g0 == 0 && a.next_w ? &a : nullptr, acc);
     for (int r = 0; r < kQ512Rows; ++r) {
       for (int g = 0; g < G; ++g) _mm512_store_ps(lanes[j][r][g], acc[r][g]);
     }
