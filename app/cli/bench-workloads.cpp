@@ -7,18 +7,18 @@ namespace rc::cli {
 namespace {
 
 constexpr std::array<const char*, 96> kWords = {
-    "the",    "cache",   "stores",  "keys",    "and",     "values",  "for",     "every",
-    "token",  "prefix",  "tree",    "node",    "page",    "memory",  "request", "reply",
-    "model",  "server",  "shared",  "system",  "prompt",  "user",    "answer",  "question",
-    "small",  "large",   "fast",    "slow",    "river",   "mountain","garden",  "window",
-    "letter", "number",  "friend",  "market",  "winter",  "summer",  "light",   "shadow",
-    "bright", "quiet",   "simple",  "careful", "early",   "late",    "north",   "south",
-    "write",  "read",    "build",   "measure", "explain", "compare", "travel",  "follow",
-    "under",  "over",    "between", "before",  "after",   "while",   "because", "although",
-    "apple",  "bread",   "stone",   "paper",   "music",   "story",   "engine",  "signal",
-    "green",  "blue",    "golden",  "silver",  "ancient", "modern",  "gentle",  "strong",
-    "city",   "village", "ocean",   "forest",  "bridge",  "tower",   "field",   "island",
-    "what",   "why",     "how",     "when",    "where",   "which",   "who",     "whose"};
+    "the",    "cache",   "stores",  "keys",    "and",     "values",   "for",     "every",
+    "token",  "prefix",  "tree",    "node",    "page",    "memory",   "request", "reply",
+    "model",  "server",  "shared",  "system",  "prompt",  "user",     "answer",  "question",
+    "small",  "large",   "fast",    "slow",    "river",   "mountain", "garden",  "window",
+    "letter", "number",  "friend",  "market",  "winter",  "summer",   "light",   "shadow",
+    "bright", "quiet",   "simple",  "careful", "early",   "late",     "north",   "south",
+    "write",  "read",    "build",   "measure", "explain", "compare",  "travel",  "follow",
+    "under",  "over",    "between", "before",  "after",   "while",    "because", "although",
+    "apple",  "bread",   "stone",   "paper",   "music",   "story",    "engine",  "signal",
+    "green",  "blue",    "golden",  "silver",  "ancient", "modern",   "gentle",  "strong",
+    "city",   "village", "ocean",   "forest",  "bridge",  "tower",    "field",   "island",
+    "what",   "why",     "how",     "when",    "where",   "which",    "who",     "whose"};
 
 // Deterministic and fast; the same on every platform.
 struct Rng {
@@ -80,8 +80,8 @@ Workload few_shot(int requests, Rng& rng) {
 
 Workload shared_system(int requests, Rng& rng) {
   Workload w{"shared-system", {}};
-  const std::string system = "You are the support assistant of a travel company. " +
-                             paragraph(rng, 24);
+  const std::string system =
+      "You are the support assistant of a travel company. " + paragraph(rng, 24);
   for (int i = 0; i < requests; ++i) {
     w.conversations.push_back({system, {sentence(rng, 10 + rng.below(10))}});
   }
@@ -94,6 +94,30 @@ Workload random_prompts(int requests, Rng& rng) {
   return w;
 }
 
+// Information extraction, the shape of the structured-generation workloads
+// prefix caching was shown on: one long instruction block with the schema
+// (the shared prefix), then a short document per request.
+Workload structured(int requests, Rng& rng) {
+  static const char* kSchema =
+      R"({"type":"object","properties":{)"
+      R"("topic":{"enum":["travel","weather","food","science","sport","other"]},)"
+      R"("date":{"type":"string","format":"date"},)"
+      R"("people":{"type":"array","items":{"type":"string"},"maxItems":3},)"
+      R"("sentiment":{"enum":["positive","neutral","negative"]},)"
+      R"("score":{"type":"integer"},"urgent":{"type":"boolean"}},)"
+      R"("required":["topic","date","sentiment","score","urgent"],"additionalProperties":false})";
+  Workload w{"structured", {}, {OutputFormat::json_schema, kSchema}};
+  std::string system =
+      "You extract facts from short documents and answer with one JSON object that follows "
+      "this JSON Schema exactly:\n" +
+      std::string(kSchema) + "\nRules:\n";
+  for (int i = 0; i < 16; ++i) system += "- " + paragraph(rng, 1) + "\n";
+  for (int i = 0; i < requests; ++i) {
+    w.conversations.push_back({system, {"Document: " + paragraph(rng, 2 + rng.below(2))}});
+  }
+  return w;
+}
+
 }  // namespace
 
 int Workload::requests() const {
@@ -102,7 +126,7 @@ int Workload::requests() const {
   return n;
 }
 
-const char* workload_names() { return "multi-turn, few-shot, shared-system, random"; }
+const char* workload_names() { return "multi-turn, few-shot, shared-system, random, structured"; }
 
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed) {
   if (requests < 1) return Status(StatusCode::invalid_argument, "--requests must be at least 1");
@@ -111,6 +135,7 @@ Result<Workload> make_workload(const std::string& name, int requests, uint64_t s
   if (name == "few-shot") return few_shot(requests, rng);
   if (name == "shared-system") return shared_system(requests, rng);
   if (name == "random") return random_prompts(requests, rng);
+  if (name == "structured") return structured(requests, rng);
   return Status(StatusCode::invalid_argument,
                 "unknown workload '" + name + "' (expected " + workload_names() + ")");
 }

@@ -1,10 +1,13 @@
-// The four benchmark workloads of `radixchat-cli bench`, generated from a
+// The five benchmark workloads of `radixchat-cli bench`, generated from a
 // seed so every cache setting replays exactly the same requests:
 //   multi-turn     conversations growing turn by turn (each turn re-sends
 //                  the history plus the model's real replies)
 //   few-shot       a long shared block of worked examples + varying questions
 //   shared-system  one long system prompt, many users with short messages
 //   random         unrelated prompts, no reuse (shows the cache's overhead)
+//   structured     a long shared instruction block and JSON schema, each
+//                  request with its own short input document; replies are
+//                  constrained to the schema (response_format)
 #pragma once
 
 #include <cstdint>
@@ -24,12 +27,13 @@ struct Conversation {
 struct Workload {
   std::string name;
   std::vector<Conversation> conversations;
+  ResponseFormat response_format;  // applied to every request
   int requests() const;
 };
 
 // `requests` is the total number of turns over all conversations.
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed);
 
-const char* workload_names();  // "multi-turn, few-shot, shared-system, random"
+const char* workload_names();  // "multi-turn, few-shot, shared-system, random, structured"
 
 }  // namespace rc::cli

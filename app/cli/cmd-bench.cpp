@@ -94,6 +94,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     req.messages = cl.messages;
     req.max_tokens = o.max_tokens;
     req.ignore_eos = true;  // equal output lengths under every cache setting
+    req.response_format = w.response_format;  // structured: ends when the JSON does
     ++in_flight;
     Result<RequestId> id = engine.submit(req, [&, i](const StreamEvent& ev) {
       std::lock_guard<std::mutex> lock(mu);
@@ -301,7 +302,7 @@ Command add_bench_command(CLI::App& root) {
   auto* app = root.add_subcommand("bench", "Measure a workload with and without prefix reuse");
   o->engine.add_to(*app);
   app->add_option("--workload", o->workload, workload_names())
-      ->check(CLI::IsMember({"multi-turn", "few-shot", "shared-system", "random"}));
+      ->check(CLI::IsMember({"multi-turn", "few-shot", "shared-system", "random", "structured"}));
   app->add_option("--requests", o->requests, "requests (turns) in all")->check(CLI::PositiveNumber);
   app->add_option("--concurrency", o->concurrency, "clients in flight")->check(CLI::PositiveNumber);
   app->add_option("--max-tokens", o->max_tokens, "tokens generated per request")
