@@ -14,6 +14,7 @@
 #include "access.h"
 #include "commands.h"
 #include "engine-options.h"
+#include "serve-recording.h"
 #include "server.h"
 
 namespace rc::cli {
@@ -25,6 +26,8 @@ struct ServeOptions {
   server::ServerOptions server;
   int parallel = 0;
   double shutdown_grace_s = 5.0;
+  std::string record;  // serve-recording.h
+  int record_max_mb = 1024;
 };
 
 // SIGINT/SIGTERM reach whichever thread the kernel picks, including
@@ -65,9 +68,20 @@ int run_serve(ServeOptions& o) {
 
   std::unique_ptr<Engine> engine = open_engine(o.engine.config);
   if (!engine) return 1;
+  std::unique_ptr<ServeRecording> recording;
+  if (!o.record.empty()) {
+    auto r = ServeRecording::create(o.record, o.record_max_mb, *engine);
+    if (!r.ok()) return fail(r.status());
+    recording = std::move(r.value());
+    o.server.request_observer = recording->observer();
+  }
   Result<std::unique_ptr<server::Server>> created = server::Server::create(*engine, o.server);
   if (!created.ok()) return fail(created.status());
   server::Server& srv = *created.value();
+  if (recording) {
+    if (Status st = recording->attach(srv); !st.ok()) return fail(st);
+    std::fprintf(stderr, "radixchat-cli: recording the cache to %s\n", o.record.c_str());
+  }
 
   const ModelInfo& m = engine->model_info();
   const std::string host =
@@ -107,9 +121,11 @@ int run_serve(ServeOptions& o) {
   ssize_t ignored = write(g_signal_pipe[1], &wake, 1);
   (void)ignored;
   waiter.join();
+  Status rec_st = recording ? recording->stop() : Status();
   created.value().reset();
   engine.reset();
   if (!st.ok()) return fail(st);
+  if (!rec_st.ok()) return fail(rec_st);
   std::fprintf(stderr, "radixchat-cli: server stopped\n");
   return 0;
 }
@@ -143,6 +159,10 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--max-viewers", s.max_event_subscribers,
                   "clients of /v1/cache/events at once (default 16)")
       ->check(CLI::Range(1, 1024));
+  app->add_option("--record", o->record,
+                  "write a recording of the cache events, snapshots and requests (SQLite)");
+  app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
+      ->check(CLI::PositiveNumber);
   app->add_option("--shutdown-grace", o->shutdown_grace_s,
                   "seconds requests in flight get to finish on SIGINT/SIGTERM (default 5)")
       ->check(CLI::Range(0.0, 3600.0));

@@ -32,7 +32,9 @@ void EventTap::stop() {
 
 void EventTap::run() {
   using Clock = std::chrono::steady_clock;
-  recorder_.snapshot(source_.snapshot());
+  CacheSnapshot first = source_.snapshot();
+  uint64_t next_expected = first.next_seq;  // after the events delivered so far
+  recorder_.snapshot(std::move(first));
   auto last_snapshot = Clock::now();
   for (bool last_pass = false; !last_pass;) {
     last_pass = stop_.load();
@@ -41,14 +43,30 @@ void EventTap::run() {
     const bool open = source_.next(batch, &lost, std::chrono::milliseconds(last_pass ? 0 : 50));
     if (lost) {
       recorder_.events({}, true);
-      recorder_.snapshot(source_.snapshot());
+      CacheSnapshot snap = source_.snapshot();
+      next_expected = snap.next_seq;
+      recorder_.snapshot(std::move(snap));
       last_snapshot = Clock::now();
       continue;
     }
+    if (!batch.empty()) next_expected = batch.back().seq + 1;
     recorder_.events(std::move(batch));
-    if (!open || recorder_.stopped()) break;
-    if (recorder_.wants_snapshot() || last_pass || Clock::now() - last_snapshot >= period_) {
-      recorder_.snapshot(source_.snapshot());
+    if (recorder_.stopped()) break;
+    if (!open) {  // the source closed (server shutdown): a last checkpoint
+      CacheSnapshot last = source_.checkpoint ? source_.checkpoint() : source_.snapshot();
+      // Events it reflects that were never delivered are a gap, not a hole.
+      if (last.next_seq != next_expected)
+        recorder_.events({}, true, "the event source closed before delivering these");
+      recorder_.snapshot(std::move(last));
+      break;
+    }
+    if (recorder_.wants_snapshot()) {
+      CacheSnapshot snap = source_.snapshot();
+      next_expected = snap.next_seq;
+      recorder_.snapshot(std::move(snap));
+      last_snapshot = Clock::now();
+    } else if (last_pass || Clock::now() - last_snapshot >= period_) {
+      recorder_.snapshot(source_.checkpoint ? source_.checkpoint() : source_.snapshot());
       last_snapshot = Clock::now();
     }
   }

@@ -21,8 +21,12 @@
 namespace rc::recording {
 
 struct EventSource {
-  // A consistent tree whose next_seq says which events it reflects.
+  // A consistent tree whose next_seq says which events it reflects, taken
+  // so that no later event is lost (first attach, and after lost events).
   std::function<CacheSnapshot()> snapshot;
+  // A tree for a periodic checkpoint that must not disturb the event flow
+  // (events older than it may still be delivered). Unset: snapshot.
+  std::function<CacheSnapshot()> checkpoint;
   // Waits up to `timeout` for events; appends them to `out`. Sets *lost
   // when events were lost (the tap then takes a snapshot). Returns false
   // when the source closed for good.

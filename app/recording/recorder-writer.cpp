@@ -318,9 +318,16 @@ Status Recorder::Writer::write(double t_ms, ArrivalItem& item) {
     std::lock_guard<std::mutex> lock(stats_mu_);
     ++stats_.requests;
   }
-  pending_[item.id] = Pending{std::move(item.prompt), -1};
+  const uint64_t id = item.id;
+  pending_[id] = Pending{std::move(item.prompt), -1};
   // Bounded: a request that never finishes must not pin memory forever.
   if (pending_.size() > 8192) pending_.erase(pending_.begin());
+  auto early = early_finish_.find(id);
+  if (early != early_finish_.end()) {
+    auto [when, finish] = std::move(early->second);
+    early_finish_.erase(early);
+    return write(when, finish);
+  }
   return {};
 }
 
@@ -338,6 +345,10 @@ Status Recorder::Writer::write(double t_ms, FinishItem& item) {
   upd_finish_.bind(7, t_ms);
   upd_finish_.bind(8, int64_t(item.id));
   RC_STORE_TRY(upd_finish_.run());
+  if (sqlite3_changes(db_) == 0) {
+    if (early_finish_.size() < 4096) early_finish_[item.id] = {t_ms, std::move(item)};
+    return {};
+  }
   auto p = pending_.find(item.id);
   // Cancelled or failed before its first token: it may never have matched.
   if (p != pending_.end() && m.output_tokens == 0 && item.reason != "stop" &&

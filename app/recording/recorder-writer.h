@@ -102,6 +102,9 @@ class Recorder::Writer {
   // of its prompt and whose length is what the request reports.
   std::unordered_map<uint64_t, Pending> pending_;
   std::deque<MatchSeen> matches_;
+  // Finishes that came before their request's arrival (the engine thread
+  // raced the submitting thread), applied when it arrives.
+  std::unordered_map<uint64_t, std::pair<double, FinishItem>> early_finish_;
   mutable std::mutex stats_mu_;
   RecorderStats stats_;
 };

@@ -52,7 +52,7 @@ void Recorder::snapshot(CacheSnapshot snap, const std::string& source) {
   push(Item{now_ms(), SnapshotItem{std::move(snap), source}}, 0);
 }
 
-void Recorder::events(std::vector<CacheEvent> batch, bool overflowed) {
+void Recorder::events(std::vector<CacheEvent> batch, bool overflowed, const std::string& why) {
   if (batch.empty() && !overflowed) return;
   bool drop = false;
   {
@@ -71,8 +71,7 @@ void Recorder::events(std::vector<CacheEvent> batch, bool overflowed) {
     return;
   }
   const size_t n = batch.size();
-  push(Item{now_ms(), EventsItem{std::move(batch), overflowed,
-                                 overflowed ? "engine event queue overflowed" : ""}},
+  push(Item{now_ms(), EventsItem{std::move(batch), overflowed, overflowed ? why : std::string()}},
        n);
 }
 

@@ -71,7 +71,8 @@ class Recorder {
   void snapshot(CacheSnapshot snap, const std::string& source = "engine");
   // Events in seq order. `overflowed`: the producer lost events before these
   // (recorded as a gap; send a snapshot next).
-  void events(std::vector<CacheEvent> batch, bool overflowed = false);
+  void events(std::vector<CacheEvent> batch, bool overflowed = false,
+              const std::string& why = "engine event queue overflowed");
   // A request arrived: its prompt as tokens, or as messages rendered on the
   // writer thread with options.render.
   void request_arrived(uint64_t id, std::vector<int32_t> prompt);

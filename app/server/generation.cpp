@@ -1,5 +1,7 @@
 #include "generation.h"
 
+#include <optional>
+
 namespace rc::server {
 
 GenerationTracker::Counts GenerationTracker::counts() const {
@@ -62,13 +64,19 @@ Result<std::shared_ptr<Generation>> Generation::start(Engine& engine, GenerateRe
   // Tracked before submit: the engine may finish the request before
   // submit() even returns here.
   tracker->add(g.get());
-  Result<RequestId> id =
-      engine.submit(std::move(request), [g](const StreamEvent& ev) { return g->push(ev); });
+  std::shared_ptr<RequestObserver> observer = tracker->observer_;
+  std::optional<GenerateRequest> copy;
+  if (observer) copy = request;
+  Result<RequestId> id = engine.submit(std::move(request), [g, observer](const StreamEvent& ev) {
+    if (observer) observer->event(ev);
+    return g->push(ev);
+  });
   if (!id.ok()) {
     tracker->finished(g.get(), FinishReason::error);
     return id.status();
   }
   g->id_ = id.value();
+  if (observer) observer->submitted(id.value(), *copy);
   return g;
 }
 

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "radixchat/engine.h"
+#include "request-observer.h"
 
 namespace rc::server {
 
@@ -49,12 +50,15 @@ class GenerationTracker {
   // Cancels every request in flight (shutdown after the grace period).
   void cancel_all(Engine& engine);
   void note_client_disconnect();
+  // serve --record: told of every request started from now on.
+  void set_observer(std::shared_ptr<RequestObserver> observer) { observer_ = std::move(observer); }
 
  private:
   friend class Generation;
   void add(Generation* g);
   void finished(Generation* g, FinishReason reason);
 
+  std::shared_ptr<RequestObserver> observer_;  // set before serving starts
   mutable std::mutex mu_;
   std::condition_variable idle_;
   std::unordered_set<Generation*> active_;

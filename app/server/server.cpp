@@ -63,7 +63,9 @@ const RouteInfo* find_route(const std::string& path) {
 
 class HttpServer final : public Server {
  public:
-  HttpServer(Engine& engine, ServerOptions options) : ctx_(engine, std::move(options)) {}
+  HttpServer(Engine& engine, ServerOptions options) : ctx_(engine, std::move(options)) {
+    ctx_.generations->set_observer(ctx_.options.request_observer);
+  }
 
   ~HttpServer() override { shutdown(); }
 
@@ -102,6 +104,7 @@ class HttpServer final : public Server {
   std::string kv_events_replay() const override {
     return kv_pub_ ? kv_pub_->replay_endpoint() : std::string();
   }
+  std::shared_ptr<EventSubscription> subscribe_events() override { return ctx_.hub.subscribe(); }
 
   Status run() override {
     run_entered_ = true;

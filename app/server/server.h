@@ -28,7 +28,11 @@
 #include "radixchat/engine.h"
 #include "radixchat/status.h"
 
+#include "request-observer.h"
+
 namespace rc::server {
+
+class EventSubscription;  // event-hub.h
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -51,6 +55,8 @@ struct ServerOptions {
   std::string kv_events_endpoint;
   std::string kv_events_replay;  // replay ROUTER endpoint, "" for none
   std::string kv_events_topic = "kv-events";
+  // serve --record: told of every generation (request-observer.h).
+  std::shared_ptr<RequestObserver> request_observer;
 };
 
 class Server {
@@ -65,6 +71,10 @@ class Server {
   // The KV-events endpoints as bound ("" without --kv-events), for printing.
   virtual std::string kv_events_endpoint() const { return ""; }
   virtual std::string kv_events_replay() const { return ""; }
+  // The cache-event feed for an in-process consumer (serve --record), with
+  // the attach protocol of event-hub.h. Holds one viewer slot; nullptr when
+  // all are taken or the server is shutting down.
+  virtual std::shared_ptr<EventSubscription> subscribe_events() { return nullptr; }
   // Serves until shutdown(). Returns an error if serving stopped otherwise.
   virtual Status run() = 0;
   // Graceful stop: new generation requests get 503, event streams end,
