@@ -26,6 +26,7 @@
 #include "get-model-dialog.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
+#include "remote-cache-source.h"
 
 namespace rc::gui {
 
@@ -118,6 +119,7 @@ void MainWindow::buildLayout() {
 
   panel_ = new rc::ui::CachePanel(splitter_);
   panel_->setMinimumWidth(260);
+  panel_->setRemoteConnector(rc::gui::make_remote_connector());
 
   splitter_->addWidget(sidebar_);
   splitter_->addWidget(center);

@@ -42,6 +42,9 @@ class CacheFeed {
   virtual std::string cache_setting() = 0;
   virtual int64_t pool_tokens() = 0;
   virtual std::string describe() = 0;
+  // A remote cache (remote-feed.h): no locks, pool size, hit rate or
+  // request timings reach the panel, which says so instead of drawing zeros.
+  virtual bool remote() const { return false; }
 };
 
 std::unique_ptr<CacheFeed> make_engine_feed(rc::Engine& engine);

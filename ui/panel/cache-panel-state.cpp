@@ -32,13 +32,10 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
   if (lesson_active() || lesson_shown()) {
     demo.stop(lesson.engine());
     lesson_scenario_ = -1;
-    const bool was_shown = lesson_shown();
-    restore_user_view();
     parked_feed_.reset();
     paused = false;
     show_feed(std::move(feed), now, true);
     lesson.release();
-    if (was_shown && on_lesson_shown) on_lesson_shown(false);
     return;
   }
   show_feed(std::move(feed), now, true);
@@ -140,7 +137,9 @@ void CachePanelState::sync(double now) {
       for (CacheEvent& e : events) pending.push_back(std::move(e));
     }
   } else {
-    if (overflowed) resync(now, "the event queue overflowed");
+    if (overflowed)
+      resync(now, feed_->remote() ? "the remote cache changed (" + feed_->describe() + ")"
+                                  : "the event queue overflowed");
     for (const CacheEvent& e : events) apply_event(e, now);
   }
   cache_stats = feed_->cache_stats();

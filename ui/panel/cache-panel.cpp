@@ -77,14 +77,25 @@ CachePanel::CachePanel(QWidget* parent)
   }
   // Signals leave after the ImGui frame that asked for them: a receiver that
   // recreates the engine calls setEngine(), which must not run mid-frame.
+  // A remote feed (or, null, the local engine's again) is installed after
+  // the frame whose button asked for it, like the settings signal.
+  state_->remote.install = [this](std::unique_ptr<panel::CacheFeed> feed) {
+    auto held = std::make_shared<std::unique_ptr<panel::CacheFeed>>(std::move(feed));
+    QMetaObject::invokeMethod(
+        this,
+        [this, held] {
+          if (*held)
+            state_->set_feed(std::move(*held), now());
+          else
+            state_->set_feed(engine_ ? panel::make_engine_feed(*engine_) : nullptr, now());
+          if (gl_) gl_->update();
+        },
+        Qt::QueuedConnection);
+  };
   state_->on_settings = [this](const std::string& policy, int64_t pool) {
     const QString p = QString::fromStdString(policy);
     QMetaObject::invokeMethod(
         this, [this, p, pool] { emit cacheSettingsRequested(p, pool); }, Qt::QueuedConnection);
-  };
-  state_->on_lesson_shown = [this](bool shown) {
-    QMetaObject::invokeMethod(
-        this, [this, shown] { emit lessonShownChanged(shown); }, Qt::QueuedConnection);
   };
   state_->on_conversations = [this](const std::vector<Token>& tokens) {
     std::vector<int32_t> copy(tokens.begin(), tokens.end());
@@ -105,6 +116,7 @@ double CachePanel::now() const { return double(steady_ns() - epoch_ns_) * 1e-9; 
 void CachePanel::setEngine(rc::Engine* engine) {
   if (engine == engine_) return;
   engine_ = engine;
+  if (state_->remote.attached()) return;  // Detach brings this engine's feed back
   state_->set_feed(engine ? panel::make_engine_feed(*engine) : nullptr, now());
   if (gl_) gl_->update();
 }
@@ -121,6 +133,18 @@ void CachePanel::markContextCut(int droppedMessages) {
                    now());
   if (gl_) gl_->update();
 }
+
+void CachePanel::setRemoteConnector(panel::RemoteConnector connector) {
+  state_->remote.connector = std::move(connector);
+}
+
+QString CachePanel::attachRemote(const panel::AttachRequest& request) {
+  return QString::fromStdString(state_->remote.attach(request));
+}
+
+void CachePanel::detachRemote() { state_->remote.detach(); }
+
+bool CachePanel::remoteAttached() const { return state_->remote.attached(); }
 
 bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }

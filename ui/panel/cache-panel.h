@@ -24,6 +24,8 @@
 #include <memory>
 #include <vector>
 
+#include "panel/remote-attach.h"
+
 namespace rc {
 class Engine;
 }
@@ -56,6 +58,16 @@ class CachePanel : public QWidget {
   // line in the Events log, so the miss that follows is explained.
   void markContextCut(int droppedMessages);
 
+  // Remote caches (issue 18). The app supplies the connector (it owns ZeroMQ
+  // and HTTP, app/kv-events); without one the panel has no "Attach to a
+  // cache..." control. attachRemote() does what the control does and
+  // returns "" or why it failed; the remote tree replaces the engine's after
+  // the current frame. detachRemote() returns to the engine set last.
+  void setRemoteConnector(panel::RemoteConnector connector);
+  QString attachRemote(const panel::AttachRequest& request);
+  void detachRemote();
+  bool remoteAttached() const;
+
   // True when the ImGui panel is live (a GL context could be created); false
   // when the placeholder message is shown instead.
   bool hasGl() const;
@@ -77,9 +89,6 @@ class CachePanel : public QWidget {
   // token path from the root to the end of that node. The owner answers
   // with showConversationsForNode().
   void conversationsForPrefixRequested(std::vector<int32_t> tokens);
-  // A lesson's own tree replaced the user's (true), or the user's came back
-  // (false): the window may give the panel more room meanwhile.
-  void lessonShownChanged(bool shown);
 
  public slots:
   // Titles of the conversations whose rendered prompts start with the

@@ -47,8 +47,10 @@ void CachePanelState::draw_header(double now) {
   {
     std::string about =
         !feed_ ? no_source_message
-               : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
-                     std::to_string(model.total_pages() * model.page_size()) + "-token pool";
+        : feed_->remote()
+            ? feed_->describe()
+            : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
+                  std::to_string(model.total_pages() * model.page_size()) + "-token pool";
     ImGui::TextUnformatted("KV cache");
     flow(ImGui::CalcTextSize(about.c_str()).x);
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
@@ -64,9 +66,11 @@ void CachePanelState::draw_header(double now) {
   std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
                 panel::thousands(int64_t(pending.size())).c_str());
   flow(button_w(step_label));
-  ImGui::BeginDisabled(!paused);
+  ImGui::BeginDisabled(!paused || remote_shown());
   if (ImGui::Button(step_label)) step_one(now);
   ImGui::EndDisabled();
+  if (remote_shown() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+    panel::tooltip("Step is unavailable from a remote cache: it sends blocks, not node events");
   flow(button_w("Fit"));
   if (ImGui::Button("Fit")) view.request_fit();
   flow(check_w("Follow"));
@@ -78,11 +82,21 @@ void CachePanelState::draw_header(double now) {
   if (ImGui::IsItemHovered())
     panel::tooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
                    lod.max_visible);
+  remote.draw();
   draw_text_scale_buttons();
 }
 
 // One bar split by page state, with the byte counts in a tooltip.
 void CachePanelState::draw_memory_bar() {
+  if (remote_shown()) {
+    // A remote server sends blocks, not its pool size or locks.
+    panel::flow_text((panel::plural(cache_stats.total_pages, "block") + " (" +
+                      panel::thousands(cache_stats.cached_tokens) +
+                      " tokens) cached \xC2\xB7 pool size and locks: unavailable from a remote "
+                      "cache")
+                         .c_str());
+    return;
+  }
   const panel::TreeModel::Pages& p = pages();
   const int64_t total = std::max<int64_t>(model.total_pages(), cache_stats.total_pages);
   const int64_t held = std::max<int64_t>(cache_stats.held_pages, 0);
@@ -152,6 +166,14 @@ void CachePanelState::draw_memory_bar() {
 // Hit rate, mean match, TTFT and the tree counts, wrapping in a narrow panel.
 void CachePanelState::draw_stats_line() {
   const CacheStats& cs = cache_stats;
+  if (remote_shown()) {
+    const std::string line = panel::plural(int64_t(model.size()) - 1, "node") + " \xC2\xB7 " +
+                             panel::plural(int64_t(cs.inserts), "stored event") + " \xC2\xB7 " +
+                             panel::plural(int64_t(cs.evictions), "removed event") +
+                             " \xC2\xB7 hit rate, TTFT: unavailable from a remote cache";
+    panel::flow_text(line.c_str(), true);
+    return;
+  }
   char buf[4][96];
   std::snprintf(buf[0], sizeof buf[0], "hit rate %.1f%%", 100.0 * cs.hit_rate());
   std::snprintf(buf[1], sizeof buf[1], "mean match %.0f tok", cs.mean_match_tokens());
@@ -196,7 +218,7 @@ void CachePanelState::draw_canvas(double now) {
   const float fs = ImGui::GetFontSize();
   const float min_canvas = std::max(80.0f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40);
   const float hi = std::max(room - min_canvas, 0.0f);
-  const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
+  const float bottom_h = std::clamp(room * bottom_frac, std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.

@@ -20,6 +20,12 @@ using panel::flow;
 // Hit rate, mean match and TTFT over time, with axes and units; a dashed
 // line marks each change of cache policy or pool (the series go on).
 void CachePanelState::draw_plots_tab(double now) {
+  if (remote_shown()) {
+    ImGui::TextWrapped(
+        "Hit rate, mean match and TTFT are unavailable from a remote cache: KV events carry "
+        "stored and removed blocks only. The Events tab logs each update of the tree.");
+    return;
+  }
   const int plots = has_requests ? 3 : 2;
   const float gap = ImGui::GetStyle().ItemSpacing.y;
   const float ph = std::max((ImGui::GetContentRegionAvail().y - gap * float(plots)) / float(plots),
@@ -89,13 +95,12 @@ void CachePanelState::draw_events_tab(double /*now*/) {
   for (const panel::LogEntry& e : log.entries())
     if (log.visible(e)) rows.push_back(&e);
   char matches[96];
-  std::snprintf(matches, sizeof matches, "%s of %s",
-                panel::thousands(int64_t(rows.size())).c_str(),
-                panel::plural(int64_t(log.entries().size()), "line").c_str());
+  std::snprintf(matches, sizeof matches, "%s of %s match",
+                panel::plural(int64_t(rows.size()), "line").c_str(),
+                panel::thousands(int64_t(log.entries().size())).c_str());
   panel::flow_text(matches, true);
   if (ImGui::IsItemHovered())
-    panel::tooltip("Lines shown by the filters, of those kept. %s logged since the panel "
-                   "started; the newest %s are kept.",
+    panel::tooltip("%s lines logged since the panel started; the newest %s are kept.",
                    panel::thousands(int64_t(log.total())).c_str(),
                    panel::thousands(int64_t(log.entries().size())).c_str());
 
@@ -121,6 +126,11 @@ void CachePanelState::draw_events_tab(double /*now*/) {
 
 // Cache policy and pool (restart the engine), level of detail, layout.
 void CachePanelState::draw_cache_tab(double now) {
+  if (remote_shown()) {
+    ImGui::TextWrapped("Attached to a remote cache; these settings are the local engine's. "
+                       "Detach to change them.");
+    return;
+  }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("Changing these restarts the engine with an empty cache.");
   ImGui::PopStyleColor();

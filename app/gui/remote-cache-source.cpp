@@ -1,0 +1,61 @@
+// make_remote_connector (remote-cache-source.h): app/kv-events feeds behind
+// the panel's RemoteBlockSource.
+#include "remote-cache-source.h"
+
+#include <cstdio>
+
+#include "kv-subscriber.h"
+#include "server-cache-feed.h"
+
+namespace rc::gui {
+namespace {
+
+class FeedSource final : public rc::ui::panel::RemoteBlockSource {
+ public:
+  FeedSource(std::unique_ptr<kv_events::BlockFeed> feed, std::string what)
+      : feed_(std::move(feed)), what_(std::move(what)) {}
+  void poll() override { feed_->poll(0); }
+  const kv_events::BlockTree& tree() const override { return feed_->tree(); }
+  std::string describe() const override { return what_; }
+  std::string status() const override {
+    const kv_events::SubscriberStats s = feed_->stats();
+    std::string out = std::to_string(s.messages) + " messages";
+    if (s.dropped_messages)
+      out += ", " + std::to_string(s.dropped_messages) + " lost (tree may differ)";
+    if (s.malformed_messages) out += ", " + std::to_string(s.malformed_messages) + " malformed";
+    if (!s.connected) out += ", disconnected: " + s.last_error;
+    return out;
+  }
+
+ private:
+  std::unique_ptr<kv_events::BlockFeed> feed_;
+  std::string what_;
+};
+
+Result<std::unique_ptr<rc::ui::panel::RemoteBlockSource>> connect(
+    const rc::ui::panel::AttachRequest& r) {
+  using Kind = rc::ui::panel::AttachRequest::Kind;
+  std::unique_ptr<kv_events::BlockFeed> feed;
+  std::string what;
+  if (r.kind == Kind::radixchat) {
+    auto f = kv_events::ServerCacheFeed::connect(r.url, r.api_key);
+    if (!f.ok()) return f.status();
+    feed = std::move(f.value());
+    what = "RadixChat server " + r.url;
+  } else {
+    if (r.endpoint.empty())
+      return Status(StatusCode::invalid_argument, "give the publisher's endpoint");
+    auto s = kv_events::Subscriber::connect({{r.endpoint, r.replay}}, r.topic);
+    if (!s.ok()) return s.status();
+    feed = std::move(s.value());
+    what = "KV events " + r.endpoint;
+  }
+  return std::unique_ptr<rc::ui::panel::RemoteBlockSource>(
+      new FeedSource(std::move(feed), std::move(what)));
+}
+
+}  // namespace
+
+rc::ui::panel::RemoteConnector make_remote_connector() { return connect; }
+
+}  // namespace rc::gui

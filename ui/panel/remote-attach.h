@@ -1,0 +1,58 @@
+// "Attach to a cache...": the panel's control that swaps the local engine's
+// feed for a remote cache (remote-feed.h) and "Detach" that brings the local
+// one back. The app supplies the connector (it owns ZeroMQ and HTTP); without
+// one the control is hidden. Pure ImGui + logic, GUI thread only.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "panel/remote-feed.h"
+#include "radixchat/status.h"
+
+namespace rc::ui::panel {
+
+struct AttachRequest {
+  // A vLLM/SGLang/Dynamo KV-events publisher (ZeroMQ) or a RadixChat server.
+  enum class Kind { kv_events, radixchat } kind = Kind::kv_events;
+  std::string endpoint;  // kv_events: tcp://HOST:5557
+  std::string replay;    // kv_events: tcp://HOST:5558, "" for none
+  std::string topic;     // kv_events: prefix filter, "" for all
+  std::string url;       // radixchat: http://HOST:PORT
+  std::string api_key;   // radixchat
+  std::string vocab;     // any GGUF for token text; "" shows ids
+};
+
+using RemoteConnector =
+    std::function<Result<std::unique_ptr<RemoteBlockSource>>(const AttachRequest&)>;
+
+class RemoteAttach {
+ public:
+  RemoteConnector connector;  // set by the app
+  // Set by the panel's owner: install a feed (attached), or go back to the
+  // local engine (null).
+  std::function<void(std::unique_ptr<CacheFeed>)> install;
+
+  bool attached() const { return attached_; }
+  // Connects and installs the remote feed; "" or the reason it failed.
+  std::string attach(const AttachRequest& r);
+  void detach();
+
+  // The header's button and its popup.
+  void draw();
+
+ private:
+  bool attached_ = false;
+  std::string error_;
+  AttachRequest form_;
+  char endpoint_[256] = "tcp://127.0.0.1:5557";
+  char replay_[256] = "";
+  char topic_[128] = "";
+  char url_[256] = "http://127.0.0.1:8080";
+  char key_[256] = "";
+  char vocab_[512] = "";
+  int kind_ = 0;
+};
+
+}  // namespace rc::ui::panel

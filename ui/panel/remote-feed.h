@@ -1,0 +1,48 @@
+// The panel attached to a remote cache (issue 18): a vLLM / SGLang / Dynamo
+// KV-events publisher, or a RadixChat server's /v1/cache/events. The app
+// owns the transport (ZeroMQ, HTTP: app/kv-events) and hands the panel a
+// RemoteBlockSource; ui never sees sockets (design.md layering: ui <- app).
+//
+// The feed turns the remote BlockTree into the panel's node model: each run
+// of single-child blocks is one radix node (SGLang with page size 1 sends a
+// block per token), a node's pages are its blocks, and with several
+// data-parallel ranks each rank's tree hangs under a "rank N" node. Node ids
+// are stable (keyed by a run's first block), so selection and layout
+// survive updates. The remote side sends no locks, hit counts or request
+// timings: remote() tells the panel to say so instead of drawing zeros.
+//
+// Thread contract: GUI thread only, like every CacheFeed.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "panel/cache-feed.h"
+#include "radixchat/kv-block-tree.h"
+
+namespace rc {
+class Vocabulary;
+}
+
+namespace rc::ui::panel {
+
+class RemoteBlockSource {
+ public:
+  virtual ~RemoteBlockSource() = default;
+  // Applies what arrived since the last call; never blocks for long.
+  virtual void poll() = 0;
+  virtual const kv_events::BlockTree& tree() const = 0;
+  // "vLLM/SGLang KV events at tcp://..." or "RadixChat server at http://...".
+  virtual std::string describe() const = 0;
+  // One line of counts and problems (lost messages, disconnected).
+  virtual std::string status() const = 0;
+};
+
+// vocab: token text for labels (any GGUF's vocabulary), or null to show ids.
+std::unique_ptr<CacheFeed> make_remote_feed(std::unique_ptr<RemoteBlockSource> source,
+                                            std::shared_ptr<const Vocabulary> vocab);
+
+// The synthetic token that stands for a "rank N" node's label.
+inline constexpr Token kRankLabelToken0 = -1000000;
+
+}  // namespace rc::ui::panel
