@@ -32,10 +32,13 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
   if (lesson_active() || lesson_shown()) {
     demo.stop(lesson.engine());
     lesson_scenario_ = -1;
+    const bool was_shown = lesson_shown();
+    restore_user_view();
     parked_feed_.reset();
     paused = false;
     show_feed(std::move(feed), now, true);
     lesson.release();
+    if (was_shown && on_lesson_shown) on_lesson_shown(false);
     return;
   }
   show_feed(std::move(feed), now, true);

@@ -108,7 +108,9 @@ struct CachePanelState {
   // chats again after the demo finished.
   panel::LessonEngine lesson;
   int lesson_policy = 0;               // index into kCachePolicies: the demos' cache
-  int64_t lesson_pool_tokens = 2048;   // a demo's pool unless it asks for less
+  // A demo's pool unless it asks for less (or its prompts need more): three
+  // of the longest demo requests fit, and a 7B F16 model's is 512 MiB.
+  int64_t lesson_pool_tokens = 1024;
   std::string lesson_error;            // why the latest lesson could not start
   bool start_lesson(size_t scenario, double now);
   void end_lesson(double now, const std::string& why);
@@ -117,6 +119,9 @@ struct CachePanelState {
   // Empties the cache on screen: the lesson restarts from its first step;
   // the user's engine is restarted with the same settings (on_settings).
   void clear_cache(double now);
+  // Called when a lesson's tree replaces the user's (true) and when the
+  // user's comes back (false): the window gives the panel room meanwhile.
+  std::function<void(bool shown)> on_lesson_shown;
   bool lesson_active() const { return lesson_scenario_ >= 0; }
   bool lesson_shown() const { return parked_feed_ != nullptr; }
   // The feed of the user's own engine (parked while a lesson is shown).
@@ -158,6 +163,8 @@ struct CachePanelState {
   // Share of the panel's height below the tree (the tabs); the bar between
   // them drags it.
   float bottom_frac = 0.4f;
+  float events_frac = 0.55f;  // the Events tab's share: a log needs lines
+  float bottom_share() const { return current_tab == "Events" ? events_frac : bottom_frac; }
   static constexpr float kSplitHandlePx = 7.0f;
   // The policy is `off`: no reuse, so only sequences in flight are drawn.
   bool policy_off() const;
@@ -195,6 +202,10 @@ struct CachePanelState {
   int lesson_scenario_ = -1;
   uint64_t user_requests_seen_ = 0;
   size_t lesson_fitted_ = 0;  // finished steps the view was fitted to
+  // The user's layout direction and tabs' share while a lesson sets its own.
+  int user_orientation_ = -1;
+  float user_bottom_frac_ = -1;
+  void restore_user_view();
 
   void apply_event(const CacheEvent& e, double now);
   void place_new_ghosts(NodeId id);

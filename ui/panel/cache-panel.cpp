@@ -97,6 +97,10 @@ CachePanel::CachePanel(QWidget* parent)
     QMetaObject::invokeMethod(
         this, [this, p, pool] { emit cacheSettingsRequested(p, pool); }, Qt::QueuedConnection);
   };
+  state_->on_lesson_shown = [this](bool shown) {
+    QMetaObject::invokeMethod(
+        this, [this, shown] { emit lessonShownChanged(shown); }, Qt::QueuedConnection);
+  };
   state_->on_conversations = [this](const std::vector<Token>& tokens) {
     std::vector<int32_t> copy(tokens.begin(), tokens.end());
     QMetaObject::invokeMethod(

@@ -89,6 +89,9 @@ class CachePanel : public QWidget {
   // token path from the root to the end of that node. The owner answers
   // with showConversationsForNode().
   void conversationsForPrefixRequested(std::vector<int32_t> tokens);
+  // A lesson's own tree replaced the user's (true), or the user's came back
+  // (false): the window may give the panel more room meanwhile.
+  void lessonShownChanged(bool shown);
 
  public slots:
   // Titles of the conversations whose rendered prompts start with the

@@ -218,7 +218,7 @@ void CachePanelState::draw_canvas(double now) {
   const float fs = ImGui::GetFontSize();
   const float min_canvas = std::max(80.0f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40);
   const float hi = std::max(room - min_canvas, 0.0f);
-  const float bottom_h = std::clamp(room * bottom_frac, std::min(fs * 7, hi), hi);
+  const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.

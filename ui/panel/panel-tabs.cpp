@@ -95,12 +95,13 @@ void CachePanelState::draw_events_tab(double /*now*/) {
   for (const panel::LogEntry& e : log.entries())
     if (log.visible(e)) rows.push_back(&e);
   char matches[96];
-  std::snprintf(matches, sizeof matches, "%s of %s match",
-                panel::plural(int64_t(rows.size()), "line").c_str(),
-                panel::thousands(int64_t(log.entries().size())).c_str());
+  std::snprintf(matches, sizeof matches, "%s of %s",
+                panel::thousands(int64_t(rows.size())).c_str(),
+                panel::plural(int64_t(log.entries().size()), "line").c_str());
   panel::flow_text(matches, true);
   if (ImGui::IsItemHovered())
-    panel::tooltip("%s lines logged since the panel started; the newest %s are kept.",
+    panel::tooltip("Lines shown by the filters, of those kept. %s logged since the panel "
+                   "started; the newest %s are kept.",
                    panel::thousands(int64_t(log.total())).c_str(),
                    panel::thousands(int64_t(log.entries().size())).c_str());
 
