@@ -52,104 +52,78 @@ uint32_t key_limit(const Node& n, uint32_t from) {
   return std::min<uint32_t>(j, static_cast<uint32_t>(n.props.size()) - 1);
 }
 
-Outcome step_object(const Node& n, Frame& f, uint8_t c) {
+// The key of a declared-properties object: another allowed key with the
+// same prefix when the current one does not continue with c.
+Outcome step_key(const Node& n, Frame& f, uint8_t c) {
+  const std::string& cur = n.props[f.b].key_json;
+  if (f.pos >= cur.size() || cur[f.pos] != static_cast<char>(c)) {
+    const uint32_t limit = key_limit(n, f.a);
+    uint32_t found = UINT32_MAX;
+    for (uint32_t j = f.a; j <= limit; ++j) {
+      const std::string& k = n.props[j].key_json;
+      if (k.size() > f.pos && k[f.pos] == static_cast<char>(c) &&
+          k.compare(0, f.pos, cur, 0, f.pos) == 0) {
+        found = j;
+        break;
+      }
+    }
+    if (found == UINT32_MAX) return kReject;
+    f.b = found;
+  }
+  if (++f.pos == n.props[f.b].key_json.size()) {
+    f.phase = kColon;
+    f.ws = 0;
+  }
+  return kTake;
+}
+
+// Objects: declared properties in order (`object`), or any keys (`map`,
+// keys are plain strings pushed as frames, values of node `items`).
+Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
+  const bool map = n.kind == NodeKind::map;
   const uint32_t np = static_cast<uint32_t>(n.props.size());
+  // May the object close / take another member now?
+  const bool can_close = map || !required_in(n, f.a, np);
+  const bool more = map || f.a < np;
+  if (f.phase == kOpen) {
+    if (c != '{') return kReject;
+    f.phase = kFirst;
+    return kTake;
+  }
+  if (f.phase == kKey) return step_key(n, f, c);
+  if (take_ws(f, c)) return kTake;
   switch (f.phase) {
-    case kOpen:
-      if (c != '{') return kReject;
-      f.phase = kFirst;
-      return kTake;
     case kFirst:
     case kComma:
-      if (take_ws(f, c)) return kTake;
-      if (c == '}' && f.phase == kFirst && !required_in(n, f.a, np)) return {Act::take_close};
-      if (c != '"' || f.a >= np) return kReject;
+      if (c == '}' && f.phase == kFirst && can_close) return {Act::take_close};
+      if (c != '"' || !more) return kReject;
+      f.ws = 0;
+      if (map) {
+        f.phase = kColon;
+        return {Act::push, g.plain_string};
+      }
       f.phase = kKey;
       f.pos = 1;
       f.b = f.a;
-      f.ws = 0;
       return kTake;
-    case kKey: {
-      const std::string& cur = n.props[f.b].key_json;
-      if (f.pos >= cur.size() || cur[f.pos] != static_cast<char>(c)) {
-        // Another allowed key with the same prefix that continues with c.
-        const uint32_t limit = key_limit(n, f.a);
-        uint32_t found = UINT32_MAX;
-        for (uint32_t j = f.a; j <= limit; ++j) {
-          const std::string& k = n.props[j].key_json;
-          if (k.size() > f.pos && k[f.pos] == static_cast<char>(c) &&
-              k.compare(0, f.pos, cur, 0, f.pos) == 0) {
-            found = j;
-            break;
-          }
-        }
-        if (found == UINT32_MAX) return kReject;
-        f.b = found;
-      }
-      if (++f.pos == n.props[f.b].key_json.size()) {
-        f.phase = kColon;
-        f.ws = 0;
-      }
-      return kTake;
-    }
     case kColon:
-      if (take_ws(f, c)) return kTake;
       if (c != ':') return kReject;
       f.phase = kValue;
       f.ws = 0;
       return kTake;
     case kValue:
-      if (take_ws(f, c)) return kTake;
       f.phase = kAfter;
       f.ws = 0;
+      if (map) return {Act::push, n.items};
       f.a = f.b + 1;
       return {Act::push, n.props[f.b].value};
     case kAfter:
-      if (take_ws(f, c)) return kTake;
-      if (c == ',' && f.a < np) {
+      if (c == ',' && more) {
         f.phase = kComma;
         f.ws = 0;
         return kTake;
       }
-      if (c == '}' && !required_in(n, f.a, np)) return {Act::take_close};
-      return kReject;
-  }
-  return kReject;
-}
-
-Outcome step_map(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
-  switch (f.phase) {
-    case kOpen:
-      if (c != '{') return kReject;
-      f.phase = kFirst;
-      return kTake;
-    case kFirst:
-    case kComma:
-      if (take_ws(f, c)) return kTake;
-      if (c == '}' && f.phase == kFirst) return {Act::take_close};
-      if (c != '"') return kReject;
-      f.phase = kColon;
-      f.ws = 0;
-      return {Act::push, g.plain_string};
-    case kColon:
-      if (take_ws(f, c)) return kTake;
-      if (c != ':') return kReject;
-      f.phase = kValue;
-      f.ws = 0;
-      return kTake;
-    case kValue:
-      if (take_ws(f, c)) return kTake;
-      f.phase = kAfter;
-      f.ws = 0;
-      return {Act::push, n.items};
-    case kAfter:
-      if (take_ws(f, c)) return kTake;
-      if (c == ',') {
-        f.phase = kComma;
-        f.ws = 0;
-        return kTake;
-      }
-      if (c == '}') return {Act::take_close};
+      if (c == '}' && can_close) return {Act::take_close};
       return kReject;
   }
   return kReject;
@@ -345,9 +319,8 @@ Outcome step_frame(const Grammar& g, Frame& f, uint8_t c) {
     case NodeKind::any_value:
       return step_any_value(g, c);
     case NodeKind::object:
-      return step_object(n, f, c);
     case NodeKind::map:
-      return step_map(g, n, f, c);
+      return step_object(g, n, f, c);
     case NodeKind::array:
       return step_array(n, f, c);
     case NodeKind::string:
