@@ -29,6 +29,7 @@ struct BenchOptions {
   int concurrency = 4;
   int max_tokens = 32;
   uint64_t seed = 1;
+  float temperature = 0;  // > 0: each request samples with its own seed
   bool json = false;
   bool compare = false;
   std::string record;  // a recording of the run (recording/recorder.h)
@@ -40,6 +41,7 @@ struct BenchOptions {
 struct BenchResult {
   std::string workload, cache;
   int requests = 0;
+  double temperature = 0;
   int64_t prompt_tokens = 0, cached_tokens = 0, output_tokens = 0;
   double wall_s = 0;
   std::vector<double> ttft_ms;
@@ -77,6 +79,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   BenchResult res;
   res.workload = w.name;
   res.cache = engine.model_info().cache;
+  res.temperature = o.temperature;
   res.replies.resize(w.requests());
   std::vector<size_t> first_request(w.conversations.size(), 0);
   for (size_t c = 1; c < w.conversations.size(); ++c) {
@@ -95,6 +98,9 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     req.max_tokens = o.max_tokens;
     req.ignore_eos = true;  // equal output lengths under every cache setting
     req.response_format = w.response_format;  // structured: ends when the JSON does
+    // Seeded per request, so every cache setting samples the same replies.
+    req.sampling.temperature = o.temperature;
+    req.sampling.seed = o.seed * 1000003 + first_request[cl.conv] + cl.turn;
     ++in_flight;
     Result<RequestId> id = engine.submit(req, [&, i](const StreamEvent& ev) {
       std::lock_guard<std::mutex> lock(mu);
@@ -160,6 +166,7 @@ nlohmann::json to_json(const BenchResult& r) {
   return {{"workload", r.workload},
           {"cache", r.cache},
           {"requests", r.requests},
+          {"temperature", r.temperature},
           {"prompt_tokens", r.prompt_tokens},
           {"cached_tokens", r.cached_tokens},
           {"computed_tokens", r.prompt_tokens - r.cached_tokens},
@@ -232,7 +239,9 @@ Result<BenchResult> run_recorded(Engine& engine, const Workload& w, const BenchO
   ro.source = "bench";
   ro.max_bytes = int64_t(o.record_max_mb) << 20;
   ro.render = [&engine](const std::vector<ChatMessage>& m) { return engine.render_chat(m); };
-  ro.on_stop = [](const std::string& why) { std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str()); };
+  ro.on_stop = [](const std::string& why) {
+    std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str());
+  };
   auto rec = recording::Recorder::create(o.record, ro);
   if (!rec.ok()) return rec.status();
   (*rec)->set_meta("model", engine.model_info().name);
@@ -308,6 +317,9 @@ Command add_bench_command(CLI::App& root) {
   app->add_option("--max-tokens", o->max_tokens, "tokens generated per request")
       ->check(CLI::PositiveNumber);
   app->add_option("--seed", o->seed, "workload seed");
+  app->add_option("--temperature", o->temperature,
+                  "sampling temperature (0: greedy); replies are seeded per request")
+      ->check(CLI::Range(0.0, 2.0));
   app->add_flag("--json", o->json, "one JSON object (an array with --compare)");
   app->add_flag("--compare", o->compare, "run radix, radix-page16, hash16 and off side by side");
   app->add_option("--record", o->record,

@@ -19,8 +19,10 @@
 #include "model/default-model.h"
 #include "model/model-file.h"
 #include "model-runner.h"
+#include "reply-memory.h"
 #include "scheduler.h"
 #include "structured/constraint-factory.h"
+#include "tokenizer/chat-exact.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
 
@@ -126,6 +128,7 @@ class EngineImpl final : public Engine {
         constraints_->make(request.response_format);
     if (!constraint.ok()) return constraint.status();
     RequestId id = next_id_.fetch_add(1);
+    if (!request.messages.empty()) callback = remembering(std::move(callback));
     auto r = std::make_unique<runtime::Request>(id, std::move(prompt.value()), request,
                                                 std::move(callback), *tokenizer_);
     r->constraint = std::move(constraint.value());
@@ -234,9 +237,40 @@ class EngineImpl final : public Engine {
   Result<std::vector<int32_t>> render(const std::vector<ChatMessage>& messages,
                                       bool add_assistant_prompt) const {
     // The template writes BOS and the turn markers itself; message content
-    // is encoded as text, so a typed "<|im_end|>" cannot close a turn.
+    // is encoded as text, so a typed "<|im_end|>" cannot close a turn. A
+    // reply whose generated ids are known (given, or remembered) goes in as
+    // those ids, so it matches the cached reply (chat-exact.h).
     const std::vector<tok::ChatMessage> m = tok::ChatTemplate::convert(messages);
-    return tok::render_tokens(*template_, *tokenizer_, m, add_assistant_prompt);
+    std::vector<std::vector<int32_t>> recalled(messages.size());
+    std::vector<std::span<const int32_t>> ids(messages.size());
+    for (size_t i = 0; i < messages.size(); ++i) {
+      if (messages[i].role != "assistant") continue;
+      if (messages[i].tokens.empty()) recalled[i] = replies_.recall(messages[i].content);
+      ids[i] = messages[i].tokens.empty() ? recalled[i] : messages[i].tokens;
+    }
+    Result<tok::ExactRender> r =
+        tok::render_tokens_exact(*template_, *tokenizer_, m, ids, add_assistant_prompt);
+    if (!r.ok()) return r.status();
+    return std::move(r->tokens);
+  }
+
+  // Wraps a chat request's callback so that its reply's ids are remembered
+  // by their text when it finishes (the next turn sends the text back).
+  StreamCallback remembering(StreamCallback inner) {
+    struct Reply {
+      std::vector<int32_t> ids;
+      std::string text;
+    };
+    auto reply = std::make_shared<Reply>();
+    return [this, reply, inner = std::move(inner)](const StreamEvent& ev) {
+      if (ev.token >= 0) reply->ids.push_back(ev.token);
+      reply->text += ev.text;
+      if (ev.finished && ev.reason != FinishReason::error &&
+          tok::reply_text(*tokenizer_, reply->ids) == reply->text) {
+        replies_.remember(reply->text, std::move(reply->ids));
+      }
+      return inner ? inner(ev) : true;
+    };
   }
 
   Result<std::vector<int32_t>> prompt_tokens(const GenerateRequest& req) const {
@@ -339,6 +373,7 @@ class EngineImpl final : public Engine {
   std::unique_ptr<runtime::ModelRunner> runner_;
   std::unique_ptr<runtime::Scheduler> scheduler_;
   std::unique_ptr<structured::ConstraintFactory> constraints_;
+  mutable runtime::ReplyMemory replies_;
   ModelInfo info_;
   int context_ = 0;
   int page_size_ = 1;

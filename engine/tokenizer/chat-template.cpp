@@ -340,6 +340,11 @@ Result<std::vector<int32_t>> encode_segments(const Tokenizer& tok,
     return st;
   };
   for (const ChatSegment& s : segments) {
+    if (s.kind == ChatSegment::Kind::ids) {
+      if (Status st = flush(); !st.ok()) return st;
+      out.insert(out.end(), s.ids.begin(), s.ids.end());
+      continue;
+    }
     std::optional<int32_t> id;
     if (s.kind == ChatSegment::Kind::special) id = tok.special_id(s.text);
     if (!id) {

@@ -94,11 +94,14 @@ enum class ChatFormat {
   phi3
 };
 
-// One piece of a rendered prompt (see the header comment).
+// One piece of a rendered prompt (see the header comment). `ids` segments
+// are never made by the renderers: render_tokens_exact() (chat-exact.h) puts
+// a reply's generated ids in place of its text; `text` then holds that text.
 struct ChatSegment {
-  enum class Kind { text, special };
+  enum class Kind { text, special, ids };
   Kind kind = Kind::text;
   std::string text;
+  std::vector<int32_t> ids = {};  // Kind::ids only: used as given
 };
 
 // What detect() found: the format and the substrings that decided it.
@@ -179,7 +182,8 @@ class ChatTemplate {
 };
 
 // render_segments(), then markers as control ids and text runs encoded with
-// parse_special=false (see the header comment).
+// parse_special=false (see the header comment); an ids segment ends the text
+// run before it and is copied as is.
 Result<std::vector<int32_t>> encode_segments(const Tokenizer& tok,
                                              std::span<const ChatSegment> segments);
 Result<std::vector<int32_t>> render_tokens(const ChatTemplate& tmpl, const Tokenizer& tok,

@@ -50,6 +50,13 @@ struct EngineConfig {
 struct ChatMessage {
   std::string role;  // system | user | assistant
   std::string content;
+  // Assistant messages, optional: the ids the reply was generated as (the
+  // StreamEvent tokens, end-of-generation excluded). When they stream to
+  // exactly `content` and the template writes the content verbatim, the
+  // prompt holds these ids instead of the re-encoded text, so the cached
+  // reply keeps matching (tokenizer/chat-exact.h). Without them the engine
+  // uses the ids of a recent reply it generated with exactly this text.
+  std::vector<int32_t> tokens = {};
 };
 
 struct GenerateRequest {
