@@ -8,7 +8,6 @@
 // the screenshot. Detach brings the local feed (none here) back.
 #include <gtest/gtest.h>
 
-#include <unistd.h>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
@@ -171,17 +170,3 @@ TEST(RemotePanelGui, AttachesToKvEventsAndDrawsTheRemoteTree) {
 
 }  // namespace
 }  // namespace rc::ui
-
-int main(int argc, char** argv) {
-  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-  if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
-    const QByteArray dir = "/tmp/radixchat-xdg-" + QByteArray::number(qint64(getuid()));
-    std::filesystem::create_directories(dir.toStdString());
-    std::filesystem::permissions(dir.toStdString(), std::filesystem::perms::owner_all);
-    qputenv("XDG_RUNTIME_DIR", dir);
-  }
-  QApplication app(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  return RUN_ALL_TESTS();
-}
