@@ -3,6 +3,11 @@
 // On CPUs with AVX-512 VNNI, Q8_0 / Q4_K / Q5_K / Q6_K weights at
 // n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h
 // (same bits as the tiles below; QTileMode avx2 or off turns them off).
+// Decode (n = 1) on CPUs with AVX-512 VNNI: every type takes the 512-bit
+// matvec kernels of matvec.h (rows split over the threads, software
+// prefetch, activations laid out once per call); equal to the paths below
+// up to fp32 rounding (act-quant.h's contract). RADIXCHAT_CPU_MATVEC=0 or
+// set_matvec_enabled(false) turns them off.
 // At the AVX2 level every type but F32 takes the tile kernels of qgemm.h:
 // quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
 // n >= kGemmMinTokens, with activations quantized once per call and integer
