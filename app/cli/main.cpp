@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
       add_gguf_info_command(root),
       add_cache_watch_command(root),
       add_cache_report_command(root),
+      add_cache_export_command(root),
   };
 
   try {

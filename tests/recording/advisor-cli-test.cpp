@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "recording/recording-reader.h"
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -82,6 +84,43 @@ TEST(LayoutAdvisor, ReportRefusesBadInputWithOneLine) {
   const size_t n = fread(buf, 1, sizeof buf - 1, p);
   EXPECT_NE(pclose(p), 0);
   EXPECT_NE(std::string(buf, n).find("no recording at"), std::string::npos) << buf;
+}
+
+}  // namespace
+
+namespace {
+
+// Node elements of an SVG as Python's XML parser counts them (-1: not XML).
+int svg_nodes(const std::string& path) {
+  const std::string cmd =
+      "python3 -c \"import sys, xml.etree.ElementTree as E; t = E.parse(sys.argv[1]); "
+      "print(sum(1 for g in t.iter('{http://www.w3.org/2000/svg}g') if g.get('class') == "
+      "'node'))\" " +
+      path + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  int n = -1;
+  if (fscanf(p, "%d", &n) != 1) n = -1;
+  pclose(p);
+  return n;
+}
+
+TEST(CacheExport, SvgIsXmlWithOneElementPerNodeAtTwoMoments) {
+  const std::string rec = temp_path("export.db"), svg = temp_path("tree.svg");
+  run("bench --workload multi-turn --requests 8 --concurrency 2 --max-tokens 4 --threads 2 "
+      "--json --record " +
+      rec);
+  auto r = rc::recording::Recording::open(rec);
+  ASSERT_TRUE(r.ok());
+  const int64_t end = (*r)->summary().last_seq + 1;
+  for (int64_t seq : {end / 2, end}) {
+    auto tree = (*r)->tree_at(uint64_t(seq));
+    ASSERT_TRUE(tree.ok()) << tree.status().message();
+    run("cache-export --recording " + rec + " --seq " + std::to_string(seq) + " --svg " + svg);
+    EXPECT_EQ(svg_nodes(svg), int(tree->nodes.size())) << "at seq " << seq;
+    ASSERT_GT(tree->nodes.size(), 1u);
+  }
+  fs::remove(rec);
+  fs::remove(svg);
 }
 
 }  // namespace

@@ -1,0 +1,30 @@
+// The cache tree as a standalone SVG document (slides, bug reports):
+// `radixchat-cli cache-export`. Laid out left to right: a node's column is
+// its depth, leaves take one row each in tree order, and a parent sits at
+// the middle of its children. Every visible node is one
+// <g class="node" data-id=...> holding its box and label; edges are
+// <path class="edge">. Locked nodes are drawn orange, pinned ones blue.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "radixchat/cache.h"
+
+namespace rc::recording {
+
+struct SvgOptions {
+  size_t max_nodes = 4000;  // beyond: the deepest-first rest is left out and counted
+  size_t label_chars = 24;
+  std::string title;
+};
+
+// `text` turns a node's tokens into its label (ids when unset). Returns
+// the document; `drawn` (when given) receives the number of node elements.
+std::string tree_svg(const CacheSnapshot& tree,
+                     const std::function<std::string(const std::vector<int32_t>&)>& text,
+                     const SvgOptions& options = {}, size_t* drawn = nullptr);
+
+}  // namespace rc::recording
