@@ -231,6 +231,40 @@ TEST_F(ChatControllerTest, SecondMessageIsServedFromTheCache) {
   EXPECT_TRUE(rc::ui::formatMetrics(*second).contains("cached"));
 }
 
+TEST_F(ChatControllerTest, TemperatureOneChatComputesOnlyTheNewTurn) {
+  // Issue #17: sampled replies go back into the history as the ids they
+  // were generated as, so each turn computes only the new user message and
+  // the template's markers (from the per-reply metrics).
+  ChatSampling s = controller_->sampling();
+  s.temperature = 1.0;
+  s.topK = 0;
+  s.topP = 1.0;
+  s.minP = 0;
+  s.maxTokens = 48;
+  controller_->setSampling(s);
+  const QString users[] = {"Tell me about the cache.", "Why a tree?", "And the pages?",
+                           "What is evicted first?", "One more thing?"};
+  std::optional<rc::ui::ReplyMetrics> prev;
+  for (int turn = 0; turn < 5; ++turn) {
+    sendAndWait(users[turn]);
+    const auto m = controller_->lastMetrics();
+    ASSERT_TRUE(m.has_value());
+    if (prev) {
+      EXPECT_EQ(m->cachedTokens, prev->promptTokens + prev->completionTokens - 1)
+          << "turn " << turn;
+      // The new turn as the tokenizer counts it on its own (markers parsed),
+      // plus the last reply token when that reply hit the length limit.
+      auto tail = host_->engine()->tokenize(
+          "<|end|>\n<|user|>\n" + users[turn].toStdString() + "<|end|>\n<|assistant|>\n", false);
+      ASSERT_TRUE(tail.ok());
+      const int last = prev->finishReason == QLatin1String("length") ? 1 : 0;
+      EXPECT_EQ(m->computedTokens(), static_cast<int>(tail.value().size()) + last)
+          << "turn " << turn;
+    }
+    prev = m;
+  }
+}
+
 TEST_F(ChatControllerTest, PresetsAreWarmedSoAFirstMessageHits) {
   const QString prompt =
       "You are a concise assistant for questions about data structures. "
