@@ -49,6 +49,10 @@ std::unique_ptr<Engine> open_text_engine(const std::string& model, const CacheRe
     return nullptr;
   auto e = Engine::create(cfg);
   if (!e.ok()) {
+    if (!model.empty()) {
+      fail(e.status());
+      return nullptr;
+    }
     std::fprintf(stderr, "radixchat-cli: %s (showing token ids)\n", e.status().message().c_str());
     return nullptr;
   }
@@ -187,6 +191,7 @@ Command add_cache_report_command(CLI::App& root) {
             auto rep = recording::make_cache_report(**rec, ro);
             if (!rep.ok()) return fail(rep.status());
             Text text{open_text_engine(o->model, rep.value())};
+            if (!o->model.empty() && !text.engine) return 1;  // the error is printed
             if (o->json)
               std::printf("%s\n", to_json(rep.value(), text).dump(2).c_str());
             else
