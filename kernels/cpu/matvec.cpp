@@ -111,6 +111,11 @@ void set_matvec_enabled(bool on) { enabled_flag().store(on); }
 
 MatvecFn matvec_fn(DType t) {
   if (!enabled_flag().load() || !cpu_has_avx512_matvec()) return nullptr;
+  // Float weights keep the F16/BF16 tiles (and F32 row dots) in decode:
+  // the tiles give a token the same bits at n = 1 as in any prefill chunk,
+  // which the cache's chunking independence relies on (qgemm.h), and the
+  // float matvec measured only ~1.1x them per core from DRAM.
+  if (act_format(t) == ActFormat::f32) return nullptr;
   return matvec_avx512(t);
 }
 

@@ -64,14 +64,17 @@ class MatvecActBuffer {
 using MatvecFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows, const MatvecAct& act,
                           float* y);
 
-// The AVX-512 kernel for t, or null where this CPU lacks AVX-512 F/BW/VL +
-// VNNI, RADIXCHAT_CPU_MATVEC=0 is set, or set_matvec_enabled(false) was
-// called (for benchmarks comparing with the row dots in one run).
+// The AVX-512 kernel the backend uses for t: null for float weights (F32,
+// F16, BF16 keep the paths whose decode bits equal prefill's, see
+// matvec.cpp), and where this CPU lacks AVX-512 F/BW/VL + VNNI,
+// RADIXCHAT_CPU_MATVEC=0 is set, or set_matvec_enabled(false) was called
+// (for benchmarks comparing with the row dots in one run).
 MatvecFn matvec_fn(DType t);
 bool cpu_has_avx512_matvec();
 void set_matvec_enabled(bool on);
 
-// The table of matvec-avx512.cpp (callers check cpu_has_avx512_matvec).
+// The table of matvec-avx512.cpp, float kernels included (callers check
+// cpu_has_avx512_matvec).
 MatvecFn matvec_avx512(DType t);
 
 }  // namespace rc::kernels
