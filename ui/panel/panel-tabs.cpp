@@ -95,15 +95,15 @@ void CachePanelState::draw_events_tab(double /*now*/) {
   for (const panel::LogEntry& e : log.entries())
     if (log.visible(e)) rows.push_back(&e);
   char matches[96];
-  std::snprintf(matches, sizeof matches, "%s of %s",
-                panel::thousands(int64_t(rows.size())).c_str(),
+  std::snprintf(matches, sizeof matches, "%s of %s", panel::thousands(int64_t(rows.size())).c_str(),
                 panel::plural(int64_t(log.entries().size()), "line").c_str());
   panel::flow_text(matches, true);
   if (ImGui::IsItemHovered())
-    panel::tooltip("Lines shown by the filters, of those kept. %s logged since the panel "
-                   "started; the newest %s are kept.",
-                   panel::thousands(int64_t(log.total())).c_str(),
-                   panel::thousands(int64_t(log.entries().size())).c_str());
+    panel::tooltip(
+        "Lines shown by the filters, of those kept. %s logged since the panel "
+        "started; the newest %s are kept.",
+        panel::thousands(int64_t(log.total())).c_str(),
+        panel::thousands(int64_t(log.entries().size())).c_str());
 
   ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
   const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4;
@@ -128,8 +128,9 @@ void CachePanelState::draw_events_tab(double /*now*/) {
 // Cache policy and pool (restart the engine), level of detail, layout.
 void CachePanelState::draw_cache_tab(double now) {
   if (remote_shown()) {
-    ImGui::TextWrapped("Attached to a remote cache; these settings are the local engine's. "
-                       "Detach to change them.");
+    ImGui::TextWrapped(
+        "Attached to a remote cache; these settings are the local engine's. "
+        "Detach to change them.");
     return;
   }
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
