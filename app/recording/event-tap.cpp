@@ -20,7 +20,13 @@ EventSource engine_source(Engine& engine, std::chrono::milliseconds poll) {
 
 EventTap::EventTap(Recorder& recorder, EventSource source, std::chrono::milliseconds period)
     : recorder_(recorder), source_(std::move(source)), period_(period) {
-  thread_ = std::thread([this] { run(); });
+  // The first snapshot before the constructor returns: a caller that starts
+  // requests right after it must not have their events land before it
+  // (they would be folded into the snapshot, their match events lost).
+  CacheSnapshot first = source_.snapshot();
+  const uint64_t next_expected = first.next_seq;
+  recorder_.snapshot(std::move(first));
+  thread_ = std::thread([this, next_expected] { run(next_expected); });
 }
 
 EventTap::~EventTap() { stop(); }
@@ -30,11 +36,8 @@ void EventTap::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void EventTap::run() {
+void EventTap::run(uint64_t next_expected) {  // after the events delivered so far
   using Clock = std::chrono::steady_clock;
-  CacheSnapshot first = source_.snapshot();
-  uint64_t next_expected = first.next_seq;  // after the events delivered so far
-  recorder_.snapshot(std::move(first));
   auto last_snapshot = Clock::now();
   for (bool last_pass = false; !last_pass;) {
     last_pass = stop_.load();

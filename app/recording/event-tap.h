@@ -41,6 +41,8 @@ EventSource engine_source(Engine& engine,
 
 class EventTap {
  public:
+  // Takes and records the first snapshot before returning, then starts the
+  // thread.
   EventTap(Recorder& recorder, EventSource source,
            std::chrono::milliseconds snapshot_period = std::chrono::milliseconds(2000));
   ~EventTap();  // stop()
@@ -49,7 +51,7 @@ class EventTap {
   void stop();
 
  private:
-  void run();
+  void run(uint64_t next_expected);
   Recorder& recorder_;
   EventSource source_;
   const std::chrono::milliseconds period_;
