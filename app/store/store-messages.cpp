@@ -17,7 +17,9 @@ Result<std::vector<Message>> collect_messages(Stmt& st) {
     auto row = st.step();
     if (!row.ok()) return row.status();
     if (!row.value()) break;
-    out.push_back(detail::read_message(st));
+    auto m = detail::read_message(st);
+    if (!m.ok()) return m.status();
+    out.push_back(std::move(m.value()));
   }
   return out;
 }
@@ -103,7 +105,14 @@ Result<Id> Store::append_message(const NewMessage& m) {
 }
 
 Status Store::update_message(Id id, std::string_view content,
-                             const std::optional<MessageMetrics>& metrics) {
+                             const std::optional<MessageMetrics>& metrics,
+                             std::span<const std::int32_t> tokens) {
+  for (std::int32_t t : tokens) {
+    if (t < 0) {
+      return {StatusCode::invalid_argument,
+              "message " + std::to_string(id) + ": token id " + std::to_string(t) + " is negative"};
+    }
+  }
   Transaction tx(db_);
   RC_STORE_TRY(tx.begin());
   auto q = Stmt::prepare(db_, "SELECT role, conversation_id FROM messages WHERE id = ?1");
@@ -121,11 +130,17 @@ Status Store::update_message(Id id, std::string_view content,
   auto st = Stmt::prepare(db_,
                           "UPDATE messages SET content = ?2, prompt_tokens = ?3, "
                           "cached_tokens = ?4, completion_tokens = ?5, ttft_ms = ?6, "
-                          "tokens_per_s = ?7, finish_reason = ?8 WHERE id = ?1");
+                          "tokens_per_s = ?7, finish_reason = ?8, tokens = ?9 WHERE id = ?1");
   if (!st.ok()) return st.status();
   st->bind(1, id);
   st->bind(2, content);
   bind_metrics(st.value(), 3, metrics);
+  if (tokens.empty()) {
+    st->bind_null(9);
+  } else {
+    const std::string blob = detail::encode_tokens(tokens);
+    st->bind_blob(9, blob.data(), blob.size());
+  }
   RC_STORE_TRY(st->run());
   auto up = Stmt::prepare(db_, "UPDATE conversations SET updated_at = ?2 WHERE id = ?1");
   if (!up.ok()) return up.status();

@@ -99,7 +99,29 @@ Conversation read_conversation(const Stmt& st) {
   return c;
 }
 
-Message read_message(const Stmt& st) {
+std::string encode_tokens(std::span<const std::int32_t> ids) {
+  std::string out(ids.size() * 4, '\0');
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const auto v = static_cast<std::uint32_t>(ids[i]);
+    for (int b = 0; b < 4; ++b) out[i * 4 + b] = static_cast<char>((v >> (8 * b)) & 0xff);
+  }
+  return out;
+}
+
+std::optional<std::vector<std::int32_t>> decode_tokens(const void* data, size_t bytes) {
+  if (bytes % 4 != 0) return std::nullopt;
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::vector<std::int32_t> out(bytes / 4);
+  for (size_t i = 0; i < out.size(); ++i) {
+    std::uint32_t v = 0;
+    for (int b = 0; b < 4; ++b) v |= std::uint32_t(p[i * 4 + b]) << (8 * b);
+    if (v > 0x7fffffffu) return std::nullopt;  // ids are never negative
+    out[i] = static_cast<std::int32_t>(v);
+  }
+  return out;
+}
+
+Result<Message> read_message(const Stmt& st) {
   Message m;
   m.id = st.int64(0);
   m.conversation_id = st.int64(1);
@@ -117,6 +139,18 @@ Message read_message(const Stmt& st) {
     x.tokens_per_s = st.real(11);
     x.finish_reason = st.text(12);
     m.metrics = std::move(x);
+  }
+  if (!st.is_null(13)) {
+    // A blob that does not decode is reported, never guessed at: half a
+    // reply's ids would put the wrong tokens in the next prompt.
+    auto ids = decode_tokens(st.blob(13), st.bytes(13));
+    if (!ids) {
+      return Status(StatusCode::corrupt_data,
+                    "message " + std::to_string(m.id) + " of conversation " +
+                        std::to_string(m.conversation_id) + ": its stored token ids are damaged (" +
+                        std::to_string(st.bytes(13)) + " bytes)");
+    }
+    m.tokens = std::move(*ids);
   }
   return m;
 }

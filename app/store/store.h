@@ -13,6 +13,9 @@
 //   corrupt_data      open(): the file is not a RadixChat/SQLite database or
 //                     fails PRAGMA quick_check; the message names the path
 //   unsupported       open(): the schema is newer than this build knows
+//   corrupt_data      a read: a message's stored token ids are not a
+//                     whole number of non-negative int32 (the message and
+//                     its conversation are named)
 //   internal          any other SQLite failure (disk full, I/O error); the
 //                     message carries SQLite's text
 //
@@ -31,6 +34,7 @@
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -83,6 +87,10 @@ struct Message {
   std::int64_t created_at_ms = 0;         // Unix epoch, UTC, milliseconds
   std::string model;                      // model that wrote it; "" for user/system
   std::optional<MessageMetrics> metrics;  // assistant replies only
+  // Assistant replies: the ids the reply was generated as (the engine's
+  // streamed tokens, end-of-generation excluded), so the next prompt can hold
+  // exactly what the cache holds (rc::ChatMessage::tokens). Empty: not known.
+  std::vector<std::int32_t> tokens;
 };
 
 struct Conversation {
@@ -124,8 +132,8 @@ struct Preset {
 class Store {
  public:
   // Schema version this build writes (PRAGMA user_version). v1: initial;
-  // v2: messages.finish_reason and the parent_id index.
-  static constexpr int kSchemaVersion = 2;
+  // v2: messages.finish_reason and the parent_id index; v3: messages.tokens.
+  static constexpr int kSchemaVersion = 3;
 
   // Opens or creates the database at `path` (the parent folder must exist),
   // validating before writing anything: a non-SQLite file, a file failing
@@ -165,12 +173,15 @@ class Store {
   // already has a root). not_found: no such conversation or parent;
   // invalid_argument: parent belongs to another conversation.
   Result<Id> append_message(const NewMessage& m);
-  // Final content and metrics of an assistant reply once streaming ended
-  // (the reply is appended empty or partial when generation starts).
-  // invalid_argument for user/system messages: they are immutable, edits
-  // branch. metrics == nullopt clears them. Bumps updated_at.
+  // Final content, metrics and generated token ids of an assistant reply
+  // once streaming ended (the reply is appended empty or partial when
+  // generation starts). invalid_argument for user/system messages: they are
+  // immutable, edits branch; and for a negative id in `tokens`.
+  // metrics == nullopt clears them; empty tokens store "not known". Bumps
+  // updated_at.
   Status update_message(Id id, std::string_view content,
-                        const std::optional<MessageMetrics>& metrics);
+                        const std::optional<MessageMetrics>& metrics,
+                        std::span<const std::int32_t> tokens = {});
   Result<Message> get_message(Id id);
   // Root .. message inclusive: the thread that ends at `id`.
   Result<std::vector<Message>> path_to(Id id);

@@ -13,36 +13,10 @@
 
 namespace rc::store {
 namespace {
+using testing::RawDb;
 using testing::read_bytes;
 using testing::TempDir;
 using testing::write_bytes;
-
-// Raw sqlite3 access for building and inspecting files by hand.
-class RawDb {
- public:
-  explicit RawDb(const std::filesystem::path& p) {
-    EXPECT_EQ(sqlite3_open(p.c_str(), &db_), SQLITE_OK);
-  }
-  ~RawDb() { sqlite3_close(db_); }
-  void exec(const std::string& sql) {
-    char* err = nullptr;
-    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK)
-        << (err ? err : "") << " in " << sql;
-    sqlite3_free(err);
-  }
-  std::string text(const std::string& sql) {
-    sqlite3_stmt* st = nullptr;
-    std::string out;
-    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
-    return out;
-  }
-
- private:
-  sqlite3* db_ = nullptr;
-};
 
 void expect_refused(const std::filesystem::path& path, StatusCode code,
                     const std::string& must_contain) {
@@ -160,7 +134,7 @@ TEST(StoreOpen, MigratesV1DatabaseKeepingData) {
     EXPECT_EQ(next.value(), 3);
   }
   RawDb raw(path);
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "2");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), std::to_string(Store::kSchemaVersion));
   EXPECT_EQ(raw.text("SELECT count(*) FROM sqlite_schema WHERE name = 'messages_by_parent'"), "1");
   EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
 }
@@ -173,7 +147,9 @@ TEST(StoreOpen, NewerSchemaIsRefusedAndUntouched) {
     raw.exec(std::string(detail::migration_sql(1)));
     raw.exec("INSERT INTO settings VALUES ('k', 'v'); PRAGMA user_version = 7;");
   }
-  expect_refused(path, StatusCode::unsupported, "v7 is newer than this RadixChat (v2)");
+  expect_refused(
+      path, StatusCode::unsupported,
+      "v7 is newer than this RadixChat (v" + std::to_string(Store::kSchemaVersion) + ")");
 }
 
 TEST(StoreOpen, NewerSchemaInWalModeIsRefusedAndUntouched) {

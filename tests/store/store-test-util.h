@@ -2,6 +2,7 @@
 // gtest assertions for rc::Status / rc::Result.
 #pragma once
 
+#include <sqlite3.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -77,5 +78,32 @@ inline void write_bytes(const std::filesystem::path& p, const std::string& bytes
   std::ofstream out(p, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
+
+// Raw sqlite3 access for building and inspecting files by hand.
+class RawDb {
+ public:
+  explicit RawDb(const std::filesystem::path& p) {
+    EXPECT_EQ(sqlite3_open(p.c_str(), &db_), SQLITE_OK);
+  }
+  ~RawDb() { sqlite3_close(db_); }
+  void exec(const std::string& sql) {
+    char* err = nullptr;
+    EXPECT_EQ(sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err), SQLITE_OK)
+        << (err ? err : "") << " in " << sql;
+    sqlite3_free(err);
+  }
+  std::string text(const std::string& sql) {
+    sqlite3_stmt* st = nullptr;
+    std::string out;
+    EXPECT_EQ(sqlite3_prepare_v2(db_, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sql;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+      out = reinterpret_cast<const char*>(sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return out;
+  }
+
+ private:
+  sqlite3* db_ = nullptr;
+};
 
 }  // namespace rc::store::testing
