@@ -4,6 +4,8 @@
 // vLLM/SGLang/Dynamo-format KV-events publisher (--kv-events, ZeroMQ) or a
 // RadixChat server (--url, its /v1/cache/events); both arrive as a
 // kv_events::BlockFeed. --model names a vocabulary for token text.
+// --record FILE writes what was watched as a recording (the mapping from
+// blocks to cache events: recording/block-recording.h).
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +17,7 @@
 #include "commands.h"
 #include "kv-subscriber.h"
 #include "radixchat/vocabulary.h"
+#include "recording/block-recording.h"
 #include "server-cache-feed.h"
 
 namespace rc::cli {
@@ -25,7 +28,8 @@ void on_sigint(int) { g_stop = 1; }
 
 struct WatchOptions {
   std::vector<std::string> pubs, replays;
-  std::string topic, url, api_key, model;
+  std::string topic, url, api_key, model, record;
+  int record_max_mb = 1024;
   double seconds = 0;
   bool json = false;
 };
@@ -96,6 +100,33 @@ void print_text(const kv_events::BlockFeed& feed, const Vocabulary* vocab) {
         (unsigned long long)s.dropped_messages);
 }
 
+struct WatchRecording {
+  std::unique_ptr<recording::Recorder> recorder;
+  std::unique_ptr<recording::BlockRecording> blocks;
+};
+
+// Set before the first poll(), so every applied batch is recorded.
+Result<WatchRecording> start_recording(const WatchOptions& o, kv_events::BlockFeed& feed) {
+  WatchRecording w;
+  if (o.record.empty()) return w;
+  recording::RecorderOptions ro;
+  ro.source = "cache-watch";
+  ro.max_bytes = int64_t(o.record_max_mb) << 20;
+  ro.on_stop = [](const std::string& why) {
+    std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str());
+  };
+  auto rec = recording::Recorder::create(o.record, ro);
+  if (!rec.ok()) return rec.status();
+  w.recorder = std::move(rec.value());
+  std::string remote = o.url;
+  for (const std::string& p : o.pubs) remote += (remote.empty() ? "" : " ") + p;
+  w.recorder->set_meta("remote", remote);
+  w.recorder->set_meta("remote_kind", o.url.empty() ? "kv-events" : "radixchat-server");
+  w.blocks = std::make_unique<recording::BlockRecording>(*w.recorder);
+  feed.set_batch_observer([b = w.blocks.get()](const kv_events::Batch& batch) { b->apply(batch); });
+  return w;
+}
+
 int run_cache_watch(const WatchOptions& o) {
   std::unique_ptr<Vocabulary> vocab;
   if (!o.model.empty()) {
@@ -106,12 +137,22 @@ int run_cache_watch(const WatchOptions& o) {
   auto feed = open_feed(o);
   if (!feed.ok()) return fail("cache-watch: " + feed.status().message());
   kv_events::BlockFeed& f = **feed;
+  auto rec = start_recording(o, f);
+  if (!rec.ok()) return fail("cache-watch: --record: " + rec.status().message());
   std::signal(SIGINT, on_sigint);
   std::signal(SIGTERM, on_sigint);
   const auto start = std::chrono::steady_clock::now();
   const auto limit = std::chrono::duration<double>(o.seconds);
   while (!g_stop && (o.seconds <= 0 || std::chrono::steady_clock::now() - start < limit))
     f.poll(50);
+  if (rec->recorder) {
+    f.set_batch_observer(nullptr);
+    rec->blocks->finish();
+    const Status st = rec->recorder->close();
+    if (!st.ok()) return fail("cache-watch: --record: " + st.message());
+    std::fprintf(stderr, "radixchat-cli: recorded %llu events to %s\n",
+                 (unsigned long long)rec->recorder->stats().events, o.record.c_str());
+  }
   if (o.json)
     std::printf("%s\n", stats_json(f).dump().c_str());
   else
@@ -138,6 +179,10 @@ Command add_cache_watch_command(CLI::App& root) {
   app->add_option("--seconds", o->seconds, "stop after N seconds (default: until SIGINT)")
       ->check(CLI::NonNegativeNumber);
   app->add_flag("--json", o->json, "print one JSON object of counts instead of the tree");
+  app->add_option("--record", o->record,
+                  "write what is watched as a recording (SQLite; one node per block)");
+  app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
+      ->check(CLI::PositiveNumber);
   return {app, [o] { return run_cache_watch(*o); }};
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "radixchat/kv-block-tree.h"
@@ -34,6 +35,15 @@ class BlockFeed {
   virtual void poll(int timeout_ms) = 0;
   virtual const BlockTree& tree() const = 0;
   virtual SubscriberStats stats() const = 0;
+
+  // Called inside poll() with every batch right after tree() applied it,
+  // in the order applied (replayed batches included): cache-watch --record
+  // writes the stream from here. Unset: nothing is called.
+  using BatchObserver = std::function<void(const Batch&)>;
+  void set_batch_observer(BatchObserver observer) { observer_ = std::move(observer); }
+
+ protected:
+  BatchObserver observer_;
 };
 
 }  // namespace rc::kv_events

@@ -64,7 +64,8 @@ std::string be64(uint64_t v) {
   return out;
 }
 
-bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& st) {
+bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& st,
+                   const BlockFeed::BatchObserver& observer) {
   auto batch = decode_batch(payload);
   if (!batch.ok()) {
     ++st.malformed_messages;
@@ -72,6 +73,7 @@ bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& s
     return false;
   }
   tree.apply(*batch);
+  if (observer) observer(*batch);
   ++st.messages;
   return true;
 }
@@ -79,7 +81,8 @@ bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& s
 // Asks src's replay socket for [gap.first_missing, gap.next) and applies what
 // comes back in that range, counting it in recovered.
 void replay_range(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
-                  SubscriberStats& st, uint64_t& recovered) {
+                  SubscriberStats& st, const BlockFeed::BatchObserver& observer,
+                  uint64_t& recovered) {
   const std::string start = be64(gap.first_missing);
   std::vector<zmq::const_buffer> req = {zmq::const_buffer(nullptr, 0), zmq::buffer(start)};
   if (!zmq::send_multipart(src.replay, req, zmq::send_flags::dontwait)) return;
@@ -110,7 +113,7 @@ void replay_range(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, 
     }
     // Buffered messages from before the gap or after it are not needed.
     if (*seq != expect || *seq >= gap.next) continue;
-    if (apply_payload(frames[at + 1].to_string_view(), tree, st)) {
+    if (apply_payload(frames[at + 1].to_string_view(), tree, st, observer)) {
       ++recovered;
       ++st.replayed_messages;
     }
@@ -120,11 +123,11 @@ void replay_range(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, 
 
 // Replays a gap; returns how many of its messages were recovered.
 uint64_t replay_gap(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, BlockTree& tree,
-                    SubscriberStats& st) {
+                    SubscriberStats& st, const BlockFeed::BatchObserver& observer) {
   uint64_t recovered = 0;
   if (!src.replay) return 0;
   try {
-    replay_range(src, gap, timeout_ms, tree, st, recovered);
+    replay_range(src, gap, timeout_ms, tree, st, observer, recovered);
   } catch (const zmq::error_t& e) {
     if (e.num() != EINTR) st.last_error = std::string("ZeroMQ replay: ") + e.what();
   }
@@ -173,11 +176,11 @@ void Subscriber::poll_once(int timeout_ms, int replay_timeout_ms) {
       const uint64_t restarts = src.seq.restarts();
       if (auto gap = src.seq.observe(*seq)) {
         ++im.stats.seq_gaps;
-        const uint64_t got = replay_gap(src, *gap, replay_timeout_ms, tree_, im.stats);
+        const uint64_t got = replay_gap(src, *gap, replay_timeout_ms, tree_, im.stats, observer_);
         im.stats.dropped_messages += gap->size() - got;
       }
       im.stats.publisher_restarts += src.seq.restarts() - restarts;
-      apply_payload(frames[2].to_string_view(), tree_, im.stats);
+      apply_payload(frames[2].to_string_view(), tree_, im.stats, observer_);
     }
   }
 }

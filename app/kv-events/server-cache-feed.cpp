@@ -215,7 +215,9 @@ void ServerCacheFeed::handle(const std::string& message) {
     return;
   }
   ++im.stats.messages;
-  if (!batch.events.empty()) tree_.apply(batch);
+  if (batch.events.empty()) return;
+  tree_.apply(batch);
+  if (observer_) observer_(batch);
 }
 
 SubscriberStats ServerCacheFeed::stats() const { return impl_->stats; }
