@@ -1,6 +1,7 @@
 #include "json-constraint.h"
 
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 namespace rc::structured {
@@ -24,27 +25,67 @@ void JsonConstraint::compute() { builder_.compute(*grammar_, *trie_, threads_, b
 
 bool JsonConstraint::mask_logits(std::span<float> logits, bool allow_eog) {
   compute();
-  const float kOff = -std::numeric_limits<float>::infinity();
-  const int n = std::min<int>(static_cast<int>(logits.size()), trie_->n_vocab());
   // End-of-generation ids are never in the trie; keep their logits aside.
-  const bool eog_ok = allow_eog && accepting();
   std::vector<std::pair<int32_t, float>> keep;
-  if (eog_ok) {
+  if (allow_eog && accepting()) {
     for (int32_t e : eog_) {
-      if (e >= 0 && e < n) keep.emplace_back(e, logits[e]);
+      if (e >= 0 && static_cast<size_t>(e) < logits.size()) keep.emplace_back(e, logits[e]);
     }
   }
-  bool any = !keep.empty();
-  for (int id = 0; id < n; ++id) {
-    const int32_t pos = trie_->position(id);
+  const bool any =
+      (logits.size() >= static_cast<size_t>(trie_->n_vocab()) ? apply_full_row(logits)
+                                                              : apply_short_row(logits)) ||
+      !keep.empty();
+  for (const auto& [id, value] : keep) logits[id] = value;
+  return any;
+}
+
+// A row covering the vocabulary: only the smaller of the allowed and the
+// refused sets is visited, so the cost follows the mask, not the row.
+bool JsonConstraint::apply_full_row(std::span<float> logits) {
+  const float kOff = -std::numeric_limits<float>::infinity();
+  const uint32_t n_tokens = static_cast<uint32_t>(trie_->n_tokens());
+  size_t allowed = 0;
+  for (uint64_t w : bits_) allowed += static_cast<size_t>(std::popcount(w));
+  if (allowed * 2 < n_tokens) {
+    // Few allowed: save them, clear the row, put them back.
+    kept_.clear();
+    for (size_t w = 0; w < bits_.size(); ++w) {
+      for (uint64_t m = bits_[w]; m; m &= m - 1) {
+        const int32_t id = trie_->token_at(static_cast<uint32_t>(w * 64 + std::countr_zero(m)));
+        kept_.emplace_back(id, logits[id]);
+      }
+    }
+    std::fill(logits.begin(), logits.end(), kOff);
+    for (const auto& [id, value] : kept_) logits[id] = value;
+  } else {
+    // Most allowed: clear the refused ones, the ids outside the trie and the
+    // row's padding.
+    for (size_t w = 0; w < bits_.size(); ++w) {
+      uint64_t m = ~bits_[w];
+      if (w + 1 == bits_.size() && (n_tokens & 63)) m &= (1ull << (n_tokens & 63)) - 1;
+      for (; m; m &= m - 1) {
+        logits[trie_->token_at(static_cast<uint32_t>(w * 64 + std::countr_zero(m)))] = kOff;
+      }
+    }
+    for (int32_t id : trie_->outside()) logits[id] = kOff;
+    std::fill(logits.begin() + trie_->n_vocab(), logits.end(), kOff);
+  }
+  return allowed > 0;
+}
+
+// A row shorter than the vocabulary (not what models produce): token by token.
+bool JsonConstraint::apply_short_row(std::span<float> logits) {
+  const float kOff = -std::numeric_limits<float>::infinity();
+  bool any = false;
+  for (size_t id = 0; id < logits.size(); ++id) {
+    const int32_t pos = trie_->position(static_cast<int32_t>(id));
     if (pos >= 0 && test_bit(bits_, static_cast<uint32_t>(pos))) {
       any = true;
     } else {
       logits[id] = kOff;
     }
   }
-  for (size_t id = n; id < logits.size(); ++id) logits[id] = kOff;
-  for (const auto& [id, value] : keep) logits[id] = value;
   return any;
 }
 

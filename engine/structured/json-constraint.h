@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "json-grammar.h"
@@ -41,6 +42,8 @@ class JsonConstraint {
 
  private:
   void compute();
+  bool apply_full_row(std::span<float> logits);
+  bool apply_short_row(std::span<float> logits);
 
   std::shared_ptr<const Grammar> grammar_;
   std::shared_ptr<const TokenTrie> trie_;
@@ -48,6 +51,7 @@ class JsonConstraint {
   std::vector<Thread> threads_, scratch_;
   MaskBuilder builder_;
   std::vector<uint64_t> bits_;
+  std::vector<std::pair<int32_t, float>> kept_;  // apply_full_row's scratch
 };
 
 }  // namespace rc::structured

@@ -435,6 +435,18 @@ int plain_string_state(const Grammar& g, const Thread& t) {
   return static_cast<int>(f.b);
 }
 
+bool format_string_state(const Grammar& g, const Thread& t, StringFormat* f, uint32_t* state) {
+  if (t.depth == 0) return false;
+  const Frame& top = t.f[t.depth - 1];
+  const Node& n = g.nodes[top.node];
+  if (n.kind != NodeKind::string || n.format == StringFormat::none || top.phase != kStrContent) {
+    return false;
+  }
+  *f = n.format;
+  *state = top.a;
+  return true;
+}
+
 int utf8_next(int state, uint8_t c) {
   // States: 0 between characters; 1-3 need that many continuation bytes;
   // 4 after E0 (next A0-BF), 5 after ED (80-9F, no surrogates), 6 after F0

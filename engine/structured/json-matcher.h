@@ -55,6 +55,9 @@ bool finished(const Grammar& g, const Thread& t);
 // When the top frame is inside a plain string (no format), its UTF-8 state
 // (0: between characters); -1 otherwise. Used by the trie walk's shortcut.
 int plain_string_state(const Grammar& g, const Thread& t);
+// When the top frame is inside a formatted string: its format and format
+// state (the shortcut of format-runs.h). False otherwise.
+bool format_string_state(const Grammar& g, const Thread& t, StringFormat* f, uint32_t* state);
 
 // The UTF-8 automaton the string frames use: the state after `byte` from
 // `state` (0 = between characters), or -1 when the byte cannot come next.

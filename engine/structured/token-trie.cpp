@@ -21,13 +21,25 @@ uint8_t safe_through(uint8_t byte, uint8_t below) {
   return out;
 }
 
+uint8_t classes_of(uint8_t byte) {
+  uint8_t out = 0;
+  for (int k = 0; k < kByteClasses; ++k) {
+    if (in_byte_class(k, byte)) out |= uint8_t(1u << k);
+  }
+  return out;
+}
+
 }  // namespace
 
 TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces)) {
   const int32_t n = static_cast<int32_t>(pieces_.size());
   pos_of_.assign(n, -1);
   for (int32_t id = 0; id < n; ++id) {
-    if (!pieces_[id].empty()) order_.push_back(id);
+    if (!pieces_[id].empty()) {
+      order_.push_back(id);
+    } else {
+      outside_.push_back(id);
+    }
   }
   // Sorted pieces are the trie's preorder: build it with a path stack.
   std::stable_sort(order_.begin(), order_.end(),
@@ -72,10 +84,17 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
   }
   close_to(0, static_cast<uint32_t>(order_.size()));
   nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
-  // Safe bits bottom-up: children come after their parent in preorder.
-  for (Node& node : nodes_) node.safe = 0xff;
+  // Shortcut facts bottom-up: a node's descendants come after it in
+  // preorder, so they are final when it is folded into its parent.
+  for (Node& node : nodes_) node.safe = node.cls = 0xff;
   for (size_t i = nodes_.size() - 1; i > 0; --i) {
-    nodes_[parent[i]].safe &= safe_through(nodes_[i].byte, nodes_[i].safe);
+    Node& n = nodes_[i];
+    Node& p = nodes_[parent[i]];
+    n.safe_in = safe_through(n.byte, n.safe);
+    n.cls_in = n.cls & classes_of(n.byte);
+    p.safe &= n.safe_in;
+    p.cls &= n.cls_in;
+    p.height = static_cast<uint8_t>(std::max<int>(p.height, std::min(255, n.height + 1)));
   }
 }
 
@@ -118,15 +137,45 @@ void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
   levels_[0].clear();
   for (const Thread& t : threads) levels_[0].push_back(t);
   visited_ = 0;
-  walk(0, 0);
+  walk(0, 0, shortcut(levels_[0]));
 }
 
-void MaskBuilder::walk(uint32_t node, int level) {
+bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
+  if (safe & utf8) return true;
+  for (int k = 0; k < kByteClasses; ++k) {
+    if (((cls >> k) & 1) && height <= runs[k]) return true;
+  }
+  return false;
+}
+
+MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) {
+  Shortcut s;
+  for (const Thread& t : threads) {
+    const int u = plain_string_state(*g_, t);
+    if (u >= 0) {
+      s.utf8 |= uint8_t(1u << u);
+      continue;
+    }
+    StringFormat f;
+    uint32_t state;
+    if (!format_string_state(*g_, t, &f, &state)) continue;
+    for (int k = 0; k < kByteClasses; ++k) {
+      s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
+    }
+  }
+  return s;
+}
+
+void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
     ++visited_;
+    if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
+      set_bit_range(*bits_, child.own_begin, child.sub_end);
+      continue;
+    }
     std::vector<Thread>& next = levels_[level + 1];
     next.clear();
     for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
@@ -134,18 +183,11 @@ void MaskBuilder::walk(uint32_t node, int level) {
     if (next.size() > 1) dedupe(next);
     set_bit_range(*bits_, child.own_begin, child.own_end);
     if (!child.has_child) continue;
-    bool whole = false;
-    for (const Thread& t : next) {
-      const int u = plain_string_state(*g_, t);
-      if (u >= 0 && ((child.safe >> u) & 1)) {
-        whole = true;
-        break;
-      }
-    }
-    if (whole) {
+    const Shortcut below = shortcut(next);
+    if (below.covers(child.safe, child.cls, child.height)) {
       set_bit_range(*bits_, child.own_end, child.sub_end);
     } else {
-      walk(c, level + 1);
+      walk(c, level + 1, below);
     }
   }
 }

@@ -9,11 +9,18 @@
 // unknown pieces and end-of-generation ids are not in the trie.
 //
 // The walk feeds each trie edge's byte to the threads of its parent node and
-// drops the subtree at the first byte no thread takes. Its shortcut: inside
-// a plain string, a subtree whose every remaining byte is ordinary string
-// content (no quote, backslash or control byte, valid UTF-8 from the
-// current UTF-8 state; precomputed per node and state) is accepted whole
-// without walking it, which is what keeps free-text strings cheap.
+// drops the subtree at the first byte no thread takes. Its shortcuts accept
+// a subtree whole without walking it (what keeps strings cheap):
+// - inside a plain string, when its every byte is ordinary string content
+//   (no quote, backslash or control byte, valid UTF-8 from the current
+//   UTF-8 state; precomputed per node and state);
+// - inside a formatted string, when its bytes all lie in one byte class
+//   (format-runs.h: digits, hex, letters and digits...) that the format
+//   state accepts as a run at least as long as the subtree is deep.
+// Both are checked before a child's byte is fed (child and subtree whole)
+// and after (the subtree below it). A subtree is only ever accepted whole
+// when some thread takes every byte of every token in it, so the mask is
+// exactly the brute-force one (tests compare them).
 //
 // Tokens are numbered in trie order (a subtree is a range), so the walk
 // marks ranges in a bitset; apply() maps it back to token ids.
@@ -28,6 +35,7 @@
 #include <string>
 #include <vector>
 
+#include "format-runs.h"
 #include "json-matcher.h"
 
 namespace rc::tok {
@@ -49,6 +57,10 @@ class TokenTrie {
     uint32_t sub_end = 0;    // the whole subtree: [own_begin, sub_end)
     uint8_t byte = 0;        // the edge from the parent
     uint8_t safe = 0;        // bit u: every byte below is plain string content from UTF-8 state u
+    uint8_t safe_in = 0;     // the same for this node's byte and every byte below
+    uint8_t cls = 0;         // bit k: every byte below is in byte class k
+    uint8_t cls_in = 0;      // the same for this node's byte and every byte below
+    uint8_t height = 0;      // longest run of bytes below (255: 255 or more)
     bool has_child = false;  // the first child is the next node
   };
 
@@ -59,12 +71,16 @@ class TokenTrie {
   int max_depth() const { return max_depth_; }
   // Position of a token in trie order, -1 when it is not in the trie.
   int32_t position(int32_t id) const { return pos_of_[id]; }
+  // The token at a trie position, and the ids that are in no position.
+  int32_t token_at(uint32_t pos) const { return order_[pos]; }
+  const std::vector<int32_t>& outside() const { return outside_; }
 
  private:
   std::vector<std::string> pieces_;
   std::vector<Node> nodes_;
   std::vector<int32_t> order_;
   std::vector<int32_t> pos_of_;
+  std::vector<int32_t> outside_;
   int max_depth_ = 0;
 };
 
@@ -76,13 +92,21 @@ class MaskBuilder {
   uint64_t nodes_visited() const { return visited_; }
 
  private:
-  void walk(uint32_t node, int level);
+  // What lets a level's threads accept a subtree whole.
+  struct Shortcut {
+    uint8_t utf8 = 0;                 // bit u: some thread is in a plain string, UTF-8 state u
+    uint8_t runs[kByteClasses] = {};  // longest run of class k some thread accepts
+    bool covers(uint8_t safe, uint8_t cls, int height) const;
+  };
+  Shortcut shortcut(const std::vector<Thread>& threads);
+  void walk(uint32_t node, int level, const Shortcut& here);
 
   const Grammar* g_ = nullptr;
   const TokenTrie* trie_ = nullptr;
   std::vector<uint64_t>* bits_ = nullptr;
   std::vector<std::vector<Thread>> levels_;
   uint64_t visited_ = 0;
+  FormatRuns runs_;
 };
 
 // Sets bits [begin, end).

@@ -7,6 +7,7 @@
 
 #include <random>
 
+#include "mask-oracle.h"
 #include "model/default-model.h"
 #include "schema-check.h"
 #include "structured/json-constraint.h"
@@ -35,34 +36,14 @@ std::vector<std::string> random_vocab(std::mt19937_64& rng, int n) {
   return v;
 }
 
-bool brute_force_allows(const Grammar& g, const std::vector<Thread>& threads,
-                        const std::string& piece) {
-  if (piece.empty()) return false;
-  std::vector<Thread> cur = threads;
-  for (char c : piece) {
-    std::vector<Thread> next;
-    for (const Thread& t : cur) feed(g, t, static_cast<uint8_t>(c), next);
-    if (next.empty()) return false;
-    dedupe(next);
-    cur = std::move(next);
-  }
-  return true;
-}
-
 // Walks a random document of the grammar token by token (choosing among
 // allowed tokens) and checks the mask at every step.
 void check_masks(std::shared_ptr<const Grammar> g, std::shared_ptr<const TokenTrie> trie,
                  std::mt19937_64& rng, int steps) {
   JsonConstraint c(g, trie, {});
   for (int step = 0; step < steps && !c.finished(); ++step) {
-    const std::vector<bool> allowed = c.allowed_tokens(false);
     std::vector<int32_t> ids;
-    for (int id = 0; id < trie->n_vocab(); ++id) {
-      const bool expect = brute_force_allows(*g, c.threads(), trie->piece(id));
-      ASSERT_EQ(allowed[id], expect)
-          << "token " << id << " '" << trie->piece(id) << "' step " << step;
-      if (expect) ids.push_back(id);
-    }
+    ASSERT_TRUE(test::mask_equals_brute_force(c, *g, *trie, &ids)) << "step " << step;
     if (ids.empty()) {
       ASSERT_TRUE(c.accepting()) << "no token allowed before the end";
       return;

@@ -1,0 +1,88 @@
+#include "format-runs.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "json-matcher.h"
+
+namespace rc::structured {
+
+namespace {
+
+bool digit(uint8_t c) { return c >= '0' && c <= '9'; }
+bool alnum(uint8_t c) { return digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+// The bytes of each class, listed once.
+struct ClassTable {
+  bool member[kByteClasses][256] = {};
+  std::vector<uint8_t> bytes[kByteClasses];
+  ClassTable() {
+    for (int c = 0; c < 256; ++c) {
+      const uint8_t b = static_cast<uint8_t>(c);
+      const bool hex = digit(b) || (b >= 'a' && b <= 'f') || (b >= 'A' && b <= 'F');
+      member[0][c] = digit(b);  // dates, times
+      member[1][c] = hex;       // UUIDs
+      member[2][c] = alnum(b);  // email domain labels
+      member[3][c] = alnum(b) || b == '_' || b == '%' || b == '+' || b == '-';  // email local part
+      for (int k = 0; k < kByteClasses; ++k) {
+        if (member[k][c]) bytes[k].push_back(b);
+      }
+    }
+  }
+};
+
+const ClassTable& classes() {
+  static const ClassTable table;
+  return table;
+}
+
+// The one state every byte of class k leads to from `state`; -1 when some
+// byte is refused or two bytes lead to different states.
+int64_t uniform_next(StringFormat f, uint32_t state, int k) {
+  int64_t next = -1;
+  for (uint8_t c : classes().bytes[k]) {
+    const int64_t s = format_next(f, state, c);
+    if (s < 0 || (next >= 0 && s != next)) return -1;
+    next = s;
+  }
+  return next;
+}
+
+uint64_t key_of(StringFormat f, uint32_t state, int k) {
+  return uint64_t(state) | uint64_t(k) << 32 | uint64_t(f) << 40;
+}
+
+}  // namespace
+
+bool in_byte_class(int k, uint8_t c) { return classes().member[k][c]; }
+
+int FormatRuns::run_length(StringFormat f, uint32_t state, int k) {
+  if (auto it = memo_.find(key_of(f, state, k)); it != memo_.end()) return it->second;
+  // R(s) = 0 when the class is not uniform from s, else 1 + R(next). Follow
+  // the chain until it ends, meets a known state, or reaches the cap (then
+  // the last state is credited one step: an undercount only costs speed).
+  std::vector<uint32_t> chain = {state};
+  int last = 0;  // R of the chain's last state
+  for (;;) {
+    const int64_t next = uniform_next(f, chain.back(), k);
+    if (next < 0) break;
+    const uint32_t n = static_cast<uint32_t>(next);
+    if (auto it = memo_.find(key_of(f, n, k)); it != memo_.end()) {
+      last = 1 + it->second;
+      break;
+    }
+    if (static_cast<int>(chain.size()) == kMaxRun) {
+      last = 1;
+      break;
+    }
+    chain.push_back(n);
+  }
+  if (memo_.size() > (1u << 16)) memo_.clear();
+  int run = last;
+  for (size_t i = chain.size(); i-- > 0; ++run) {
+    memo_[key_of(f, chain[i], k)] = static_cast<uint8_t>(std::min(run, kMaxRun));
+  }
+  return std::min(last + static_cast<int>(chain.size()) - 1, kMaxRun);
+}
+
+}  // namespace rc::structured

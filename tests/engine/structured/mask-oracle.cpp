@@ -1,0 +1,35 @@
+#include "mask-oracle.h"
+
+namespace rc::test {
+
+bool brute_force_allows(const Grammar& g, const std::vector<Thread>& threads,
+                        const std::string& piece) {
+  if (piece.empty()) return false;
+  std::vector<Thread> cur = threads;
+  for (char c : piece) {
+    std::vector<Thread> next;
+    for (const Thread& t : cur) feed(g, t, static_cast<uint8_t>(c), next);
+    if (next.empty()) return false;
+    dedupe(next);
+    cur = std::move(next);
+  }
+  return true;
+}
+
+::testing::AssertionResult mask_equals_brute_force(JsonConstraint& c, const Grammar& g,
+                                                   const TokenTrie& trie,
+                                                   std::vector<int32_t>* allowed) {
+  const std::vector<bool> mask = c.allowed_tokens(false);
+  for (int id = 0; id < trie.n_vocab(); ++id) {
+    const bool expect = brute_force_allows(g, c.threads(), trie.piece(id));
+    if (mask[id] != expect) {
+      return ::testing::AssertionFailure()
+             << "token " << id << " '" << trie.piece(id) << "' is "
+             << (mask[id] ? "allowed" : "refused") << " by the mask, brute force says the opposite";
+    }
+    if (expect && allowed) allowed->push_back(id);
+  }
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace rc::test
