@@ -298,7 +298,10 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
   const rc::store::MessageMetrics stored = toStoreMetrics(metrics);
   const std::string text = utf8(g.text);
   const Id id = g.messageId;
-  storeCall<rc::Status>([id, text, stored](Store& s) { return s.update_message(id, text, stored); },
+  // The generated ids are saved with the text (issue #17): a reopened
+  // conversation's next prompt then holds exactly what was generated.
+  storeCall<rc::Status>([id, text, stored, tokens = outcome.tokens](
+                            Store& s) { return s.update_message(id, text, stored, tokens); },
                         [this, id](rc::Status st) {
                           // not_found: its conversation was deleted meanwhile.
                           if (!st.ok() && st.code() != rc::StatusCode::not_found) {

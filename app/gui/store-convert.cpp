@@ -80,7 +80,9 @@ std::vector<rc::ChatMessage> toEngineMessages(const std::string& systemPrompt,
   std::vector<rc::ChatMessage> out;
   if (!systemPrompt.empty()) out.push_back({"system", systemPrompt});
   for (const rc::store::Message& m : thread) {
-    out.push_back({rc::store::role_name(m.role), m.content});
+    // A reply's saved ids go with it, so the prompt holds what the cache
+    // holds even after a restart (the engine's own memory of replies is gone).
+    out.push_back({rc::store::role_name(m.role), m.content, m.tokens});
   }
   return out;
 }

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace rc::ui {
 
@@ -163,8 +164,9 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
 
   rc::Engine* engine = engine_.get();
   std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
+  auto ids = std::make_shared<std::vector<int32_t>>();  // engine thread only
   Result<rc::RequestId> id = engine->submit(
-      std::move(request), [this, tag, dropped, prefixChanged](const rc::StreamEvent& ev) {
+      std::move(request), [this, tag, dropped, prefixChanged, ids](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -172,6 +174,7 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
           stopped = it != active_.end() && it->second.stopRequested;
           if (ev.finished && it != active_.end()) active_.erase(it);
         }
+        if (ev.token >= 0) ids->push_back(ev.token);
         if (!ev.text.empty()) emit textArrived(tag, qs(ev.text));
         if (ev.finished) {
           GenerationOutcome out;
@@ -180,6 +183,7 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
           if (ev.reason == rc::FinishReason::error) out.error = qs(ev.error.message());
           out.droppedMessages = dropped;
           out.prefixChanged = prefixChanged;
+          out.tokens = std::move(*ids);
           emit generationFinished(tag, out);
         }
         return !stopped;

@@ -75,6 +75,9 @@ struct GenerationOutcome {
   ReplyMetrics metrics;
   int droppedMessages = 0;     // oldest messages left out to fit the context
   bool prefixChanged = false;  // the cut moved this turn: the cached history stopped matching
+  // The ids the reply was generated as (streamed tokens, end-of-generation
+  // excluded): saved with the reply so the next prompt holds exactly them.
+  std::vector<int32_t> tokens;
 };
 
 // A conversation branch offered to matchPrefix().
