@@ -56,8 +56,19 @@ uint64_t key_of(StringFormat f, uint32_t state, int k) {
 
 bool in_byte_class(int k, uint8_t c) { return classes().member[k][c]; }
 
+const FormatRuns::Entry* FormatRuns::find(uint64_t key) const {
+  if (memo_.empty()) return nullptr;
+  const Entry& e = memo_[slot(key)];
+  return e.key == key ? &e : nullptr;
+}
+
+void FormatRuns::store(uint64_t key, int run) {
+  if (memo_.empty()) memo_.resize(size_t{1} << kSlotBits);
+  memo_[slot(key)] = Entry{key, run};
+}
+
 int FormatRuns::run_length(StringFormat f, uint32_t state, int k) {
-  if (auto it = memo_.find(key_of(f, state, k)); it != memo_.end()) return it->second;
+  if (const Entry* e = find(key_of(f, state, k))) return e->run;
   // R(s) = 0 when the class is not uniform from s, else 1 + R(next). Follow
   // the chain until it ends, meets a known state, or reaches the cap (then
   // the last state is credited one step: an undercount only costs speed).
@@ -67,8 +78,8 @@ int FormatRuns::run_length(StringFormat f, uint32_t state, int k) {
     const int64_t next = uniform_next(f, chain.back(), k);
     if (next < 0) break;
     const uint32_t n = static_cast<uint32_t>(next);
-    if (auto it = memo_.find(key_of(f, n, k)); it != memo_.end()) {
-      last = 1 + it->second;
+    if (const Entry* e = find(key_of(f, n, k))) {
+      last = 1 + e->run;
       break;
     }
     if (static_cast<int>(chain.size()) == kMaxRun) {
@@ -77,11 +88,9 @@ int FormatRuns::run_length(StringFormat f, uint32_t state, int k) {
     }
     chain.push_back(n);
   }
-  if (memo_.size() > (1u << 16)) memo_.clear();
   int run = last;
-  for (size_t i = chain.size(); i-- > 0; ++run) {
-    memo_[key_of(f, chain[i], k)] = static_cast<uint8_t>(std::min(run, kMaxRun));
-  }
+  for (size_t i = chain.size(); i-- > 0; ++run)
+    store(key_of(f, chain[i], k), std::min(run, kMaxRun));
   return std::min(last + static_cast<int>(chain.size()) - 1, kMaxRun);
 }
 

@@ -14,7 +14,7 @@
 #pragma once
 
 #include <cstdint>
-#include <unordered_map>
+#include <vector>
 
 #include "json-grammar.h"
 
@@ -34,7 +34,17 @@ class FormatRuns {
   int run_length(StringFormat f, uint32_t state, int k);
 
  private:
-  std::unordered_map<uint64_t, uint8_t> memo_;
+  // A direct-mapped memo (a later state may overwrite an earlier one: it is
+  // a cache, and a miss only recomputes). Allocated at first use.
+  struct Entry {
+    uint64_t key = 0;  // 0: empty (real keys hold a format, never none)
+    int run = 0;
+  };
+  static constexpr int kSlotBits = 12;
+  static size_t slot(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits); }
+  const Entry* find(uint64_t key) const;
+  void store(uint64_t key, int run);
+  std::vector<Entry> memo_;
 };
 
 }  // namespace rc::structured

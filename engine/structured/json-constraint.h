@@ -39,6 +39,8 @@ class JsonConstraint {
   bool accepting() const;
 
   const std::vector<Thread>& threads() const { return threads_; }
+  // Trie nodes the last mask visited (benchmarks).
+  uint64_t nodes_visited() const { return builder_.nodes_visited(); }
 
  private:
   void compute();

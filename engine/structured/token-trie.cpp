@@ -111,18 +111,17 @@ std::shared_ptr<const TokenTrie> TokenTrie::from_tokenizer(const tok::Tokenizer&
 }
 
 void set_bit_range(std::vector<uint64_t>& bits, uint32_t begin, uint32_t end) {
-  while (begin < end && (begin & 63)) {
-    bits[begin >> 6] |= 1ull << (begin & 63);
-    ++begin;
+  if (begin >= end) return;
+  const uint32_t first = begin >> 6, last = (end - 1) >> 6;
+  const uint64_t head = ~0ull << (begin & 63);             // bits begin.. of the first word
+  const uint64_t tail = ~0ull >> (63 - ((end - 1) & 63));  // bits ..end-1 of the last word
+  if (first == last) {
+    bits[first] |= head & tail;
+    return;
   }
-  while (begin + 64 <= end) {
-    bits[begin >> 6] = ~0ull;
-    begin += 64;
-  }
-  while (begin < end) {
-    bits[begin >> 6] |= 1ull << (begin & 63);
-    ++begin;
-  }
+  bits[first] |= head;
+  for (uint32_t w = first + 1; w < last; ++w) bits[w] = ~0ull;
+  bits[last] |= tail;
 }
 
 void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,

@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
     }
     auto ids = tok.encode(s.document, false, false);
     structured::JsonConstraint c(g.value(), trie, tok.eog_ids());
-    std::vector<double> us, cpu;
+    std::vector<double> us, cpu, nodes;
     for (int32_t id : ids.value()) {
       logits = raw;
       auto t = Clock::now();
@@ -125,11 +125,15 @@ int main(int argc, char** argv) {
       const bool any = c.mask_logits(logits, true);
       cpu.push_back(thread_cpu_us() - cpu0);
       us.push_back(us_since(t));
-      if (std::getenv("RC_BENCH_TRACE") && us.back() > 3000) {
-        std::string before;
+      nodes.push_back(static_cast<double>(c.nodes_visited()));
+      // RC_BENCH_TRACE=US: the steps slower than US microseconds (thread CPU).
+      if (const char* trace = std::getenv("RC_BENCH_TRACE");
+          trace && cpu.back() > std::atof(trace)) {
         std::fprintf(stderr,
-                     "slow step %zu: %.0f us, next '%s', threads %zu, top node kind %d phase %d\n",
-                     us.size(), us.back(), tok.token_to_piece(id).c_str(), c.threads().size(),
+                     "slow step %zu: %.0f us, %.0f nodes, next '%s', threads %zu, top node kind %d "
+                     "phase %d\n",
+                     us.size(), cpu.back(), nodes.back(), tok.token_to_piece(id).c_str(),
+                     c.threads().size(),
                      int(g.value()->nodes[c.threads()[0].f[c.threads()[0].depth - 1].node].kind),
                      int(c.threads()[0].f[c.threads()[0].depth - 1].phase));
       }
@@ -152,15 +156,19 @@ int main(int argc, char** argv) {
     all.insert(all.end(), cpu.begin(), cpu.end());
     std::printf(
         "%-34s %4zu tokens | mask+apply per token (thread CPU): first %.0f us, mean %.0f us, p50 "
-        "%.0f us, p99 %.0f us, max %.0f us | wall mean %.0f us\n",
+        "%.0f us, p99 %.0f us, max %.0f us | wall mean %.0f us | trie nodes visited: p50 %.0f, "
+        "max %.0f\n",
         s.name, cpu.size(), cpu[0], mean, percentile(cpu, 0.5), percentile(cpu, 0.99),
-        *std::max_element(cpu.begin(), cpu.end()), wall / us.size());
+        *std::max_element(cpu.begin(), cpu.end()), wall / us.size(), percentile(nodes, 0.5),
+        *std::max_element(nodes.begin(), nodes.end()));
   }
   double sum = 0;
   for (double u : all) sum += u;
   const double mean_all = sum / all.size();
-  std::printf("all samples: %zu tokens, thread CPU mean %.0f us, p99 %.0f us per token\n",
-              all.size(), mean_all, percentile(all, 0.99));
+  const double max_all = *std::max_element(all.begin(), all.end());
+  std::printf(
+      "all samples: %zu tokens, thread CPU mean %.0f us, p99 %.0f us, max %.0f us per token\n",
+      all.size(), mean_all, percentile(all, 0.99), max_all);
 
   if (!decode_model.empty()) {
     ModelBenchConfig mc;
@@ -177,10 +185,10 @@ int main(int argc, char** argv) {
     const double step_us = 1e6 / r->decode_tok_s;
     std::printf(
         "decode step of %s (%s, 2 threads, wall): %.1f ms | mask per token / decode step: mean "
-        "%.2f%% (thread CPU; wall %.2f%%), worst sample's mean %.2f%%, p99 %.1f%%\n",
+        "%.2f%% (thread CPU; wall %.2f%%), worst sample's mean %.2f%%, p99 %.2f%%, max %.2f%%\n",
         r->model.c_str(), r->type.c_str(), step_us / 1000, 100 * mean_all / step_us,
         100 * wall_all / all.size() / step_us, 100 * worst_mean / step_us,
-        100 * percentile(all, 0.99) / step_us);
+        100 * percentile(all, 0.99) / step_us, 100 * max_all / step_us);
   }
   return 0;
 }
