@@ -12,7 +12,7 @@ build=${RADIXCHAT_BUILD_DIR:-$root/build}
 
 packages=(
   cmake ninja-build g++ pkg-config git
-  qt6-base-dev libqt6opengl6-dev libimgui-dev
+  qt6-base-dev libqt6opengl6-dev qt6-svg-dev libimgui-dev
   libsentencepiece-dev sentencepiece libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev

@@ -31,7 +31,7 @@ CacheSnapshot BlockRecording::header() const {
   return s;
 }
 
-void BlockRecording::emit(CacheEvent e) {
+void BlockRecording::push_event(CacheEvent e) {
   e.seq = tree_.next_seq();
   e.tick = ++tick_;
   // The mapping keeps the tree consistent by construction; a refusal here
@@ -150,7 +150,7 @@ void BlockRecording::clear_rank(int rank) {
   if (!others) {
     CacheEvent e;
     e.kind = CacheEventKind::reset;
-    emit(std::move(e));
+    push_event(std::move(e));
   } else {
     for (const std::string& r : roots) evict_subtree(r);
   }
@@ -193,7 +193,7 @@ void BlockRecording::evict_subtree(const std::string& k) {
     e.node = h.node;
     e.parent = parent_node(*it);
     h.node = kNoNode;
-    emit(std::move(e));
+    push_event(std::move(e));
   }
 }
 
@@ -216,7 +216,7 @@ void BlockRecording::insert_subtree(const std::string& k) {
     e.pages = {next_page_++};
     e.token_count = uint32_t(e.tokens.size());
     e.page_count = 1;
-    emit(std::move(e));
+    push_event(std::move(e));
   }
 }
 

@@ -83,7 +83,7 @@ class BlockRecording {
   std::vector<std::string> subtree(const std::string& key) const;
   void evict_subtree(const std::string& key);
   void insert_subtree(const std::string& key);
-  void emit(CacheEvent e);
+  void push_event(CacheEvent e);
   CacheSnapshot header() const;
 
   Recorder& recorder_;

@@ -115,7 +115,7 @@ TEST(CacheExport, SvgIsXmlWithOneElementPerNodeAtTwoMoments) {
   for (int64_t seq : {end / 2, end}) {
     auto tree = (*r)->tree_at(uint64_t(seq));
     ASSERT_TRUE(tree.ok()) << tree.status().message();
-    run("cache-export --recording " + rec + " --seq " + std::to_string(seq) + " --svg " + svg);
+    run("cache-export " + rec + " --at " + std::to_string(seq) + " --format svg --out " + svg);
     EXPECT_EQ(svg_nodes(svg), int(tree->nodes.size())) << "at seq " << seq;
     ASSERT_GT(tree->nodes.size(), 1u);
   }

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""cache-watch --url --record against the fake RadixChat server of
+cache-watch-url-test.py (snapshot, insert, split, two bad messages, a
+resync snapshot, end of stream).
+
+The recording is checked without RadixChat's reader: this script replays
+its `events` table itself (insert / evict / reset from the empty first
+snapshot) and compares the tree with the blocks cache-watch printed (--json
+counts) and with the tree the fake server's last snapshot describes, cut
+into blocks of its page size. Then radixchat-cli cache-export draws the
+recording (its own reader) with one node element per block plus the root,
+and a second --record onto the same file is refused in one line.
+Usage: cache-watch-record-test.py RADIXCHAT_CLI
+"""
+import http.server
+import importlib.util
+import json
+import os
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import threading
+
+here = os.path.dirname(os.path.abspath(__file__))
+spec = importlib.util.spec_from_file_location("fake", os.path.join(here, "cache-watch-url-test.py"))
+fake = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(fake)
+
+
+def ids(blob):
+    return list(struct.unpack(f"<{len(blob) // 4}i", blob)) if blob else []
+
+
+def replay(db):
+    """node -> (parent, tokens) after every recorded event, from the empty
+    first snapshot (kinds: 0 insert, 6 evict, 7 reset)."""
+    con = sqlite3.connect(db)
+    first = con.execute("SELECT next_seq, nodes FROM snapshots ORDER BY id LIMIT 1").fetchone()
+    assert first == (0, 1), f"first snapshot should be the empty tree at seq 0: {first}"
+    nodes = {}
+    expect = 0
+    for seq, kind, node, parent, count, tokens in con.execute(
+            "SELECT seq, kind, node, parent, token_count, tokens FROM events ORDER BY seq"):
+        assert seq == expect, f"seq {seq} after {expect - 1}"
+        expect += 1
+        if kind == 0:
+            assert node not in nodes and (parent == 0 or parent in nodes), (seq, node, parent)
+            assert len(ids(tokens)) == count > 0
+            nodes[node] = (parent, ids(tokens))
+        elif kind == 6:
+            assert node in nodes and not any(p == node for p, _ in nodes.values()), (seq, node)
+            del nodes[node]
+        elif kind == 7:
+            nodes.clear()
+        else:
+            raise AssertionError(f"event {seq}: kind {kind} is not a block mapping's")
+    meta = dict(con.execute("SELECT key, value FROM meta"))
+    con.close()
+    return nodes, meta
+
+
+def paths(nodes):
+    """Each node as the token blocks from the root to it."""
+    def path(n):
+        out = []
+        while n != 0:
+            parent, toks = nodes[n]
+            out.insert(0, tuple(toks))
+            n = parent
+        return tuple(out)
+    return sorted(path(n) for n in nodes)
+
+
+def expected_blocks():
+    last = json.loads(fake.MESSAGES[-1])
+    assert last["type"] == "snapshot"
+    ps = last["page_size"]
+    by_id = {n["id"]: n for n in last["nodes"]}
+    out = []
+    for n in last["nodes"]:
+        if n["parent"] is None:
+            continue
+        prefix, p = [], n["parent"]
+        while by_id[p]["parent"] is not None:
+            t = by_id[p]["tokens"]
+            prefix = [tuple(t[i:i + ps]) for i in range(0, len(t), ps)] + prefix
+            p = by_id[p]["parent"]
+        t = n["tokens"]
+        for i in range(0, len(t), ps):
+            prefix = prefix + [tuple(t[i:i + ps])]
+            out.append(tuple(prefix))
+    return sorted(out)
+
+
+def main():
+    cli = sys.argv[1]
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), fake.Handler)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        db = os.path.join(tmp, "watch.db")
+        out = subprocess.run([cli, "cache-watch", "--url", url, "--api-key", fake.KEY,
+                              "--seconds", "2", "--json", "--record", db],
+                             capture_output=True, text=True, timeout=30)
+        assert out.returncode == 0, out.stderr
+        assert "recorded" in out.stderr and db in out.stderr, out.stderr
+        shown = json.loads(out.stdout)
+        nodes, meta = replay(db)
+        assert meta["source"] == "cache-watch" and meta["remote_kind"] == "radixchat-server", meta
+        assert meta["page_size"] == "2", meta
+        got = paths(nodes)
+        assert len(got) == shown["blocks"], (got, shown)
+        roots = sum(1 for p, _ in nodes.values() if p == 0)
+        assert roots == shown["roots"], (roots, shown)
+        assert max(len(p) for p in got) == shown["max_depth_blocks"], (got, shown)
+        assert got == expected_blocks(), (got, expected_blocks())
+        # The reader's replay (cache-export) agrees: one element per node.
+        svg = os.path.join(tmp, "watch.svg")
+        ex = subprocess.run([cli, "cache-export", db, "--format", "svg", "--out", svg],
+                            capture_output=True, text=True, timeout=30)
+        assert ex.returncode == 0, ex.stderr
+        drawn = open(svg, encoding="utf-8").read().count('<g class="node"')
+        assert drawn == len(nodes) + 1, (drawn, len(nodes))
+        again = subprocess.run([cli, "cache-watch", "--url", url, "--api-key", fake.KEY,
+                                "--seconds", "1", "--record", db],
+                               capture_output=True, text=True, timeout=30)
+        assert again.returncode != 0 and "--record" in again.stderr, again.stderr
+        assert len(again.stderr.strip().splitlines()) == 1, again.stderr
+    srv.shutdown()
+    print("ok", len(nodes), "blocks replayed", shown)
+
+
+if __name__ == "__main__":
+    main()
