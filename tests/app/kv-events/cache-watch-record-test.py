@@ -9,7 +9,8 @@ snapshot) and compares the tree with the blocks cache-watch printed (--json
 counts) and with the tree the fake server's last snapshot describes, cut
 into blocks of its page size. Then radixchat-cli cache-export draws the
 recording (its own reader) with one node element per block plus the root,
-and a second --record onto the same file is refused in one line.
+and a second --record onto the same file is refused in one line. Then the
+same against a ZeroMQ KV-events publisher (skipped without python3-zmq).
 Usage: cache-watch-record-test.py RADIXCHAT_CLI
 """
 import http.server
@@ -94,6 +95,78 @@ def expected_blocks():
     return sorted(out)
 
 
+def zmq_part(cli, tmp):
+    """cache-watch --kv-events --record against a ZeroMQ publisher (the one
+    of cache-watch-test.py): a message replayed after a gap, a removed block
+    with children, a block stored after its child. The replayed recording
+    must hold every block the publisher's events leave, on its path."""
+    try:
+        import msgpack
+        import zmq
+    except ImportError as e:
+        print(f"ZeroMQ part skipped: {e}")
+        return
+    import time
+    spec = importlib.util.spec_from_file_location("pubs", os.path.join(here, "cache-watch-test.py"))
+    pubs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(pubs)
+    ctx = zmq.Context()
+    p = pubs.Publisher(ctx)
+    pub, rep = p.endpoints()
+    db = os.path.join(tmp, "zmq.db")
+    proc = subprocess.Popen([cli, "cache-watch", "--kv-events", pub, "--replay", rep,
+                             "--seconds", "3", "--json", "--record", db],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 3
+    while not p.joined and time.time() < deadline:
+        p.service()
+        time.sleep(0.01)
+    assert p.joined, "cache-watch never subscribed"
+    st = pubs.stored_a
+    batches = [
+        [1.0, [st([1, 2, 3], None, list(range(12)), 4)]],
+        [2.0, [st([4], 2, [20, 21, 22, 23], 4)]],  # held back: comes by replay
+        [3.0, [["BlockRemoved", [2], "GPU"]]],  # 3 and 4 become roots
+        [4.0, [st([5], 9, [7, 7, 7, 7], 4), st([9], None, [8, 8, 8, 8], 4)]],  # 9 adopts 5
+    ]
+    for seq, b in enumerate(batches):
+        p.send(seq, msgpack.packb(b), live=seq != 1)
+        for _ in range(5):
+            p.service()
+            time.sleep(0.01)
+    while proc.poll() is None:
+        p.service()
+        time.sleep(0.01)
+    out, err = proc.communicate()
+    assert proc.returncode == 0, err
+    shown = json.loads(out)
+    assert shown["replayed_messages"] == 1, shown
+    blocks = {}  # the publisher's view: hash -> (parent, tokens)
+    for _, events in batches:
+        for ev in events:
+            if ev[0] == "BlockRemoved":
+                for h in ev[1]:
+                    blocks.pop(h, None)
+                continue
+            parent, toks = ev[2], ev[3]
+            for i, h in enumerate(ev[1]):
+                blocks[h] = (parent, tuple(toks[4 * i:4 * i + 4]))
+                parent = h
+
+    def path(h):
+        out = []
+        while h in blocks:
+            out.insert(0, blocks[h][1])
+            h = blocks[h][0]
+        return tuple(out)
+    want = sorted(path(h) for h in blocks)
+    nodes, meta = replay(db)
+    assert meta["remote_kind"] == "kv-events" and meta["remote"] == pub, meta
+    assert paths(nodes) == want, (paths(nodes), want)
+    assert len(nodes) == shown["blocks"], shown
+    ctx.destroy(linger=0)
+
+
 def main():
     cli = sys.argv[1]
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), fake.Handler)
@@ -128,6 +201,7 @@ def main():
                                capture_output=True, text=True, timeout=30)
         assert again.returncode != 0 and "--record" in again.stderr, again.stderr
         assert len(again.stderr.strip().splitlines()) == 1, again.stderr
+        zmq_part(cli, tmp)
     srv.shutdown()
     print("ok", len(nodes), "blocks replayed", shown)
 
