@@ -9,7 +9,8 @@ snapshot) and compares the tree with the blocks cache-watch printed (--json
 counts) and with the tree the fake server's last snapshot describes, cut
 into blocks of its page size. Then radixchat-cli cache-export draws the
 recording (its own reader) with one node element per block plus the root,
-and a second --record onto the same file is refused in one line. Then the
+and a second --record onto the same file is refused in one line; a
+--record-max-mb cap stops recording with one message. Then the
 same against a ZeroMQ KV-events publisher (skipped without python3-zmq).
 Usage: cache-watch-record-test.py RADIXCHAT_CLI
 """
@@ -167,9 +168,42 @@ def zmq_part(cli, tmp):
     ctx.destroy(linger=0)
 
 
+def cap_part(cli, url, tmp):
+    """--record-max-mb 1 with about 1.3 MiB of block tokens: one
+    message saying the cap was reached, and a recording that still opens."""
+    first = fake.snapshot(0, [])
+    first["page_size"] = 64
+    # 120 inserts of 40 blocks of 64 tokens: 4800 blocks, 256 bytes each.
+    msgs = [json.dumps(first)] + [json.dumps(fake.event("insert", i, i, 0, None, 64 * 40,
+                                                        [i] * 64 * 40)) for i in range(1, 121)]
+    saved = fake.MESSAGES
+    fake.MESSAGES = msgs
+    try:
+        db = os.path.join(tmp, "cap.db")
+        out = subprocess.run([cli, "cache-watch", "--url", url, "--api-key", fake.KEY,
+                              "--seconds", "3", "--json", "--record", db,
+                              "--record-max-mb", "1"], capture_output=True, text=True, timeout=60)
+    finally:
+        fake.MESSAGES = saved
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["blocks"] == 4800, out.stdout
+    assert out.stderr.count("size cap of 1 MiB (--record-max-mb)") == 1, out.stderr
+    con = sqlite3.connect(db)
+    stopped = con.execute("SELECT value FROM meta WHERE key = 'stopped'").fetchone()
+    events = con.execute("SELECT count(*) FROM events").fetchone()[0]
+    con.close()
+    assert stopped and "size cap" in stopped[0], stopped
+    assert 0 < events < 4800, events
+    assert os.path.getsize(db) < 8 << 20, os.path.getsize(db)
+
+
 def main():
     cli = sys.argv[1]
-    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), fake.Handler)
+    class Server(http.server.ThreadingHTTPServer):
+        def handle_error(self, request, client_address):
+            pass  # a watcher that stops early breaks the stream: expected
+
+    srv = Server(("127.0.0.1", 0), fake.Handler)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{srv.server_address[1]}"
     with tempfile.TemporaryDirectory() as tmp:
@@ -201,6 +235,7 @@ def main():
                                capture_output=True, text=True, timeout=30)
         assert again.returncode != 0 and "--record" in again.stderr, again.stderr
         assert len(again.stderr.strip().splitlines()) == 1, again.stderr
+        cap_part(cli, url, tmp)
         zmq_part(cli, tmp)
     srv.shutdown()
     print("ok", len(nodes), "blocks replayed", shown)
