@@ -22,6 +22,9 @@
 //    followed by a store, as the block tree treats it.
 //  - AllBlocksCleared: one reset event when only that rank holds blocks,
 //    else evict events for that rank's blocks.
+//  - A block sent without token ids gets no node (an insert needs tokens);
+//    blocks naming it stay at the root. A forged parent cycle, which the
+//    block tree never walks, stays at the root too.
 //  - Nothing maps to match, lock or pin events (remote feeds send no
 //    matches, locks or requests): hits, lock counts and the requests table
 //    stay empty, and last_access counts events, not the remote's clock.
