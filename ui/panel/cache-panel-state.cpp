@@ -153,6 +153,7 @@ void CachePanelState::sync(double now) {
     located_structure_ = model.structure_version();
     located = model.locate(located_tokens, &located_partial);
   }
+  refresh_marks(now);
   poll_lesson(now);
 }
 
@@ -194,8 +195,8 @@ const panel::TreeLayout& CachePanelState::layout(double now) {
   // Nodes kept visible through level of detail: what the user looks at, and
   // where the latest request matched and inserted.
   std::vector<NodeId> keep;
-  for (NodeId id :
-       {selected, located, located_partial, model.last_match_node(), model.last_insert_node()})
+  for (NodeId id : {selected, located, located_partial, context_cut.node, model.last_match_node(),
+                    model.last_insert_node()})
     if (id != kNoNode && model.find(id)) keep.push_back(id);
   // Only the user's own picks force a relayout at once when they are not
   // laid out; the latest match and insert ride along with the next one.

@@ -20,6 +20,7 @@
 #include "panel/demo-scenarios.h"
 #include "panel/event-log.h"
 #include "panel/lesson-engine.h"
+#include "panel/node-marks.h"
 #include "panel/panel-fit.h"
 #include "panel/remote-attach.h"
 #include "panel/stats-history.h"
@@ -86,6 +87,17 @@ struct CachePanelState {
   std::vector<Token> located_tokens;
   void locate(const std::vector<Token>& tokens, double now);
   void select(NodeId id);
+
+  // --- Explanations (node-marks.h, panel-marks.cpp) ------------------------
+  // Siblings that read the same with other token ids; recomputed in sync()
+  // when the tree's shape changes.
+  panel::SiblingDiffs look_alikes;
+  // The latest context cut and where its prompt leaves the cached path.
+  panel::ContextCut context_cut;
+  // The app reports a cut: `prompt` was sent after it and its first
+  // `reused` tokens came from the cache (an empty prompt: unknown, no
+  // badge). Logs it, shows the banner and badges the branch point.
+  void mark_context_cut(int dropped, const std::vector<Token>& prompt, int64_t reused, double now);
 
   // Conversations that use the selected node (answer of the owner).
   NodeId conversations_for = kNoNode;
@@ -192,6 +204,9 @@ struct CachePanelState {
   void draw_off_notice();
   void draw_split_handle(float total_h);
   void ask_conversations(NodeId id);
+  // panel-marks.cpp
+  void refresh_marks(double now);
+  void draw_node_marks_tab(const panel::TreeNode& n);
 
   // lesson-panel.cpp
   void poll_lesson(double now);

@@ -234,6 +234,8 @@ void CachePanelState::draw_canvas(double now) {
   in.layout = &L;
   in.metrics = &metrics;
   in.label = [this](const panel::TreeNode& n) -> panel::NodeLabel& { return label(n); };
+  in.look_alikes = &look_alikes;
+  in.context_cut = &context_cut;
   in.selected = selected;
   in.located = located;
   in.located_partial = located_partial;
@@ -264,6 +266,9 @@ void CachePanelState::draw_banner() {
                                   return feed_ ? feed_->detokenize(t) : std::string();
                                 });
     colour = IM_COL32(96, 70, 20, 235);
+  } else if (std::string cut = context_cut.banner(now_); !cut.empty()) {
+    banner = std::move(cut);  // a few seconds after a context cut (context-cut.h)
+    colour = panel::MarkColours::cut_banner;
   }
   if (!banner.empty()) {
     if (!lesson) banner = panel::one_line(banner, 400);
@@ -293,6 +298,7 @@ void CachePanelState::draw_node_tab(double /*now*/) {
   } else if (n->id == kRootNode) {
     ImGui::Text("Root: %s, %s cached", panel::plural(int64_t(model.size()) - 1, "node").c_str(),
                 panel::plural(pages().cached_tokens, "token").c_str());
+    draw_node_marks_tab(*n);
   } else {
     ImGui::TextWrapped(
         "#%u \xC2\xB7 %s \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
@@ -300,6 +306,7 @@ void CachePanelState::draw_node_tab(double /*now*/) {
         "\xC2\xB7 last access tick %llu",
         n->id, panel::plural(int64_t(n->tokens.size()), "token").c_str(), n->pages.size(),
         n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
+    draw_node_marks_tab(*n);
     if (ImGui::Button("Centre")) view.focus(n->id);
     flow(button_w("Fold / unfold"));
     if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);

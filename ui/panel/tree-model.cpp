@@ -310,15 +310,19 @@ NodeId TreeModel::locate(const std::vector<Token>& tokens, NodeId* partial) cons
   while (pos < tokens.size()) {
     const TreeNode* next = nullptr;
     size_t common = 0;
+    // Paged trees key children by their first page, so several may start
+    // with the same token: the one that agrees longest is the path.
     for (NodeId c : at->children) {
       const TreeNode* cn = find(c);
       if (!cn || cn->parent != at->id || cn->tokens.empty() || cn->tokens[0] != tokens[pos])
         continue;
       const size_t n = std::min(cn->tokens.size(), tokens.size() - pos);
-      common = 0;
-      while (common < n && cn->tokens[common] == tokens[pos + common]) ++common;
-      next = cn;
-      break;
+      size_t k = 0;
+      while (k < n && cn->tokens[k] == tokens[pos + k]) ++k;
+      if (k > common) {
+        common = k;
+        next = cn;
+      }
     }
     if (!next) break;
     if (common < next->tokens.size()) {

@@ -137,6 +137,7 @@ void TreeView::draw_node(const Frame& f, const LaidNode& ln, const TreeNode& n, 
   f.dl->AddRect(p0, p1, under_mouse ? Palette::rgba(255, 255, 255, 120) : Palette::border, 0, 0,
                 1.0f);
   draw_highlights(f, n, p0, p1);
+  draw_node_marks(f, n, p0, p1);
   if (!f.text1) return;
   draw_node_text(f, ln, n, p0, p1);
   draw_node_tags(f, ln, n, p0, p1);

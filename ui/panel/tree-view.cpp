@@ -172,6 +172,7 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
     ImGui::TextUnformatted("Root of the radix tree");
     ImGui::TextDisabled("%s below, tick %llu", plural(int64_t(m.size()) - 1, "node").c_str(),
                         (unsigned long long)m.tick());
+    draw_marks_tooltip(in, n);
   } else {
     std::string text = in.label ? in.label(n).full : std::string();
     if (text.size() > 900) text = text.substr(0, 900) + "\xE2\x80\xA6";
@@ -181,6 +182,7 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
                 page_span(n.pages).c_str());
     ImGui::Text("%s of the prompt path",
                 token_range(n.depth_tokens, int64_t(n.tokens.size())).c_str());
+    draw_marks_tooltip(in, n);
     if (n.lock_ref)
       ImGui::Text("lock_ref %u: protected, a running request reads it", n.lock_ref);
     else if (n.pin_ref)

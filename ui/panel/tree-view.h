@@ -10,6 +10,8 @@
 //   white flash  a node that was just split or merged
 //   red ghost    an evicted node fading out where it was
 //   "+N"         a folded subtree (level of detail); "+N more" folded siblings
+//   amber corner a sibling reads the same with other token ids; red ring:
+//                where a context cut left the cached path (node-marks.h)
 // Boxes outside the canvas are culled; text is dropped when it would be too
 // small to read, and edges become straight lines when zoomed far out.
 //
@@ -29,6 +31,9 @@
 #include "panel/tree-model.h"
 
 namespace rc::ui::panel {
+
+class SiblingDiffs;  // sibling-diff.h
+struct ContextCut;   // context-cut.h
 
 struct Camera {
   float x = 0, y = 0;  // world point at the canvas' top-left corner
@@ -53,6 +58,10 @@ struct TreeViewInput {
   NodeId located_partial = kNoNode;
   double now = 0;
   uint64_t layout_generation = 0;  // changes whenever `layout` was recomputed
+  // Explanation marks (node-marks.h): look-alike siblings and where the
+  // latest context cut left the cached path; null draws neither.
+  const SiblingDiffs* look_alikes = nullptr;
+  const ContextCut* context_cut = nullptr;
 };
 
 struct TreeViewStats {
@@ -63,6 +72,8 @@ struct TreeViewStats {
   int edges_drawn = 0;
   int labels_drawn = 0;
   int culled = 0;  // laid-out boxes skipped as off-screen
+  int look_alikes_drawn = 0;  // boxes marked as a sibling's look-alike
+  int cut_marks_drawn = 0;    // boxes marked as a context cut's branch point
 };
 
 struct TreeViewActions {
@@ -147,6 +158,9 @@ class TreeView {
   void update_camera(const TreeViewInput& in, ImVec2 size, float dt);
   void handle_input(const TreeViewInput& in, ImVec2 size, TreeViewActions& act);
   void draw_tooltip(const TreeViewInput& in, const TreeNode& n);
+  // tree-view-marks.cpp
+  void draw_node_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
+  void draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const;
 
   TreeViewStats stats_;
   ImVec2 canvas_min_{0, 0}, canvas_max_{0, 0};

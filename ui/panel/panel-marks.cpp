@@ -1,0 +1,75 @@
+// CachePanelState's explanation marks (node-marks.h): keeping the
+// look-alike siblings and the context cut's branch point up to date, and
+// what the Node tab says about them.
+#include <imgui.h>
+
+#include <cstdio>
+
+#include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
+#include "panel/panel-widgets.h"
+
+namespace rc::ui {
+
+void CachePanelState::refresh_marks(double now) {
+  // Both return at once unless the tree's shape changed.
+  look_alikes.update(
+      model, feed_.get(),
+      [this](const std::vector<Token>& t) { return feed_ ? feed_->detokenize(t) : std::string(); },
+      [this](const panel::TreeNode& n) -> const std::string& { return label(n).full; }, now);
+  context_cut.resolve(model);
+}
+
+void CachePanelState::mark_context_cut(int dropped, const std::vector<Token>& prompt,
+                                       int64_t reused, double now) {
+  context_cut.mark(dropped, prompt, reused, now);
+  context_cut.resolve(model, true);
+  last_activity = now;  // frames for the banner
+  std::string where;
+  if (prompt.empty())
+    where = "the next prompt starts a new branch after the system prompt";
+  else if (context_cut.node == kNoNode)
+    where = "the prompt's shared prefix is no longer cached";
+  else
+    where = "the prompt reused " + panel::plural(context_cut.reused, "token") +
+            " and branches off at " +
+            (context_cut.node == kRootNode
+                 ? std::string("the root")
+                 : std::string(1, '#').append(std::to_string(context_cut.node)));
+  log.note("context cut: the earliest " + panel::plural(dropped, "message") +
+               " no longer fit; the cached prefix changed (" + where + ")",
+           now);
+}
+
+void CachePanelState::draw_node_marks_tab(const panel::TreeNode& n) {
+  const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::look_alike);
+  const ImVec4 red = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::context_cut);
+  if (const panel::SiblingDiff* d = look_alikes.find(n.id)) {
+    ImGui::PushStyleColor(ImGuiCol_Text, amber);
+    ImGui::TextWrapped("Looks like its sibling #%u: %s.", d->sibling,
+                       panel::look_alike_why(d->why, d->text_offset).c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("First differing token: %s", panel::first_difference_where(*d).c_str());
+    ImGui::BulletText("this node: %s", panel::token_and_piece(d->token, d->piece).c_str());
+    ImGui::BulletText("#%u: %s", d->sibling,
+                      panel::token_and_piece(d->sibling_token, d->sibling_piece).c_str());
+    if (d->others > 0)
+      ImGui::TextDisabled("(%s more sibling%s read the same)",
+                          panel::thousands(int64_t(d->others)).c_str(), d->others == 1 ? "" : "s");
+    char button[48];
+    std::snprintf(button, sizeof button, "Select #%u", d->sibling);
+    if (ImGui::SmallButton(button)) {
+      const NodeId other = d->sibling;
+      select(other);
+      view.focus(other);
+    }
+  }
+  if (context_cut.active() && context_cut.node == n.id) {
+    ImGui::PushStyleColor(ImGuiCol_Text, red);
+    ImGui::TextWrapped("%s", context_cut.badge().c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped("%s", context_cut.detail().c_str());
+  }
+}
+
+}  // namespace rc::ui

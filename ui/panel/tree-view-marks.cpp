@@ -1,0 +1,76 @@
+// The tree view's explanation marks (node-marks.h): look-alike siblings and
+// the context cut's branch point, on the box and in its tooltip.
+#include <algorithm>
+#include <cfloat>
+
+#include "panel/node-marks.h"
+#include "panel/panel-style.h"
+#include "panel/tree-view-frame.h"
+#include "panel/tree-view.h"
+
+namespace rc::ui::panel {
+
+namespace {
+
+// A tag across a box edge: a rounded plate of `colour` with dark text.
+void edge_tag(ImDrawList* dl, ImFont* font, float size, float z, ImVec2 at, const char* text,
+              ImU32 colour) {
+  const ImVec2 ts = font->CalcTextSizeA(size, FLT_MAX, 0, text);
+  dl->AddRectFilled(at - ImVec2(3 * z, 0), at + ts + ImVec2(3 * z, 0), colour, 5 * z);
+  dl->AddText(font, size, at, Palette::rgba(28, 14, 8), text);
+}
+
+}  // namespace
+
+void TreeView::draw_node_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1) {
+  const float z = f.z;
+  if (const SiblingDiff* d = f.in.look_alikes ? f.in.look_alikes->find(n.id) : nullptr) {
+    // The corner shows at any zoom; the tag once text is readable.
+    const float s = std::clamp(12 * z, 4.0f, 14.0f);
+    f.dl->AddTriangleFilled(ImVec2(p1.x - s, p0.y), ImVec2(p1.x, p0.y), ImVec2(p1.x, p0.y + s),
+                            MarkColours::look_alike);
+    if (f.text1) {
+      const bool same = d->why == LookAlike::same_text_split ||
+                        d->why == LookAlike::same_text_space ||
+                        d->why == LookAlike::same_text_bytes;
+      const char* text = same ? "same text" : "looks alike";
+      const ImVec2 ts = f.font->CalcTextSizeA(f.fs * 0.72f, FLT_MAX, 0, text);
+      edge_tag(f.dl, f.font, f.fs * 0.72f, z, ImVec2(p1.x - ts.x - 8 * z, p1.y - ts.y * 0.35f),
+               text, MarkColours::look_alike);
+    }
+    ++stats_.look_alikes_drawn;
+  }
+  if (f.in.context_cut && f.in.context_cut->node == n.id) {
+    const ImVec2 g(6, 6);
+    f.dl->AddRect(p0 - g, p1 + g, MarkColours::context_cut, 3.0f, 0, 2.0f);
+    if (f.text1) {
+      const std::string text = f.in.context_cut->badge();
+      edge_tag(f.dl, f.font, f.fs * 0.72f, z, ImVec2(p0.x + 6 * z, p1.y + 6 - f.fs * 0.36f),
+               text.c_str(), MarkColours::context_cut);
+    }
+    ++stats_.cut_marks_drawn;
+  }
+}
+
+void TreeView::draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const {
+  const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(MarkColours::look_alike);
+  const ImVec4 red = ImGui::ColorConvertU32ToFloat4(MarkColours::context_cut);
+  if (const SiblingDiff* d = in.look_alikes ? in.look_alikes->find(n.id) : nullptr) {
+    ImGui::Separator();
+    ImGui::TextColored(amber, "Looks like its sibling #%u: %s", d->sibling,
+                       look_alike_why(d->why, d->text_offset).c_str());
+    ImGui::Text("first differing token: %s", first_difference_where(*d).c_str());
+    ImGui::Text("  here: %s", token_and_piece(d->token, d->piece).c_str());
+    ImGui::Text("  #%u: %s", d->sibling,
+                token_and_piece(d->sibling_token, d->sibling_piece).c_str());
+  }
+  if (in.context_cut && in.context_cut->node == n.id) {
+    ImGui::Separator();
+    ImGui::TextColored(red, "%s", in.context_cut->badge().c_str());
+    ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + ImGui::GetFontSize() * 30);
+    ImGui::TextWrapped("%s", in.context_cut->detail().c_str());
+    ImGui::PopTextWrapPos();
+  }
+}
+
+}  // namespace rc::ui::panel
