@@ -5,6 +5,7 @@
 #include <QRandomGenerator>
 
 #include "chat-controller-internal.h"
+#include "remote-chat-client.h"
 
 namespace rc::gui {
 
@@ -70,7 +71,7 @@ ChatController::ChatController(rc::store::StoreThread* store, rc::ui::EngineHost
 ChatController::~ChatController() {
   // A reply still streaming keeps what it has, marked stopped.
   if (gen_.tag != 0) {
-    engine_->stop(gen_.tag);
+    stop();
     rc::store::MessageMetrics m;
     m.finish_reason = "cancelled";
     const Id id = gen_.messageId;
@@ -82,6 +83,25 @@ ChatController::~ChatController() {
 }
 
 void ChatController::waitForStore() { store_->wait_idle(); }
+
+void ChatController::setRemote(RemoteChatClient* client) {
+  if (client == remote_) return;
+  stop();  // its finish still arrives: each source keeps its connections
+  remote_ = client;
+  if (!client) return;
+  connect(client, &RemoteChatClient::textArrived, this, &ChatController::onText,
+          Qt::UniqueConnection);
+  connect(client, &RemoteChatClient::generationFinished, this, &ChatController::onFinished,
+          Qt::UniqueConnection);
+}
+
+bool ChatController::hasModel() const {
+  return remote_ ? remote_->isConnected() : engine_->hasModel();
+}
+
+QString ChatController::modelName() const {
+  return remote_ ? remote_->server().model : engine_->model().name;
+}
 
 void ChatController::applyLoaded(const Loaded& loaded) {
   if (!loaded.error.isEmpty()) {
@@ -96,7 +116,7 @@ void ChatController::applyLoaded(const Loaded& loaded) {
   std::vector<rc::ui::ChatMessageRow> rows = loaded.rows;
   // DeepSeek-R1 replies start inside their <think> block (the prompt opened it).
   const bool opensInReasoning =
-      engine_->hasModel() && engine_->model().chatTemplate == QLatin1String("deepseek-r1");
+      !remote_ && engine_->hasModel() && engine_->model().chatTemplate == QLatin1String("deepseek-r1");
   // The reply streaming now is saved only when it ends: show its text so far.
   for (rc::ui::ChatMessageRow& r : rows) {
     r.opensInReasoning = opensInReasoning && r.role == rc::ui::ChatRole::Assistant;
@@ -150,8 +170,9 @@ void ChatController::openBranch(qint64 conversationId, qint64 leafId) {
 void ChatController::send(const QString& text) {
   const QString trimmed = text.trimmed();
   if (trimmed.isEmpty() || isGenerating() || busyTurn_) return;
-  if (!engine_->hasModel()) {
-    emit errorOccurred(tr("No model is loaded: open one from the Model menu."));
+  if (!hasModel()) {
+    emit errorOccurred(remote_ ? tr("Not connected to the server: connect again from the Model menu.")
+                               : tr("No model is loaded: open one from the Model menu."));
     return;
   }
   std::optional<qint64> parent;
@@ -162,14 +183,14 @@ void ChatController::send(const QString& text) {
 void ChatController::regenerate(qint64 assistantMessageId) {
   const rc::ui::ChatMessageRow* row = chat_.message(assistantMessageId);
   if (!row || row->role != rc::ui::ChatRole::Assistant || row->parentId == 0) return;
-  if (isGenerating() || busyTurn_ || !engine_->hasModel()) return;
+  if (isGenerating() || busyTurn_ || !hasModel()) return;
   startTurn(std::nullopt, std::nullopt, row->parentId);
 }
 
 void ChatController::editMessage(qint64 userMessageId, const QString& text) {
   const rc::ui::ChatMessageRow* row = chat_.message(userMessageId);
   if (!row || row->role != rc::ui::ChatRole::User || text.trimmed().isEmpty()) return;
-  if (isGenerating() || busyTurn_ || !engine_->hasModel()) return;
+  if (isGenerating() || busyTurn_ || !hasModel()) return;
   std::optional<qint64> parent;
   if (row->parentId != 0) parent = row->parentId;
   startTurn(parent, text.trimmed(), std::nullopt);
@@ -192,7 +213,7 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
     fresh.sampling = toStoreSampling(sampling_);
   }
   const std::string text = utf8(userText.value_or(QString()));
-  const std::string model = utf8(engine_->model().name);
+  const std::string model = utf8(modelName());
   const bool newUser = userText.has_value();
 
   storeCall<Turn>(
@@ -257,9 +278,10 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
         job.contextPolicy =
             rc::parse_context_policy(t.loaded.sampling.contextOverflow.toStdString())
                 .value_or(rc::ContextPolicy::rolling_window);
-        const quint64 tag = engine_->generate(job);
+        // The model may have changed while the turn was being saved.
+        const quint64 tag = remote_ ? remote_->generate(job) : engine_->generate(job);
         gen_ = {};
-        gen_.model = engine_->model().name;
+        gen_.model = modelName();
         setGenerating(tag, t.loaded.id, t.assistantId);
         applyLoaded(t.loaded);
         refreshList();
@@ -276,7 +298,13 @@ void ChatController::setGenerating(quint64 tag, qint64 conversationId, qint64 me
 }
 
 void ChatController::stop() {
-  if (gen_.tag != 0) engine_->stop(gen_.tag);
+  if (gen_.tag == 0) return;
+  // Remote tags start at RemoteChatClient::kFirstTag, the engine's at 1.
+  if (gen_.tag >= RemoteChatClient::kFirstTag) {
+    if (remote_) remote_->stop(gen_.tag);
+  } else {
+    engine_->stop(gen_.tag);
+  }
 }
 
 void ChatController::onText(quint64 tag, const QString& text) {

@@ -31,6 +31,8 @@
 
 namespace rc::gui {
 
+class RemoteChatClient;
+
 using rc::ui::ChatSampling;
 using rc::ui::PresetRow;
 using rc::ui::ReplyMetrics;
@@ -57,6 +59,17 @@ class ChatController : public QObject {
   const std::vector<PresetRow>& presets() const { return presets_; }
   qint64 defaultPresetId() const { return defaultPresetId_; }
   std::optional<ReplyMetrics> lastMetrics() const { return lastMetrics_; }
+
+  // ---- the model: the local engine, or a remote server (issue 18) ----
+  // Replies go to `client` (a remote OpenAI-compatible server) while it is
+  // set and connected; null returns to the local engine. History is saved
+  // locally either way. The client must outlive the controller or be unset
+  // before it goes. A reply streaming when the model changes is stopped.
+  void setRemote(RemoteChatClient* client);
+  RemoteChatClient* remote() const { return remote_; }
+  // A model (local, or the connected server) can answer now.
+  bool hasModel() const;
+  QString modelName() const;
 
   // ---- conversations ----
   // Loads the list, presets and settings; call once at start.
@@ -154,6 +167,7 @@ class ChatController : public QObject {
 
   rc::store::StoreThread* store_;
   rc::ui::EngineHost* engine_;
+  RemoteChatClient* remote_ = nullptr;
   rc::ui::ChatModel chat_;
   rc::ui::ConversationListModel list_;
 

@@ -238,6 +238,7 @@ void MainWindow::connectPanel() {
 void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint64 poolTokens) {
   // A reply on the old engine would be cut when it is replaced: end it now.
   if (controller_->isGenerating()) controller_->stop();
+  if (controller_->remote()) useLocalModel();  // a local model: the chat is local again
   loadingPath_ = path;
   rc::ui::ModelRequest r;
   r.path = path;

@@ -139,6 +139,17 @@ void MainWindow::buildLayout() {
   bar->addWidget(new QLabel(tr("  Model: "), bar));
   picker_ = new ModelPicker(bar);
   bar->addWidget(picker_);
+  serverButton_ = new QPushButton(tr("Connect to a server…"), bar);
+  serverButton_->setObjectName(QStringLiteral("serverButton"));
+  serverButton_->setToolTip(
+      tr("Chat with a vLLM, SGLang or RadixChat server instead of the local model"));
+  bar->addWidget(serverButton_);
+  connect(serverButton_, &QPushButton::clicked, this, [this] {
+    if (controller_->remote())
+      useLocalModel();
+    else
+      openConnectServer();
+  });
   backendLabel_ = new QLabel(bar);
   backendLabel_->setObjectName(QStringLiteral("backendLabel"));
   bar->addWidget(backendLabel_);
@@ -192,6 +203,9 @@ void MainWindow::buildMenus() {
     loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
   model->addAction(tr("&Cancel loading"), this, [this] { engine_->cancelLoad(); });
+  model->addSeparator();
+  model->addAction(tr("Connect to a &server…"), this, &MainWindow::openConnectServer);
+  model->addAction(tr("Use the &local model"), this, &MainWindow::useLocalModel);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   panelAction_ = view->addAction(tr("&Cache panel"));
@@ -265,8 +279,8 @@ void MainWindow::updateHeader() {
 }
 
 void MainWindow::updateComposerState() {
-  const bool loading = engine_->isLoading();
-  const bool ready = engine_->hasModel();
+  const bool loading = !controller_->remote() && engine_->isLoading();
+  const bool ready = controller_->hasModel();
   composer_->setReady(ready, loading
                                  ? tr("Loading the model…")
                                  : tr("No model loaded — open one from the Model menu (Ctrl+O)"));

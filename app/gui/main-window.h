@@ -21,6 +21,7 @@
 #include <optional>
 
 #include "chat-controller.h"
+#include "connect-server-dialog.h"
 
 class QAction;
 class QLabel;
@@ -69,11 +70,23 @@ class MainWindow : public QMainWindow {
   // download runs in the background). Null when the catalog is unreadable.
   GetModelDialog* openGetModel();
 
+  // Model > Connect to a server… (issue 18): the chat answers from a remote
+  // OpenAI-compatible server, the panel optionally watches its cache.
+  // connectToServer() is what the dialog's Connect does (tests call it):
+  // serverConnected or serverConnectFailed follows. useLocalModel() goes
+  // back to this computer's engine (and its cache in the panel).
+  void openConnectServer();
+  void connectToServer(const ServerChoice& choice);
+  void useLocalModel();
+  RemoteChatClient* remoteClient() const { return remote_; }
+
  signals:
   // A model is loaded and the conversation list read: ready for a message.
   void readyForInput();
   // The first model load at start failed (the app keeps running).
   void startupLoadFailed(const QString& message);
+  void serverConnected(const QString& model);
+  void serverConnectFailed(const QString& message);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -98,6 +111,7 @@ class MainWindow : public QMainWindow {
   void copyLastReply();
   void saveSettings();
   void maybeReady();
+  void onServerConnected();
 
   std::unique_ptr<QSettings> settings_;
   std::unique_ptr<rc::ui::EngineHost> engine_;
@@ -119,6 +133,10 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QPushButton* cancelLoad_ = nullptr;
   QAction* panelAction_ = nullptr;
+  RemoteChatClient* remote_ = nullptr;  // child; made on the first connect
+  QPushButton* serverButton_ = nullptr;
+  ServerChoice serverChoice_;           // the latest connect's
+  bool panelOnServer_ = false;          // the panel was attached by connectToServer
 
   QString loadingPath_;  // the path of the load in progress ("" bundled)
   bool listLoaded_ = false;

@@ -3,6 +3,8 @@
 #include "remote-cache-source.h"
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "kv-subscriber.h"
 #include "server-cache-feed.h"
@@ -32,6 +34,21 @@ class FeedSource final : public rc::ui::panel::RemoteBlockSource {
   std::string what_;
 };
 
+// "a, b c" -> {"a", "b", "c"}: endpoints separated by commas or spaces.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text + ",") {
+    if (c == ',' || c == ' ' || c == '\t' || c == '\n') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  return out;
+}
+
 Result<std::unique_ptr<rc::ui::panel::RemoteBlockSource>> connect(
     const rc::ui::panel::AttachRequest& r) {
   using Kind = rc::ui::panel::AttachRequest::Kind;
@@ -43,12 +60,21 @@ Result<std::unique_ptr<rc::ui::panel::RemoteBlockSource>> connect(
     feed = std::move(f.value());
     what = "RadixChat server " + r.url;
   } else {
-    if (r.endpoint.empty())
-      return Status(StatusCode::invalid_argument, "give the publisher's endpoint");
-    auto s = kv_events::Subscriber::connect({{r.endpoint, r.replay}}, r.topic);
+    // One publisher per data-parallel rank: "tcp://h:5557, tcp://h:5567".
+    const std::vector<std::string> pubs = split_list(r.endpoint);
+    const std::vector<std::string> replays = split_list(r.replay);
+    if (pubs.empty()) return Status(StatusCode::invalid_argument, "give the publisher's endpoint");
+    if (replays.size() > pubs.size())
+      return Status(StatusCode::invalid_argument,
+                    "more replay endpoints than publishers (give them in the same order)");
+    std::vector<kv_events::Endpoint> eps;
+    for (size_t i = 0; i < pubs.size(); ++i)
+      eps.push_back({pubs[i], i < replays.size() ? replays[i] : std::string()});
+    auto s = kv_events::Subscriber::connect(eps, r.topic);
     if (!s.ok()) return s.status();
     feed = std::move(s.value());
-    what = "KV events " + r.endpoint;
+    what = "KV events " + pubs[0];
+    if (pubs.size() > 1) what += " + " + std::to_string(pubs.size() - 1) + " more (one per rank)";
   }
   return std::unique_ptr<rc::ui::panel::RemoteBlockSource>(
       new FeedSource(std::move(feed), std::move(what)));

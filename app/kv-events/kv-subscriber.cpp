@@ -16,6 +16,10 @@ namespace rc::kv_events {
 
 struct Source {
   Endpoint endpoint;
+  // With several endpoints (one per data-parallel rank), the rank of a
+  // batch that does not name one: the endpoint's place in the list.
+  // -1 with one endpoint (the batch's rank, 0 when omitted, stands).
+  int rank = -1;
   zmq::socket_t sub;
   zmq::socket_t replay;  // unconnected when endpoint.replay is ""
   SequenceTracker seq;
@@ -51,6 +55,7 @@ Result<std::unique_ptr<Subscriber>> Subscriber::connect(const std::vector<Endpoi
       return Status(StatusCode::invalid_argument,
                     "cannot connect to KV-events endpoint '" + bad + "': " + err.what());
     }
+    if (endpoints.size() > 1) src->rank = static_cast<int>(s->impl_->sources.size());
     s->impl_->sources.push_back(std::move(src));
   }
   return s;
@@ -65,13 +70,14 @@ std::string be64(uint64_t v) {
 }
 
 bool apply_payload(std::string_view payload, BlockTree& tree, SubscriberStats& st,
-                   const BlockFeed::BatchObserver& observer) {
+                   const BlockFeed::BatchObserver& observer, int endpoint_rank) {
   auto batch = decode_batch(payload);
   if (!batch.ok()) {
     ++st.malformed_messages;
     st.last_error = batch.status().message();
     return false;
   }
+  if (!batch->rank_sent && endpoint_rank >= 0) batch->rank = endpoint_rank;
   tree.apply(*batch);
   if (observer) observer(*batch);
   ++st.messages;
@@ -113,7 +119,7 @@ void replay_range(Source& src, const SequenceTracker::Gap& gap, int timeout_ms, 
     }
     // Buffered messages from before the gap or after it are not needed.
     if (*seq != expect || *seq >= gap.next) continue;
-    if (apply_payload(frames[at + 1].to_string_view(), tree, st, observer)) {
+    if (apply_payload(frames[at + 1].to_string_view(), tree, st, observer, src.rank)) {
       ++recovered;
       ++st.replayed_messages;
     }
@@ -180,7 +186,7 @@ void Subscriber::poll_once(int timeout_ms, int replay_timeout_ms) {
         im.stats.dropped_messages += gap->size() - got;
       }
       im.stats.publisher_restarts += src.seq.restarts() - restarts;
-      apply_payload(frames[2].to_string_view(), tree_, im.stats, observer_);
+      apply_payload(frames[2].to_string_view(), tree_, im.stats, observer_, src.rank);
     }
   }
 }

@@ -176,6 +176,7 @@ void set_rank(const Obj& o, Batch& batch) {
   const int64_t r = as_int(o, "data_parallel_rank");
   if (r < 0 || r > 1'000'000) throw Malformed("data_parallel_rank out of range");
   batch.rank = static_cast<int>(r);
+  batch.rank_sent = true;
 }
 
 Batch decode_root(const Obj& root) {

@@ -1,5 +1,6 @@
 #include "server-test-util.h"
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -65,6 +66,26 @@ httplib::Client LiveServer::client(const std::string& api_key) const {
   cli.set_write_timeout(10);
   if (!api_key.empty()) cli.set_bearer_token_auth(api_key.c_str());
   return cli;
+}
+
+void LiveServerTest::SetUp() {
+  std::string why;
+  engine_ = shared_engine(&why);
+  if (!engine_) GTEST_SKIP() << "model not available: " << why;
+  ServerOptions o;
+  o.heartbeat = std::chrono::milliseconds(200);
+  o.shutdown_grace = std::chrono::milliseconds(2000);
+  server_ = std::make_unique<LiveServer>(*engine_, o);
+}
+
+std::pair<int, nlohmann::json> LiveServerTest::post(const std::string& path,
+                                                    const std::string& body) {
+  httplib::Client cli = server_->client();
+  if (read_timeout_s_ > 0) cli.set_read_timeout(read_timeout_s_, 0);
+  auto r = cli.Post(path.c_str(), body, "application/json");
+  EXPECT_TRUE(r) << httplib::to_string(r.error());
+  if (!r) return {0, nlohmann::json()};
+  return {r->status, nlohmann::json::parse(r->body, nullptr, false)};
 }
 
 std::vector<std::string> sse_data_lines(const std::string& body) {

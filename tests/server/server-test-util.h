@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +36,21 @@ class LiveServer {
   std::unique_ptr<Server> server_;
   std::thread thread_;
   int port_ = 0;
+};
+
+// A fixture with a LiveServer over the shared engine for each test (skips
+// when the model is missing): 200 ms heartbeats, 2 s shutdown grace.
+class LiveServerTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+
+  // POST returning (status, parsed body; discarded when not JSON). A
+  // read_timeout_s_ above 0 replaces the client's default.
+  std::pair<int, nlohmann::json> post(const std::string& path, const std::string& body);
+
+  Engine* engine_ = nullptr;
+  std::unique_ptr<LiveServer> server_;
+  int read_timeout_s_ = 0;
 };
 
 // Splits an SSE body into its data payloads ("data: X" -> "X"), in order.

@@ -19,18 +19,8 @@ namespace {
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-class ServerTest : public ::testing::Test {
+class ServerTest : public LiveServerTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    engine_ = shared_engine(&why);
-    if (!engine_) GTEST_SKIP() << "model not available: " << why;
-    ServerOptions o;
-    o.heartbeat = 200ms;
-    o.shutdown_grace = 2000ms;
-    server_ = std::make_unique<LiveServer>(*engine_, o);
-  }
-
   const std::string& model() const { return engine_->model_info().name; }
 
   json chat_body(json extra = json::object()) const {
@@ -42,14 +32,7 @@ class ServerTest : public ::testing::Test {
     return b;
   }
 
-  // POST returning (status, parsed body).
-  std::pair<int, json> post(const std::string& path, const std::string& body) {
-    httplib::Client cli = server_->client();
-    auto r = cli.Post(path.c_str(), body, "application/json");
-    EXPECT_TRUE(r) << httplib::to_string(r.error());
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
-  }
+  using LiveServerTest::post;
   std::pair<int, json> post(const std::string& path, const json& body) {
     return post(path, body.dump());
   }
@@ -105,9 +88,6 @@ class ServerTest : public ::testing::Test {
     }
     return m;
   }
-
-  Engine* engine_ = nullptr;
-  std::unique_ptr<LiveServer> server_;
 };
 
 TEST_F(ServerTest, ChatCompletion) {

@@ -23,26 +23,9 @@ const char* kPerson = R"({"type":"object","properties":{
   "born":{"type":"string","format":"date"},"tags":{"type":"array","items":{"type":"boolean"},"maxItems":3}},
   "required":["name","age","born"],"additionalProperties":false})";
 
-class StructuredServerTest : public ::testing::Test {
+class StructuredServerTest : public LiveServerTest {
  protected:
-  void SetUp() override {
-    std::string why;
-    engine_ = shared_engine(&why);
-    if (!engine_) GTEST_SKIP() << "model not available: " << why;
-    ServerOptions o;
-    o.heartbeat = 200ms;
-    o.shutdown_grace = 2000ms;
-    server_ = std::make_unique<LiveServer>(*engine_, o);
-  }
-
-  std::pair<int, json> post(const std::string& path, const std::string& body) {
-    httplib::Client cli = server_->client();
-    cli.set_read_timeout(120, 0);
-    auto r = cli.Post(path.c_str(), body, "application/json");
-    EXPECT_TRUE(r) << httplib::to_string(r.error());
-    if (!r) return {0, json()};
-    return {r->status, json::parse(r->body, nullptr, false)};
-  }
+  StructuredServerTest() { read_timeout_s_ = 120; }
 
   json chat(json response_format, bool stream, double temperature = 1.0) {
     return {{"messages", {{{"role", "user"}, {"content", "Who is it? Answer in JSON."}}}},
@@ -93,9 +76,6 @@ class StructuredServerTest : public ::testing::Test {
       EXPECT_TRUE(k == "name" || k == "age" || k == "born" || k == "tags") << text;
     }
   }
-
-  Engine* engine_ = nullptr;
-  std::unique_ptr<LiveServer> server_;
 };
 
 TEST_F(StructuredServerTest, JsonSchemaOnChatStreamingAndNot) {

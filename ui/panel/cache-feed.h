@@ -45,6 +45,14 @@ class CacheFeed {
   // A remote cache (remote-feed.h): no locks, pool size, hit rate or
   // request timings reach the panel, which says so instead of drawing zeros.
   virtual bool remote() const { return false; }
+  // A remote cache with several data-parallel ranks: the ranks present, and
+  // the rank a node belongs to (-1: none, or a single-rank cache). The tree
+  // view colours nodes by rank.
+  virtual std::vector<int> ranks() const { return {}; }
+  virtual int node_rank(NodeId id) const {
+    (void)id;
+    return -1;
+  }
 };
 
 std::unique_ptr<CacheFeed> make_engine_feed(rc::Engine& engine);

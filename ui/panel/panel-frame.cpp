@@ -241,6 +241,11 @@ void CachePanelState::draw_canvas(double now) {
   in.located_partial = located_partial;
   in.now = now;
   in.layout_generation = layouts_computed;
+  if (remote_shown()) {
+    in.remote = true;
+    in.ranks = feed_->ranks();
+    if (!in.ranks.empty()) in.rank_of = [this](NodeId id) { return feed_->node_rank(id); };
+  }
   const panel::TreeViewActions act = view.draw(in, ImVec2(avail.x, canvas_h));
   if (act.clicked != kNoNode) select(act.clicked);
   if (act.clicked_background) select(kNoNode);
@@ -300,19 +305,32 @@ void CachePanelState::draw_node_tab(double /*now*/) {
                 panel::plural(pages().cached_tokens, "token").c_str());
     draw_node_marks_tab(*n);
   } else {
-    ImGui::TextWrapped(
-        "#%u \xC2\xB7 %s \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
-        "\xC2\xB7 hits %llu "
-        "\xC2\xB7 last access tick %llu",
-        n->id, panel::plural(int64_t(n->tokens.size()), "token").c_str(), n->pages.size(),
-        n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
+    if (remote_shown()) {
+      // A remote cache sends blocks only: no locks, pins, hits or access ticks.
+      const int rank = feed_->node_rank(n->id);
+      ImGui::TextWrapped("#%u \xC2\xB7 %s \xC2\xB7 %s%s", n->id,
+                         panel::plural(int64_t(n->tokens.size()), "token").c_str(),
+                         panel::plural(int64_t(n->pages.size()), "block").c_str(),
+                         rank >= 0 ? (" \xC2\xB7 rank " + std::to_string(rank)).c_str() : "");
+      ImGui::TextDisabled("Locks, hits and access times: not sent by a remote cache.");
+    } else {
+      ImGui::TextWrapped(
+          "#%u \xC2\xB7 %s \xC2\xB7 %zu pages \xC2\xB7 lock_ref %u \xC2\xB7 pin_ref %u "
+          "\xC2\xB7 hits %llu "
+          "\xC2\xB7 last access tick %llu",
+          n->id, panel::plural(int64_t(n->tokens.size()), "token").c_str(), n->pages.size(),
+          n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
+    }
     draw_node_marks_tab(*n);
     if (ImGui::Button("Centre")) view.focus(n->id);
     flow(button_w("Fold / unfold"));
     if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
-    flow(button_w("Conversations using this prefix"));
-    if (ImGui::Button("Conversations using this prefix")) ask_conversations(n->id);
-    if (conversations_for == n->id) {
+    // The saved chats are this computer's: they say nothing of a remote cache.
+    if (!remote_shown()) {
+      flow(button_w("Conversations using this prefix"));
+      if (ImGui::Button("Conversations using this prefix")) ask_conversations(n->id);
+    }
+    if (conversations_for == n->id && !remote_shown()) {
       if (conversations_pending && conversation_titles.empty())
         ImGui::TextDisabled("(asking the chat list...)");
       else if (conversation_titles.empty())

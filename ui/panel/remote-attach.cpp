@@ -49,6 +49,8 @@ void RemoteAttach::draw() {
   ImGui::PushItemWidth(ImGui::GetFontSize() * 22);
   if (kind_ == 0) {
     ImGui::InputText("endpoint", endpoint_, sizeof endpoint_);
+    if (ImGui::IsItemHovered())
+      tooltip("One publisher per data-parallel rank: separate them with commas");
     ImGui::InputText("replay (optional)", replay_, sizeof replay_);
     ImGui::InputText("topic (optional)", topic_, sizeof topic_);
   } else {

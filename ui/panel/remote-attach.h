@@ -16,8 +16,11 @@ namespace rc::ui::panel {
 struct AttachRequest {
   // A vLLM/SGLang/Dynamo KV-events publisher (ZeroMQ) or a RadixChat server.
   enum class Kind { kv_events, radixchat } kind = Kind::kv_events;
-  std::string endpoint;  // kv_events: tcp://HOST:5557
-  std::string replay;    // kv_events: tcp://HOST:5558, "" for none
+  // kv_events: tcp://HOST:5557, or one publisher per data-parallel rank
+  // separated by commas ("tcp://h:5557,tcp://h:5567"); replay endpoints in
+  // the same order ("" for none).
+  std::string endpoint;
+  std::string replay;
   std::string topic;     // kv_events: prefix filter, "" for all
   std::string url;       // radixchat: http://HOST:PORT
   std::string api_key;   // radixchat
@@ -46,8 +49,8 @@ class RemoteAttach {
   bool attached_ = false;
   std::string error_;
   AttachRequest form_;
-  char endpoint_[256] = "tcp://127.0.0.1:5557";
-  char replay_[256] = "";
+  char endpoint_[512] = "tcp://127.0.0.1:5557";
+  char replay_[512] = "";
   char topic_[128] = "";
   char url_[256] = "http://127.0.0.1:8080";
   char key_[256] = "";

@@ -54,6 +54,11 @@ class RemoteFeed final : public CacheFeed {
   int64_t pool_tokens() override { return 0; }
   std::string describe() override { return src_->describe() + " - " + src_->status(); }
   bool remote() const override { return true; }
+  std::vector<int> ranks() const override { return ranks_; }
+  int node_rank(NodeId id) const override {
+    auto it = rank_of_.find(id);
+    return it == rank_of_.end() ? -1 : it->second;
+  }
 
  private:
   // Changes whenever the tree does (events only ever add to the counts).
@@ -76,6 +81,8 @@ class RemoteFeed final : public CacheFeed {
   std::tuple<uint64_t, uint64_t, uint64_t, size_t> seen_{};
   std::map<std::string, NodeId> ids_;
   NodeId next_id_ = 1;
+  std::vector<int> ranks_;           // with several ranks only
+  std::map<NodeId, int> rank_of_;    // node -> rank, with several ranks only
   size_t nodes_ = 0;
   int64_t tokens_ = 0;
 };
@@ -96,6 +103,9 @@ CacheSnapshot RemoteFeed::fold() {
     if (depth > 1 && b->parent) ++children[key(b->rank, *b->parent)];
   }
   const bool per_rank = ranks.size() > 1;
+  ranks_.clear();
+  rank_of_.clear();
+  if (per_rank) ranks_.assign(ranks.begin(), ranks.end());
   std::map<int, NodeId> rank_node;
   if (per_rank) {
     for (int r : ranks) {
@@ -105,6 +115,7 @@ CacheSnapshot RemoteFeed::fold() {
       n.tokens = {kRankLabelToken0 - r};
       n.pages = {0};
       rank_node[r] = n.id;
+      rank_of_[n.id] = r;
       snap.nodes.push_back(n);
     }
   }
@@ -131,6 +142,7 @@ CacheSnapshot RemoteFeed::fold() {
       ++j;  // the single child follows its parent in the walk
     }
     node_of_block[key(walk[j].first->rank, walk[j].first->hash)] = n.id;
+    if (per_rank) rank_of_[n.id] = first->rank;
     tokens_ += static_cast<int64_t>(n.tokens.size());
     snap.nodes.push_back(std::move(n));
     i = j + 1;

@@ -32,8 +32,21 @@ void TreeView::draw_aggregate(const Frame& f, const LaidNode& ln, ImVec2 p0, ImV
   ++stats_.aggregates_drawn;
 }
 
+ImU32 rank_colour(int rank) {
+  // Muted hues that keep white text readable; they repeat after eight ranks.
+  static constexpr ImU32 kRanks[] = {
+      Palette::rgba(30, 136, 168), Palette::rgba(184, 108, 40), Palette::rgba(128, 92, 196),
+      Palette::rgba(58, 146, 88),  Palette::rgba(178, 70, 84),  Palette::rgba(146, 136, 46),
+      Palette::rgba(64, 92, 186),  Palette::rgba(172, 78, 146)};
+  return kRanks[static_cast<size_t>(std::max(rank, 0)) % std::size(kRanks)];
+}
+
 ImU32 TreeView::node_fill(const Frame& f, const TreeNode& n) const {
   if (n.id == kRootNode) return Palette::root;
+  if (f.in.remote) {  // no locks or recency: the rank, when there are several
+    const int rank = f.in.rank_of ? f.in.rank_of(n.id) : -1;
+    return rank >= 0 ? rank_colour(rank) : Palette::hot;
+  }
   if (n.lock_ref > 0) return Palette::locked;
   if (n.pin_ref > 0) return Palette::pinned;
   const float heat = std::exp(-float(newest_ - std::min(newest_, n.last_access)) / f.tau);
@@ -88,6 +101,11 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
   char buf[96];
   if (is_root)
     std::snprintf(buf, sizeof buf, "%s", plural(int64_t(f.m.size()) - 1, "node").c_str());
+  else if (f.in.remote && !f.in.ranks.empty() && n.parent == kRootNode)
+    std::snprintf(buf, sizeof buf, "data-parallel rank");  // a rank's own node
+  else if (f.in.remote)  // a remote cache sends no hits or locks: say what it has
+    std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %s", thousands(int64_t(n.tokens.size())).c_str(),
+                  plural(int64_t(n.pages.size()), "block").c_str());
   else
     std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                   thousands(int64_t(n.tokens.size())).c_str(), (unsigned long long)n.hits,

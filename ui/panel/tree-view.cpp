@@ -4,6 +4,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -183,6 +184,15 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
     ImGui::Text("%s of the prompt path",
                 token_range(n.depth_tokens, int64_t(n.tokens.size())).c_str());
     draw_marks_tooltip(in, n);
+    if (in.remote) {
+      const int rank = in.rank_of ? in.rank_of(n.id) : -1;
+      if (rank >= 0) ImGui::Text("data-parallel rank %d", rank);
+      ImGui::TextDisabled("locks, hits and access times: not sent by a remote cache");
+      ImGui::TextDisabled("children %zu - click to select, double-click to fold",
+                          n.children.size());
+      end_tooltip();
+      return;
+    }
     if (n.lock_ref)
       ImGui::Text("lock_ref %u: protected, a running request reads it", n.lock_ref);
     else if (n.pin_ref)
@@ -289,14 +299,23 @@ void TreeView::draw_ghosts(const Frame& f) {
 namespace {
 struct LegendItem {
   ImU32 c;
-  const char* t;
+  std::string t;
   bool outline;
 };
-constexpr LegendItem kLegend[] = {
-    {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
-    {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
-    {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
-    {Palette::ghost, "evicted", false}};
+
+// A local cache: node states. A remote one: its ranks' colours (states and
+// recency are not sent).
+std::vector<LegendItem> legend_items(bool remote, const std::vector<int>& ranks) {
+  if (!remote)
+    return {{Palette::locked, "locked", false},  {Palette::hot, "hot", false},
+            {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
+            {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
+            {Palette::ghost, "evicted", false}};
+  if (ranks.empty()) return {{Palette::hot, "cached blocks (remote)", false}};
+  std::vector<LegendItem> out;
+  for (int r : ranks) out.push_back({rank_colour(r), "rank " + std::to_string(r), false});
+  return out;
+}
 }  // namespace
 
 // The legend's rows for the canvas width: a strip along the bottom that the
@@ -307,8 +326,8 @@ void TreeView::layout_legend(ImFont* font) {
   const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
   legend_.clear();
   float x = left, row = 0;
-  for (const LegendItem& it : kLegend) {
-    const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t).x;
+  for (const LegendItem& it : legend_items(legend_remote_, legend_ranks_)) {
+    const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t.c_str()).x;
     if (x > left && x + w > right) {
       x = left;
       row += 1;
@@ -331,15 +350,16 @@ void TreeView::draw_legend(const Frame& f) {
                       4.0f, ImDrawFlags_RoundCornersBottom);
   f.dl->AddLine(ImVec2(canvas_min_.x + 1, canvas_max_.y - legend_h_),
                 ImVec2(canvas_max_.x - 1, canvas_max_.y - legend_h_), Palette::border);
-  for (size_t i = 0; i < legend_.size() && i < std::size(kLegend); ++i) {
+  const std::vector<LegendItem> items = legend_items(legend_remote_, legend_ranks_);
+  for (size_t i = 0; i < legend_.size() && i < items.size(); ++i) {
     const ImVec2 at = legend_[i];
-    const LegendItem* it = &kLegend[i];
+    const LegendItem* it = &items[i];
     const ImVec2 p(at.x, top + at.y * line);
     if (it->outline)
       f.dl->AddRect(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f, 0, 2.0f);
     else
       f.dl->AddRectFilled(p + ImVec2(0, 2), p + ImVec2(s - 2, s), it->c, 2.0f);
-    f.dl->AddText(f.font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it->t);
+    f.dl->AddText(f.font, s, p + ImVec2(s + 3, 0), Palette::text_dim, it->t.c_str());
   }
   char buf[96];
   std::snprintf(buf, sizeof buf, "%d%%  %s/%s shown", int(std::lround(f.z * 100)),
@@ -430,6 +450,8 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   const bool released = ImGui::IsItemDeactivated();
   handle_input(in, size, act);
   keep_centre_on_resize(size);
+  legend_remote_ = in.remote;
+  legend_ranks_ = in.ranks;
   layout_legend(ImGui::GetFont());
 
   if (in.layout_generation != seen_generation_) {

@@ -62,7 +62,16 @@ struct TreeViewInput {
   // latest context cut left the cached path; null draws neither.
   const SiblingDiffs* look_alikes = nullptr;
   const ContextCut* context_cut = nullptr;
+  // A remote cache (KV events): no locks, hits or access ticks exist, so
+  // boxes are coloured by data-parallel rank (rank_of, -1: none) and the
+  // counts say blocks instead of hits.
+  bool remote = false;
+  std::vector<int> ranks;  // ranks present, when several
+  std::function<int(NodeId)> rank_of;
 };
+
+// The fill of a remote cache's nodes on data-parallel rank `rank`.
+ImU32 rank_colour(int rank);
 
 struct TreeViewStats {
   int nodes_drawn = 0;  // boxes of real nodes (root included), on screen
@@ -181,6 +190,8 @@ class TreeView {
   uint64_t oldest_ = 0, newest_ = 0;
   float legend_h_ = 30;         // height of the legend strip at the canvas bottom
   std::vector<ImVec2> legend_;  // per legend item: x (screen) and row
+  bool legend_remote_ = false;  // the legend shows ranks (remote) or node states
+  std::vector<int> legend_ranks_;
   ImVec2 last_size_{0, 0};      // canvas size of the previous frame
 };
 

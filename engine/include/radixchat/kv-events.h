@@ -47,6 +47,9 @@ struct Event {
 struct Batch {
   double ts = 0;
   int rank = 0;  // data_parallel_rank (SGLang: attn_dp_rank); 0 when omitted
+  // The batch named its rank (older servers omit it: a subscriber with one
+  // endpoint per rank then knows the rank from the endpoint instead).
+  bool rank_sent = false;
   std::vector<Event> events;
   int unknown_events = 0;  // events with a tag this decoder does not know
 };

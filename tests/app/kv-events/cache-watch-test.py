@@ -200,7 +200,35 @@ def main():
     if bad:
         print("FAIL: (got, want):", bad)
         return 1
+    if rankless_publishers_run(cli, ctx) != 0:
+        return 1
     return sigint_text_run(cli, ctx)
+
+
+def rankless_publishers_run(cli, ctx):
+    """Two publishers whose batches name no rank (older servers, one port per
+    data-parallel rank) sending the same hashes: each endpoint is its own rank,
+    so the two chains stay apart instead of landing on rank 0 together."""
+    pubs = [Publisher(ctx), Publisher(ctx)]
+    args = [cli, "cache-watch", "--seconds", "1.5"]
+    for pub in pubs:
+        args += ["--kv-events", pub.endpoints()[0]]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.time() + 3
+    while not all(p.joined for p in pubs) and time.time() < deadline:
+        for p in pubs:
+            p.service()
+        time.sleep(0.01)
+    for r, pub in enumerate(pubs):
+        pub.send(0, msgpack.packb([0.0, [stored_a([1, 2], None, [r, r, 5, 5], 2)]]))
+    out, err = proc.communicate(timeout=10)
+    text = out.decode()
+    want = ["rank 0\n  0000000000000001 blocks=2 tokens=4: 0 0 5 5\n",
+            "rank 1\n  0000000000000001 blocks=2 tokens=4: 1 1 5 5\n"]
+    if proc.returncode != 0 or not all(w in text for w in want):
+        print(f"FAIL: rankless run exited {proc.returncode}; stdout:\n{text}stderr: {err.decode()}")
+        return 1
+    return 0
 
 
 def sigint_text_run(cli, ctx):

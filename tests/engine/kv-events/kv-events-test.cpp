@@ -99,6 +99,7 @@ TEST(KvEventDecode, TaggedArrays) {
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_DOUBLE_EQ(b->ts, 12.5);
   EXPECT_EQ(b->rank, 2);
+  EXPECT_TRUE(b->rank_sent);
   EXPECT_EQ(b->unknown_events, 1);
   ASSERT_EQ(b->events.size(), 3u);
   const Event& s = b->events[0];
@@ -121,12 +122,14 @@ TEST(KvEventDecode, RankAbsentMeansZero) {
   auto b = decode_batch(array_batch(false));
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->rank, 0);
+  EXPECT_FALSE(b->rank_sent);  // a subscriber with one endpoint per rank supplies it
 }
 
 TEST(KvEventDecode, TaggedMapsWithUnknownFields) {
   auto b = decode_batch(map_batch());
   ASSERT_TRUE(b.ok()) << b.status().message();
   EXPECT_EQ(b->rank, 1);
+  EXPECT_TRUE(b->rank_sent);
   EXPECT_DOUBLE_EQ(b->ts, 7.0);
   ASSERT_EQ(b->events.size(), 1u);
   const Event& s = b->events[0];
