@@ -161,12 +161,17 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
       request.max_tokens = std::max(1, std::min(job.maxTokens, context - int(prompt->size())));
     }
   }
+  auto cutPrompt = std::make_shared<std::vector<int32_t>>();  // GenerationOutcome::promptTokens
+  if (prefixChanged) {
+    Result<std::vector<int32_t>> prompt = engine_->render_chat(request.messages);
+    if (prompt.ok()) *cutPrompt = std::move(prompt.value());
+  }
 
   rc::Engine* engine = engine_.get();
   std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
   auto ids = std::make_shared<std::vector<int32_t>>();  // engine thread only
   Result<rc::RequestId> id = engine->submit(
-      std::move(request), [this, tag, dropped, prefixChanged, ids](const rc::StreamEvent& ev) {
+      std::move(request), [this, tag, dropped, prefixChanged, ids, cutPrompt](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -184,6 +189,7 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
           out.droppedMessages = dropped;
           out.prefixChanged = prefixChanged;
           out.tokens = std::move(*ids);
+          out.promptTokens = std::move(*cutPrompt);
           emit generationFinished(tag, out);
         }
         return !stopped;
@@ -223,22 +229,26 @@ void EngineWorker::warmup(const QStringList& systemPrompts) {
 
 void EngineWorker::matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
                                const std::vector<PrefixCandidate>& candidates) {
-  // Best branch per conversation.
+  // Best branch per conversation: the path is what the cache holds for one
+  // message of a thread (cachedThreadTokens), so each message of each
+  // candidate is rendered the same way and the longest agreement counts.
   std::map<qint64, PrefixMatch> best;
   if (engine_ && !tokens.empty()) {
     for (const PrefixCandidate& c : candidates) {
-      Result<std::vector<int32_t>> rendered = engine_->render_chat(c.messages);
-      if (!rendered.ok()) continue;
-      const int shared = static_cast<int>(commonPrefix(tokens, rendered.value()));
+      int shared = 0;
+      for (size_t end = 1; end <= c.messages.size(); ++end) {
+        const std::vector<rc::ChatMessage> upTo(c.messages.begin(), c.messages.begin() + end);
+        shared = std::max(shared, static_cast<int>(commonPrefix(tokens, cachedThreadTokens(upTo))));
+      }
       PrefixMatch& m = best[c.conversationId];
       if (m.conversationId == 0 || shared > m.sharedTokens) {
         m = {c.conversationId, c.leafId, c.title, shared, static_cast<int>(tokens.size())};
       }
     }
   }
-  // A conversation "uses" the node when it shares the whole path; generated
-  // tokens re-tokenized from saved text may differ in the last few tokens,
-  // so the tail of an assistant turn is allowed to diverge (a sixteenth).
+  // A conversation "uses" the node when it shares the whole path; a reply
+  // without its generated ids is re-tokenized from saved text, which may
+  // differ in the last few tokens, so its tail may diverge (a sixteenth).
   std::vector<PrefixMatch> out;
   for (auto& [id, m] : best) {
     if (m.sharedTokens * 16 >= m.requestedTokens * 15) out.push_back(m);
@@ -249,21 +259,31 @@ void EngineWorker::matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
   emit prefixMatched(tag, out);
 }
 
-void EngineWorker::renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages) {
+std::vector<int32_t> EngineWorker::cachedThreadTokens(
+    const std::vector<rc::ChatMessage>& messages) const {
   std::vector<int32_t> tokens;
-  if (engine_ && !messages.empty()) {
-    // What the cache holds for a reply is its request's prompt (the thread
-    // before it, assistant turn open) followed by the tokens it generated.
-    const bool reply = messages.back().role == "assistant";
-    std::vector<rc::ChatMessage> prompt(messages.begin(), messages.end() - (reply ? 1 : 0));
-    Result<std::vector<int32_t>> r = engine_->render_chat(prompt);
-    if (r.ok()) tokens = std::move(r.value());
-    if (r.ok() && reply) {
-      Result<std::vector<int32_t>> text = engine_->tokenize(messages.back().content, false);
-      if (text.ok()) tokens.insert(tokens.end(), text->begin(), text->end());
-    }
+  if (!engine_ || messages.empty()) return tokens;
+  // What the cache holds for a reply is its request's prompt (the thread
+  // before it, assistant turn open) followed by the tokens it generated:
+  // its ids when known, else its text re-tokenized.
+  const rc::ChatMessage& last = messages.back();
+  const bool reply = last.role == "assistant";
+  std::vector<rc::ChatMessage> prompt(messages.begin(), messages.end() - (reply ? 1 : 0));
+  Result<std::vector<int32_t>> r = engine_->render_chat(prompt);
+  if (!r.ok()) return tokens;
+  tokens = std::move(r.value());
+  if (!reply) return tokens;
+  if (!last.tokens.empty()) {
+    tokens.insert(tokens.end(), last.tokens.begin(), last.tokens.end());
+  } else if (Result<std::vector<int32_t>> text = engine_->tokenize(last.content, false);
+             text.ok()) {
+    tokens.insert(tokens.end(), text->begin(), text->end());
   }
-  emit threadRendered(tag, tokens);
+  return tokens;
+}
+
+void EngineWorker::renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages) {
+  emit threadRendered(tag, cachedThreadTokens(messages));
 }
 
 void EngineWorker::releaseRetired(rc::Engine* inUse) {

@@ -78,6 +78,9 @@ struct GenerationOutcome {
   // The ids the reply was generated as (streamed tokens, end-of-generation
   // excluded): saved with the reply so the next prompt holds exactly them.
   std::vector<int32_t> tokens;
+  // The prompt sent, when a context cut changed it (prefixChanged): the
+  // cache panel marks where it leaves the cached path. Empty otherwise.
+  std::vector<int32_t> promptTokens;
 };
 
 // A conversation branch offered to matchPrefix().
@@ -120,7 +123,8 @@ class EngineWorker : public QObject {
   void generate(quint64 tag, const rc::ui::GenerationJob& job);
   // Worker thread. Engine::warmup of each non-empty system prompt (pinned).
   void warmup(const QStringList& systemPrompts);
-  // Worker thread. render_chat of each candidate compared with `tokens`.
+  // Worker thread. Each candidate's messages, rendered as cachedThreadTokens
+  // one message at a time, compared with `tokens`.
   void matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
                    const std::vector<rc::ui::PrefixCandidate>& candidates);
   // Worker thread. The tokens the cache holds for the last message, for the
@@ -151,6 +155,8 @@ class EngineWorker : public QObject {
   // Reports the requests detached by destroyEngine() and never finished as
   // cancelled; called once the engine is gone (no callback can run any more).
   void finishOrphans();
+  // The tokens the cache holds for the last of `messages` (renderThread).
+  std::vector<int32_t> cachedThreadTokens(const std::vector<rc::ChatMessage>& messages) const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
 
   std::unique_ptr<rc::Engine> engine_;                // worker thread
