@@ -26,6 +26,7 @@
 #include "main-window.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
+#include "recording-source.h"
 
 namespace rc::gui {
 
@@ -206,6 +207,34 @@ void MainWindow::connectPanel() {
             // Same model, new cache: a new engine (the cache is built at create).
             loadModel(engine_->hasModel() ? engine_->modelRequest().path : loadingPath_, policy,
                       poolTokens);
+          });
+  // Recordings (issue 19): open a file in the panel, or record this engine.
+  // A chat reply is recorded as a request; its prompt is the thread on
+  // screen up to the reply, which is what the controller sent.
+  rc::ui::EngineHost* host = engine_.get();
+  panel_->setRecordingOpener(make_recording_opener([host] {
+    const rc::Engine* e = host->engine();
+    return e ? LoadedModel{e->model_info().name, e->model_info().path} : LoadedModel{};
+  }));
+  auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
+  panel_->setRecordingStarter(recorder->starter());
+  connect(controller_.get(), &ChatController::replyFinished, this,
+          [this, recorder](qint64 messageId, const ReplyMetrics& m, const QString&) {
+            if (!recorder->recording() || m.promptTokens <= 0) return;
+            std::vector<rc::ChatMessage> prompt;
+            if (!controller_->systemPrompt().isEmpty())
+              prompt.push_back({"system", controller_->systemPrompt().toStdString()});
+            for (const rc::ui::ChatMessageRow& r : controller_->chatModel()->rows()) {
+              if (r.id == messageId) break;
+              prompt.push_back({rc::ui::chatRoleName(r.role).toStdString(), r.text.toStdString()});
+            }
+            rc::RequestMetrics metrics;
+            metrics.prompt_tokens = m.promptTokens;
+            metrics.cached_tokens = m.cachedTokens;
+            metrics.computed_tokens = m.computedTokens();
+            metrics.output_tokens = m.completionTokens;
+            metrics.ttft_ms = m.ttftMs;
+            recorder->replyFinished(prompt, metrics, m.finishReason, {});
           });
   connect(
       panel_, &rc::ui::CachePanel::conversationsForPrefixRequested, this,

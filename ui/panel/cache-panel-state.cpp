@@ -131,7 +131,9 @@ void CachePanelState::sync(double now) {
   now_ = now;
   if (!feed_) return;
   bool overflowed = false;
+  replay.tick(now);
   std::vector<CacheEvent> events = feed_->drain(&overflowed);
+  tee_recording(events, overflowed);
   if (paused) {
     if (overflowed || pending.size() + events.size() > kMaxPending) {
       pending_lost = true;
@@ -142,7 +144,9 @@ void CachePanelState::sync(double now) {
   } else {
     if (overflowed)
       resync(now, feed_->remote() ? "the remote cache changed (" + feed_->describe() + ")"
-                                  : "the event queue overflowed");
+                  : replay_shown()
+                      ? "the recording at event " + std::to_string(replay.cursor().target)
+                      : "the event queue overflowed");
     for (const CacheEvent& e : events) apply_event(e, now);
   }
   cache_stats = feed_->cache_stats();
@@ -155,6 +159,7 @@ void CachePanelState::sync(double now) {
   }
   refresh_marks(now);
   poll_lesson(now);
+  if (replay_shown()) replay_after_sync();
 }
 
 void CachePanelState::set_paused(bool on, double now) {

@@ -22,6 +22,7 @@
 #include "panel/lesson-engine.h"
 #include "panel/node-marks.h"
 #include "panel/panel-fit.h"
+#include "panel/recording-view.h"
 #include "panel/remote-attach.h"
 #include "panel/stats-history.h"
 #include "panel/tree-lod.h"
@@ -107,6 +108,19 @@ struct CachePanelState {
   // --- Remote cache (remote-attach.h): "Attach to a cache..." / "Detach" ------
   panel::RemoteAttach remote;
   bool remote_shown() const { return feed_ && feed_->remote(); }
+
+  // --- Recordings (recording-panel.cpp): Record/Stop, Open, the timeline -----
+  panel::RecordingView replay;
+  bool replay_shown() const { return feed_ && replay.shown(); }
+  // Recording starts only from the local engine's own feed.
+  bool can_record() const;
+  // Timeline actions that also highlight the request's prompt on the tree.
+  void replay_jump(size_t request_index, double now);
+  bool replay_step_request(int dir, double now);
+  // Selects the next node of the shown tree whose text holds `text`, else
+  // jumps to the next request whose prompt does; find_result says which.
+  bool replay_find(const std::string& text, double now);
+  std::string find_result;
 
   // --- Log, plots, demos, settings -------------------------------------------
   panel::EventLog log;
@@ -207,6 +221,18 @@ struct CachePanelState {
   // panel-marks.cpp
   void refresh_marks(double now);
   void draw_node_marks_tab(const panel::TreeNode& n);
+
+  // recording-panel.cpp
+  void tee_recording(const std::vector<CacheEvent>& events, bool overflowed);
+  void draw_recording_buttons(double now);
+  void draw_recording_status();
+  void draw_timeline_section(double now);
+  void draw_request_tab(double now);
+  void draw_advisor_tab(double now);
+  void replay_after_sync();
+  bool replay_select_located_ = false;
+  uint64_t replay_seen_seq_ = UINT64_MAX;  // the seq the latest frame showed
+  char find_buf_[128] = "";
 
   // lesson-panel.cpp
   void poll_lesson(double now);

@@ -1,5 +1,6 @@
 #include "panel/cache-panel.h"
 
+#include <QFileDialog>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QOffscreenSurface>
@@ -92,6 +93,12 @@ CachePanel::CachePanel(QWidget* parent)
         },
         Qt::QueuedConnection);
   };
+  // A recording's feed (null: the engine's again), like the remote one.
+  state_->replay.install = state_->remote.install;
+  state_->replay.pick_file = [this](bool forRecording) {
+    QMetaObject::invokeMethod(
+        this, [this, forRecording] { pickRecordingFile(forRecording); }, Qt::QueuedConnection);
+  };
   state_->on_settings = [this](const std::string& policy, int64_t pool) {
     const QString p = QString::fromStdString(policy);
     QMetaObject::invokeMethod(
@@ -119,8 +126,11 @@ double CachePanel::now() const { return double(steady_ns() - epoch_ns_) * 1e-9; 
 
 void CachePanel::setEngine(rc::Engine* engine) {
   if (engine == engine_) return;
+  // A recording follows one engine: its seqs restart with the next.
+  if (state_->replay.recording()) state_->replay.stop_recording("the model changed");
   engine_ = engine;
-  if (state_->remote.attached()) return;  // Detach brings this engine's feed back
+  // Detach (or closing a recording) brings this engine's feed back.
+  if (state_->remote.attached() || state_->replay.shown()) return;
   state_->set_feed(engine ? panel::make_engine_feed(*engine) : nullptr, now());
   if (gl_) gl_->update();
 }
@@ -149,6 +159,71 @@ QString CachePanel::attachRemote(const panel::AttachRequest& request) {
 void CachePanel::detachRemote() { state_->remote.detach(); }
 
 bool CachePanel::remoteAttached() const { return state_->remote.attached(); }
+
+void CachePanel::setRecordingOpener(panel::RecordingOpener opener) {
+  state_->replay.opener = std::move(opener);
+}
+
+void CachePanel::setRecordingStarter(panel::RecordingStarter starter) {
+  state_->replay.starter = std::move(starter);
+}
+
+QString CachePanel::openRecording(const QString& path) {
+  if (state_->replay.recording())
+    return tr("Stop recording first: the panel shows one tree at a time.");
+  const QString why = QString::fromStdString(state_->replay.open(path.toStdString()));
+  if (gl_) gl_->update();
+  return why;
+}
+
+void CachePanel::closeRecording() { state_->replay.close(); }
+bool CachePanel::recordingShown() const { return state_->replay.shown(); }
+
+void CachePanel::seekRecording(quint64 seq) {
+  state_->replay.playing = false;
+  state_->replay.seek(seq);
+  if (gl_) gl_->update();
+}
+
+quint64 CachePanel::recordingTarget() const { return state_->replay.cursor().target; }
+quint64 CachePanel::recordingApplied() const { return state_->replay.cursor().applied; }
+
+QString CachePanel::startRecording(const QString& path) {
+  if (!state_->can_record())
+    return tr(
+        "Record follows the local engine: load a model, and leave the lesson, the remote "
+        "cache or the recording.");
+  const QString why = QString::fromStdString(state_->replay.start_recording(path.toStdString()));
+  if (gl_) gl_->update();
+  return why;
+}
+
+void CachePanel::stopRecording() {
+  state_->replay.stop_recording();
+  if (gl_) gl_->update();
+}
+
+bool CachePanel::recording() const { return state_->replay.recording(); }
+QString CachePanel::recordingStatus() const {
+  return QString::fromStdString(state_->replay.record_status());
+}
+
+void CachePanel::pickRecordingFile(bool forRecording) {
+  const QString filter = tr("Cache recordings (*.rcrec *.db *.sqlite);;All files (*)");
+  if (forRecording) {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Record the cache to"),
+                                                      QStringLiteral("cache.rcrec"), filter);
+    if (!path.isEmpty()) startRecording(path);  // the status line says why not
+  } else {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a cache recording"), {}, filter);
+    if (!path.isEmpty()) {
+      const QString why = openRecording(path);
+      if (!why.isEmpty()) state_->replay.open_error = why.toStdString();
+    }
+  }
+  if (gl_) gl_->update();
+}
 
 bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }

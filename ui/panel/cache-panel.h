@@ -24,6 +24,7 @@
 #include <memory>
 #include <vector>
 
+#include "panel/recording-source.h"
 #include "panel/remote-attach.h"
 
 namespace rc {
@@ -68,6 +69,32 @@ class CachePanel : public QWidget {
   void detachRemote();
   bool remoteAttached() const;
 
+  // Recordings (issue 19). The app supplies the opener (a recording file as
+  // a RecordingSource) and the starter (Record/Stop of the local engine);
+  // without them the panel has no "Open recording..." / "Record..."
+  // controls. The buttons ask for a file with a QFileDialog (queued after
+  // the frame); the methods below do what the controls do, for tests and
+  // the app. openRecording() returns "" or why it failed; the recording's
+  // tree replaces the engine's after the current frame and the engine's
+  // comes back on closeRecording(). startRecording() records the engine
+  // set last into a new file ("" or why not); the recording also stops
+  // when the engine changes (setEngine).
+  void setRecordingOpener(panel::RecordingOpener opener);
+  void setRecordingStarter(panel::RecordingStarter starter);
+  QString openRecording(const QString& path);
+  void closeRecording();
+  bool recordingShown() const;
+  // Moves the shown recording's cursor: the tree after every event before
+  // `seq` (clamped to the recording), built in the next frame.
+  void seekRecording(quint64 seq);
+  // The seq asked for, and the one the panel's tree is at (equal once built).
+  quint64 recordingTarget() const;
+  quint64 recordingApplied() const;
+  QString startRecording(const QString& path);
+  void stopRecording();
+  bool recording() const;
+  QString recordingStatus() const;
+
   // True when the ImGui panel is live (a GL context could be created); false
   // when the placeholder message is shown instead.
   bool hasGl() const;
@@ -99,7 +126,8 @@ class CachePanel : public QWidget {
   void showConversationsForNode(QStringList titles);
 
  private:
-  double now() const;  // seconds since the panel was made
+  double now() const;                         // seconds since the panel was made
+  void pickRecordingFile(bool forRecording);  // the file dialog, after the frame
 
   std::unique_ptr<CachePanelState> state_;
   CachePanelGl* gl_ = nullptr;  // child widget, owned by Qt; null without GL

@@ -83,7 +83,9 @@ void CachePanelState::draw_header(double now) {
     panel::tooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
                    lod.max_visible);
   remote.draw();
+  draw_recording_buttons(now);
   draw_text_scale_buttons();
+  draw_recording_status();
 }
 
 // One bar split by page state, with the byte counts in a tooltip.
@@ -363,6 +365,7 @@ void CachePanelState::draw(double now) {
   draw_header(now);
   draw_memory_bar();
   draw_stats_line();
+  draw_timeline_section(now);
   draw_canvas(now);
   draw_banner();
 
@@ -379,7 +382,14 @@ void CachePanelState::draw(double now) {
         {"Events", &CachePanelState::draw_events_tab}, {"Demos", &CachePanelState::draw_demos_tab},
         {"Cache", &CachePanelState::draw_cache_tab},
     };
-    for (const Tab& t : kTabs) {
+    static constexpr Tab kRecordingTabs[] = {
+        {"Request", &CachePanelState::draw_request_tab},
+        {"Advisor", &CachePanelState::draw_advisor_tab},
+    };
+    std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
+    if (replay_shown())
+      tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
+    for (const Tab& t : tabs) {
       const bool pick = select_tab == t.name;
       if (ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0)) {
         current_tab = t.name;

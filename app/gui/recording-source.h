@@ -1,0 +1,79 @@
+// The app's side of the panel's recordings (issue 19): ui/panel may not see
+// SQLite or app/recording, so the app hands the CachePanel
+//
+//   - an opener (make_recording_opener): a recording file as a
+//     panel::RecordingSource over recording/recording-reader (the tree at
+//     any seq: the nearest stored snapshot plus forward replay), with the
+//     timeline's samples, miss explanations (recording/miss-analysis, the
+//     same as `cache-report`) and the layout advisor (recording/cache-report);
+//   - a starter (LocalRecorder::starter): Record/Stop of the local engine, a
+//     panel::RecordingSink that writes the events the panel drains, engine
+//     snapshots and the chat's requests through recording/recorder.h (its
+//     writer thread does the disk work) and stops at a size cap, saying so.
+//
+// Threads: everything here runs on the GUI thread, except what the
+// Recorder does on its own writer thread (which never touches the Engine:
+// prompts are rendered on the GUI thread before they are queued).
+//
+// Engine lifetime: a sink keeps the Engine* it was started with. The
+// CachePanel stops the recording when its engine changes, before the old
+// engine is destroyed (CachePanel::setEngine); a sink destroyed without
+// close() (the app quitting) does not touch the engine.
+#pragma once
+
+#include <QString>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "panel/recording-source.h"
+#include "radixchat/engine.h"
+
+namespace rc::gui {
+
+// The model the app has loaded, to label a recording's tokens.
+struct LoadedModel {
+  std::string name;  // ModelInfo::name
+  std::string path;
+};
+
+// Labels: the vocabulary of meta('model_path') when that file exists, else
+// of `current()` when its name is the recording's meta('model'), else the
+// bundled model's for a recording of radixchat-demo; otherwise token ids as
+// <id>. Opening reads the requests and replays the recording once for the
+// timeline's samples (a second or so per million events).
+rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()> current = {});
+
+struct LocalRecordingOptions {
+  int64_t max_bytes = int64_t(1) << 30;  // the size cap
+  int checkpoint_ms = 2000;              // engine snapshots while events flow
+};
+
+// Record/Stop for the app's engine. One recording at a time (the panel's).
+class LocalRecorder {
+ public:
+  // `engine()`: the engine the panel shows (null: none loaded).
+  explicit LocalRecorder(std::function<rc::Engine*()> engine, LocalRecordingOptions options = {});
+  ~LocalRecorder();
+  LocalRecorder(const LocalRecorder&) = delete;
+  LocalRecorder& operator=(const LocalRecorder&) = delete;
+
+  rc::ui::panel::RecordingStarter starter();
+  bool recording() const;
+
+  // A chat reply on the local engine ended: recorded as a request (prompt
+  // rendered from `prompt` by the recording's engine) while a recording
+  // runs; ignored otherwise. The recorder ties it to its match event by the
+  // cached length, so a prompt cut to fit the context stays unmatched.
+  void replyFinished(const std::vector<rc::ChatMessage>& prompt, const rc::RequestMetrics& metrics,
+                     const QString& finishReason, std::vector<int32_t> output);
+
+  struct Shared;  // the running sink, shared with it
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+}  // namespace rc::gui

@@ -1,0 +1,312 @@
+// The panel's recordings (issue 19): Record/Stop and Open in the header,
+// the timeline over the tree while a recording is shown, and its Request
+// and Advisor tabs. The logic is in recording-view.cpp; the timeline item
+// in recording-timeline.cpp.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
+#include "panel/panel-fit.h"
+#include "panel/panel-style.h"
+#include "panel/panel-widgets.h"
+#include "panel/recording-timeline.h"
+
+namespace rc::ui {
+
+using panel::button_w;
+using panel::flow;
+
+namespace {
+const ImVec4 kWarn(1.0f, 0.62f, 0.35f, 1.0f);
+const ImVec4 kRec(1.0f, 0.4f, 0.4f, 1.0f);
+
+std::string quoted(const std::string& s) {
+  return "\xC2\xAB" + panel::one_line(s, 160) + "\xC2\xBB";
+}
+}  // namespace
+
+bool CachePanelState::can_record() const {
+  return feed_ && feed_->engine() && !lesson_shown() && !remote_shown() && !replay.shown();
+}
+
+void CachePanelState::tee_recording(const std::vector<CacheEvent>& events, bool overflowed) {
+  panel::RecordingSink* sink = replay.sink();
+  if (!sink || !feed_ || feed_.get() != user_feed() || remote_shown() || replay.shown()) return;
+  if (!events.empty() || overflowed) sink->events(events, overflowed);
+}
+
+// Header: Record / Stop, Open recording / Close.
+void CachePanelState::draw_recording_buttons(double now) {
+  if (replay.starter && replay.pick_file) {
+    if (replay.recording()) {
+      flow(button_w("Stop recording"));
+      ImGui::PushStyleColor(ImGuiCol_Text, kRec);
+      if (ImGui::Button("Stop recording")) replay.stop_recording();
+      ImGui::PopStyleColor();
+    } else {
+      flow(button_w("Record..."));
+      ImGui::BeginDisabled(!can_record());
+      if (ImGui::Button("Record...")) replay.pick_file(true);
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        panel::tooltip(can_record() ? "Record this engine's cache events and requests to a file"
+                                    : "Record follows the local engine: load a model, and "
+                                      "leave the lesson, the remote cache or the recording");
+    }
+  }
+  if (replay.opener && replay.pick_file) {
+    if (replay.shown()) {
+      flow(button_w("Close recording"));
+      if (ImGui::Button("Close recording")) replay.close();
+    } else {
+      flow(button_w("Open recording..."));
+      const bool busy = replay.recording() || lesson_shown() || remote_shown();
+      ImGui::BeginDisabled(busy);
+      if (ImGui::Button("Open recording...")) replay.pick_file(false);
+      ImGui::EndDisabled();
+      if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+        panel::tooltip(busy ? "Stop recording, and leave the lesson or the remote cache, first"
+                            : "Scrub a recording (radixchat-cli bench/serve --record, or Record "
+                              "here)");
+    }
+  }
+  (void)now;
+}
+
+// One line under the header: what is being recorded, or why it stopped.
+void CachePanelState::draw_recording_status() {
+  if (replay.sink() && replay.sink()->stopped()) replay.stop_recording();
+  const std::string status = replay.record_status();
+  if (!status.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, replay.recording() ? kRec : kWarn);
+    ImGui::TextWrapped("%s", status.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!replay.open_error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+    ImGui::TextWrapped("%s", replay.open_error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+// Transport controls, the search field, the timeline and the slider.
+void CachePanelState::draw_timeline_section(double now) {
+  panel::RecordingSource* src = replay.source();
+  if (!src) return;
+  const uint64_t first = src->first_seq(), end = src->end_seq();
+  const uint64_t at = replay.cursor().target;
+  if (ImGui::Button("|<")) replay.seek(first);
+  if (ImGui::IsItemHovered()) panel::tooltip("The start of the recording");
+  ImGui::SameLine();
+  if (ImGui::Button("< req")) replay_step_request(-1, now);
+  if (ImGui::IsItemHovered()) panel::tooltip("Back to the previous request");
+  ImGui::SameLine();
+  if (ImGui::Button("< ev")) replay.step_event(-1);
+  if (ImGui::IsItemHovered()) panel::tooltip("Back one event");
+  ImGui::SameLine();
+  if (ImGui::Button(replay.playing ? "Pause##play" : "Play##play")) {
+    if (!replay.playing && at >= end) replay.seek(first);
+    replay.playing = !replay.playing;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("ev >")) replay.step_event(1);
+  if (ImGui::IsItemHovered()) panel::tooltip("Forward one event");
+  ImGui::SameLine();
+  if (ImGui::Button("req >")) replay_step_request(1, now);
+  if (ImGui::IsItemHovered()) panel::tooltip("On to the next request");
+  ImGui::SameLine();
+  if (ImGui::Button(">|")) replay.seek(end);
+  static constexpr double kSpeeds[] = {10, 50, 200, 1000, 5000, 20000};
+  char speed[32];
+  std::snprintf(speed, sizeof speed, "%.0f ev/s", replay.speed);
+  flow(panel::fit_width(ImGui::GetFontSize() * 6));
+  ImGui::SetNextItemWidth(panel::fit_width(ImGui::GetFontSize() * 6));
+  if (ImGui::BeginCombo("##speed", speed)) {
+    for (double s : kSpeeds) {
+      std::snprintf(speed, sizeof speed, "%.0f ev/s", s);
+      if (ImGui::Selectable(speed, s == replay.speed)) replay.speed = s;
+    }
+    ImGui::EndCombo();
+  }
+  if (ImGui::IsItemHovered()) panel::tooltip("Play speed, in events per second");
+  char where[96];
+  std::snprintf(where, sizeof where, "event %s of %s", panel::thousands(int64_t(at)).c_str(),
+                panel::thousands(int64_t(end)).c_str());
+  flow(ImGui::CalcTextSize(where).x);
+  ImGui::TextUnformatted(where);
+
+  ImGui::SetNextItemWidth(panel::fit_width(ImGui::GetFontSize() * 12, "##find"));
+  const bool enter =
+      ImGui::InputTextWithHint("##find", "text in a node or prompt", find_buf_, sizeof find_buf_,
+                               ImGuiInputTextFlags_EnterReturnsTrue);
+  flow(button_w("Find"));
+  if ((ImGui::Button("Find") || enter) && find_buf_[0]) replay_find(find_buf_, now);
+  if (!find_result.empty()) {
+    flow(ImGui::CalcTextSize(find_result.c_str()).x);
+    panel::flow_text(find_result.c_str(), true);
+  }
+
+  const float w = ImGui::GetContentRegionAvail().x;
+  const panel::TimelineAction act = panel::draw_timeline(*src, at, replay.selected_request,
+                                                         ImVec2(w, ImGui::GetFontSize() * 5.5f));
+  if (act.request >= 0)
+    replay_jump(size_t(act.request), now);
+  else if (act.seek)
+    replay.seek(act.seq);
+  uint64_t slider = at;
+  ImGui::SetNextItemWidth(w);
+  if (ImGui::SliderScalar("##scrub", ImGuiDataType_U64, &slider, &first, &end, "event %llu"))
+    replay.seek(slider);
+  if (!replay.cursor().error.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
+    ImGui::TextWrapped("No tree at this moment: %s", replay.cursor().error.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+void CachePanelState::replay_jump(size_t index, double now) {
+  replay.jump_request(index);
+  if (!replay.source() || index >= replay.source()->requests().size()) return;
+  // The request's prompt is highlighted on the tree it met: the cached part
+  // of its path, and where it left the cache.
+  located_tokens = replay.source()->requests()[index].prompt;
+  located_structure_ = UINT64_MAX;
+  replay_select_located_ = true;
+  (void)now;
+}
+
+bool CachePanelState::replay_step_request(int dir, double now) {
+  const int before = replay.selected_request;
+  if (!replay.step_request(dir)) return false;
+  const int after = replay.selected_request;
+  replay.selected_request = before;
+  replay_jump(size_t(after), now);
+  return true;
+}
+
+// A node of the shown tree whose text holds `text` (the next after the
+// selected one), else the next request whose prompt holds it.
+bool CachePanelState::replay_find(const std::string& text, double now) {
+  std::vector<NodeId> ids;
+  for (const auto& [id, n] : model.nodes())
+    if (id != kRootNode && label(n).full.find(text) != std::string::npos) ids.push_back(id);
+  std::sort(ids.begin(), ids.end());
+  if (!ids.empty()) {
+    auto it = std::upper_bound(ids.begin(), ids.end(), selected);
+    const NodeId id = it == ids.end() ? ids.front() : *it;
+    select(id);
+    view.focus(id);
+    view.follow = false;
+    find_result = panel::plural(int64_t(ids.size()), "node") + " hold it here";
+    return true;
+  }
+  panel::RecordingSource* src = replay.source();
+  if (src) {
+    const auto& reqs = src->requests();
+    const size_t n = reqs.size();
+    const size_t start = replay.selected_request >= 0 ? size_t(replay.selected_request) + 1 : 0;
+    for (size_t k = 0; k < n; ++k) {
+      const size_t i = (start + k) % n;
+      if (src->detokenize(reqs[i].prompt).find(text) == std::string::npos) continue;
+      replay_jump(i, now);
+      find_result = "not in this tree; request " + std::to_string(reqs[i].id) + "'s prompt has it";
+      return true;
+    }
+  }
+  find_result = "not found";
+  return false;
+}
+
+// After a sync: a far jump fits the view to the tree there (following the
+// newest growth suits play and small steps, not a different moment); the
+// jumped-to request's path is selected once it is built.
+void CachePanelState::replay_after_sync() {
+  constexpr uint64_t kFitJump = 8;
+  const uint64_t at = replay.cursor().applied, seen = replay_seen_seq_;
+  replay_seen_seq_ = at;
+  if (!replay.playing && !replay_select_located_ && seen != UINT64_MAX &&
+      (at > seen + kFitJump || at + kFitJump < seen))
+    view.request_fit();
+  if (!replay_select_located_ || replay.cursor().applied != replay.cursor().target) return;
+  replay_select_located_ = false;
+  const NodeId target = located_partial != kNoNode ? located_partial : located;
+  if (target == kNoNode) return;
+  select(target);
+  view.focus(target);
+  view.follow = false;
+}
+
+// The requests, and why the selected one matched less than its prompt.
+void CachePanelState::draw_request_tab(double now) {
+  panel::RecordingSource* src = replay.source();
+  if (!src) return;
+  const auto& reqs = src->requests();
+  // A few rows: the explanation below is what the tab is for.
+  const float fs = ImGui::GetFontSize();
+  const float list_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.35f, fs * 3.5f, fs * 6.5f);
+  ImGui::BeginChild("##requests", ImVec2(0, list_h), true);
+  ImGuiListClipper clip;
+  clip.Begin(int(reqs.size()));
+  while (clip.Step()) {
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const panel::RecordedRequest& r = reqs[size_t(i)];
+      char row[160];
+      std::snprintf(row, sizeof row, "#%llu  event %s  %s/%s tok cached  %s##req%d",
+                    (unsigned long long)r.id, panel::thousands(int64_t(r.seq)).c_str(),
+                    panel::thousands(std::max<int64_t>(r.matched_tokens, 0)).c_str(),
+                    panel::thousands(r.prompt_tokens).c_str(),
+                    r.finish.empty() ? "unfinished" : r.finish.c_str(), i);
+      if (ImGui::Selectable(row, i == replay.selected_request)) replay_jump(size_t(i), now);
+    }
+  }
+  ImGui::EndChild();
+  if (replay.selected_request < 0) {
+    ImGui::TextDisabled("Pick a request (here, on the timeline, or with < req / req >).");
+    return;
+  }
+  const panel::MissView& m = replay.miss();
+  const panel::RecordedRequest& r = reqs[size_t(replay.selected_request)];
+  ImGui::Text("Why did request #%llu miss?", (unsigned long long)r.id);
+  if (!m.ok) {
+    ImGui::TextWrapped("%s", m.error.c_str());
+    return;
+  }
+  ImGui::TextWrapped(
+      "%s of %s prompt tokens were cached. Against the tree before event %s, the "
+      "prompt follows the best cached path for %s.",
+      panel::thousands(m.matched_tokens).c_str(), panel::thousands(m.prompt_tokens).c_str(),
+      panel::thousands(int64_t(m.at_seq)).c_str(), panel::plural(m.divergence, "token").c_str());
+  if (m.divergence >= m.prompt_tokens) {
+    ImGui::TextWrapped("The whole prompt was on a cached path.");
+    return;
+  }
+  ImGui::TextWrapped("Before the divergence: %s", quoted(m.before).c_str());
+  if (m.realigned) {
+    ImGui::TextWrapped("This prompt had: %s", quoted(m.prompt_span).c_str());
+    ImGui::TextWrapped("The cache had: %s", quoted(m.cached_span).c_str());
+    ImGui::TextWrapped(
+        "After that span %s agree again: without the divergence %s would have "
+        "been reused.",
+        panel::plural(m.run_after, "token").c_str(), panel::plural(m.would_reuse, "token").c_str());
+  } else {
+    ImGui::TextWrapped("This prompt went on with: %s", quoted(m.prompt_span).c_str());
+    if (!m.cached_next.empty())
+      ImGui::TextWrapped("The cached path went on with: %s", quoted(m.cached_next).c_str());
+    ImGui::TextWrapped("Nothing after it agrees with a cached path: the rest is new content.");
+  }
+}
+
+// The prompt-layout advisor over the whole recording.
+void CachePanelState::draw_advisor_tab(double /*now*/) {
+  const auto& lines = replay.advisor();
+  ImGui::BeginChild("##advisor", ImVec2(0, 0), false);
+  ImGui::PushTextWrapPos(0);
+  for (const std::string& l : lines) ImGui::TextUnformatted(l.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+}
+
+}  // namespace rc::ui

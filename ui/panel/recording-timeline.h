@@ -1,0 +1,28 @@
+// The recording's timeline (issue 19): one axis of event seqs with the
+// hit-rate and memory plots above it and a row of request markers below,
+// the cursor across all three. Clicking or dragging moves the cursor; a
+// click on a marker selects that request.
+//
+// GUI thread, inside an ImGui window; the timeline is one item.
+#pragma once
+
+#include <imgui.h>
+
+#include <cstdint>
+
+#include "panel/recording-source.h"
+
+namespace rc::ui::panel {
+
+struct TimelineAction {
+  bool seek = false;  // the user clicked or dragged: go to `seq`
+  uint64_t seq = 0;
+  int request = -1;  // a request marker was clicked (index into requests())
+};
+
+TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected, ImVec2 size);
+
+// x of `seq` on an axis from x0 to x0 + w covering [first, end].
+float timeline_x(uint64_t seq, uint64_t first, uint64_t end, float x0, float w);
+
+}  // namespace rc::ui::panel
