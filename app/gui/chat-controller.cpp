@@ -342,7 +342,7 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
   if (outcome.prefixChanged) {
     emit info(tr("The earliest %n message(s) no longer fit the context; the cached prefix changed.",
                  "", outcome.droppedMessages));
-    emit contextCut(outcome.droppedMessages);
+    emit contextCut(outcome.droppedMessages, outcome.promptTokens, metrics.cachedTokens);
   }
   emit generatingChanged(false);
   emit replyFinished(id, metrics, outcome.error);

@@ -136,7 +136,9 @@ class ChatController : public QObject {
   void info(const QString& message);  // transient status-bar text
   // A reply's prompt dropped more old messages than the previous turn's
   // (rc::ContextFit::prefix_changed): the cache panel marks the cut.
-  void contextCut(int droppedMessages);
+  // `promptTokens` is the prompt sent (empty when unknown) and its first
+  // `cachedTokens` came from the cache: where it leaves the cached path.
+  void contextCut(int droppedMessages, const std::vector<int32_t>& promptTokens, int cachedTokens);
 
  private:
   struct Generation {

@@ -51,7 +51,9 @@ void MainWindow::connectController() {
   connect(c, &ChatController::info, this,
           [this](const QString& message) { statusBar()->showMessage(message, 6000); });
   connect(c, &ChatController::contextCut, this,
-          [this](int dropped) { panel_->markContextCut(dropped); });
+          [this](int dropped, const std::vector<int32_t>& prompt, int cached) {
+            panel_->markContextCut(dropped, prompt, cached);
+          });
   connect(c, &ChatController::exported, this, [this](const QString& path) {
     statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
   });

@@ -140,11 +140,11 @@ void CachePanel::locateTokens(const std::vector<int32_t>& tokens) {
   if (gl_) gl_->update();
 }
 
-void CachePanel::markContextCut(int droppedMessages) {
-  state_->log.note("context cut: the earliest " + std::to_string(droppedMessages) +
-                       " messages no longer fit; the cached prefix changed (the next prompt "
-                       "starts a new branch after the system prompt)",
-                   now());
+void CachePanel::markContextCut(int droppedMessages, const std::vector<int32_t>& promptTokens,
+                                int cachedTokens) {
+  state_->mark_context_cut(droppedMessages,
+                           std::vector<Token>(promptTokens.begin(), promptTokens.end()),
+                           cachedTokens, now());
   if (gl_) gl_->update();
 }
 

@@ -56,8 +56,12 @@ class CachePanel : public QWidget {
 
   // Marks that a chat's prompt was cut to fit the context (the earliest
   // `droppedMessages` messages left it and the cached prefix changed): a
-  // line in the Events log, so the miss that follows is explained.
-  void markContextCut(int droppedMessages);
+  // line in the Events log and a banner for a few seconds, so the miss that
+  // follows is explained. With the prompt sent (`promptTokens`, its first
+  // `cachedTokens` served from the cache) the node where it leaves the
+  // cached path gets a "context cut" badge until the next cut.
+  void markContextCut(int droppedMessages, const std::vector<int32_t>& promptTokens = {},
+                      int cachedTokens = 0);
 
   // Remote caches (issue 18). The app supplies the connector (it owns ZeroMQ
   // and HTTP, app/kv-events); without one the panel has no "Attach to a

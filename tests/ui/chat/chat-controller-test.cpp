@@ -374,10 +374,21 @@ TEST_F(ChatControllerTest, ASmallContextLeavesOutTheOldestTurns) {
   controller_->setSampling(s);
   QSignalSpy info(controller_.get(), &ChatController::info);
   QSignalSpy finished(controller_.get(), &ChatController::replyFinished);
+  QSignalSpy cuts(controller_.get(), &ChatController::contextCut);
   sendAndWait("Hello");
   sendAndWait("What is a radix tree?");
   sendAndWait("And what is a prefix cache?");
   ASSERT_EQ(finished.count(), 3);
+  // Each cut carries the prompt sent and how much of it the cache served,
+  // for the panel's badge where it leaves the cached path.
+  ASSERT_GT(cuts.count(), 0);
+  for (const auto& args : cuts) {
+    EXPECT_GT(args.at(0).toInt(), 0);
+    const auto prompt = args.at(1).value<std::vector<int32_t>>();
+    EXPECT_GT(prompt.size(), 4u);
+    EXPECT_GE(args.at(2).toInt(), 0);
+    EXPECT_LT(args.at(2).toInt(), int(prompt.size()));
+  }
   for (const auto& args : finished)
     EXPECT_TRUE(args.at(2).toString().isEmpty()) << args.at(2).toString().toStdString();
   EXPECT_GT(info.count(), 0);  // "the earliest n messages no longer fit ..."
