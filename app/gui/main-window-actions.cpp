@@ -220,6 +220,7 @@ void MainWindow::connectPanel() {
   }));
   auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
   panel_->setRecordingStarter(recorder->starter());
+  panel_->setTreeExporter(make_tree_exporter());
   connect(controller_.get(), &ChatController::replyFinished, this,
           [this, recorder](qint64 messageId, const ReplyMetrics& m, const QString&) {
             if (!recorder->recording() || m.promptTokens <= 0) return;

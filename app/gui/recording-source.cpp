@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 
 #include "radixchat/model-tools.h"
 #include "radixchat/vocabulary.h"
@@ -14,6 +15,8 @@
 #include "recording/miss-analysis.h"
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
+#include "recording/tree-png.h"
+#include "recording/tree-svg.h"
 
 namespace rc::gui {
 
@@ -282,6 +285,24 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
     auto src = std::make_unique<FileSource>(path, std::move(rec.value()));
     if (Status s = src->load(current); !s.ok()) return s;
     return std::unique_ptr<RecordingSource>(std::move(src));
+  };
+}
+
+rc::ui::panel::TreeExporter make_tree_exporter() {
+  return [](const CacheSnapshot& tree,
+            const std::function<std::string(const std::vector<Token>&)>& label,
+            const std::string& title, const std::string& path) -> std::string {
+    recording::SvgOptions so;
+    so.title = title;
+    const std::string doc = recording::tree_svg(tree, label, so);
+    const QString p = QString::fromStdString(path);
+    if (p.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {
+      const Status s = recording::svg_to_png(doc, path);
+      return s.ok() ? std::string() : s.message();
+    }
+    std::ofstream f(path, std::ios::binary | std::ios::trunc);
+    if (!(f << doc) || !f.flush()) return "cannot write " + path;
+    return {};
   };
 }
 

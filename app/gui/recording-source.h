@@ -46,6 +46,10 @@ struct LoadedModel {
 // timeline's samples (a second or so per million events).
 rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()> current = {});
 
+// The panel's "Export...": recording/tree-svg's picture of the tree, as SVG,
+// or rasterized by recording/tree-png when the path ends in .png.
+rc::ui::panel::TreeExporter make_tree_exporter();
+
 struct LocalRecordingOptions {
   int64_t max_bytes = int64_t(1) << 30;  // the size cap
   int checkpoint_ms = 2000;              // engine snapshots while events flow

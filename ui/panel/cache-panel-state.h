@@ -121,6 +121,9 @@ struct CachePanelState {
   // jumps to the next request whose prompt does; find_result says which.
   bool replay_find(const std::string& text, double now);
   std::string find_result;
+  // The tree as the panel shows it now (live, remote, or the recording at
+  // its cursor), as a snapshot: for exporting pictures.
+  CacheSnapshot shown_tree() const;
 
   // --- Log, plots, demos, settings -------------------------------------------
   panel::EventLog log;

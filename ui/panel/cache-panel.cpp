@@ -208,6 +208,37 @@ QString CachePanel::recordingStatus() const {
   return QString::fromStdString(state_->replay.record_status());
 }
 
+void CachePanel::setTreeExporter(panel::TreeExporter exporter) {
+  exporter_ = std::move(exporter);
+  state_->replay.export_tree = [this] {
+    QMetaObject::invokeMethod(
+        this, [this] { pickExportFile(); }, Qt::QueuedConnection);
+  };
+}
+
+QString CachePanel::exportTree(const QString& path) {
+  panel::CacheFeed* feed = state_->feed();
+  if (!exporter_) return tr("Exporting pictures is not available in this build.");
+  if (!feed) return tr("Nothing to export: no tree is shown.");
+  std::string title = feed->describe();
+  if (state_->replay_shown())
+    title += " at event " + std::to_string(state_->replay.cursor().applied);
+  auto label = [feed](const std::vector<Token>& t) { return feed->detokenize(t); };
+  return QString::fromStdString(exporter_(state_->shown_tree(), label, title, path.toStdString()));
+}
+
+void CachePanel::pickExportFile() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export the cache tree"),
+                                                    QStringLiteral("cache-tree.svg"),
+                                                    tr("SVG picture (*.svg);;PNG image (*.png)"));
+  if (path.isEmpty()) return;
+  const QString why = exportTree(path);
+  state_->log.note(why.isEmpty() ? "exported the tree to " + path.toStdString()
+                                 : "export failed: " + why.toStdString(),
+                   now());
+  if (gl_) gl_->update();
+}
+
 void CachePanel::pickRecordingFile(bool forRecording) {
   const QString filter = tr("Cache recordings (*.rcrec *.db *.sqlite);;All files (*)");
   if (forRecording) {

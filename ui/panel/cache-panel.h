@@ -98,6 +98,12 @@ class CachePanel : public QWidget {
   void stopRecording();
   bool recording() const;
   QString recordingStatus() const;
+  // Export (the app's tree-svg / tree-png): without an exporter no "Export..."
+  // control. exportTree() writes the tree shown now (live, remote, or the
+  // recording at its cursor) to `path`, SVG or PNG by its extension, and
+  // returns "" or why not.
+  void setTreeExporter(panel::TreeExporter exporter);
+  QString exportTree(const QString& path);
 
   // True when the ImGui panel is live (a GL context could be created); false
   // when the placeholder message is shown instead.
@@ -132,6 +138,8 @@ class CachePanel : public QWidget {
  private:
   double now() const;                         // seconds since the panel was made
   void pickRecordingFile(bool forRecording);  // the file dialog, after the frame
+  void pickExportFile();                      // likewise
+  panel::TreeExporter exporter_;
 
   std::unique_ptr<CachePanelState> state_;
   CachePanelGl* gl_ = nullptr;  // child widget, owned by Qt; null without GL

@@ -38,7 +38,19 @@ void CachePanelState::tee_recording(const std::vector<CacheEvent>& events, bool 
   if (!events.empty() || overflowed) sink->events(events, overflowed);
 }
 
-// Header: Record / Stop, Open recording / Close.
+CacheSnapshot CachePanelState::shown_tree() const {
+  CacheSnapshot s;
+  s.next_seq = replay_shown() ? replay.cursor().applied : 0;
+  s.total_pages = int64_t(cache_stats.total_pages);
+  for (const auto& [id, n] : model.nodes())
+    s.nodes.push_back(
+        {id, n.parent, n.tokens, n.pages, n.lock_ref, n.pin_ref, n.last_access, n.hits});
+  std::sort(s.nodes.begin(), s.nodes.end(),
+            [](const CacheNodeInfo& a, const CacheNodeInfo& b) { return a.id < b.id; });
+  return s;
+}
+
+// Header: Record / Stop, Open recording / Close, Export.
 void CachePanelState::draw_recording_buttons(double now) {
   if (replay.starter && replay.pick_file) {
     if (replay.recording()) {
@@ -72,6 +84,13 @@ void CachePanelState::draw_recording_buttons(double now) {
                             : "Scrub a recording (radixchat-cli bench/serve --record, or Record "
                               "here)");
     }
+  }
+  if (replay.export_tree && feed_) {
+    flow(button_w("Export..."));
+    if (ImGui::Button("Export...")) replay.export_tree();
+    if (ImGui::IsItemHovered())
+      panel::tooltip(replay_shown() ? "Save the tree at this moment of the recording as SVG or PNG"
+                                    : "Save the tree shown as SVG or PNG");
   }
   (void)now;
 }

@@ -96,6 +96,13 @@ class RecordingSink {
   virtual std::string close() = 0;
 };
 
+// Writes `tree` as a picture: SVG, or PNG when `path` ends in .png. `label`
+// turns a node's tokens into its text. Returns "" or why not. The app
+// implements it (app/recording's tree-svg / tree-png).
+using TreeExporter = std::function<std::string(
+    const CacheSnapshot& tree, const std::function<std::string(const std::vector<Token>&)>& label,
+    const std::string& title, const std::string& path)>;
+
 using RecordingOpener =
     std::function<Result<std::unique_ptr<RecordingSource>>(const std::string& path)>;
 // Starts recording the local engine into `path` (a new file).

@@ -42,6 +42,9 @@ class RecordingView {
   // Set by the panel's owner: installs the recording's feed (null: back to
   // the local engine's), after the current frame.
   std::function<void(std::unique_ptr<CacheFeed>)> install;
+  // Set by the panel's owner when it can export pictures: asks for a file
+  // and writes the tree shown (live, or at the recording's cursor).
+  std::function<void()> export_tree;
 
   // --- Record / Stop -------------------------------------------------------
   std::string start_recording(const std::string& path);  // "" or why not

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
@@ -118,6 +119,7 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
   if (!panel->hasGl()) RC_SKIP_OR_FAIL(panel->unavailableReason().toStdString());
   panel->setRecordingOpener(gui::make_recording_opener());
+  panel->setTreeExporter(gui::make_tree_exporter());
 
   EXPECT_NE(panel->openRecording("/nonexistent/recording.rcrec"), "");
   EXPECT_FALSE(panel->recordingShown());
@@ -135,6 +137,21 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
 
   const QImage a = scrub_and_grab(panel, window, early, "early");
   const QImage b = scrub_and_grab(panel, window, late, "late");
+  // Export at the late moment: every node of the recording's tree there.
+  const std::string svg = out_dir() + "/recording-panel-late.svg";
+  const std::string png = out_dir() + "/recording-panel-late-export.png";
+  ASSERT_EQ(panel->exportTree(QString::fromStdString(svg)).toStdString(), "");
+  ASSERT_EQ(panel->exportTree(QString::fromStdString(png)).toStdString(), "");
+  {
+    std::ifstream f(svg);
+    const std::string doc((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    for (const CacheNodeInfo& n : tree_at(late).nodes)
+      EXPECT_NE(doc.find("data-id=\"" + std::to_string(n.id) + "\""), std::string::npos)
+          << "node " << n.id << " not in the exported SVG";
+    EXPECT_NE(doc.find("at event " + std::to_string(late)), std::string::npos);
+    const QImage picture(QString::fromStdString(png));
+    EXPECT_GT(picture.width(), 100);
+  }
   const QImage c = scrub_and_grab(panel, window, early, "early-again");
   // The tree canvas in window pixels (the panel fills the window).
   const QRect canvas = QRectF(QPointF(st.view.canvas_min().x, st.view.canvas_min().y),
