@@ -192,6 +192,19 @@ TEST_F(MarksTest, SiblingsThatReadTheSameShowTheirFirstDifferingToken) {
   for (NodeId id : {a, b, c, e, f, g})
     EXPECT_GT(colour_in_box(st, id, MarkColours::look_alike, 0), 0);
   EXPECT_EQ(colour_in_box(st, d, MarkColours::look_alike, 0), 0);
+
+  // Hovered, its tooltip says so (a window more); selected, the Node tab.
+  float x, y, w, h;
+  ASSERT_TRUE(st.view.world_box(a, st.layout(now_), &x, &y, &w, &h));
+  const int lists = ImGui::GetDrawData()->CmdListsCount;
+  ImGui::GetIO().MousePos = st.view.to_screen(x + w / 2, y + h / 2);
+  frame(st);
+  frame(st);
+  EXPECT_GT(ImGui::GetDrawData()->CmdListsCount, lists);
+  ImGui::GetIO().MousePos = ImVec2(-1, -1);
+  st.select(a);
+  frame(st);
+  EXPECT_EQ(st.current_tab, "Node");
 }
 
 TEST_F(MarksTest, PagedSiblingsPartAfterTheirSharedTokens) {
@@ -261,6 +274,18 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   EXPECT_EQ(st.view.stats().cut_marks_drawn, 1);
   EXPECT_GT(colour_in_box(st, branch1, MarkColours::context_cut, 8), 0);
   EXPECT_GT(st.view.top_inset, 0);  // the banner
+  {                                 // its tooltip and Node tab explain it
+    float x, y, w, h;
+    ASSERT_TRUE(st.view.world_box(branch1, st.layout(now_), &x, &y, &w, &h));
+    const int lists = ImGui::GetDrawData()->CmdListsCount;
+    ImGui::GetIO().MousePos = st.view.to_screen(x + w / 2, y + h / 2);
+    frame(st);
+    frame(st);
+    EXPECT_GT(ImGui::GetDrawData()->CmdListsCount, lists);
+    ImGui::GetIO().MousePos = ImVec2(-1, -1);
+    st.select(branch1);
+    frame(st);
+  }
   EXPECT_NE(st.context_cut.banner(now_).find("branches off at #" + std::to_string(branch1)),
             std::string::npos);
   bool logged = false;
