@@ -18,11 +18,20 @@
 #include <filesystem>
 #include <fstream>
 
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "app-style.h"
+#include "chat/composer.h"
+#include "chat/engine-host.h"
+#include "main-window.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "radixchat/engine.h"
 #include "recording-source.h"
 #include "recording/recording-reader.h"
 #include "skip-or-fail.h"
+#include "store/store-thread.h"
 
 namespace rc::ui {
 namespace {
@@ -186,6 +195,73 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
 
   panel->closeRecording();
   EXPECT_TRUE(wait_for([&] { return !st.replay_shown() && st.feed() == nullptr; }, 3000));
+}
+
+// Record... in the app window: two chat turns on the bundled model while
+// the panel records, then Stop. The file holds both replies as requests,
+// each tied to its match event (so the prompt rebuilt from the chat on
+// screen is the one the engine ran), and ends at the engine's tree.
+TEST(RecordingPanelApp, RecordsTheChatsRequestsAndTree) {
+  if (!fs::exists(model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
+  if (QGuiApplication::platformName() == "offscreen")
+    RC_SKIP_OR_FAIL("no display (run under xvfb-run)");
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  auto store = rc::store::StoreThread::open(dir.filePath("chat.db").toStdString());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  gui::applyAppStyle(*qApp);
+  gui::WindowOptions options;
+  options.settingsFile = dir.filePath("settings.ini");
+  auto window = std::make_unique<gui::MainWindow>(store.value().get(), options);
+  window->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+  QSignalSpy ready(window.get(), &gui::MainWindow::readyForInput);
+  window->start();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return ready.count() > 0; }, 120000));
+  CachePanel* panel = window->cachePanel();
+  if (!panel->hasGl()) RC_SKIP_OR_FAIL(panel->unavailableReason().toStdString());
+  rc::Engine* engine = window->engineHost()->engine();
+  ASSERT_NE(engine, nullptr);
+  QTest::qWait(500);  // saved system prompts warm up at start
+
+  const std::string path = dir.filePath("chat.rcrec").toStdString();
+  ASSERT_EQ(panel->startRecording(QString::fromStdString(path)).toStdString(), "");
+  EXPECT_TRUE(panel->recording());
+  QSignalSpy finished(window->controller(), &gui::ChatController::replyFinished);
+  rc::ui::ComposerEdit* edit = window->composer()->edit();
+  for (const char* text : {"What is a radix tree?", "And why is it fast?"}) {
+    const int before = finished.count();
+    edit->setFocus();
+    QTest::keyClicks(edit, text);
+    QTest::keyClick(edit, Qt::Key_Return);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.count() > before; }, 120000));
+    EXPECT_EQ(finished.last().at(2).toString(), QString()) << "the reply failed";
+  }
+  QTest::qWait(500);  // frames: the panel drains the last events
+  EXPECT_NE(panel->recordingStatus().toStdString().find("2 requests"), std::string::npos)
+      << panel->recordingStatus().toStdString();
+  panel->stopRecording();
+  const CacheSnapshot end = engine->cache_snapshot();
+  EXPECT_FALSE(panel->recording());
+  EXPECT_NE(panel->recordingStatus().toStdString().find("Recorded to"), std::string::npos)
+      << panel->recordingStatus().toStdString();
+
+  auto src = gui::make_recording_opener()(path);
+  ASSERT_TRUE(src.ok()) << src.status().message();
+  ASSERT_EQ((*src)->requests().size(), 2u);
+  for (const panel::RecordedRequest& r : (*src)->requests()) {
+    EXPECT_TRUE(r.matched) << "request " << r.id << ": its prompt did not meet its match event";
+    EXPECT_GT(r.prompt_tokens, 0);
+  }
+  EXPECT_GT((*src)->requests()[1].matched_tokens, 0) << "the second turn reuses the first";
+  auto t = (*src)->tree_at((*src)->end_seq());
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  ASSERT_EQ(t->nodes.size(), end.nodes.size());
+  for (size_t i = 0; i < end.nodes.size(); ++i) {
+    EXPECT_EQ(t->nodes[i].id, end.nodes[i].id);
+    EXPECT_EQ(t->nodes[i].tokens, end.nodes[i].tokens);
+  }
+  window.reset();
 }
 
 }  // namespace
