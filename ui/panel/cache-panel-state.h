@@ -111,7 +111,8 @@ struct CachePanelState {
 
   // --- Recordings (recording-panel.cpp): Record/Stop, Open, the timeline -----
   panel::RecordingView replay;
-  bool replay_shown() const { return feed_ && replay.shown(); }
+  // The recording's feed is the one shown (not a lesson's in front of it).
+  bool replay_shown() const { return feed_ && replay.shown() && feed_.get() == replay.feed(); }
   // Recording starts only from the local engine's own feed.
   bool can_record() const;
   // Timeline actions that also highlight the request's prompt on the tree.

@@ -93,8 +93,14 @@ CachePanel::CachePanel(QWidget* parent)
         },
         Qt::QueuedConnection);
   };
-  // A recording's feed (null: the engine's again), like the remote one.
-  state_->replay.install = state_->remote.install;
+  // A recording's feed (null: the engine's again), like the remote one. A
+  // remote cache attached while a recording is shown takes its place.
+  auto install = state_->remote.install;
+  state_->replay.install = install;
+  state_->remote.install = [this, install](std::unique_ptr<panel::CacheFeed> feed) {
+    if (feed && state_->replay.shown()) state_->replay.close(false);
+    install(std::move(feed));
+  };
   state_->replay.pick_file = [this](bool forRecording) {
     QMetaObject::invokeMethod(
         this, [this, forRecording] { pickRecordingFile(forRecording); }, Qt::QueuedConnection);

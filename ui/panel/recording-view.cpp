@@ -141,15 +141,18 @@ std::string RecordingView::open(const std::string& path) {
   advisor_.clear();
   playing = false;
   open_error.clear();
-  install(make_recording_feed(source_, cursor_));
+  std::unique_ptr<CacheFeed> feed = make_recording_feed(source_, cursor_);
+  feed_ = feed.get();
+  install(std::move(feed));
   return "";
 }
 
-void RecordingView::close() {
+void RecordingView::close(bool reinstall) {
   if (!source_) return;
   source_.reset();
+  feed_ = nullptr;
   playing = false;
-  if (install) install(nullptr);
+  if (reinstall && install) install(nullptr);
 }
 
 void RecordingView::seek(uint64_t seq) {

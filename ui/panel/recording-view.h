@@ -57,8 +57,12 @@ class RecordingView {
 
   // --- An opened recording --------------------------------------------------
   std::string open(const std::string& path);  // "" or why not; installs the feed
-  void close();                               // back to the local engine
+  // Back to the local engine; `reinstall` false when another feed is taking
+  // the recording's place anyway.
+  void close(bool reinstall = true);
   bool shown() const { return source_ != nullptr; }
+  // The feed open() made (compared, never used: the panel owns it).
+  const CacheFeed* feed() const { return feed_; }
   RecordingSource* source() const { return source_.get(); }
   const RecordingCursor& cursor() const { return *cursor_; }
   std::string open_error;  // the latest failed open, shown in the header
@@ -81,6 +85,7 @@ class RecordingView {
 
  private:
   std::shared_ptr<RecordingSource> source_;
+  const CacheFeed* feed_ = nullptr;
   std::shared_ptr<RecordingCursor> cursor_ = std::make_shared<RecordingCursor>();
   std::unique_ptr<RecordingSink> sink_;
   std::string last_record_status_;

@@ -348,6 +348,16 @@ TEST_F(RecordingPanel, ClosingReturnsToTheLocalFeed) {
   EXPECT_FALSE(st.replay.shown());
 }
 
+TEST_F(RecordingPanel, AnotherFeedInFrontIsNotTheRecording) {
+  frame();
+  ASSERT_TRUE(st.replay_shown());
+  // A lesson's (or a remote cache's) feed in front: no timeline over it.
+  Workload other(3, 100);
+  st.set_feed(panel::make_kv_cache_feed(other.cache()), now);
+  EXPECT_TRUE(st.replay.shown());
+  EXPECT_FALSE(st.replay_shown());
+}
+
 // An engine over a KvCache the test drives: what the panel's sink needs
 // (snapshot, model info, render_chat).
 class CacheEngine final : public Engine {
