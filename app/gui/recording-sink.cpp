@@ -73,7 +73,7 @@ class PanelSink : public rc::ui::panel::RecordingSink {
     if (rec_->wants_snapshot()) {
       snapshot();
     } else if (Clock::now() - last_snapshot_ >=
-               std::chrono::milliseconds(shared_->options.checkpoint_ms)) {
+               std::chrono::milliseconds(shared_->options.checkpointMs)) {
       rec_->snapshot(engine_->cache_snapshot());  // a checkpoint: seeking lands near it
       last_snapshot_ = Clock::now();
     }
@@ -96,8 +96,7 @@ class PanelSink : public rc::ui::panel::RecordingSink {
                                " requests, " + mib(s.bytes);
     if (capped_->load())
       return "Recording stopped: " + name_ + " reached its size cap of " +
-             mib(shared_->options.max_bytes) + "; everything up to there is saved (" + counts +
-             ").";
+             mib(shared_->options.maxBytes) + "; everything up to there is saved (" + counts + ").";
     if (rec_->stopped()) return "Recording stopped: " + rec_->stop_message() + " (" + counts + ")";
     return (closed_ ? "Recorded to " : "Recording to ") + name_ + ": " + counts;
   }
@@ -161,7 +160,7 @@ rc::ui::panel::RecordingStarter LocalRecorder::starter() {
           std::filesystem::remove(path, ec);  // the file dialog asked before replacing it
         recording::RecorderOptions ro;
         ro.source = "panel";
-        ro.max_bytes = shared->options.max_bytes;
+        ro.max_bytes = shared->options.maxBytes;
         auto capped = std::make_shared<std::atomic<bool>>(false);
         ro.on_stop = [capped](const std::string& why) {
           if (why.find("size cap") != std::string::npos) capped->store(true);

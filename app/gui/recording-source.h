@@ -51,8 +51,8 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
 rc::ui::panel::TreeExporter make_tree_exporter();
 
 struct LocalRecordingOptions {
-  int64_t max_bytes = int64_t(1) << 30;  // the size cap
-  int checkpoint_ms = 2000;              // engine snapshots while events flow
+  int64_t maxBytes = int64_t(1) << 30;  // the size cap
+  int checkpointMs = 2000;              // engine snapshots while events flow
 };
 
 // Record/Stop for the app's engine. One recording at a time (the panel's).

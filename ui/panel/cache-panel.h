@@ -81,8 +81,9 @@ class CachePanel : public QWidget {
   // the app. openRecording() returns "" or why it failed; the recording's
   // tree replaces the engine's after the current frame and the engine's
   // comes back on closeRecording(). startRecording() records the engine
-  // set last into a new file ("" or why not); the recording also stops
-  // when the engine changes (setEngine).
+  // set last into `path` (replacing a file there: the dialog asked first)
+  // and returns "" or why not; the recording also stops when the engine
+  // changes (setEngine).
   void setRecordingOpener(panel::RecordingOpener opener);
   void setRecordingStarter(panel::RecordingStarter starter);
   QString openRecording(const QString& path);

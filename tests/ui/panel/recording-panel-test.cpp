@@ -446,7 +446,7 @@ TEST(RecordingPanelRecord, SizeCapStopsWithAMessage) {
   CachePanelState st;
   st.set_feed(panel::make_engine_feed(engine), 0);
   gui::LocalRecordingOptions opt;
-  opt.max_bytes = 64 << 10;  // 64 KiB: a few hundred requests pass it
+  opt.maxBytes = 64 << 10;  // 64 KiB: a few hundred requests pass it
   gui::LocalRecorder recorder([&] { return static_cast<Engine*>(&engine); }, opt);
   st.replay.starter = recorder.starter();
   const std::string path = temp_path("capped.rcrec");
