@@ -51,7 +51,7 @@ struct CachePanelState {
   double last_activity = -1e9;
   bool wants_frames(double now) const {
     return now - last_activity < 7.0 || demo.running() || view.busy() || !pending.empty() ||
-           lesson.state() == panel::LessonEngine::State::building;
+           lesson.state() == panel::LessonEngine::State::building || replay.playing;
   }
 
   // --- Pause and step (teaching) --------------------------------------------

@@ -246,6 +246,24 @@ TEST_F(RecordingPanel, ScrubbingBackAndForthShowsTheReplayedTree) {
   }
 }
 
+TEST_F(RecordingPanel, PlaysAtTheChosenSpeedToTheEnd) {
+  const uint64_t first = st.replay.source()->first_seq(), end = st.replay.source()->end_seq();
+  st.replay.seek(first);
+  frame();
+  st.replay.speed = 600;  // events per second: 10 a frame at 60 frames a second
+  st.replay.playing = true;
+  EXPECT_TRUE(st.wants_frames(now)) << "playing keeps the panel drawing";
+  frame();  // the first tick starts the clock
+  const uint64_t from = st.replay.cursor().target;
+  for (int i = 0; i < 6; ++i) frame();
+  EXPECT_NEAR(double(st.replay.cursor().target - from), 60.0, 1.0);
+  expect_at_cursor("playing");
+  while (st.replay.playing && now < 100) frame();
+  EXPECT_FALSE(st.replay.playing) << "play stops at the end";
+  EXPECT_EQ(st.replay.cursor().target, end);
+  expect_at_cursor("played to the end");
+}
+
 TEST_F(RecordingPanel, StepsByRequestAndJumps) {
   const auto& reqs = st.replay.source()->requests();
   ASSERT_EQ(reqs.size(), 160u);
