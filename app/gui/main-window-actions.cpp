@@ -221,6 +221,9 @@ void MainWindow::connectPanel() {
   auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
   panel_->setRecordingStarter(recorder->starter());
   panel_->setTreeExporter(make_tree_exporter());
+  // "Why it missed" for a chat message's prompt (the Cache button), by the
+  // same explanation as a recording's Request tab.
+  panel_->setMissExplainer(make_miss_explainer());
   connect(controller_.get(), &ChatController::replyFinished, this,
           [this, recorder](qint64 messageId, const ReplyMetrics& m, const QString&) {
             if (!recorder->recording() || m.promptTokens <= 0) return;

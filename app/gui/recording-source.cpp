@@ -32,8 +32,6 @@ constexpr uint64_t kMaxSamples = 600;
 // tree_at() continues from the tree it built last when the new seq is at
 // most this far ahead (a play or a small step); else the reader seeks.
 constexpr uint64_t kForwardReplay = 8192;
-// Prompt tokens shown before a divergence.
-constexpr int64_t kBeforeTokens = 16;
 
 std::string meta_of(const recording::RecordingSummary& s, const char* key) {
   auto it = s.meta.find(key);
@@ -156,19 +154,10 @@ class FileSource : public RecordingSource {
       v.error = "No tree before event " + std::to_string(v.at_seq) + ": " + tree.status().message();
       return v;
     }
-    const recording::MissExplanation m = recording::explain_miss(tree.value(), r.prompt);
-    v.ok = true;
-    v.prompt_tokens = m.prompt_tokens;
+    const uint64_t at = v.at_seq;
+    v = miss_view(tree.value(), r.prompt, [this](const std::vector<int32_t>& t) { return text(t); });
+    v.at_seq = at;
     v.matched_tokens = std::max<int64_t>(r.matched_tokens, 0);
-    v.divergence = m.divergence;
-    v.realigned = m.realigned;
-    v.would_reuse = m.would_reuse;
-    v.run_after = m.run_after;
-    const auto d = r.prompt.begin() + m.divergence;
-    v.before = text(std::vector<int32_t>(d - std::min(m.divergence, kBeforeTokens), d));
-    v.prompt_span = text(m.realigned ? m.prompt_span : std::vector<int32_t>(d, r.prompt.end()));
-    v.cached_span = text(m.cached_span);
-    v.cached_next = text(m.cached_next);
     return v;
   }
 
@@ -274,6 +263,36 @@ std::vector<std::string> FileSource::advisor_report() {
 }
 
 }  // namespace
+
+MissView miss_view(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+                   const std::function<std::string(const std::vector<int32_t>&)>& text) {
+  // Prompt tokens shown before a divergence.
+  constexpr int64_t kBeforeTokens = 16;
+  const recording::MissExplanation m = recording::explain_miss(tree, prompt);
+  MissView v;
+  v.ok = true;
+  v.prompt_tokens = m.prompt_tokens;
+  v.matched_tokens = -1;
+  v.divergence = m.divergence;
+  v.realigned = m.realigned;
+  v.would_reuse = m.would_reuse;
+  v.run_after = m.run_after;
+  const auto d = prompt.begin() + m.divergence;
+  v.before = text(std::vector<int32_t>(d - std::min(m.divergence, kBeforeTokens), d));
+  v.prompt_span = text(m.realigned ? m.prompt_span : std::vector<int32_t>(d, prompt.end()));
+  v.cached_span = text(m.cached_span);
+  v.cached_next = text(m.cached_next);
+  return v;
+}
+
+rc::ui::panel::MissExplainer make_miss_explainer() {
+  return [](const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+            const std::function<std::string(const std::vector<int32_t>&)>& text) {
+    MissView v = miss_view(tree, prompt, text);
+    v.at_seq = tree.next_seq;
+    return v;
+  };
+}
 
 rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()> current) {
   return [current](const std::string& path) -> Result<std::unique_ptr<RecordingSource>> {

@@ -6,6 +6,8 @@
 //     any seq: the nearest stored snapshot plus forward replay), with the
 //     timeline's samples, miss explanations (recording/miss-analysis, the
 //     same as `cache-report`) and the layout advisor (recording/cache-report);
+//   - a miss explainer (make_miss_explainer): the same explanation for a
+//     live chat message's prompt against the cache now;
 //   - a starter (LocalRecorder::starter): Record/Stop of the local engine, a
 //     panel::RecordingSink that writes the events the panel drains, engine
 //     snapshots and the chat's requests through recording/recorder.h (its
@@ -45,6 +47,18 @@ struct LoadedModel {
 // <id>. Opening reads the requests and replays the recording once for the
 // timeline's samples (a second or so per million events).
 rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()> current = {});
+
+// Why `prompt` misses on `tree`: recording/miss-analysis's explain_miss
+// (the same as `cache-report`) with its spans rendered by `text`, as the
+// panel shows it. matched_tokens is -1 and at_seq 0: the caller knows them.
+// A recording's Request tab and the live panel both come through here.
+rc::ui::panel::MissView miss_view(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+                                  const std::function<std::string(const std::vector<int32_t>&)>& text);
+
+// The live panel's "Why it missed" (CachePanel::setMissExplainer): miss_view
+// against the snapshot the panel hands it (the cache at the moment the user
+// asks), at_seq its next_seq.
+rc::ui::panel::MissExplainer make_miss_explainer();
 
 // The panel's "Export...": recording/tree-svg's picture of the tree, as SVG,
 // or rasterized by recording/tree-png when the path ends in .png.

@@ -280,6 +280,7 @@ void CachePanelState::locate(const std::vector<Token>& tokens, double now) {
   located_tokens = tokens;
   if (tokens.empty()) {
     located = located_partial = kNoNode;
+    explain_located();  // clears it
     return;
   }
   located = model.locate(tokens, &located_partial);
@@ -291,6 +292,7 @@ void CachePanelState::locate(const std::vector<Token>& tokens, double now) {
   log.note("located a message: " + std::to_string(model.path_tokens(located).size()) + " of its " +
                std::to_string(tokens.size()) + " tokens are cached",
            now);
+  explain_located();
 }
 
 void CachePanelState::select(NodeId id) {

@@ -100,6 +100,19 @@ struct CachePanelState {
   // badge). Logs it, shows the banner and badges the branch point.
   void mark_context_cut(int dropped, const std::vector<Token>& prompt, int64_t reused, double now);
 
+  // --- Why it missed, for a located chat message (miss-view.cpp) -----------
+  // Set by the app (recording/miss-analysis behind it); without it the
+  // Node tab has no "Why it missed" section.
+  panel::MissExplainer miss_explainer;
+  // The located prompt against the feed's snapshot, taken by locate() (the
+  // moment the user asks) and again on Recheck. Only for the user's own
+  // live feed: not a recording (its Request tab), a remote cache or a
+  // lesson's engine.
+  panel::MissView live_miss;
+  bool live_miss_valid = false;
+  bool can_explain_located() const;
+  void explain_located();
+
   // Conversations that use the selected node (answer of the owner).
   NodeId conversations_for = kNoNode;
   std::vector<std::string> conversation_titles;
@@ -225,6 +238,9 @@ struct CachePanelState {
   // panel-marks.cpp
   void refresh_marks(double now);
   void draw_node_marks_tab(const panel::TreeNode& n);
+  // miss-view.cpp: under the located node's details.
+  void draw_live_miss();
+  NodeId live_miss_node_ = kNoNode;  // selected when it was explained
 
   // recording-panel.cpp
   void tee_recording(const std::vector<CacheEvent>& events, bool overflowed);

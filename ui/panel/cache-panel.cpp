@@ -146,6 +146,10 @@ void CachePanel::locateTokens(const std::vector<int32_t>& tokens) {
   if (gl_) gl_->update();
 }
 
+void CachePanel::setMissExplainer(panel::MissExplainer explainer) {
+  state_->miss_explainer = std::move(explainer);
+}
+
 void CachePanel::markContextCut(int droppedMessages, const std::vector<int32_t>& promptTokens,
                                 int cachedTokens) {
   state_->mark_context_cut(droppedMessages,

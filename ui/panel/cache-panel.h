@@ -53,6 +53,11 @@ class CachePanel : public QWidget {
   // whose path is a prefix of `tokens` is selected and the view pans to it.
   // Empty clears the highlight.
   void locateTokens(const std::vector<int32_t>& tokens);
+  // With an explainer (the app's, over recording/miss-analysis), locating a
+  // prompt on the local engine's tree also says why it misses against the
+  // cache now, under the located node in the Node tab (CachePanelState::
+  // explain_located). Without one, no such section.
+  void setMissExplainer(panel::MissExplainer explainer);
 
   // Marks that a chat's prompt was cut to fit the context (the earliest
   // `droppedMessages` messages left it and the cached prefix changed): a

@@ -306,6 +306,7 @@ void CachePanelState::draw_node_tab(double /*now*/) {
     ImGui::Text("Root: %s, %s cached", panel::plural(int64_t(model.size()) - 1, "node").c_str(),
                 panel::plural(pages().cached_tokens, "token").c_str());
     draw_node_marks_tab(*n);
+    draw_live_miss();
   } else {
     if (remote_shown()) {
       // A remote cache sends blocks only: no locks, pins, hits or access ticks.
@@ -324,6 +325,7 @@ void CachePanelState::draw_node_tab(double /*now*/) {
           n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
     }
     draw_node_marks_tab(*n);
+    draw_live_miss();
     if (ImGui::Button("Centre")) view.focus(n->id);
     flow(button_w("Fold / unfold"));
     if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);

@@ -9,6 +9,7 @@
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
+#include "panel/miss-view.h"
 #include "panel/panel-fit.h"
 #include "panel/panel-style.h"
 #include "panel/panel-widgets.h"
@@ -22,10 +23,6 @@ using panel::flow;
 namespace {
 const ImVec4 kWarn(1.0f, 0.62f, 0.35f, 1.0f);
 const ImVec4 kRec(1.0f, 0.4f, 0.4f, 1.0f);
-
-std::string quoted(const std::string& s) {
-  return "\xC2\xAB" + panel::one_line(s, 160) + "\xC2\xBB";
-}
 }  // namespace
 
 bool CachePanelState::can_record() const {
@@ -289,33 +286,7 @@ void CachePanelState::draw_request_tab(double now) {
   const panel::MissView& m = replay.miss();
   const panel::RecordedRequest& r = reqs[size_t(replay.selected_request)];
   ImGui::Text("Why did request #%llu miss?", (unsigned long long)r.id);
-  if (!m.ok) {
-    ImGui::TextWrapped("%s", m.error.c_str());
-    return;
-  }
-  ImGui::TextWrapped(
-      "%s of %s prompt tokens were cached. Against the tree before event %s, the "
-      "prompt follows the best cached path for %s.",
-      panel::thousands(m.matched_tokens).c_str(), panel::thousands(m.prompt_tokens).c_str(),
-      panel::thousands(int64_t(m.at_seq)).c_str(), panel::plural(m.divergence, "token").c_str());
-  if (m.divergence >= m.prompt_tokens) {
-    ImGui::TextWrapped("The whole prompt was on a cached path.");
-    return;
-  }
-  ImGui::TextWrapped("Before the divergence: %s", quoted(m.before).c_str());
-  if (m.realigned) {
-    ImGui::TextWrapped("This prompt had: %s", quoted(m.prompt_span).c_str());
-    ImGui::TextWrapped("The cache had: %s", quoted(m.cached_span).c_str());
-    ImGui::TextWrapped(
-        "After that span %s agree again: without the divergence %s would have "
-        "been reused.",
-        panel::plural(m.run_after, "token").c_str(), panel::plural(m.would_reuse, "token").c_str());
-  } else {
-    ImGui::TextWrapped("This prompt went on with: %s", quoted(m.prompt_span).c_str());
-    if (!m.cached_next.empty())
-      ImGui::TextWrapped("The cached path went on with: %s", quoted(m.cached_next).c_str());
-    ImGui::TextWrapped("Nothing after it agrees with a cached path: the rest is new content.");
-  }
+  panel::draw_miss_view(m, "the tree before event " + panel::thousands(int64_t(m.at_seq)));
 }
 
 // The prompt-layout advisor over the whole recording.

@@ -44,11 +44,14 @@ struct TimelineSample {
   int64_t nodes = 0;
 };
 
+// Why a prompt matched less than its length, as the panel shows it (the
+// recording's Request tab, and the Node tab for a live chat message).
 struct MissView {
   bool ok = false;
   std::string error;  // why there is no explanation (never matched, no tree there)
   uint64_t at_seq = 0;
-  int64_t prompt_tokens = 0, matched_tokens = 0;
+  int64_t prompt_tokens = 0;
+  int64_t matched_tokens = 0;  // served from the cache when it ran; -1: unknown (live)
   int64_t divergence = 0;   // prompt tokens on the best cached path
   bool realigned = false;   // the cached path agrees again after a span
   int64_t would_reuse = 0;  // tokens reused had the span matched
@@ -102,6 +105,14 @@ class RecordingSink {
 using TreeExporter = std::function<std::string(
     const CacheSnapshot& tree, const std::function<std::string(const std::vector<Token>&)>& label,
     const std::string& title, const std::string& path)>;
+
+// Why `prompt` misses on `tree` (a live cache's snapshot): the app
+// implements it with recording/miss-analysis, as for recordings, so the
+// panel never sees app/recording. `text` renders tokens (the feed's
+// detokenize). matched_tokens comes back -1: the panel knows no match time.
+using MissExplainer = std::function<MissView(
+    const CacheSnapshot& tree, const std::vector<Token>& prompt,
+    const std::function<std::string(const std::vector<Token>&)>& text)>;
 
 using RecordingOpener =
     std::function<Result<std::unique_ptr<RecordingSource>>(const std::string& path)>;
