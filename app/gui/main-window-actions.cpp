@@ -58,10 +58,26 @@ void MainWindow::connectController() {
     statusBar()->showMessage(tr("Exported to %1").arg(QDir::toNativeSeparators(path)), 8000);
   });
   connect(c, &ChatController::promptTokensReady, this,
-          [this](qint64, const std::vector<int32_t>& tokens) {
+          [this](qint64 messageId, const std::vector<int32_t>& tokens) {
             panel_->setVisible(true);
             panelAction_->setChecked(true);
-            panel_->locateTokens(tokens);
+            // The request behind the message (a reply's own, a user
+            // message's reply's), for the panel's "Why it missed": its
+            // prompt length and what the cache served when it ran.
+            int prompt = -1, cached = -1;
+            const std::vector<rc::ui::ChatMessageRow>& rows = controller_->chatModel()->rows();
+            for (size_t i = 0; i < rows.size(); ++i) {
+              if (rows[i].id != messageId) continue;
+              const size_t r = rows[i].role == rc::ui::ChatRole::Assistant ? i : i + 1;
+              if (r < rows.size() && rows[r].role == rc::ui::ChatRole::Assistant &&
+                  rows[r].metrics && rows[r].metrics->promptTokens > 0 &&
+                  rows[r].metrics->droppedMessages == 0 && !controller_->remote()) {
+                prompt = rows[r].metrics->promptTokens;
+                cached = rows[r].metrics->cachedTokens;
+              }
+              break;
+            }
+            panel_->locateTokens(tokens, prompt, cached);
           });
   connect(c, &ChatController::prefixMatches, this,
           [this](const std::vector<rc::ui::PrefixMatch>& matches) {

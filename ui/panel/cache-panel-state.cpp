@@ -276,8 +276,10 @@ void CachePanelState::expand_children(NodeId id) {
   ++lod_version_;
 }
 
-void CachePanelState::locate(const std::vector<Token>& tokens, double now) {
+void CachePanelState::locate(const std::vector<Token>& tokens, double now,
+                             const panel::LocatedRequest& request) {
   located_tokens = tokens;
+  located_request = request;
   if (tokens.empty()) {
     located = located_partial = kNoNode;
     explain_located();  // clears it

@@ -20,6 +20,7 @@
 #include "panel/demo-scenarios.h"
 #include "panel/event-log.h"
 #include "panel/lesson-engine.h"
+#include "panel/miss-view.h"
 #include "panel/node-marks.h"
 #include "panel/panel-fit.h"
 #include "panel/recording-view.h"
@@ -86,7 +87,11 @@ struct CachePanelState {
   NodeId located = kNoNode;  // deepest node of the located message
   NodeId located_partial = kNoNode;
   std::vector<Token> located_tokens;
-  void locate(const std::vector<Token>& tokens, double now);
+  // `request`: what the app knows of the request behind the message (its
+  // prompt's length within `tokens`, its cached tokens), for "Why it missed".
+  void locate(const std::vector<Token>& tokens, double now,
+              const panel::LocatedRequest& request = {});
+  panel::LocatedRequest located_request;
   void select(NodeId id);
 
   // --- Explanations (node-marks.h, panel-marks.cpp) ------------------------
@@ -104,8 +109,9 @@ struct CachePanelState {
   // Set by the app (recording/miss-analysis behind it); without it the
   // Node tab has no "Why it missed" section.
   panel::MissExplainer miss_explainer;
-  // The located prompt against the feed's snapshot, taken by locate() (the
-  // moment the user asks) and again on Recheck. Only for the user's own
+  // The located request's prompt against the feed's snapshot, taken by
+  // locate() (the moment the user asks) and again on Recheck; with its
+  // cached count known, less its own path (panel::without_own_path). Only for the user's own
   // live feed: not a recording (its Request tab), a remote cache or a
   // lesson's engine.
   panel::MissView live_miss;

@@ -141,8 +141,12 @@ void CachePanel::setEngine(rc::Engine* engine) {
   if (gl_) gl_->update();
 }
 
-void CachePanel::locateTokens(const std::vector<int32_t>& tokens) {
-  state_->locate(std::vector<Token>(tokens.begin(), tokens.end()), now());
+void CachePanel::locateTokens(const std::vector<int32_t>& tokens, int promptTokens,
+                              int cachedTokens) {
+  panel::LocatedRequest request;
+  request.prompt_tokens = promptTokens;
+  request.cached_tokens = cachedTokens;
+  state_->locate(std::vector<Token>(tokens.begin(), tokens.end()), now(), request);
   if (gl_) gl_->update();
 }
 

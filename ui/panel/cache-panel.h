@@ -52,11 +52,16 @@ class CachePanel : public QWidget {
   // Engine::render_chat(conversation up to that message)): the deepest node
   // whose path is a prefix of `tokens` is selected and the view pans to it.
   // Empty clears the highlight.
-  void locateTokens(const std::vector<int32_t>& tokens);
-  // With an explainer (the app's, over recording/miss-analysis), locating a
-  // prompt on the local engine's tree also says why it misses against the
-  // cache now, under the located node in the Node tab (CachePanelState::
-  // explain_located). Without one, no such section.
+  // With an explainer (setMissExplainer), the Node tab also says why the
+  // message's request misses against the cache now, under the located node
+  // (CachePanelState::explain_located). `promptTokens`: its request's prompt
+  // is the first N of `tokens` (a reply's tokens add its text); with
+  // `cachedTokens` (served from the cache when it ran) what the request
+  // itself added is left out of the cache it is compared with. -1: unknown.
+  void locateTokens(const std::vector<int32_t>& tokens, int promptTokens = -1,
+                    int cachedTokens = -1);
+  // The app's explainer (recording/miss-analysis behind it); without one,
+  // no "Why it missed" section.
   void setMissExplainer(panel::MissExplainer explainer);
 
   // Marks that a chat's prompt was cut to fit the context (the earliest

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -180,14 +181,68 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   frame(st);
   EXPECT_EQ(frame(st).find("Why it missed"), std::string::npos);
 
-  // Once the second prompt runs, the cache now holds it: Recheck says a
-  // full hit, plainly.
+  // Once the second prompt runs, the cache now holds it: against the tree
+  // as it is, a full hit, said plainly.
+  const uint64_t cached_before = engine_->stats().cached_tokens;
   ASSERT_TRUE(engine_->last_logits(b).ok());
+  const int64_t b_cached = int64_t(engine_->stats().cached_tokens - cached_before);
+  EXPECT_LE(b_cached, int64_t(d));
   frame(st);
   st.locate(b, now_);
   frame(st);
   EXPECT_EQ(st.live_miss.divergence, int64_t(b.size()));
   EXPECT_NE(frame(st).find("a full hit"), std::string::npos);
+
+  // With what its reply says (prompt length, cached when it ran), the
+  // request's own path is left out: the explanation is the one from before
+  // it ran. The located tokens are a reply's: its prompt, then its text.
+  std::vector<Token> reply_path = b;
+  for (Token t : render(chat("2026-06-02", "Thanks!"))) reply_path.push_back(t);
+  panel::LocatedRequest req;
+  req.prompt_tokens = int64_t(b.size());
+  req.cached_tokens = b_cached;
+  st.locate(reply_path, now_, req);
+  ASSERT_TRUE(st.live_miss_valid);
+  const panel::MissView& w = st.live_miss;
+  ASSERT_TRUE(w.ok) << w.error;
+  EXPECT_EQ(w.prompt_tokens, int64_t(b.size()));
+  EXPECT_EQ(w.matched_tokens, b_cached);
+  EXPECT_EQ(w.divergence, int64_t(d));
+  EXPECT_TRUE(w.realigned);
+  EXPECT_EQ(w.would_reuse, would);
+  frame(st);
+  const std::string own = frame(st);
+  EXPECT_NE(own.find(std::to_string(b_cached) + " of " + std::to_string(b.size()) +
+                     " prompt tokens were cached"),
+            std::string::npos)
+      << own;
+  EXPECT_NE(own.find("less what this request added"), std::string::npos) << own;
+  EXPECT_NE(own.find("diverges at token " + std::to_string(d)), std::string::npos) << own;
+}
+
+// The cut: the second prompt's path below its match leaves, the first's
+// stays whole.
+TEST_F(LiveMiss, WithoutOwnPathKeepsOtherPaths) {
+  const std::vector<Token> a = render(chat("2026-05-01", "Which planets have rings?"));
+  const std::vector<Token> b = render(chat("2026-06-02", "How far away is the Moon?"));
+  size_t d = 0;
+  while (a[d] == b[d]) ++d;
+  ASSERT_TRUE(engine_->last_logits(a).ok());
+  ASSERT_TRUE(engine_->last_logits(b).ok());
+  const CacheSnapshot now = engine_->cache_snapshot();
+  ASSERT_EQ(cached_prefix(now, b), int64_t(b.size()));
+  const CacheSnapshot cut = panel::without_own_path(now, b, int64_t(d));
+  EXPECT_EQ(cached_prefix(cut, b), int64_t(d));
+  EXPECT_EQ(cached_prefix(cut, a), int64_t(a.size()));
+  EXPECT_LT(cut.nodes.size(), now.nodes.size());
+  // Cut inside the shared node: it keeps its first tokens, the rest leaves.
+  const CacheSnapshot mid = panel::without_own_path(now, b, int64_t(d / 2));
+  EXPECT_EQ(cached_prefix(mid, b), int64_t(d / 2));
+  EXPECT_EQ(cached_prefix(mid, a), int64_t(d / 2));
+  // A prompt that leaves the tree before `keep` cuts nothing.
+  std::vector<Token> other = b;
+  other[2] = other[2] == 7 ? 8 : 7;
+  EXPECT_EQ(panel::without_own_path(now, other, int64_t(d)).nodes.size(), now.nodes.size());
 }
 
 TEST_F(LiveMiss, NoExplainerNoSection) {
