@@ -71,7 +71,10 @@ void MainWindow::connectController() {
               const size_t r = rows[i].role == rc::ui::ChatRole::Assistant ? i : i + 1;
               if (r < rows.size() && rows[r].role == rc::ui::ChatRole::Assistant &&
                   rows[r].metrics && rows[r].metrics->promptTokens > 0 &&
-                  rows[r].metrics->droppedMessages == 0 && !controller_->remote()) {
+                  rows[r].metrics->droppedMessages == 0 && !controller_->remote() &&
+                  // A user message's tokens are its request's prompt, unless the
+                  // thread changed since (then the reply's numbers are another's).
+                  (r == i || int(tokens.size()) == rows[r].metrics->promptTokens)) {
                 prompt = rows[r].metrics->promptTokens;
                 cached = rows[r].metrics->cachedTokens;
               }

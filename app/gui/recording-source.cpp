@@ -155,7 +155,8 @@ class FileSource : public RecordingSource {
       return v;
     }
     const uint64_t at = v.at_seq;
-    v = miss_view(tree.value(), r.prompt, [this](const std::vector<int32_t>& t) { return text(t); });
+    v = miss_view(tree.value(), r.prompt,
+                  [this](const std::vector<int32_t>& t) { return text(t); });
     v.at_seq = at;
     v.matched_tokens = std::max<int64_t>(r.matched_tokens, 0);
     return v;

@@ -52,8 +52,9 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
 // (the same as `cache-report`) with its spans rendered by `text`, as the
 // panel shows it. matched_tokens is -1 and at_seq 0: the caller knows them.
 // A recording's Request tab and the live panel both come through here.
-rc::ui::panel::MissView miss_view(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
-                                  const std::function<std::string(const std::vector<int32_t>&)>& text);
+rc::ui::panel::MissView miss_view(
+    const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+    const std::function<std::string(const std::vector<int32_t>&)>& text);
 
 // The live panel's "Why it missed" (CachePanel::setMissExplainer): miss_view
 // against the snapshot the panel hands it (the cache at the moment the user

@@ -110,9 +110,9 @@ using TreeExporter = std::function<std::string(
 // implements it with recording/miss-analysis, as for recordings, so the
 // panel never sees app/recording. `text` renders tokens (the feed's
 // detokenize). matched_tokens comes back -1: the panel knows no match time.
-using MissExplainer = std::function<MissView(
-    const CacheSnapshot& tree, const std::vector<Token>& prompt,
-    const std::function<std::string(const std::vector<Token>&)>& text)>;
+using MissExplainer =
+    std::function<MissView(const CacheSnapshot& tree, const std::vector<Token>& prompt,
+                           const std::function<std::string(const std::vector<Token>&)>& text)>;
 
 using RecordingOpener =
     std::function<Result<std::unique_ptr<RecordingSource>>(const std::string& path)>;

@@ -23,6 +23,7 @@
 #include "chat/markdown-view.h"
 #include "chat/message-widget.h"
 #include "main-window.h"
+#include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
 
 using namespace rc::gui;
@@ -191,6 +192,18 @@ TEST_F(MainWindowTest, CachePanelRequestsAreServed) {
   ASSERT_TRUE(waitUntil([&] { return tokens.count() > 0; }, 10000));
   const auto path = tokens.at(0).at(1).value<std::vector<int32_t>>();
   ASSERT_FALSE(path.empty());
+  // ... and the panel explains why its request missed (issue 19), from the
+  // reply's own metrics: its prompt is the path's first promptTokens.
+  const rc::ui::CachePanelState& st = *panel->state();
+  const auto& rows = w->controller()->chatModel()->rows();
+  ASSERT_GE(rows.size(), 2u);
+  ASSERT_TRUE(rows[1].metrics.has_value());
+  EXPECT_EQ(st.located_request.prompt_tokens, rows[1].metrics->promptTokens);
+  EXPECT_EQ(st.located_request.cached_tokens, rows[1].metrics->cachedTokens);
+  ASSERT_TRUE(st.live_miss_valid);
+  ASSERT_TRUE(st.live_miss.ok) << st.live_miss.error;
+  EXPECT_EQ(st.live_miss.prompt_tokens, rows[1].metrics->promptTokens);
+  EXPECT_EQ(st.live_miss.matched_tokens, rows[1].metrics->cachedTokens);
 
   // The panel asks which conversations use a node: the list is filtered.
   typeAndSend("What is a radix tree?");
