@@ -52,6 +52,7 @@ void CachePanelState::show_feed(std::unique_ptr<panel::CacheFeed> feed, double n
   pending.clear();
   pending_lost = false;
   selected = located = located_partial = kNoNode;
+  live_miss_valid = false;  // it was about the old tree (Cache again asks anew)
   conversations_for = kNoNode;
   conversation_titles.clear();
   // The plots go on across engines (another policy or pool): a marker says

@@ -220,6 +220,24 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   EXPECT_NE(own.find("diverges at token " + std::to_string(d)), std::string::npos) << own;
 }
 
+// Another tree shown (a new engine, a recording, a lesson): the explanation
+// was about the old one and goes.
+TEST_F(LiveMiss, ANewFeedDropsTheExplanation) {
+  const std::vector<Token> b = render(chat("2026-06-02", "How far away is the Moon?"));
+  CachePanelState st;
+  st.miss_explainer = gui::make_miss_explainer();
+  st.set_feed(panel::make_engine_feed(*engine_), now_);
+  frame(st);
+  st.locate(b, now_);
+  EXPECT_TRUE(st.live_miss_valid);
+  EXPECT_NE(frame(st).find("Why it missed"), std::string::npos);
+  st.set_feed(panel::make_engine_feed(*engine_), now_);
+  EXPECT_FALSE(st.live_miss_valid);
+  frame(st);
+  st.select(kRootNode);
+  EXPECT_EQ(frame(st).find("Why it missed"), std::string::npos);
+}
+
 // The cut: the second prompt's path below its match leaves, the first's
 // stays whole.
 TEST_F(LiveMiss, WithoutOwnPathKeepsOtherPaths) {
