@@ -8,19 +8,22 @@
 // prefetch, activations laid out once per call); equal to the paths below
 // up to fp32 rounding (act-quant.h's contract). RADIXCHAT_CPU_MATVEC=0 or
 // set_matvec_enabled(false) turns them off.
-// At the AVX2 level every type but F32 takes the tile kernels of qgemm.h:
+// At the AVX2 level every type takes the tile kernels of qgemm.h:
 // quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
 // n >= kGemmMinTokens, with activations quantized once per call and integer
-// dots; F16/BF16 for every n, with F16C + FMA on the fp32 activations
-// (measured 2-3x OpenBLAS on dequantized tiles at 16-512 tokens and ~1.7x
-// the row dots in decode, matmul-bench). Tiles of 8 weight rows x up to
+// dots; F16/BF16/F32 for every n, with F16C + FMA on the fp32 activations
+// (F16: measured 2-3x OpenBLAS on dequantized tiles at 16-512 tokens and
+// ~1.7x the row dots in decode, matmul-bench). F32 takes them rather than
+// OpenBLAS because a token's result must not depend on how many tokens
+// share the call: sampled replies with and without a cache hit (whose
+// steps batch other tokens) must be the same. Tiles of 8 weight rows x up to
 // kTileTokens tokens are spread over the threads; a (row, token) result is
 // bit-identical for any n the tiles serve. Otherwise:
 // - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
 //   (row, token); quantized weights take 8-bit activations and integer dots,
 //   so the loop is bound by reading the weights once. Same activations as
 //   the tiles, equal up to fp32 rounding (act-quant.h).
-// - n >= kGemmMinTokens without tiles (F32, scalar level): parallel over
+// - n >= kGemmMinTokens without tiles (the scalar level): parallel over
 //   tiles of weight rows; each thread converts its tile to fp32 and calls
 //   single-threaded OpenBLAS sgemm against all n tokens. Quantized weights
 //   multiply the 8-bit-rounded activations, like the decode path.

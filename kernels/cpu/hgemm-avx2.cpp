@@ -1,11 +1,15 @@
-// qgemm.h tile kernels for half-precision weights (F16 via F16C, BF16 by a
-// shift) against fp32 activations, with FMA: register blocks of up to 4
-// rows x 3 tokens, each (row, token) its own accumulator over k in order,
-// so its result does not depend on the block shape or the token count
-// (decode is the same kernel one token wide). Weights are converted from
-// half precision in registers, never written out.
+// qgemm.h tile kernels for float weights (F16 via F16C, BF16 by a shift,
+// F32 as they are) against fp32 activations, with FMA: register blocks of
+// up to 4 rows x 3 tokens, each (row, token) its own accumulator over k in
+// order, so its result does not depend on the block shape or the token
+// count (decode is the same kernel one token wide): a token's logits are
+// the same bits whatever else shares its step, which sampled decoding
+// with and without a cache hit relies on. Half-precision weights are
+// converted in registers, never written out.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "qgemm.h"
 
@@ -19,14 +23,26 @@ namespace {
 
 using namespace avx2;
 
-template <bool kBf16>
-inline __m256 load_w(const uint16_t* p) {
-  return kBf16 ? load8_bf16(p) : load8_f16(p);
+// The weight element of each kind: 16-bit halves, or fp32.
+template <FloatWeight kW>
+using Elem = std::conditional_t<kW == FloatWeight::f32, float, uint16_t>;
+
+template <FloatWeight kW>
+inline __m256 load_w(const Elem<kW>* p) {
+  if constexpr (kW == FloatWeight::f32) {
+    return _mm256_loadu_ps(p);
+  } else if constexpr (kW == FloatWeight::bf16) {
+    return load8_bf16(p);
+  } else {
+    return load8_f16(p);
+  }
 }
 
-template <bool kBf16>
-inline float w_scalar(uint16_t h) {
-  if constexpr (kBf16) {
+template <FloatWeight kW>
+inline float w_scalar(Elem<kW> h) {
+  if constexpr (kW == FloatWeight::f32) {
+    return h;
+  } else if constexpr (kW == FloatWeight::bf16) {
     return _mm_cvtss_f32(_mm_castsi128_ps(_mm_cvtsi32_si128(int(h) << 16)));
   } else {
     return half_to_float(h);
@@ -34,8 +50,8 @@ inline float w_scalar(uint16_t h) {
 }
 
 // out[r * T + t] = row r . token t over K (8-wide steps, then the tail in order).
-template <bool kBf16, int R, int T>
-void block(const uint16_t* const w[], const float* const x[], int64_t K, float* out) {
+template <FloatWeight kW, int R, int T>
+void block(const Elem<kW>* const w[], const float* const x[], int64_t K, float* out) {
   __m256 acc[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
@@ -43,7 +59,7 @@ void block(const uint16_t* const w[], const float* const x[], int64_t K, float* 
   int64_t k = 0;
   for (; k + 8 <= K; k += 8) {
     __m256 wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = load_w<kBf16>(w[r] + k);
+    for (int r = 0; r < R; ++r) wv[r] = load_w<kW>(w[r] + k);
     for (int t = 0; t < T; ++t) {
       const __m256 xv = _mm256_loadu_ps(x[t] + k);
       for (int r = 0; r < R; ++r) acc[r][t] = _mm256_fmadd_ps(wv[r], xv, acc[r][t]);
@@ -52,14 +68,15 @@ void block(const uint16_t* const w[], const float* const x[], int64_t K, float* 
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) {
       float s = hsum(acc[r][t]);
-      for (int64_t j = k; j < K; ++j) s += w_scalar<kBf16>(w[r][j]) * x[t][j];
+      // One rounding per step, as the 512-bit kernels (hgemm-avx512.cpp) do.
+      for (int64_t j = k; j < K; ++j) s = std::fma(w_scalar<kW>(w[r][j]), x[t][j], s);
       out[r * T + t] = s;
     }
   }
 }
 
-template <bool kBf16, int R>
-void rows_block(const uint16_t* const w[], const QTileArgs& a, int r0) {
+template <FloatWeight kW, int R>
+void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
   float out[R * 3];
   for (int t0 = 0; t0 < a.tokens; t0 += 3) {
     const int nt = std::min(3, a.tokens - t0);
@@ -68,11 +85,11 @@ void rows_block(const uint16_t* const w[], const QTileArgs& a, int r0) {
       x[t] = reinterpret_cast<const float*>(a.act + (t0 + t) * a.act_stride);
     }
     if (nt == 3) {
-      block<kBf16, R, 3>(w, x, a.K, out);
+      block<kW, R, 3>(w, x, a.K, out);
     } else if (nt == 2) {
-      block<kBf16, R, 2>(w, x, a.K, out);
+      block<kW, R, 2>(w, x, a.K, out);
     } else {
-      block<kBf16, R, 1>(w, x, a.K, out);
+      block<kW, R, 1>(w, x, a.K, out);
     }
     for (int r = 0; r < R && r0 + r < a.rows; ++r) {
       const float b = a.bias ? a.bias[r0 + r] : 0.0f;
@@ -81,18 +98,18 @@ void rows_block(const uint16_t* const w[], const QTileArgs& a, int r0) {
   }
 }
 
-template <bool kBf16>
-void tile_half(const QTileArgs& a) {
-  const uint16_t* w[kQTileRows];
+template <FloatWeight kW>
+void tile_float(const QTileArgs& a) {
+  const Elem<kW>* w[kQTileRows];
   for (int r = 0; r < kQTileRows; ++r) {
-    w[r] = reinterpret_cast<const uint16_t*>(a.w + std::min(r, a.rows - 1) * a.w_stride);
+    w[r] = reinterpret_cast<const Elem<kW>*>(a.w + std::min(r, a.rows - 1) * a.w_stride);
   }
   if (a.tokens <= 2) {
     // Decode: eight rows at once keep eight independent FMA chains.
-    rows_block<kBf16, 8>(w, a, 0);
+    rows_block<kW, 8>(w, a, 0);
     return;
   }
-  for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kBf16, 4>(w + r0, a, r0);
+  for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4>(w + r0, a, r0);
 }
 
 }  // namespace
@@ -100,9 +117,11 @@ void tile_half(const QTileArgs& a) {
 QTileFn htile_avx2(DType t) {
   switch (t) {
     case DType::f16:
-      return tile_half<false>;
+      return tile_float<FloatWeight::f16>;
     case DType::bf16:
-      return tile_half<true>;
+      return tile_float<FloatWeight::bf16>;
+    case DType::f32:
+      return tile_float<FloatWeight::f32>;
     default:
       return nullptr;
   }

@@ -1,8 +1,9 @@
-// F16 / BF16 prefill kernels of qgemm-avx512.h: token lanes, like the
+// F16 / BF16 / F32 prefill kernels of qgemm-avx512.h: token lanes, like the
 // quantized ones. The fp32 activations of 16 tokens are interleaved once
-// per matmul ([K][16 tokens]); a row tile's weights are converted to fp32
-// once per chunk of tokens (so the inner loop is one broadcast load and one
-// FMA per row and 16 tokens); a register tile is 8 rows x 32 tokens.
+// per matmul ([K][16 tokens]); a row tile's half-precision weights are
+// converted to fp32 once per chunk of tokens (F32 rows are read in place),
+// so the inner loop is one broadcast load and one FMA per row and 16
+// tokens; a register tile is 8 rows x 32 tokens.
 //
 // Same bits as hgemm-avx2.cpp: there, (row, token) sums k = j mod 8 in lane
 // j of one accumulator (8-wide steps), adds the lanes as hsum does, then
@@ -10,10 +11,12 @@
 // same k in the same order with one accumulator per (row, token), and the
 // phases and the tail are added in the same order.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
 #include "qgemm-avx512.h"
+#include "qgemm.h"
 
 namespace rc::kernels {
 
@@ -119,24 +122,30 @@ void half_groups(const Q512Args& a, const float* const ws[kQ512Rows], int64_t g0
       const float* x = xg + g * gstride;
       for (int t = 0; t < n; ++t) {
         float s = v[t];
-        for (int64_t k = 8 * steps; k < a.K; ++k) s += ws[r][k] * x[k * kL + t];
+        // One rounding per step, as hgemm-avx2.cpp's tail.
+        for (int64_t k = 8 * steps; k < a.K; ++k) s = std::fma(ws[r][k], x[k * kL + t], s);
         a.y[(t0 + t) * a.ldy + r] = s + b;
       }
     }
   }
 }
 
-template <bool kBf16>
-void tile_half(const Q512Args& a) {
+template <FloatWeight kW>
+void tile_float(const Q512Args& a) {
   const float* ws[kQ512Rows];
   const int64_t rs = (a.K * 4 + 63) / 64 * 64;
   for (int r = 0; r < kQ512Rows; ++r) {
     // A short tile repeats its last row (computed and dropped).
     const int rr = std::min(r, a.rows - 1);
-    auto* dst = reinterpret_cast<float*>(a.scratch + rr * rs);
-    ws[r] = dst;
-    if (r == rr)
-      convert_row<kBf16>(reinterpret_cast<const uint16_t*>(a.w + r * a.w_stride), a.K, dst);
+    const uint8_t* src = a.w + rr * a.w_stride;
+    if constexpr (kW == FloatWeight::f32) {
+      ws[r] = reinterpret_cast<const float*>(src);
+    } else {
+      auto* dst = reinterpret_cast<float*>(a.scratch + rr * rs);
+      ws[r] = dst;
+      if (r == rr)
+        convert_row<kW == FloatWeight::bf16>(reinterpret_cast<const uint16_t*>(src), a.K, dst);
+    }
   }
   const int64_t groups = (a.tokens + kL - 1) / kL;
   int64_t g = 0;
@@ -147,9 +156,11 @@ void tile_half(const Q512Args& a) {
 Q512Fn h512_table_impl(DType t) {
   switch (t) {
     case DType::f16:
-      return tile_half<false>;
+      return tile_float<FloatWeight::f16>;
     case DType::bf16:
-      return tile_half<true>;
+      return tile_float<FloatWeight::bf16>;
+    case DType::f32:
+      return tile_float<FloatWeight::f32>;
     default:
       return nullptr;
   }

@@ -44,20 +44,20 @@ int64_t row_scratch(DType t, int64_t K) {
 
 }  // namespace
 
-bool half_type(DType t) { return t == DType::f16 || t == DType::bf16; }
+bool float_type(DType t) { return t == DType::f16 || t == DType::bf16 || t == DType::f32; }
 
 int64_t q512_group_bytes(DType t, int64_t K) {
-  if (half_type(t)) return h512_group_bytes(K);
+  if (float_type(t)) return h512_group_bytes(K);
   return K * kL + scale_bytes(t, K) + extra_bytes(t, K);
 }
 
 int64_t q512_scratch_bytes(DType t, int64_t K) {
-  return half_type(t) ? h512_scratch_bytes(K) : kQ512Rows * row_scratch(t, K);
+  return float_type(t) ? h512_scratch_bytes(K) : kQ512Rows * row_scratch(t, K);
 }
 
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst) {
-  if (half_type(t)) return h512_pack_acts(act, act_stride, tokens, K, dst);
+  if (float_type(t)) return h512_pack_acts(act, act_stride, tokens, K, dst);
   const bool q8 = t == DType::q8_0;
   // Missing tokens: zero activations (Q8_0 stores them offset by 128).
   std::memset(dst, q8 ? 0x80 : 0, size_t(K * kL));
@@ -393,7 +393,7 @@ namespace rc::kernels {
 
 Q512Fn q512_fn(DType t) {
   if (!cpu_has_vnni()) return nullptr;
-  return half_type(t) ? h512_table(t) : q512_table(t);
+  return float_type(t) ? h512_table(t) : q512_table(t);
 }
 
 }  // namespace rc::kernels

@@ -1,9 +1,9 @@
 // Prefill matmul kernels on 512-bit registers for Q8_0, Q4_K, Q5_K, Q6_K,
-// F16 and BF16 weights (AVX-512 VNNI: Ice Lake / Sapphire Rapids / Zen 4 and later),
+// F16, BF16 and F32 weights (AVX-512 VNNI: Ice Lake / Sapphire Rapids / Zen 4 and later),
 // used by CpuMatmul for n >= kGemmMinTokens when the CPU has them.
 //
 // Layout: the lanes of a register are 16 tokens, not weight elements.
-// (F16/BF16: hgemm-avx512.cpp, fp32 activations [K][16 tokens].) The
+// (F16/BF16/F32: hgemm-avx512.cpp, fp32 activations [K][16 tokens].) The
 // 8-bit activations of a group of 16 tokens are interleaved once per matmul
 // (q512_pack_acts: four consecutive bytes of each token side by side), so
 // one vpdpbusd multiplies four bytes of one weight row, broadcast, with the
@@ -32,7 +32,7 @@ inline constexpr int kQ512Rows = 8;     // weight rows per register tile
 // Bytes of one packed group of 16 tokens for a weight of type t and K columns.
 int64_t q512_group_bytes(DType t, int64_t K);
 // Packs `tokens` (1..16) activation rows (act_format(t): the fp32 rows for
-// F16/BF16; act_stride bytes apart) into one group at dst; the missing tokens are zero (their
+// F16/BF16/F32; act_stride bytes apart) into one group at dst; the missing tokens are zero (their
 // results are computed and dropped).
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst);
@@ -57,7 +57,7 @@ struct Q512Args {
 };
 using Q512Fn = void (*)(const Q512Args& a);
 
-// The F16/BF16 parts (hgemm-avx512.cpp) behind the three functions above
+// The F16/BF16/F32 parts (hgemm-avx512.cpp) behind the three functions above
 // and q512_fn.
 int64_t h512_group_bytes(int64_t K);
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst);

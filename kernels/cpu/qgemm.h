@@ -70,9 +70,13 @@ QTileMode qtile_mode();
 // Per-instruction-set tables (qgemm-avx2.cpp, qgemm-vnni.cpp).
 QTileFn qtile_avx2(DType t);
 QTileFn qtile_vnni(DType t);
-// F16 / BF16 weights with fp32 activations (act = the fp32 rows, no side
-// data): F16C + FMA register blocks (hgemm-avx2.cpp).
+// Float weights (F16, BF16, F32) with fp32 activations (act = the fp32
+// rows, no side data): F16C + FMA register blocks (hgemm-avx2.cpp). F32
+// takes them too, rather than OpenBLAS, so that a token's result is the
+// same bits at any token count (sgemm's are not).
 QTileFn htile_avx2(DType t);
+// The weight kinds of the float kernels (hgemm-avx2.cpp, hgemm-avx512.cpp).
+enum class FloatWeight { f16, bf16, f32 };
 // Whether this CPU runs the VNNI kernels (AVX-VNNI or AVX-512 VNNI + VL);
 // RADIXCHAT_CPU_VNNI=0 in the environment turns them off.
 bool cpu_has_vnni();

@@ -20,8 +20,8 @@
 namespace rc::kernels {
 namespace {
 
-const DType kTypes[] = {DType::q8_0, DType::q4_k, DType::q5_k,
-                        DType::q6_k, DType::f16,  DType::bf16};
+const DType kTypes[] = {DType::q8_0, DType::q4_k, DType::q5_k, DType::q6_k,
+                        DType::f16,  DType::bf16, DType::f32};
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;

@@ -1,10 +1,10 @@
 // The tile kernels (qgemm.h) against an independent oracle: the
 // double-precision dot of dequantize_row(w) with dequantize_act(quantize_act(x))
 // (reference dequantizers of quant.cpp / act-quant.cpp), for Q8_0, Q4_0,
-// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K (and F16/BF16 with the fp32 activations), on both instruction sets
-// this CPU runs, with odd block counts (tails of a group of eight 32-blocks), short tiles and many
-// tokens. Then the bit-exactness the cache relies on: a (row, token) result is the same float for
-// any tile shape, token count, thread count and instruction set.
+// Q5_0, Q5_1, Q4_K, Q5_K, Q6_K (and F32/F16/BF16 with the fp32 activations), on both instruction
+// sets this CPU runs, with odd block counts (tails of a group of eight 32-blocks), short tiles and
+// many tokens. Then the bit-exactness the cache relies on: a (row, token) result is the same float
+// for any tile shape, token count, thread count and instruction set.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,8 +20,8 @@ namespace {
 
 using test::expect_close;
 
-const DType kTypes[] = {DType::f16,  DType::bf16, DType::q8_0, DType::q4_0, DType::q5_0,
-                        DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
+const DType kTypes[] = {DType::f32,  DType::f16,  DType::bf16, DType::q8_0, DType::q4_0,
+                        DType::q5_0, DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
 
 // Quantized activations and side data of n tokens, as CpuMatmul lays them out.
 struct Acts {
@@ -160,8 +160,9 @@ TEST(QGemm, BitIdenticalForAnyTileShapeAndInstructionSet) {
 
 // Through the backend: one call with n tokens equals the same tokens in
 // several calls of at least kGemmMinTokens (tiles of 64 tokens, so n = 70
-// spans two), for 1..4 threads; F16/BF16 take the tiles in decode too, so
-// for them single-token calls are also bit-identical.
+// spans two), for 1..4 threads; float weights (F32/F16/BF16) take the
+// tiles in decode too, so for them single-token calls are also
+// bit-identical.
 TEST(QGemm, BackendBitIdenticalAcrossChunkings) {
   if (best_simd_level() != SimdLevel::avx2) GTEST_SKIP() << "no AVX2 on this CPU";
   for (DType t : kTypes) {
