@@ -8,8 +8,10 @@ EventSubscription::Wake EventSubscription::wait(std::vector<CacheEvent>& out,
                                                 std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait_for(lock, timeout, [&] { return closed_ || resync_ || !buf_.empty(); });
-  if (closed_) return Wake::closed;
-  if (resync_) return Wake::resync;
+  if (resync_) return closed_ ? Wake::closed : Wake::resync;
+  // Events buffered before the close are delivered first (a recording's
+  // last match events); `closed` follows on the next call.
+  if (closed_ && buf_.empty()) return Wake::closed;
   if (buf_.empty()) return Wake::timeout;
   const size_t before = out.size();
   for (CacheEvent& e : buf_) {
@@ -68,10 +70,7 @@ EventHub::EventHub(Engine& engine, EventHubOptions options) : engine_(engine), o
   thread_ = std::thread([this] { run(); });
 }
 
-EventHub::~EventHub() {
-  close();
-  if (thread_.joinable()) thread_.join();
-}
+EventHub::~EventHub() { close(); }
 
 std::shared_ptr<EventSubscription> EventHub::subscribe() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -87,14 +86,20 @@ void EventHub::unsubscribe(const std::shared_ptr<EventSubscription>& sub) {
 }
 
 void EventHub::close() {
-  std::vector<std::shared_ptr<EventSubscription>> subs;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (closed_) return;
     closed_ = true;
-    subs = subs_;
   }
   stop_cv_.notify_all();
+  // The reader's last pass hands out what the engine queued before the
+  // close; only then do the subscribers hear `closed`.
+  if (thread_.joinable()) thread_.join();
+  std::vector<std::shared_ptr<EventSubscription>> subs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    subs = subs_;
+  }
   for (auto& s : subs) s->close();
 }
 
@@ -112,11 +117,11 @@ EventHubStats EventHub::stats() const {
 
 void EventHub::run() {
   std::vector<std::shared_ptr<EventSubscription>> subs;
-  for (;;) {
+  for (bool last = false; !last;) {
     {
       std::unique_lock<std::mutex> lock(mu_);
       stop_cv_.wait_for(lock, options_.poll, [&] { return closed_; });
-      if (closed_) return;
+      last = closed_;
       subs = subs_;
     }
     // Drained even with no viewer attached, so the engine's queue never

@@ -52,7 +52,8 @@ class EventSubscription {
 
   // HTTP thread. Waits up to `timeout`; on `events`, appends them (seq >=
   // floor, in order) to `out`. `resync` means events were lost: take a new
-  // snapshot. `closed`: the server is shutting down.
+  // snapshot. `closed`: the server is shutting down (events buffered
+  // before the close come first, on the calls before).
   Wake wait(std::vector<CacheEvent>& out, std::chrono::milliseconds timeout);
   void begin_snapshot();
   void set_floor(uint64_t next_seq);
@@ -84,7 +85,10 @@ class EventHub {
   // nullptr when max_subscribers are attached or the hub is closed.
   std::shared_ptr<EventSubscription> subscribe();
   void unsubscribe(const std::shared_ptr<EventSubscription>& sub);
-  // Wakes every subscriber with `closed` and stops the reader. Idempotent.
+  // Stops the reader after a last pass over the engine's queue (events
+  // made before the close still reach the subscribers, ahead of `closed`),
+  // then wakes every subscriber with `closed`. Idempotent; not from the
+  // reader thread.
   void close();
   EventHubStats stats() const;
 
