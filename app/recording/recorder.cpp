@@ -117,18 +117,26 @@ void Recorder::run() {
       closing = closing_;
     }
     Status s;
+    std::string stop;
     for (Item& item : batch) {
-      if (!s.ok()) break;
       s = std::visit([&](auto& v) { return writer_->write(item.t_ms, v); }, item.v);
+      if (!s.ok()) break;
+      // A long backlog is committed as it goes, so the size cap stops it
+      // within commit_events of the cap rather than after all of it.
+      if (writer_->uncommitted_events() >= uint64_t(options_.commit_events)) {
+        s = writer_->commit();
+        last_commit = Clock::now();
+        if (!s.ok() || !(stop = writer_->over_cap()).empty()) break;
+      }
     }
     batch.clear();
-    const bool due = writer_->uncommitted_events() >= uint64_t(options_.commit_events) ||
-                     Clock::now() - last_commit >= std::chrono::milliseconds(options_.commit_ms);
-    if (s.ok() && (due || closing)) {
+    const bool due = Clock::now() - last_commit >= std::chrono::milliseconds(options_.commit_ms);
+    if (s.ok() && stop.empty() && (due || closing)) {
       s = writer_->commit();
       last_commit = Clock::now();
     }
-    std::string stop = s.ok() ? writer_->over_cap() : "recording stopped: " + s.message();
+    if (s.ok() && stop.empty()) stop = writer_->over_cap();
+    if (!s.ok()) stop = "recording stopped: " + s.message();
     if (!stop.empty()) {
       writer_->stop(stop);
       {

@@ -213,6 +213,36 @@ TEST(RecordingReplay, SizeCapStopsWithAClearMessage) {
   fs::remove(path);
 }
 
+// A backlog (the producer far ahead of the disk, as when a remote feed
+// delivers many messages at once) is committed as it is written, so the cap
+// stops it near max_bytes instead of after the whole backlog.
+TEST(RecordingReplay, SizeCapStopsWithinABacklog) {
+  const std::string path = temp_path("cap-backlog.db");
+  RecorderOptions opt;
+  opt.max_bytes = 64 * 1024;
+  opt.commit_events = 20;
+  opt.commit_ms = 60000;  // only the event count commits
+  auto rec = Recorder::create(path, opt);
+  ASSERT_TRUE(rec.ok());
+  CacheDriver d(9, 100000);
+  (*rec)->snapshot(d.cache().snapshot());
+  uint64_t pushed = 0;
+  for (int i = 0; i < 3000; ++i) {
+    d.request();
+    std::vector<CacheEvent> evs = d.drain();
+    pushed += evs.size();
+    (*rec)->events(std::move(evs));
+  }
+  ASSERT_TRUE((*rec)->close().ok());
+  EXPECT_TRUE((*rec)->stopped());
+  auto r = Recording::open(path);
+  ASSERT_TRUE(r.ok());
+  EXPECT_NE((*r)->summary().meta.at("stopped").find("size cap"), std::string::npos);
+  EXPECT_LT(uint64_t((*r)->summary().last_seq), pushed);
+  EXPECT_LT(fs::file_size(path), uintmax_t(2 * opt.max_bytes)) << "the cap was overshot";
+  fs::remove(path);
+}
+
 TEST(RecordingOpen, RefusesWhatIsNotARecording) {
   const std::string path = temp_path("not.db");
   EXPECT_EQ(Recording::open(path).status().code(), StatusCode::not_found);
