@@ -49,15 +49,31 @@ inline float w_scalar(Elem<kW> h) {
   }
 }
 
+// Decode streams the weights from DRAM once: software prefetch this far
+// ahead of each row's read position (the rows of a matmul are contiguous,
+// so past a row's end it fetches the rows the next blocks read). The
+// hardware prefetchers stop at 4 KiB page boundaries. Prefetching changes
+// no arithmetic.
+constexpr int64_t kDecodePrefetchBytes = 16384;
+
 // out[r * T + t] = row r . token t over K (8-wide steps, then the tail in order).
-template <FloatWeight kW, int R, int T>
+template <FloatWeight kW, int R, int T, bool kPrefetch = false>
 void block(const Elem<kW>* const w[], const float* const x[], int64_t K, float* out) {
   __m256 acc[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
   }
+  // Steps of 8 elements per 64-byte line: one prefetch per row and line.
+  constexpr int64_t kLineSteps = 64 / (8 * int64_t(sizeof(Elem<kW>)));
   int64_t k = 0;
   for (; k + 8 <= K; k += 8) {
+    if constexpr (kPrefetch) {
+      if ((k / 8) % kLineSteps == 0) {
+        for (int r = 0; r < R; ++r)
+          _mm_prefetch(reinterpret_cast<const char*>(w[r] + k) + kDecodePrefetchBytes,
+                       _MM_HINT_T0);
+      }
+    }
     __m256 wv[R];
     for (int r = 0; r < R; ++r) wv[r] = load_w<kW>(w[r] + k);
     for (int t = 0; t < T; ++t) {
@@ -75,7 +91,7 @@ void block(const Elem<kW>* const w[], const float* const x[], int64_t K, float* 
   }
 }
 
-template <FloatWeight kW, int R>
+template <FloatWeight kW, int R, bool kPrefetch = false>
 void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
   float out[R * 3];
   for (int t0 = 0; t0 < a.tokens; t0 += 3) {
@@ -85,11 +101,11 @@ void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
       x[t] = reinterpret_cast<const float*>(a.act + (t0 + t) * a.act_stride);
     }
     if (nt == 3) {
-      block<kW, R, 3>(w, x, a.K, out);
+      block<kW, R, 3, kPrefetch>(w, x, a.K, out);
     } else if (nt == 2) {
-      block<kW, R, 2>(w, x, a.K, out);
+      block<kW, R, 2, kPrefetch>(w, x, a.K, out);
     } else {
-      block<kW, R, 1>(w, x, a.K, out);
+      block<kW, R, 1, kPrefetch>(w, x, a.K, out);
     }
     for (int r = 0; r < R && r0 + r < a.rows; ++r) {
       const float b = a.bias ? a.bias[r0 + r] : 0.0f;
@@ -106,7 +122,7 @@ void tile_float(const QTileArgs& a) {
   }
   if (a.tokens <= 2) {
     // Decode: eight rows at once keep eight independent FMA chains.
-    rows_block<kW, 8>(w, a, 0);
+    rows_block<kW, 8, true>(w, a, 0);
     return;
   }
   for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4>(w + r0, a, r0);
