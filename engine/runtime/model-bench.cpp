@@ -120,21 +120,26 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
   double prefill_s = 0, decode_s = 0;
   Status st = run_once(std::min(prompt, 16), std::min(decode, 4), prefill_s, decode_s);
   if (!st.ok()) return st;
+  // The probe runs right after every timed run, and its best is kept: the
+  // bandwidth a machine gives (a VM's especially) drifts by tens of percent
+  // over seconds, so a probe taken at another moment than decode's best run
+  // can read lower than decode itself.
+  const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
+  kernels::ThreadPool probe_pool(config.n_threads);
   for (int rep = 0; rep < config.repeats; ++rep) {
     st = run_once(prompt, decode, prefill_s, decode_s);
     if (!st.ok()) return st;
     r.prefill_tok_s = std::max(r.prefill_tok_s, prompt / prefill_s);
     r.decode_tok_s = std::max(r.decode_tok_s, decode / decode_s);
+    r.bandwidth_gbs =
+        std::max(r.bandwidth_gbs, kernels::measure_read_bandwidth(probe_pool, regions, 2));
   }
   r.repeats = config.repeats;
 
-  const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
   double matmul_bytes = 0;
   for (const kernels::ByteRegion& g : regions) matmul_bytes += double(g.bytes);
   r.bytes_per_token =
       matmul_bytes + double(kernels::kv_bytes_per_token(shape)) * (prompt + decode / 2.0);
-  kernels::ThreadPool probe_pool(config.n_threads);
-  r.bandwidth_gbs = kernels::measure_read_bandwidth(probe_pool, regions, 5);
   r.roofline_tok_s = r.bandwidth_gbs * 1e9 / r.bytes_per_token;
   r.decode_fraction = r.roofline_tok_s > 0 ? r.decode_tok_s / r.roofline_tok_s : 0.0;
   r.decode_gbs = r.bytes_per_token * r.decode_tok_s / 1e9;
