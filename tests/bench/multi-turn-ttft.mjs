@@ -13,8 +13,12 @@
 //   mkdir -p /tmp/oai && cd /tmp/oai && npm init -y && npm install openai undici
 //   cd /tmp/oai && node /path/to/tests/bench/multi-turn-ttft.mjs \
 //       --url http://127.0.0.1:8080/v1 [--conversations 4] [--turns 8] \
-//       [--max-tokens 32] [--temperature 0] [--json]
+//       [--max-tokens 32] [--temperature 0] [--canned-replies] [--json]
 //
+// --canned-replies sends a fixed assistant text back instead of each reply,
+// so every server gets byte-identical conversations (random-weight models
+// write replies that re-tokenize very differently from one server to the
+// next, which would make the prompts differ).
 // Output: one line per turn (conversation, turn, prompt tokens, cached tokens
 // when the server reports them, TTFT ms), then the median TTFT of turns 2..N
 // (the cached ones) and of turn 1. --json prints one object instead.
@@ -44,6 +48,7 @@ const turns = Number(option('turns', '8'));
 const maxTokens = Number(option('max-tokens', '32'));
 const temperature = Number(option('temperature', '0'));
 const asJson = process.argv.includes('--json');
+const cannedReplies = process.argv.includes('--canned-replies');
 
 const freshConnection = new Agent({ pipelining: 0 });  // 0: no keep-alive
 const client = new OpenAI({
@@ -63,10 +68,16 @@ function nextRandom() {
   seed = (seed * 1103515245 + 12345) % 2147483648;
   return seed;
 }
-function userMessage(conversation, turn) {
+function pickWords(n) {
   const picked = [];
-  for (let i = 0; i < 30; i++) picked.push(words[nextRandom() % words.length]);
-  return `Conversation ${conversation}, question ${turn}: ${picked.join(' ')}?`;
+  for (let i = 0; i < n; i++) picked.push(words[nextRandom() % words.length]);
+  return picked.join(' ');
+}
+function userMessage(conversation, turn) {
+  return `Conversation ${conversation}, question ${turn}: ${pickWords(30)}?`;
+}
+function cannedReply(conversation, turn) {
+  return `Answer ${conversation}.${turn}: ${pickWords(20)}.`;
 }
 
 const models = [];
@@ -103,7 +114,7 @@ for (let c = 0; c < conversations; c++) {
   for (let t = 1; t <= turns; t++) {
     messages.push({ role: 'user', content: userMessage(c, t) });
     const { ttft, reply, usage } = await timedTurn(messages);
-    messages.push({ role: 'assistant', content: reply });
+    messages.push({ role: 'assistant', content: cannedReplies ? cannedReply(c, t) : reply });
     rows.push({
       conversation: c, turn: t, ttft_ms: ttft,
       prompt_tokens: usage?.prompt_tokens ?? null,
@@ -118,6 +129,7 @@ const later = rows.filter((r) => r.turn > 1).map((r) => r.ttft_ms);
 const first = rows.filter((r) => r.turn === 1).map((r) => r.ttft_ms);
 const summary = {
   url: baseURL, model, conversations, turns, max_tokens: maxTokens, temperature,
+  canned_replies: cannedReplies,
   median_ttft_ms_after_first_turn: median(later), median_ttft_ms_first_turn: median(first), rows,
 };
 if (asJson) console.log(JSON.stringify(summary));
