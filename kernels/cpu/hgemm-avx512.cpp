@@ -1,15 +1,15 @@
-// F16 / BF16 / F32 prefill kernels of qgemm-avx512.h: token lanes, like the
-// quantized ones. The fp32 activations of 16 tokens are interleaved once
-// per matmul ([K][16 tokens]); a row tile's half-precision weights are
-// converted to fp32 once per chunk of tokens (F32 rows are read in place),
-// so the inner loop is one broadcast load and one FMA per row and 16
-// tokens; a register tile is 8 rows x 32 tokens.
-//
-// Same bits as hgemm-avx2.cpp: there, (row, token) sums k = j mod 8 in lane
-// j of one accumulator (8-wide steps), adds the lanes as hsum does, then
-// the tail past the last whole step in order. Here phase j runs over the
-// same k in the same order with one accumulator per (row, token), and the
-// phases and the tail are added in the same order.
+// F16 / BF16 / F32 prefill kernels of qgemm-avx512.h. A 512-bit register
+// holds two tokens' eight k-lanes: [token a: k = 8s .. 8s+7 | token b: the
+// same k], multiplied by the weight row's eight values broadcast to both
+// halves. Each half is then exactly hgemm-avx2.cpp's ymm accumulator for
+// its token (lane j sums k = j mod 8 in order with one FMA per step), the
+// lanes are added as hsum does and the tail past the last whole step
+// follows with one FMA per element: a (row, token) result is bit-identical
+// to the AVX2 tiles, so decode and prefill agree. Activations are packed
+// once per matmul into pair-major steps; a row tile's half-precision
+// weights are converted to fp32 once per chunk of tokens (F32 rows are read
+// in place); a register tile is 4 rows x 6 token pairs, and all reads run
+// forward through memory (no strided passes).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -25,16 +25,26 @@ constexpr int64_t kL = kQ512Tokens;
 Q512Fn h512_table_impl(DType t);
 }  // namespace
 
-int64_t h512_group_bytes(int64_t K) { return K * kL * 4; }
+namespace {
+// One group of 16 tokens (8 pairs): [pair][step][16 floats], then the
+// tails (k >= 8 * steps) as [token][8 floats], zero padded.
+int64_t h512_steps(int64_t K) { return K / 8; }
+int64_t h512_tail_offset(int64_t K) { return 8 * h512_steps(K) * 16; }  // in floats
+}  // namespace
+
+int64_t h512_group_bytes(int64_t K) { return (h512_tail_offset(K) + kL * 8) * 4; }
 
 int64_t h512_scratch_bytes(int64_t K) { return kQ512Rows * ((K * 4 + 63) / 64 * 64); }
 
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst) {
   auto* d = reinterpret_cast<float*>(dst);
   std::memset(dst, 0, size_t(h512_group_bytes(K)));
+  const int64_t steps = h512_steps(K), tail = h512_tail_offset(K);
   for (int t = 0; t < tokens; ++t) {
     const auto* x = reinterpret_cast<const float*>(act + t * act_stride);
-    for (int64_t k = 0; k < K; ++k) d[k * kL + t] = x[k];
+    float* pair = d + (t / 2) * steps * 16 + (t % 2) * 8;
+    for (int64_t s = 0; s < steps; ++s) std::memcpy(pair + s * 16, x + 8 * s, 32);
+    for (int64_t k = 8 * steps; k < K; ++k) d[tail + t * 8 + (k - 8 * steps)] = x[k];
   }
 }
 
@@ -69,62 +79,65 @@ void convert_row(const uint16_t* w, int64_t K, float* dst) {
   for (; k < K; ++k) dst[k] = w_scalar<kBf16>(w[k]);
 }
 
-// Phase j (k = j, j + 8, ... below 8 * steps) of G groups into acc[r][g].
-// pf: the next tile's rows to prefetch (one line of each every four
-// steps covers them), or null.
-template <int G>
-inline void phase(const float* const ws[kQ512Rows], const float* xg, int64_t gstride, int j,
-                  int64_t steps, const Q512Args* pf, __m512 acc[kQ512Rows][2]) {
-  for (int r = 0; r < kQ512Rows; ++r) {
-    for (int g = 0; g < G; ++g) acc[r][g] = _mm512_setzero_ps();
+// hsum of avx2-util.h on one half: (l0+l4)+(l2+l6) + (l1+l5)+(l3+l7).
+inline float hsum8(__m256 v) {
+  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s);
+}
+
+constexpr int kRows = 4;   // rows of a register tile
+constexpr int kPairs = 6;  // token pairs of a register tile
+
+// Rows r0 .. r0 + kRows - 1 of the tile (ws) against P pairs starting at
+// global pair q0, written to y with the tails and bias.
+template <int P>
+void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, bool prefetch) {
+  const int64_t steps = h512_steps(a.K), gfloats = a.group_bytes / 4;
+  const auto* act = reinterpret_cast<const float*>(a.act);
+  const float* xp[P];
+  for (int p = 0; p < P; ++p) {
+    const int64_t q = q0 + p;
+    xp[p] = act + (q / (kL / 2)) * gfloats + (q % (kL / 2)) * steps * 16;
+  }
+  __m512 acc[kRows][P];
+  for (int r = 0; r < kRows; ++r) {
+    for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_ps();
   }
   for (int64_t s = 0; s < steps; ++s) {
-    const int64_t k = 8 * s + j;
-    if (pf && s % 4 == 0) {
-      for (int r = 0; r < kQ512Rows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(pf->next_w + r * pf->w_stride + 16 * s),
+    if (prefetch && s % 4 == 0) {
+      for (int r = r0; r < r0 + kRows; ++r) {
+        _mm_prefetch(reinterpret_cast<const char*>(a.next_w + r * a.w_stride + 16 * s),
                      _MM_HINT_T0);
       }
     }
-    __m512 xv[G];
-    for (int g = 0; g < G; ++g) xv[g] = _mm512_loadu_ps(xg + g * gstride + k * kL);
-    for (int r = 0; r < kQ512Rows; ++r) {
-      const __m512 wb = _mm512_set1_ps(ws[r][k]);
-      for (int g = 0; g < G; ++g) acc[r][g] = _mm512_fmadd_ps(wb, xv[g], acc[r][g]);
+    __m512 wv[kRows];
+    // The row's eight values in both halves (a 256-bit broadcast; AVX-512F).
+    for (int r = 0; r < kRows; ++r) {
+      const __m256d w8 = _mm256_castps_pd(_mm256_loadu_ps(ws[r0 + r] + 8 * s));
+      wv[r] = _mm512_castpd_ps(_mm512_broadcast_f64x4(w8));
+    }
+    for (int p = 0; p < P; ++p) {
+      const __m512 xv = _mm512_loadu_ps(xp[p] + 16 * s);
+      for (int r = 0; r < kRows; ++r) acc[r][p] = _mm512_fmadd_ps(wv[r], xv, acc[r][p]);
     }
   }
-}
-
-// Groups g0 .. g0 + G - 1 of the tile: the eight phases, then per (row,
-// token) the lanes in hsum's order and the tail.
-template <int G>
-void half_groups(const Q512Args& a, const float* const ws[kQ512Rows], int64_t g0) {
-  const int64_t steps = a.K / 8, gstride = a.group_bytes / 4;
-  const auto* xg = reinterpret_cast<const float*>(a.act + g0 * a.group_bytes);
-  alignas(64) float lanes[8][kQ512Rows][G][kL];
-  for (int j = 0; j < 8; ++j) {
-    __m512 acc[kQ512Rows][2];
-    phase<G>(ws, xg, gstride, j, steps, j == 0 && g0 == 0 && a.next_w ? &a : nullptr, acc);
-    for (int r = 0; r < kQ512Rows; ++r) {
-      for (int g = 0; g < G; ++g) _mm512_store_ps(lanes[j][r][g], acc[r][g]);
-    }
-  }
-  for (int r = 0; r < a.rows; ++r) {
-    const float b = a.bias ? a.bias[r] : 0.0f;
-    for (int g = 0; g < G; ++g) {
-      auto L = [&](int j) { return _mm512_load_ps(lanes[j][r][g]); };
-      const __m512 s0 = _mm512_add_ps(_mm512_add_ps(L(0), L(4)), _mm512_add_ps(L(2), L(6)));
-      const __m512 s1 = _mm512_add_ps(_mm512_add_ps(L(1), L(5)), _mm512_add_ps(L(3), L(7)));
-      alignas(64) float v[kL];
-      _mm512_store_ps(v, _mm512_add_ps(s0, s1));
-      const int64_t t0 = (g0 + g) * kL;
-      const int n = int(std::min<int64_t>(kL, a.tokens - t0));
-      const float* x = xg + g * gstride;
-      for (int t = 0; t < n; ++t) {
-        float s = v[t];
+  const float* tails = act + h512_tail_offset(a.K);
+  for (int r = 0; r < kRows && r0 + r < a.rows; ++r) {
+    const float b = a.bias ? a.bias[r0 + r] : 0.0f;
+    const float* w = ws[r0 + r];
+    for (int p = 0; p < P; ++p) {
+      for (int h = 0; h < 2; ++h) {
+        const int64_t t = 2 * (q0 + p) + h;
+        if (t >= a.tokens) break;
+        float s = hsum8(
+            h == 0 ? _mm512_castps512_ps256(acc[r][p])
+                   : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[r][p]), 1)));
+        const float* xt = tails + (t / kL) * gfloats + (t % kL) * 8;
         // One rounding per step, as hgemm-avx2.cpp's tail.
-        for (int64_t k = 8 * steps; k < a.K; ++k) s = std::fma(ws[r][k], x[k * kL + t], s);
-        a.y[(t0 + t) * a.ldy + r] = s + b;
+        for (int64_t k = 8 * steps; k < a.K; ++k) s = std::fma(w[k], xt[k - 8 * steps], s);
+        a.y[t * a.ldy + r0 + r] = s + b;
       }
     }
   }
@@ -147,10 +160,33 @@ void tile_float(const Q512Args& a) {
         convert_row<kW == FloatWeight::bf16>(reinterpret_cast<const uint16_t*>(src), a.K, dst);
     }
   }
-  const int64_t groups = (a.tokens + kL - 1) / kL;
-  int64_t g = 0;
-  for (; g + 2 <= groups; g += 2) half_groups<2>(a, ws, g);
-  if (g < groups) half_groups<1>(a, ws, g);
+  const int64_t pairs = (a.tokens + 1) / 2;
+  for (int r0 = 0; r0 < kQ512Rows; r0 += kRows) {
+    if (r0 >= a.rows) break;
+    for (int64_t q0 = 0; q0 < pairs; q0 += kPairs) {
+      const bool pf = a.next_w && q0 == 0;
+      switch (std::min<int64_t>(kPairs, pairs - q0)) {
+        case 6:
+          pair_block<6>(a, ws, r0, q0, pf);
+          break;
+        case 5:
+          pair_block<5>(a, ws, r0, q0, pf);
+          break;
+        case 4:
+          pair_block<4>(a, ws, r0, q0, pf);
+          break;
+        case 3:
+          pair_block<3>(a, ws, r0, q0, pf);
+          break;
+        case 2:
+          pair_block<2>(a, ws, r0, q0, pf);
+          break;
+        default:
+          pair_block<1>(a, ws, r0, q0, pf);
+          break;
+      }
+    }
+  }
 }
 
 Q512Fn h512_table_impl(DType t) {

@@ -3,7 +3,7 @@
 // used by CpuMatmul for n >= kGemmMinTokens when the CPU has them.
 //
 // Layout: the lanes of a register are 16 tokens, not weight elements.
-// (F16/BF16/F32: hgemm-avx512.cpp, fp32 activations [K][16 tokens].) The
+// (F16/BF16/F32: hgemm-avx512.cpp, fp32 activations in token pairs.) The
 // 8-bit activations of a group of 16 tokens are interleaved once per matmul
 // (q512_pack_acts: four consecutive bytes of each token side by side), so
 // one vpdpbusd multiplies four bytes of one weight row, broadcast, with the
