@@ -105,7 +105,8 @@ TEST(ChatRestart, ReopenedTemperatureOneChatComputesOnlyTheNewTurn) {
         }
       }
     }
-    ASSERT_TRUE(differs) << "no reply of 8 chats re-encoded differently: the test exercises nothing";
+    ASSERT_TRUE(differs)
+        << "no reply of 8 chats re-encoded differently: the test exercises nothing";
     // The engine that generated the replies remembers their ids.
     auto rendered = first.host->engine()->render_chat(asText(first.thread(conv), next));
     ASSERT_TRUE(rendered.ok()) << rendered.status().to_string();
