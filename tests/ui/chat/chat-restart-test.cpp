@@ -85,7 +85,6 @@ TEST(ChatRestart, ReopenedTemperatureOneChatComputesOnlyTheNewTurn) {
     s.topP = 1.0;
     s.minP = 0;
     s.maxTokens = 48;
-    first.controller->setSampling(s);
     // Turns until a saved reply re-encodes to other ids than it was
     // generated as (otherwise a text-only history would hit too). Replies
     // are sampled with fresh seeds, so a chat of six turns has none about
@@ -93,6 +92,7 @@ TEST(ChatRestart, ReopenedTemperatureOneChatComputesOnlyTheNewTurn) {
     bool differs = false;
     for (int chat = 0; chat < 8 && !differs; ++chat) {
       if (chat > 0) first.controller->newConversation();
+      first.controller->setSampling(s);  // a new chat starts from the defaults
       for (int turn = 0; turn < 6 && !differs; ++turn) {
         ASSERT_TRUE(first.send(users[turn]).has_value());
         conv = first.controller->currentConversation();
