@@ -55,6 +55,8 @@ Q512Fn h512_table(DType t) { return h512_table_impl(t); }
 #include "simd-avx512-begin.h"
 
 #if defined(RC_HAVE_AVX512_REGION)
+#include "avx2-util.h"  // the region enables AVX2 too
+
 namespace rc::kernels {
 namespace {
 
@@ -77,14 +79,6 @@ void convert_row(const uint16_t* w, int64_t K, float* dst) {
     _mm512_storeu_ps(dst + k, f);
   }
   for (; k < K; ++k) dst[k] = w_scalar<kBf16>(w[k]);
-}
-
-// hsum of avx2-util.h on one half: (l0+l4)+(l2+l6) + (l1+l5)+(l3+l7).
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
 }
 
 constexpr int kRows = 4;   // rows of a register tile
@@ -131,7 +125,8 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
       for (int h = 0; h < 2; ++h) {
         const int64_t t = 2 * (q0 + p) + h;
         if (t >= a.tokens) break;
-        float s = hsum8(
+        // The AVX2 tiles' own lane sum, so the bits are theirs by construction.
+        float s = avx2::hsum(
             h == 0 ? _mm512_castps512_ps256(acc[r][p])
                    : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[r][p]), 1)));
         const float* xt = tails + (t / kL) * gfloats + (t % kL) * 8;
