@@ -36,7 +36,8 @@ void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const fl
   // share one chunk's activations in cache; several tasks per thread
   // balance a preempted one.
   constexpr int64_t kChunkGroups = 4;
-  const int64_t tiles = (rows + kQ512Rows - 1) / kQ512Rows;
+  const int64_t tile_rows = q512_tile_rows(w.type);
+  const int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const int64_t chunks = (groups + kChunkGroups - 1) / kChunkGroups;
   const int64_t grain = std::max<int64_t>(1, tiles / (int64_t(pool_.size()) * 4));
   const auto* wbase = static_cast<const uint8_t*>(w.data);
@@ -45,12 +46,12 @@ void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const fl
     uint8_t* scratch = row_scratch_[size_t(thread)].data();
     scratch += (64 - reinterpret_cast<uintptr_t>(scratch) % 64) % 64;
     for (int64_t i = i0; i < i1; ++i) {
-      const int64_t c = i / tiles, r0 = (i % tiles) * kQ512Rows;
+      const int64_t c = i / tiles, r0 = (i % tiles) * tile_rows;
       const int64_t g0 = c * kChunkGroups, t0 = g0 * kQ512Tokens;
       Q512Args a;
       a.w = wbase + r0 * rb;
       a.w_stride = rb;
-      a.rows = int(std::min<int64_t>(kQ512Rows, rows - r0));
+      a.rows = int(std::min<int64_t>(tile_rows, rows - r0));
       a.act = act_packed_.data() + g0 * gb;
       a.group_bytes = gb;
       a.tokens = int(std::min<int64_t>(kChunkGroups * kQ512Tokens, n - t0));
@@ -60,8 +61,8 @@ void CpuMatmul::run_q512(Q512Fn fn, const Weight& w, const float* bias, const fl
       a.bias = bias ? bias + r0 : nullptr;
       a.scratch = scratch;
       // The next task of this range: the next row tile (same chunk).
-      const int64_t nr0 = r0 + kQ512Rows;
-      a.next_w = i + 1 < i1 && nr0 + kQ512Rows <= rows ? wbase + nr0 * rb : nullptr;
+      const int64_t nr0 = r0 + tile_rows;
+      a.next_w = i + 1 < i1 && nr0 + tile_rows <= rows ? wbase + nr0 * rb : nullptr;
       fn(a);
     }
   });

@@ -51,6 +51,8 @@ int64_t q512_group_bytes(DType t, int64_t K) {
   return K * kL + scale_bytes(t, K) + extra_bytes(t, K);
 }
 
+int q512_tile_rows(DType t) { return float_type(t) ? kH512Rows : kQ512Rows; }
+
 int64_t q512_scratch_bytes(DType t, int64_t K) {
   return float_type(t) ? h512_scratch_bytes(K) : kQ512Rows * row_scratch(t, K);
 }

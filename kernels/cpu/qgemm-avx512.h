@@ -27,7 +27,8 @@
 namespace rc::kernels {
 
 inline constexpr int kQ512Tokens = 16;  // tokens per lane group
-inline constexpr int kQ512Rows = 8;     // weight rows per register tile
+inline constexpr int kQ512Rows = 8;     // weight rows per tile, quantized types
+inline constexpr int kH512Rows = 12;    // weight rows per tile, F16/BF16/F32
 
 // Bytes of one packed group of 16 tokens for a weight of type t and K columns.
 int64_t q512_group_bytes(DType t, int64_t K);
@@ -42,7 +43,7 @@ int64_t q512_scratch_bytes(DType t, int64_t K);
 struct Q512Args {
   const uint8_t* w;    // first weight row of the tile
   int64_t w_stride;    // bytes between weight rows
-  int rows;            // 1..kQ512Rows
+  int rows;            // 1..q512_tile_rows(type)
   const uint8_t* act;  // first packed group
   int64_t group_bytes;
   int tokens;  // >= 1: ceil(tokens / 16) groups
@@ -63,6 +64,9 @@ int64_t h512_group_bytes(int64_t K);
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst);
 int64_t h512_scratch_bytes(int64_t K);
 Q512Fn h512_table(DType t);
+
+// Rows of one call's tile for weights of type t: kQ512Rows or kH512Rows.
+int q512_tile_rows(DType t);
 
 // Null when the type has no 512-bit kernel or the CPU lacks AVX-512 VNNI
 // (cpu_has_vnni()).

@@ -100,7 +100,7 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
   for (DType t : kTypes) {
     std::vector<int64_t> ks{256, 2816};
     if (t == DType::q8_0) ks = {32, 416, 3424};
-    if (block_elems(t) == 1) ks = {7, 67, 2051};  // tails of the 8-wide steps
+    if (block_elems(t) == 1) ks = {7, 67, 300, 2051};  // 8-wide steps' tails, k-blocks
     for (int64_t K : ks) {
       for (int64_t rows : {1, 8, 13}) {
         const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
@@ -116,7 +116,7 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
           }
           for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
             const std::vector<float> want = avx2_tiles(t, ow, q, side, n, b);
-            for (int tr : {3, kQ512Rows}) {
+            for (int tr : {3, q512_tile_rows(t)}) {
               for (int chunk : {16, 64}) {
                 EXPECT_TRUE(same_bits(q512_tiles(t, ow, q, n, tr, chunk, b), want))
                     << dtype_name(t) << " K " << K << " rows " << rows << " n " << n << " tile "
