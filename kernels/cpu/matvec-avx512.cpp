@@ -282,62 +282,79 @@ inline void unpack_scales_k4(const uint8_t* s, uint64_t& sc, uint64_t& m) {
 // activation runs. isum lanes 0-7 / 8-15 of each product belong to the
 // sub-blocks named by pair_index, whose scales vpdpwssd applies. The mins
 // term stays in a vector accumulator (no horizontal sum per block).
-template <bool k5>
-float dot_k45(const uint8_t* w, const MatvecAct& a) {
+// R rows at once, each with its own accumulators in the same order as
+// alone: the rows' independent chains (scale unpacking, then four dependent
+// vpdpwssd per block) overlap in the core, which one row's do not.
+template <bool k5, int R>
+void dot_k45_rows(const uint8_t* w, int64_t stride, const MatvecAct& a, float* y) {
   using Block = std::conditional_t<k5, BlockQ5_K, BlockQ4_K>;
-  const auto* b = reinterpret_cast<const Block*>(w);
   const __m512i m4 = _mm512_set1_epi8(0x0f);
-  __m512 acc = _mm512_setzero_ps();
-  __m128 macc = _mm_setzero_ps();
-  for (int64_t i = 0; i < a.K / 256; ++i) {
-    // [d, dmin] times the activation scale.
-    const __m128 dd = _mm_mul_ps(
-        _mm_cvtph_ps(_mm_cvtsi32_si128(int(load_u32(reinterpret_cast<const uint8_t*>(&b[i].d))))),
-        _mm_set1_ps(a.d[i]));
-    uint64_t sc, m;
-    unpack_scales_k4(b[i].scales, sc, m);
-    const __m128i mp =
-        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(m))),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
-    macc = _mm_fmadd_ps(_mm_cvtepi32_ps(mp), _mm_shuffle_ps(dd, dd, 0x55), macc);
-    const __m512i sc32 = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(sc)));
-    const int8_t* x = a.qs + 256 * i;
-    for (int l = 0; l < int(sizeof(Block)); l += 64)
-      prefetch(reinterpret_cast<const uint8_t*>(b + i) + l);
-    __m512i isum = _mm512_setzero_si512();
-    [[maybe_unused]] __m512i qh;
-    if constexpr (k5) qh = _mm512_broadcast_i64x4(load32(b[i].qh));
-    for (int g = 0; g < 2; ++g) {
-      const __m512i q = load64(b[i].qs + 64 * g);
-      __m512i lo = _mm512_and_si512(q, m4);
-      __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
-      if constexpr (k5) {
-        // Sub-blocks 4g + {0, 2} (lo) and 4g + {1, 3} (hi): their qh bits.
-        const __m512i bl =
-            join(_mm256_set1_epi8(char(1 << (4 * g))), _mm256_set1_epi8(char(1 << (4 * g + 2))));
-        const __m512i bh = join(_mm256_set1_epi8(char(1 << (4 * g + 1))),
-                                _mm256_set1_epi8(char(1 << (4 * g + 3))));
-        const __m512i h16 = _mm512_set1_epi8(0x10);
-        lo = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(qh, bl), lo, h16);
-        hi = _mm512_mask_add_epi8(hi, _mm512_test_epi8_mask(qh, bh), hi, h16);
-      }
-      const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
-      const __m512i phi = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
-      isum = _mm512_dpwssd_epi32(isum, plo,
-                                 _mm512_permutexvar_epi32(pair_index(4 * g, 4 * g + 2), sc32));
-      isum = _mm512_dpwssd_epi32(isum, phi,
-                                 _mm512_permutexvar_epi32(pair_index(4 * g + 1, 4 * g + 3), sc32));
-    }
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_broadcastss_ps(dd), acc);
+  const Block* rb[R];
+  __m512 acc[R];
+  __m128 macc[R];
+  for (int r = 0; r < R; ++r) {
+    rb[r] = reinterpret_cast<const Block*>(w + r * stride);
+    acc[r] = _mm512_setzero_ps();
+    macc[r] = _mm_setzero_ps();
   }
-  __m128 ms = _mm_add_ps(macc, _mm_movehl_ps(macc, macc));
-  ms = _mm_add_ss(ms, _mm_movehdup_ps(ms));
-  return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(ms);
+  for (int64_t i = 0; i < a.K / 256; ++i) {
+    const int8_t* x = a.qs + 256 * i;
+    for (int r = 0; r < R; ++r) {
+      const Block& b = rb[r][i];
+      // [d, dmin] times the activation scale.
+      const __m128 dd = _mm_mul_ps(
+          _mm_cvtph_ps(_mm_cvtsi32_si128(int(load_u32(reinterpret_cast<const uint8_t*>(&b.d))))),
+          _mm_set1_ps(a.d[i]));
+      uint64_t sc, m;
+      unpack_scales_k4(b.scales, sc, m);
+      const __m128i mp =
+          _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(m))),
+                         _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
+      macc[r] = _mm_fmadd_ps(_mm_cvtepi32_ps(mp), _mm_shuffle_ps(dd, dd, 0x55), macc[r]);
+      const __m512i sc32 = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(sc)));
+      for (int l = 0; l < int(sizeof(Block)); l += 64)
+        prefetch(reinterpret_cast<const uint8_t*>(&b) + l);
+      __m512i isum = _mm512_setzero_si512();
+      [[maybe_unused]] __m512i qh;
+      if constexpr (k5) qh = _mm512_broadcast_i64x4(load32(b.qh));
+      for (int g = 0; g < 2; ++g) {
+        const __m512i q = load64(b.qs + 64 * g);
+        __m512i lo = _mm512_and_si512(q, m4);
+        __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+        if constexpr (k5) {
+          // Sub-blocks 4g + {0, 2} (lo) and 4g + {1, 3} (hi): their qh bits.
+          const __m512i bl =
+              join(_mm256_set1_epi8(char(1 << (4 * g))), _mm256_set1_epi8(char(1 << (4 * g + 2))));
+          const __m512i bh = join(_mm256_set1_epi8(char(1 << (4 * g + 1))),
+                                  _mm256_set1_epi8(char(1 << (4 * g + 3))));
+          const __m512i h16 = _mm512_set1_epi8(0x10);
+          lo = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(qh, bl), lo, h16);
+          hi = _mm512_mask_add_epi8(hi, _mm512_test_epi8_mask(qh, bh), hi, h16);
+        }
+        const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
+        const __m512i phi =
+            _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
+        isum = _mm512_dpwssd_epi32(isum, plo,
+                                   _mm512_permutexvar_epi32(pair_index(4 * g, 4 * g + 2), sc32));
+        isum = _mm512_dpwssd_epi32(
+            isum, phi, _mm512_permutexvar_epi32(pair_index(4 * g + 1, 4 * g + 3), sc32));
+      }
+      acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_broadcastss_ps(dd), acc[r]);
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    __m128 ms = _mm_add_ps(macc[r], _mm_movehl_ps(macc[r], macc[r]));
+    ms = _mm_add_ss(ms, _mm_movehdup_ps(ms));
+    y[r] = _mm512_reduce_add_ps(acc[r]) - _mm_cvtss_f32(ms);
+  }
 }
 
 template <bool k5>
 void matvec_k45(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
-  for (int64_t r = 0; r < rows; ++r) y[r] = dot_k45<k5>(w + r * stride, a);
+  constexpr int R = 2;
+  int64_t r = 0;
+  for (; r + R <= rows; r += R) dot_k45_rows<k5, R>(w + r * stride, stride, a, y + r);
+  for (; r < rows; ++r) dot_k45_rows<k5, 1>(w + r * stride, stride, a, y + r);
 }
 
 // Q6_K: per 128-element half, the low nibbles of ql[0..64) with qh bits
