@@ -89,12 +89,35 @@ constexpr int kRows = 6;
 constexpr int kPairs = 4;
 static_assert(kH512Rows % kRows == 0);
 
+// A share of the next tile's weight bytes to fetch into cache while a
+// register tile computes: `lines` lines from `at`, `per` of them every
+// `every` steps.
+struct PrefetchShare {
+  const char* at = nullptr;
+  int64_t lines = 0, per = 0, every = 1;
+};
+
+// Share `c` of `count` equal shares of the next tile's bytes, for a
+// register tile of `steps` steps.
+PrefetchShare prefetch_share(const Q512Args& a, int64_t c, int64_t count, int64_t steps) {
+  PrefetchShare p;
+  if (!a.next_w) return p;
+  const int64_t lines = (kH512Rows * a.w_stride + 63) / 64;
+  const int64_t l0 = lines * c / count, l1 = lines * (c + 1) / count;
+  p.at = reinterpret_cast<const char*>(a.next_w) + 64 * l0;
+  p.lines = l1 - l0;
+  const int64_t st = std::max<int64_t>(1, steps);
+  p.per = (p.lines + st - 1) / st;
+  p.every = p.lines > 0 ? std::max<int64_t>(1, st * p.per / p.lines) : st;
+  return p;
+}
+
 // Rows r0 .. r0 + kRows - 1 of the tile (ws) against P pairs starting at
-// pair q0, written to y with the tails and bias. With `prefetch`, the next
-// tile's same rows (kStepBytes per step of 8 weights) are fetched into
-// cache as the steps go.
-template <int P, int kStepBytes>
-void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, bool prefetch) {
+// pair q0, written to y with the tails and bias, fetching share pf of the
+// next tile as the steps go: spread over every register tile, the fetches
+// keep pace with DRAM instead of queueing behind each other.
+template <int P>
+void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, PrefetchShare pf) {
   const int64_t steps = h512_steps(a.K), gfloats = a.group_bytes / 4;
   const auto* act = reinterpret_cast<const float*>(a.act);
   const float* xp[P];
@@ -106,12 +129,12 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
   for (int r = 0; r < kRows; ++r) {
     for (int p = 0; p < P; ++p) acc[r][p] = _mm512_setzero_ps();
   }
+  int64_t countdown = 1;
   for (int64_t s = 0; s < steps; ++s) {
-    if (prefetch && s % (64 / kStepBytes) == 0) {
-      for (int r = r0; r < r0 + kRows; ++r) {
-        _mm_prefetch(reinterpret_cast<const char*>(a.next_w + r * a.w_stride + kStepBytes * s),
-                     _MM_HINT_T0);
-      }
+    if (--countdown == 0) {
+      countdown = pf.every;
+      for (int64_t i = 0; i < pf.per && pf.lines > 0; ++i, --pf.lines, pf.at += 64)
+        _mm_prefetch(pf.at, _MM_HINT_T0);
     }
     __m512 wv[kRows];
     // The row's eight values in both halves (a 256-bit broadcast; AVX-512F).
@@ -162,23 +185,26 @@ void tile_float(const Q512Args& a) {
         convert_row<kW == FloatWeight::bf16>(reinterpret_cast<const uint16_t*>(src), a.K, dst);
     }
   }
-  const int64_t pairs = (a.tokens + 1) / 2;
-  constexpr int kStepBytes = kW == FloatWeight::f32 ? 32 : 16;  // 8 weights
-  for (int r0 = 0; r0 < kH512Rows && r0 < a.rows; r0 += kRows) {
-    for (int64_t q0 = 0; q0 < pairs; q0 += kPairs) {
-      const bool pf = a.next_w && q0 == 0;
+  const int64_t pairs = (a.tokens + 1) / 2, blocks = (pairs + kPairs - 1) / kPairs;
+  const int64_t subtiles = (a.rows + kRows - 1) / kRows, steps = h512_steps(a.K);
+  // Pairs outer: a pair block's activations, read from L2 or L3, serve
+  // both 6-row halves of the tile.
+  for (int64_t q0 = 0; q0 < pairs; q0 += kPairs) {
+    for (int r0 = 0; r0 < kH512Rows && r0 < a.rows; r0 += kRows) {
+      const PrefetchShare pf =
+          prefetch_share(a, (q0 / kPairs) * subtiles + r0 / kRows, subtiles * blocks, steps);
       switch (std::min<int64_t>(kPairs, pairs - q0)) {
         case 4:
-          pair_block<4, kStepBytes>(a, ws, r0, q0, pf);
+          pair_block<4>(a, ws, r0, q0, pf);
           break;
         case 3:
-          pair_block<3, kStepBytes>(a, ws, r0, q0, pf);
+          pair_block<3>(a, ws, r0, q0, pf);
           break;
         case 2:
-          pair_block<2, kStepBytes>(a, ws, r0, q0, pf);
+          pair_block<2>(a, ws, r0, q0, pf);
           break;
         default:
-          pair_block<1, kStepBytes>(a, ws, r0, q0, pf);
+          pair_block<1>(a, ws, r0, q0, pf);
           break;
       }
     }
