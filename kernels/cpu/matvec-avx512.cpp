@@ -262,19 +262,32 @@ void matvec_q32(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct&
 
 // ---- K-quants ------------------------------------------------------------
 
-// The 6-bit scales and mins of a Q4_K / Q5_K block (q4k_scale_min layout),
-// with 32-bit masks: scales 0-7 and mins 0-7 as bytes of two 64-bit words.
-inline void unpack_scales_k4(const uint8_t* s, uint64_t& sc, uint64_t& m) {
-  uint32_t w0, w1, w2;
-  std::memcpy(&w0, s, 4);
-  std::memcpy(&w1, s + 4, 4);
-  std::memcpy(&w2, s + 8, 4);
-  const uint32_t sc_lo = w0 & 0x3f3f3f3fu;
-  const uint32_t sc_hi = (w2 & 0x0f0f0f0fu) | (((w0 >> 6) & 0x03030303u) << 4);
-  const uint32_t m_lo = w1 & 0x3f3f3f3fu;
-  const uint32_t m_hi = ((w2 >> 4) & 0x0f0f0f0fu) | (((w1 >> 6) & 0x03030303u) << 4);
-  sc = uint64_t(sc_lo) | (uint64_t(sc_hi) << 32);
-  m = uint64_t(m_lo) | (uint64_t(m_hi) << 32);
+// The 6-bit scales and mins of a Q4_K / Q5_K block (q4k_scale_min layout)
+// as bytes [sc0 .. sc7, m0 .. m7], from the block's first 16 bytes (d,
+// dmin, then the 12 scale bytes s[0..11]): sc[j] = s[j] & 63 and m[j] =
+// s[j+4] & 63 for j < 4; for j >= 4 the low four bits come from s[j+4]
+// (sc: low nibble, m: high nibble) and the top two from bits 6-7 of
+// s[j-4] (sc) or s[j] (m). In vector registers, so no value leaves for the
+// integer unit and back.
+inline __m128i unpack_scales_k4(__m128i head) {
+  const __m128i a = _mm_shuffle_epi8(
+      head, _mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
+  const __m128i b = _mm_shuffle_epi8(
+      head, _mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
+  const __m128i low = _mm_or_si128(
+      _mm_and_si128(a, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0)),
+      _mm_and_si128(_mm_srli_epi16(a, 4),
+                    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15)));
+  // (b >> 6) << 4 per byte; b is zero where no top bits belong.
+  return _mm_or_si128(low, _mm_and_si128(_mm_srli_epi16(b, 2), _mm_set1_epi8(0x30)));
+}
+
+// Lanes 0-7 scale byte i of sv (every 128-bit lane a copy of the unpacked
+// scales), lanes 8-15 byte j, each as a 32-bit value: vpdpwssd's multiplier.
+inline __m512i scale_pair(__m512i sv, int i, int j) {
+  const __m512i idx = join(_mm256_set1_epi32(int(0x80808000u | unsigned(i))),
+                           _mm256_set1_epi32(int(0x80808000u | unsigned(j))));
+  return _mm512_shuffle_epi8(sv, idx);
 }
 
 // Q4_K / Q5_K: the activation's sub-blocks are stored 0 2 1 3 4 6 5 7, so
@@ -301,17 +314,15 @@ void dot_k45_rows(const uint8_t* w, int64_t stride, const MatvecAct& a, float* y
     const int8_t* x = a.qs + 256 * i;
     for (int r = 0; r < R; ++r) {
       const Block& b = rb[r][i];
-      // [d, dmin] times the activation scale.
-      const __m128 dd = _mm_mul_ps(
-          _mm_cvtph_ps(_mm_cvtsi32_si128(int(load_u32(reinterpret_cast<const uint8_t*>(&b.d))))),
-          _mm_set1_ps(a.d[i]));
-      uint64_t sc, m;
-      unpack_scales_k4(b.scales, sc, m);
+      const __m128i head = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&b));
+      // [d, dmin] times the activation scale (lanes 0 and 1).
+      const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(head), _mm_set1_ps(a.d[i]));
+      const __m128i scm = unpack_scales_k4(head);
       const __m128i mp =
-          _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_cvtsi64_si128(int64_t(m))),
+          _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(scm, scm)),
                          _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
       macc[r] = _mm_fmadd_ps(_mm_cvtepi32_ps(mp), _mm_shuffle_ps(dd, dd, 0x55), macc[r]);
-      const __m512i sc32 = _mm512_cvtepu8_epi32(_mm_cvtsi64_si128(int64_t(sc)));
+      const __m512i sv = _mm512_broadcast_i32x4(scm);
       for (int l = 0; l < int(sizeof(Block)); l += 64)
         prefetch(reinterpret_cast<const uint8_t*>(&b) + l);
       __m512i isum = _mm512_setzero_si512();
@@ -334,10 +345,8 @@ void dot_k45_rows(const uint8_t* w, int64_t stride, const MatvecAct& a, float* y
         const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
         const __m512i phi =
             _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
-        isum = _mm512_dpwssd_epi32(isum, plo,
-                                   _mm512_permutexvar_epi32(pair_index(4 * g, 4 * g + 2), sc32));
-        isum = _mm512_dpwssd_epi32(
-            isum, phi, _mm512_permutexvar_epi32(pair_index(4 * g + 1, 4 * g + 3), sc32));
+        isum = _mm512_dpwssd_epi32(isum, plo, scale_pair(sv, 4 * g, 4 * g + 2));
+        isum = _mm512_dpwssd_epi32(isum, phi, scale_pair(sv, 4 * g + 1, 4 * g + 3));
       }
       acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_broadcastss_ps(dd), acc[r]);
     }
