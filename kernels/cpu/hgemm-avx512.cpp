@@ -82,9 +82,9 @@ void convert_row(const uint16_t* w, int64_t K, float* dst) {
 }
 
 // A register tile is 6 rows x 4 token pairs: on Zen 5, 4-row tiles of any
-// width reach about 75% of the FMA rate that 5- and 6-row tiles do, and
-// blocking over k (accumulators spilled between blocks) measured slower
-// than one pass, as the activations of a 64-token chunk stay in L2.
+// width reach about 75% of the FMA rate that 5- and 6-row tiles do.
+// Blocking over k (accumulators spilled between blocks) measured slower
+// than one pass over K.
 constexpr int kRows = 6;
 constexpr int kPairs = 4;
 static_assert(kH512Rows % kRows == 0);

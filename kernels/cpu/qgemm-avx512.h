@@ -52,8 +52,9 @@ struct Q512Args {
   int64_t ldy;
   const float* bias;  // [rows] or null
   uint8_t* scratch;   // q512_scratch_bytes, 64-byte aligned
-  // The weight rows of the tile this thread runs next, or null: prefetched
-  // while this tile computes, so its decoding does not wait on memory.
+  // The weight rows of the tile this thread runs next, or null: a full tile
+  // (q512_tile_rows rows, w_stride apart), prefetched while this tile
+  // computes, so its decoding does not wait on memory.
   const uint8_t* next_w = nullptr;
 };
 using Q512Fn = void (*)(const Q512Args& a);

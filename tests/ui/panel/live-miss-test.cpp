@@ -18,13 +18,14 @@
 #include <fstream>
 #include <iterator>
 #include <map>
+#include <memory>
 
 #include "panel/cache-panel-state.h"
-#include "panel/panel-style.h"
 #include "radixchat/engine.h"
 #include "recording-source.h"
 #include "recording/miss-analysis.h"
 #include "skip-or-fail.h"
+#include "ui/panel/headless-imgui.h"
 
 namespace rc::ui {
 namespace {
@@ -73,20 +74,7 @@ class LiveMiss : public ::testing::Test {
     ASSERT_TRUE(e.ok()) << e.status().to_string();
     engine_ = std::move(e.value());
 
-    ctx_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1100, 900);
-    io.DeltaTime = 1.0f / 60;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    panel::apply_panel_style(ImGui::GetStyle());
-    panel::load_panel_font(io, 15.0f);
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  void TearDown() override {
-    if (ctx_) ImGui::DestroyContext(ctx_);
+    imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(1100, 900), 15.0f);
   }
   std::vector<Token> render(const std::vector<ChatMessage>& m) {
     auto r = engine_->render_chat(m);
@@ -111,7 +99,7 @@ class LiveMiss : public ::testing::Test {
   }
 
   std::unique_ptr<Engine> engine_;
-  ImGuiContext* ctx_ = nullptr;
+  std::unique_ptr<panel::HeadlessImGui> imgui_;
   double now_ = 0;
 };
 

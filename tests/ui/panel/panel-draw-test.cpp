@@ -10,7 +10,7 @@
 #include <cmath>
 
 #include "panel/cache-panel-state.h"
-#include "panel/panel-style.h"
+#include "ui/panel/headless-imgui.h"
 #include "ui/panel/panel-workload.h"
 
 namespace rc::ui::panel {
@@ -20,21 +20,6 @@ std::vector<Token> chars(const std::string& s) { return {s.begin(), s.end()}; }
 
 class DrawTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ctx_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1100, 800);
-    io.DeltaTime = 1.0f / 60;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;  // big trees: 32-bit offsets
-    apply_panel_style(ImGui::GetStyle());
-    load_panel_font(io, 15.0f);
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  void TearDown() override { ImGui::DestroyContext(ctx_); }
-
   void frame(CachePanelState& st) {
     now_ += 1.0 / 60;
     ImGui::NewFrame();
@@ -117,7 +102,7 @@ class DrawTest : public ::testing::Test {
     ASSERT_TRUE(c.insert(key, pages).ok());
   }
 
-  ImGuiContext* ctx_ = nullptr;
+  HeadlessImGui imgui_{ImVec2(1100, 800), 15.0f};
   double now_ = 0;
 };
 

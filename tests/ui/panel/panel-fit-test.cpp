@@ -14,8 +14,8 @@
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
-#include "panel/panel-style.h"
 #include "panel/stats-plot.h"
+#include "ui/panel/headless-imgui.h"
 #include "ui/panel/panel-workload.h"
 
 namespace rc::ui::panel {
@@ -25,21 +25,6 @@ std::vector<Token> chars(const std::string& s) { return {s.begin(), s.end()}; }
 
 class FitTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ctx_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(320, 600);
-    io.DeltaTime = 1.0f / 60;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    apply_panel_style(ImGui::GetStyle());
-    load_panel_font(io, CachePanelState::kBaseFontPx);
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  void TearDown() override { ImGui::DestroyContext(ctx_); }
-
   void frame(CachePanelState& st, double dt = 1.0 / 60) {
     now_ += dt;
     ImGui::GetIO().DeltaTime = float(dt);
@@ -85,7 +70,7 @@ class FitTest : public ::testing::Test {
       request(c, s);
   }
 
-  ImGuiContext* ctx_ = nullptr;
+  HeadlessImGui imgui_{ImVec2(320, 600), CachePanelState::kBaseFontPx};
   double now_ = 0;
 };
 

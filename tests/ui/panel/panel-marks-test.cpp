@@ -9,7 +9,7 @@
 #include <map>
 
 #include "panel/cache-panel-state.h"
-#include "panel/panel-style.h"
+#include "ui/panel/headless-imgui.h"
 #include "ui/panel/panel-workload.h"
 
 namespace rc::ui::panel {
@@ -53,21 +53,6 @@ int64_t run_request(KvCache& c, const std::vector<Token>& key) {
 
 class MarksTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    ctx_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.IniFilename = nullptr;
-    io.DisplaySize = ImVec2(1100, 800);
-    io.DeltaTime = 1.0f / 60;
-    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
-    apply_panel_style(ImGui::GetStyle());
-    load_panel_font(io, 15.0f);
-    unsigned char* px = nullptr;
-    int w = 0, h = 0;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  void TearDown() override { ImGui::DestroyContext(ctx_); }
-
   void frame(CachePanelState& st, double dt = 1.0 / 60) {
     now_ += dt;
     ImGui::NewFrame();
@@ -98,7 +83,7 @@ class MarksTest : public ::testing::Test {
     return n;
   }
 
-  ImGuiContext* ctx_ = nullptr;
+  HeadlessImGui imgui_{ImVec2(1100, 800), 15.0f};
   double now_ = 0;
 };
 
