@@ -27,8 +27,8 @@ void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y
     }
   }
   if (n >= kGemmMinTokens && level_ == SimdLevel::avx2 && qtile_mode() == QTileMode::best) {
-    if (const Q512Fn fn = q512_fn(w.type)) {
-      run_q512(fn, w, bias, x, y, n);
+    if (const LaneKernel k = lane_kernel(w.type); k.fn) {
+      run_lanes(k, w, bias, x, y, n);
       return;
     }
   }

@@ -1,7 +1,8 @@
 // matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
 //
 // On CPUs with AVX-512 VNNI, Q8_0 / Q4_K / Q5_K / Q6_K weights at
-// n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h
+// n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h;
+// on CPUs with AVX2 only, Q8_0 takes the 256-bit one of qgemm-avx2-lanes.h
 // (same bits as the tiles below; QTileMode avx2 or off turns them off).
 // Decode (n = 1) on CPUs with AVX-512 VNNI: every type takes the 512-bit
 // matvec kernels of matvec.h (rows split over the threads, software
@@ -34,6 +35,7 @@
 #include "act-quant.h"
 #include "backend.h"
 #include "matvec.h"
+#include "qgemm-avx2-lanes.h"
 #include "qgemm-avx512.h"
 #include "qgemm.h"
 #include "row-dot.h"
@@ -54,21 +56,33 @@ class CpuMatmul {
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
-  void run_q512(Q512Fn fn, const Weight& w, const float* bias, const float* x, float* y, int n);
+  // A token-lane kernel family (qgemm-avx512.h or qgemm-avx2-lanes.h).
+  struct LaneKernel {
+    Q512Fn fn = nullptr;
+    int group_tokens = 0;  // tokens per packed group
+    int tile_rows = 0;     // weight rows per call
+    int64_t (*group_bytes)(DType, int64_t) = nullptr;
+    void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*) = nullptr;
+    int64_t (*scratch_bytes)(DType, int64_t) = nullptr;
+  };
+  // The family for weights of type t on this CPU; fn is null when none.
+  static LaneKernel lane_kernel(DType t);
+  void run_lanes(const LaneKernel& k, const Weight& w, const float* bias, const float* x, float* y,
+                 int n);
   void run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x, float* y,
                   int n);
   void quantize_acts(const Weight& w, const float* x, int n, bool side);
 
   ThreadPool& pool_;
   SimdLevel level_;
-  MatvecActBuffer matvec_act_;               // one token's activation (matvec.h)
-  std::vector<uint8_t> act_q_;               // [n] activation rows in act_format(w.type)
-  std::vector<uint8_t> act_side_;            // [n] qtile_side_bytes per token
-  std::vector<std::vector<float>> scratch_;  // per thread: qtile accumulators
-  std::vector<uint8_t> act_packed_;          // run_q512: token groups (qgemm-avx512.h)
-  std::vector<std::vector<uint8_t>> row_scratch_;  // run_q512: per thread, decoded rows
-  std::vector<float> act_f32_;               // [n][cols]: the same rounded back to fp32
-  std::vector<std::vector<float>> tiles_;    // per thread: [tile rows][cols]
+  MatvecActBuffer matvec_act_;                     // one token's activation (matvec.h)
+  std::vector<uint8_t> act_q_;                     // [n] activation rows in act_format(w.type)
+  std::vector<uint8_t> act_side_;                  // [n] qtile_side_bytes per token
+  std::vector<std::vector<float>> scratch_;        // per thread: qtile accumulators
+  std::vector<uint8_t> act_packed_;                // run_lanes: token groups
+  std::vector<std::vector<uint8_t>> row_scratch_;  // run_lanes: per thread, decoded rows
+  std::vector<float> act_f32_;                     // [n][cols]: the same rounded back to fp32
+  std::vector<std::vector<float>> tiles_;          // per thread: [tile rows][cols]
 };
 
 // Converts `rows` consecutive rows of w starting at `row0` to fp32 (dst is

@@ -1,5 +1,6 @@
 // matmul-bench: the fast CPU backend's matmul per weight type and token
-// count, each integer tile path (qgemm.h: VNNI, AVX2) against the previous
+// count, each integer tile path (qgemm.h: VNNI, AVX2; the lane kernels of
+// qgemm-avx512.h and qgemm-avx2-lanes.h) against the previous
 // one (row dots for n < 8, dequantize + OpenBLAS sgemm above) in one run.
 //
 //   matmul-bench [--threads N] [--rows 2048] [--cols 2048] [--reps R]
@@ -75,7 +76,9 @@ int main(int argc, char** argv) {
               cpu_time ? "thread CPU" : "wall", cpu_has_vnni() ? "yes" : "no",
               load_average().c_str());
   std::vector<Mode> modes;
-  if (cpu_has_vnni()) modes.push_back({"vnni", QTileMode::best});
+  // best: the VNNI kernels where the CPU has them, else the AVX2 tiles and
+  // the 256-bit lane kernel (Q8_0).
+  modes.push_back({cpu_has_vnni() ? "vnni" : "best", QTileMode::best});
   modes.push_back({"avx2", QTileMode::avx2});
   modes.push_back({"before", QTileMode::off});
   std::printf("%-6s %5s", "type", "n");

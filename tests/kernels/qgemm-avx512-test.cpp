@@ -1,11 +1,10 @@
-// The 512-bit token-lane prefill kernels (qgemm-avx512.h) against the AVX2
-// tile kernels of qgemm.h, which qgemm-test.cpp checks against the
-// dequantized oracle: a (row, token) result must be the same float (that is
-// the numerical contract), for Q8_0 / Q4_K / Q5_K / Q6_K / F16 / BF16, odd row counts
-// (short tiles), token counts around the 16-token groups and the 64-token
-// chunks, odd block counts (Q8_0 tails of eight blocks, F16 tails of the
-// 8-wide steps), with and without
-// bias; then through the backend with 1..4 threads, in one call and in chunks.
+// The token-lane prefill kernels (512-bit: qgemm-avx512.h; 256-bit:
+// qgemm-avx2-lanes.h) against the AVX2 tile kernels of qgemm.h, which qgemm-test.cpp checks against
+// the dequantized oracle: a (row, token) result must be the same float (that is the numerical
+// contract), for Q8_0 / Q4_K / Q5_K / Q6_K / F16 / BF16, odd row counts (short tiles), token counts
+// around the 16-token groups and the 64-token chunks, odd block counts (Q8_0 tails of eight blocks,
+// F16 tails of the 8-wide steps), with and without bias; then through the backend with 1..4
+// threads, in one call and in chunks.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -13,6 +12,7 @@
 #include "cpu/act-quant.h"
 #include "cpu/cpu-backend.h"
 #include "cpu/cpu-backends.h"
+#include "cpu/qgemm-avx2-lanes.h"
 #include "cpu/qgemm-avx512.h"
 #include "cpu/qgemm.h"
 #include "kernel-test-util.h"
@@ -56,20 +56,35 @@ std::vector<float> avx2_tiles(DType t, const test::OwnedWeight& ow, const std::v
   return y;
 }
 
-// The 512-bit kernel over rows x n: all groups packed, tiles of `tile_rows`
-// rows and `chunk` tokens (a multiple of 16).
-std::vector<float> q512_tiles(DType t, const test::OwnedWeight& ow, const std::vector<uint8_t>& q,
-                              int n, int tile_rows, int chunk, const float* bias) {
+// A token-lane kernel family: the 512-bit or the 256-bit one.
+struct Lanes {
+  Q512Fn fn;
+  int group_tokens;
+  int64_t (*group_bytes)(DType, int64_t);
+  void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*);
+  int64_t (*scratch_bytes)(DType, int64_t);
+};
+Lanes lanes512(DType t) {
+  return {q512_fn(t), kQ512Tokens, q512_group_bytes, q512_pack_acts, q512_scratch_bytes};
+}
+Lanes lanes256(DType t) {
+  return {q256_fn(t), kQ256Tokens, q256_group_bytes, q256_pack_acts, q256_scratch_bytes};
+}
+
+// A lane kernel over rows x n: all groups packed, tiles of `tile_rows`
+// rows and `chunk` tokens (a multiple of the group).
+std::vector<float> lane_tiles(const Lanes& k, DType t, const test::OwnedWeight& ow,
+                              const std::vector<uint8_t>& q, int n, int tile_rows, int chunk,
+                              const float* bias) {
   const int64_t rows = ow.w.rows, K = ow.w.cols, rb = row_bytes(t, K);
-  const int64_t ab = act_row_bytes(act_format(t), K), gb = q512_group_bytes(t, K);
-  const int groups = (n + kQ512Tokens - 1) / kQ512Tokens;
+  const int64_t ab = act_row_bytes(act_format(t), K), gb = k.group_bytes(t, K);
+  const int L = k.group_tokens, groups = (n + L - 1) / L;
   std::vector<uint8_t> packed(size_t(groups * gb));
   for (int g = 0; g < groups; ++g) {
-    const int t0 = g * kQ512Tokens;
-    q512_pack_acts(t, q.data() + t0 * ab, ab, std::min(kQ512Tokens, n - t0), K,
-                   packed.data() + g * gb);
+    const int t0 = g * L;
+    k.pack(t, q.data() + t0 * ab, ab, std::min(L, n - t0), K, packed.data() + g * gb);
   }
-  std::vector<uint8_t> scratch(size_t(q512_scratch_bytes(t, K) + 64));
+  std::vector<uint8_t> scratch(size_t(k.scratch_bytes(t, K) + 64));
   uint8_t* s = scratch.data() + (64 - reinterpret_cast<uintptr_t>(scratch.data()) % 64) % 64;
   std::vector<float> y(size_t(n * rows), NAN);
   for (int64_t r0 = 0; r0 < rows; r0 += tile_rows) {
@@ -78,7 +93,7 @@ std::vector<float> q512_tiles(DType t, const test::OwnedWeight& ow, const std::v
       a.w = ow.bytes.data() + r0 * rb;
       a.w_stride = rb;
       a.rows = int(std::min<int64_t>(tile_rows, rows - r0));
-      a.act = packed.data() + t0 / kQ512Tokens * gb;
+      a.act = packed.data() + t0 / L * gb;
       a.group_bytes = gb;
       a.tokens = std::min(chunk, n - t0);
       a.K = K;
@@ -86,10 +101,27 @@ std::vector<float> q512_tiles(DType t, const test::OwnedWeight& ow, const std::v
       a.ldy = rows;
       a.bias = bias ? bias + r0 : nullptr;
       a.scratch = s;
-      q512_fn(t)(a);
+      k.fn(a);
     }
   }
   return y;
+}
+
+// Random activations for n tokens, quantized with their side data.
+struct Acts {
+  std::vector<uint8_t> q, side;
+};
+Acts quantized_acts(DType t, int64_t K, int n, uint32_t seed) {
+  const ActFormat f = act_format(t);
+  const int64_t ab = act_row_bytes(f, K), sb = qtile_side_bytes(t, K);
+  const std::vector<float> x = test::random_vec(size_t(n * K), seed, 2.0f);
+  Acts a{std::vector<uint8_t>(size_t(n * ab)),
+         std::vector<uint8_t>(size_t(std::max<int64_t>(1, n * sb)))};
+  for (int i = 0; i < n; ++i) {
+    quantize_act(f, x.data() + i * K, a.q.data() + i * ab, K);
+    qtile_prepare_side(t, a.q.data() + i * ab, K, a.side.data() + i * sb);
+  }
+  return a;
 }
 
 TEST(QGemm512, BitIdenticalToAvx2Tiles) {
@@ -106,19 +138,12 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
         const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
         const std::vector<float> bias = test::random_vec(size_t(rows), seed++);
         for (int n : {1, 5, 16, 17, 40}) {
-          const ActFormat f = act_format(t);
-          const int64_t ab = act_row_bytes(f, K), sb = qtile_side_bytes(t, K);
-          const std::vector<float> x = test::random_vec(size_t(n * K), seed++, 2.0f);
-          std::vector<uint8_t> q(size_t(n * ab)), side(size_t(std::max<int64_t>(1, n * sb)));
-          for (int i = 0; i < n; ++i) {
-            quantize_act(f, x.data() + i * K, q.data() + i * ab, K);
-            qtile_prepare_side(t, q.data() + i * ab, K, side.data() + i * sb);
-          }
+          const Acts x = quantized_acts(t, K, n, seed++);
           for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
-            const std::vector<float> want = avx2_tiles(t, ow, q, side, n, b);
+            const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
             for (int tr : {3, q512_tile_rows(t)}) {
               for (int chunk : {16, 64}) {
-                EXPECT_TRUE(same_bits(q512_tiles(t, ow, q, n, tr, chunk, b), want))
+                EXPECT_TRUE(same_bits(lane_tiles(lanes512(t), t, ow, x.q, n, tr, chunk, b), want))
                     << dtype_name(t) << " K " << K << " rows " << rows << " n " << n << " tile "
                     << tr << " chunk " << chunk << (b ? " bias" : "");
               }
@@ -130,35 +155,72 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
   }
 }
 
-// Through the backend (the 512-bit path for n >= kGemmMinTokens) with 1..4
-// threads: the same floats as the AVX2 tiles, in one call or in chunks.
+// Through the backend (the lane path for n >= kGemmMinTokens, best mode)
+// with 1..4 threads: the same floats as the AVX2 tiles (QTileMode::avx2),
+// in one call or in chunks.
+void expect_backend_matches_avx2_tiles(DType t) {
+  const int64_t K = block_elems(t) == 1 ? 131 : t == DType::q8_0 ? 288 : 512, rows = 45;
+  const int n = 83;
+  const test::OwnedWeight ow = test::make_weight(t, rows, K, 41);
+  const std::vector<float> x = test::random_vec(size_t(n * K), 42);
+  const std::vector<float> bias = test::random_vec(size_t(rows), 43);
+  set_qtile_mode(QTileMode::avx2);
+  std::vector<float> want(size_t(n * rows));
+  make_cpu_backend_at(1, SimdLevel::avx2)->matmul(ow.w, bias.data(), x.data(), want.data(), n);
+  set_qtile_mode(QTileMode::best);
+  for (int threads = 1; threads <= 4; ++threads) {
+    auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
+    std::vector<float> all(size_t(n * rows)), parts(size_t(n * rows));
+    be->matmul(ow.w, bias.data(), x.data(), all.data(), n);
+    int t0 = 0;
+    for (int c : {8, 17, 58}) {
+      be->matmul(ow.w, bias.data(), x.data() + t0 * K, parts.data() + t0 * rows, c);
+      t0 += c;
+    }
+    EXPECT_TRUE(same_bits(all, want)) << dtype_name(t) << " threads " << threads;
+    EXPECT_TRUE(same_bits(parts, want)) << dtype_name(t) << " threads " << threads << " chunks";
+  }
+}
+
 TEST(QGemm512, BackendMatchesAvx2TilesAnyThreadsAndChunks) {
   if (best_simd_level() != SimdLevel::avx2 || !q512_fn(DType::q8_0)) {
     GTEST_SKIP() << "no AVX-512 VNNI on this CPU";
   }
-  for (DType t : kTypes) {
-    const int64_t K = block_elems(t) == 1 ? 131 : t == DType::q8_0 ? 288 : 512, rows = 45;
-    const int n = 83;
-    const test::OwnedWeight ow = test::make_weight(t, rows, K, 41);
-    const std::vector<float> x = test::random_vec(size_t(n * K), 42);
-    const std::vector<float> bias = test::random_vec(size_t(rows), 43);
-    set_qtile_mode(QTileMode::avx2);
-    std::vector<float> want(size_t(n * rows));
-    make_cpu_backend_at(1, SimdLevel::avx2)->matmul(ow.w, bias.data(), x.data(), want.data(), n);
-    set_qtile_mode(QTileMode::best);
-    for (int threads = 1; threads <= 4; ++threads) {
-      auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
-      std::vector<float> all(size_t(n * rows)), parts(size_t(n * rows));
-      be->matmul(ow.w, bias.data(), x.data(), all.data(), n);
-      int t0 = 0;
-      for (int c : {8, 17, 58}) {
-        be->matmul(ow.w, bias.data(), x.data() + t0 * K, parts.data() + t0 * rows, c);
-        t0 += c;
+  for (DType t : kTypes) expect_backend_matches_avx2_tiles(t);
+}
+
+// The 256-bit Q8_0 kernel: block tails of eight, short tiles, token counts
+// around the 8-token groups and the 32-token chunks, with and without bias.
+TEST(QGemm256, BitIdenticalToAvx2Tiles) {
+  if (!q256_fn(DType::q8_0)) GTEST_SKIP() << "no AVX2 on this CPU";
+  const DType t = DType::q8_0;
+  uint32_t seed = 71;
+  for (int64_t K : {32, 416, 3424}) {
+    for (int64_t rows : {1, 8, 13}) {
+      const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
+      const std::vector<float> bias = test::random_vec(size_t(rows), seed++);
+      for (int n : {1, 5, 8, 9, 17, 40}) {
+        const Acts x = quantized_acts(t, K, n, seed++);
+        for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
+          const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
+          for (int tr : {3, kQ256Rows}) {
+            for (int chunk : {8, 32}) {
+              EXPECT_TRUE(same_bits(lane_tiles(lanes256(t), t, ow, x.q, n, tr, chunk, b), want))
+                  << "K " << K << " rows " << rows << " n " << n << " tile " << tr << " chunk "
+                  << chunk << (b ? " bias" : "");
+            }
+          }
+        }
       }
-      EXPECT_TRUE(same_bits(all, want)) << dtype_name(t) << " threads " << threads;
-      EXPECT_TRUE(same_bits(parts, want)) << dtype_name(t) << " threads " << threads << " chunks";
     }
   }
+}
+
+// Where the CPU lacks VNNI the backend takes the 256-bit kernel for Q8_0
+// (elsewhere this checks the 512-bit path or the tiles once more).
+TEST(QGemm256, BackendMatchesAvx2TilesAnyThreadsAndChunks) {
+  if (best_simd_level() != SimdLevel::avx2) GTEST_SKIP() << "no AVX2 on this CPU";
+  expect_backend_matches_avx2_tiles(DType::q8_0);
 }
 
 }  // namespace
