@@ -1,6 +1,6 @@
-// Prefill matmul kernel on 256-bit registers for Q8_0 weights, for CPUs
-// with AVX2 but not AVX-512 VNNI (Haswell .. Zen 3), used by CpuMatmul for
-// n >= kGemmMinTokens in place of the Q8_0 tile of qgemm.h.
+// Prefill matmul kernels on 256-bit registers for Q8_0, Q4_K, Q5_K and Q6_K
+// weights, for CPUs with AVX2 but no VNNI (Haswell .. Zen 3), used by
+// CpuMatmul for n >= kGemmMinTokens in place of the tiles of qgemm.h.
 //
 // Layout: the lanes of a register are 8 tokens, as in qgemm-avx512.h (16
 // there). The 8-bit activations of a group of 8 tokens are interleaved
@@ -11,12 +11,16 @@
 // register per block and must reduce eight lanes per (row, token, block);
 // here no horizontal reduction is needed, which on Zen 1 measured about a
 // third of the Q8_0 tile's time. maddubs takes an unsigned and a signed
-// operand: the weights' magnitudes, decoded once per row tile, and the
-// activations carrying the weights' signs (vpsignb), as the tiles do.
+// operand: Q8_0 multiplies the weights' magnitudes, decoded once per row
+// tile, with the activations carrying the weights' signs (vpsignb), as the
+// tiles do; K-quants (unsigned quants, decoded to bytes once per row tile
+// as in qgemm-avx512.h) add several pair sums in 16 bits before one madd
+// by the sub-block scale, half the multiplies of the tiles.
 //
 // Numerical contract: the same as qgemm.h and qgemm-avx512.h. Every block's
-// integer sum is exact, and the fp32 accumulation follows the tile's order
-// (eight accumulators, block b into b % 8, summed as hsum does), so a (row,
+// integer sum is exact, and the fp32 accumulation follows the tiles' order
+// (K-quants: one accumulator per (row, token) over the super-blocks; Q8_0:
+// eight accumulators, block b into b % 8, summed as hsum does), so a (row,
 // token) result is bit-identical to qtile_fn's.
 #pragma once
 

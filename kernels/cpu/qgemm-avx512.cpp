@@ -8,6 +8,7 @@
 
 #include "act-quant.h"
 #include "fp16.h"
+#include "lane-pack.h"
 #include "qgemm.h"
 #include "quant-blocks.h"
 
@@ -21,25 +22,13 @@ Q512Fn q512_table(DType t);  // the kernels of the AVX-512 region below
 
 bool k_quant(DType t) { return t == DType::q4_k || t == DType::q5_k || t == DType::q6_k; }
 
-// Per-group layout: quants [K/4][16 tokens][4 bytes], then the block scales
-// [blocks][16] as fp32, then (K-quants) the extra integer terms [..][16]:
-// Q4_K/Q5_K the pairs (bsum[2p], bsum[2p+1]) as two int16, Q6_K -32 times
-// the sum of every 16 activation bytes.
-int64_t extra_bytes(DType t, int64_t K) {
-  if (t == DType::q6_k) return K / 16 * kL * 4;
-  if (k_quant(t)) return K / 256 * 4 * kL * 4;
-  return 0;
-}
-int64_t scale_bytes(DType t, int64_t K) { return K / block_elems(t) * kL * 4; }
+constexpr LaneFormat kFormat{int(kL), true, false};
 
-// Per weight row of a tile (K-quants): quants as bytes [K], sub-block scales
-// as int32 [K/32 or K/16], then per super-block d, dmin (fp32) and the min
-// pairs (m[2p], m[2p+1]) as two int16 [4]. Q8_0: -128 * (sum of the block's
-// quants) as int32 [K/32], then d as fp32 [K/32].
-int64_t sub_blocks(DType t, int64_t K) { return t == DType::q6_k ? K / 16 : K / 32; }
+// Per weight row of a tile: K-quants as lane-kquant-rows.inc decodes them;
+// Q8_0 -128 * (sum of the block's quants) as int32 [K/32], then d as fp32
+// [K/32].
 int64_t row_scratch(DType t, int64_t K) {
-  const int64_t b = k_quant(t) ? K + 4 * sub_blocks(t, K) + K / 256 * (4 + 4 + 16) : K / 32 * 8;
-  return (b + 63) / 64 * 64;
+  return k_quant(t) ? kquant_row_bytes(t, K) : (K / 32 * 8 + 63) / 64 * 64;
 }
 
 }  // namespace
@@ -48,7 +37,7 @@ bool float_type(DType t) { return t == DType::f16 || t == DType::bf16 || t == DT
 
 int64_t q512_group_bytes(DType t, int64_t K) {
   if (float_type(t)) return h512_group_bytes(K);
-  return K * kL + scale_bytes(t, K) + extra_bytes(t, K);
+  return lane_group_bytes(kFormat, t, K);
 }
 
 int q512_tile_rows(DType t) { return float_type(t) ? kH512Rows : kQ512Rows; }
@@ -60,47 +49,7 @@ int64_t q512_scratch_bytes(DType t, int64_t K) {
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst) {
   if (float_type(t)) return h512_pack_acts(act, act_stride, tokens, K, dst);
-  const bool q8 = t == DType::q8_0;
-  // Missing tokens: zero activations (Q8_0 stores them offset by 128).
-  std::memset(dst, q8 ? 0x80 : 0, size_t(K * kL));
-  std::memset(dst + K * kL, 0, size_t(scale_bytes(t, K) + extra_bytes(t, K)));
-  auto* d = reinterpret_cast<float*>(dst + K * kL);
-  auto* extra = reinterpret_cast<int32_t*>(dst + K * kL + scale_bytes(t, K));
-  for (int tok = 0; tok < tokens; ++tok) {
-    const uint8_t* row = act + tok * act_stride;
-    auto put4 = [&](int64_t e, const int8_t* src) {
-      uint8_t* p = dst + (e / 4 * kL + tok) * 4;
-      std::memcpy(p, src, 4);
-      if (q8) {
-        for (int k = 0; k < 4; ++k) p[k] ^= 0x80;  // x + 128 as an unsigned byte
-      }
-    };
-    if (q8) {
-      const auto* x = reinterpret_cast<const BlockQ8A*>(row);
-      for (int64_t b = 0; b < K / 32; ++b) {
-        for (int e = 0; e < 32; e += 4) put4(32 * b + e, x[b].qs + e);
-        d[b * kL + tok] = x[b].d;
-      }
-      continue;
-    }
-    const auto* x = reinterpret_cast<const BlockQ8K*>(row);
-    for (int64_t i = 0; i < K / 256; ++i) {
-      for (int e = 0; e < 256; e += 4) put4(256 * i + e, x[i].qs + e);
-      d[i * kL + tok] = x[i].d;
-      if (t == DType::q6_k) {
-        for (int c = 0; c < 16; ++c) {
-          int s = 0;
-          for (int j = 0; j < 16; ++j) s += x[i].qs[16 * c + j];
-          extra[(16 * i + c) * kL + tok] = -32 * s;
-        }
-      } else {
-        for (int p = 0; p < 4; ++p) {
-          const uint32_t lo = uint16_t(x[i].bsum[2 * p]), hi = uint16_t(x[i].bsum[2 * p + 1]);
-          extra[(4 * i + p) * kL + tok] = int32_t(lo | (hi << 16));
-        }
-      }
-    }
-  }
+  lane_pack_acts(kFormat, t, act, act_stride, tokens, K, dst);
 }
 
 }  // namespace rc::kernels
@@ -130,73 +79,7 @@ inline void prefetch_next(const Q512Args& a, int64_t b0, int64_t b1) {
   }
 }
 
-// One decoded K-quant weight row (layout: row_scratch).
-struct KRow {
-  uint8_t* q;
-  int32_t* sc;
-  float* d;
-  float* dmin;
-  int32_t* mp;
-};
-
-KRow k_row(DType t, uint8_t* base, int64_t K) {
-  KRow r;
-  r.q = base;
-  r.sc = reinterpret_cast<int32_t*>(base + K);
-  r.d = reinterpret_cast<float*>(r.sc + sub_blocks(t, K));
-  r.dmin = r.d + K / 256;
-  r.mp = reinterpret_cast<int32_t*>(r.dmin + K / 256);
-  return r;
-}
-
-// Q4_K / Q5_K super-block i of a row into bytes (element order), scales,
-// d, dmin and min pairs.
-template <class Block>
-void decode_q45k(const Block& b, int64_t i, const KRow& r) {
-  uint8_t sc[8], m[8];
-  for (int j = 0; j < 8; ++j) q4k_scale_min(j, b.scales, &sc[j], &m[j]);
-  for (int j = 0; j < 8; ++j) r.sc[8 * i + j] = sc[j];
-  for (int p = 0; p < 4; ++p)
-    r.mp[4 * i + p] = int32_t(uint32_t(m[2 * p]) | (uint32_t(m[2 * p + 1]) << 16));
-  r.d[i] = h2f(b.d);
-  r.dmin[i] = h2f(b.dmin);
-  const __m256i mask = _mm256_set1_epi8(0x0f);
-  for (int p = 0; p < 4; ++p) {
-    const __m256i q = ld32(b.qs + 32 * p);
-    __m256i lo = _mm256_and_si256(q, mask), hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-    if constexpr (std::is_same_v<Block, BlockQ5_K>) {
-      // Bit s of each qh byte to bit 4 (the mask drops what crosses bytes).
-      const __m256i qh = ld32(b.qh), b4 = _mm256_set1_epi8(0x10);
-      const int s = 2 * p;
-      const __m256i h0 = s <= 4 ? _mm256_slli_epi16(qh, 4 - s) : _mm256_srli_epi16(qh, s - 4);
-      const __m256i h1 = s + 1 <= 4 ? _mm256_slli_epi16(qh, 3 - s) : _mm256_srli_epi16(qh, s - 3);
-      lo = _mm256_or_si256(lo, _mm256_and_si256(h0, b4));
-      hi = _mm256_or_si256(hi, _mm256_and_si256(h1, b4));
-    }
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.q + 256 * i + 64 * p), lo);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.q + 256 * i + 64 * p + 32), hi);
-  }
-}
-
-// Q6_K super-block i: quants 0..63 in element order, the 16 scales.
-void decode_q6k(const BlockQ6_K& b, int64_t i, const KRow& r) {
-  for (int c = 0; c < 16; ++c) r.sc[16 * i + c] = b.scales[c];
-  r.d[i] = h2f(b.d);
-  const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
-  for (int half = 0; half < 2; ++half) {
-    const __m256i ql0 = ld32(b.ql + 64 * half), ql1 = ld32(b.ql + 64 * half + 32);
-    const __m256i qh = ld32(b.qh + 32 * half);
-    const __m256i q[4] = {
-        _mm256_or_si256(_mm256_and_si256(ql0, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 4), m30)),
-        _mm256_or_si256(_mm256_and_si256(ql1, m4), _mm256_and_si256(_mm256_slli_epi16(qh, 2), m30)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql0, 4), m4), _mm256_and_si256(qh, m30)),
-        _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
-                        _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30))};
-    for (int k = 0; k < 4; ++k) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(r.q + 256 * i + 128 * half + 32 * k), q[k]);
-    }
-  }
-}
+#include "lane-kquant-rows.inc"
 
 // Results of one row for the tokens of group g: y = acc + bias, as the
 // AVX2 kernels store them.
@@ -264,25 +147,7 @@ void kq_group(const Q512Args& a, int64_t bbytes, bool pf, const KRow* rows, cons
 template <DType T>
 void tile_kq(const Q512Args& a) {
   KRow rows[kQ512Rows];
-  const int64_t rs = row_scratch(T, a.K);
-  for (int r = 0; r < kQ512Rows; ++r) {
-    // A short tile repeats its last row (computed and dropped).
-    if (r >= a.rows) {
-      rows[r] = rows[a.rows - 1];
-      continue;
-    }
-    rows[r] = k_row(T, a.scratch + r * rs, a.K);
-    const uint8_t* w = a.w + r * a.w_stride;
-    for (int64_t i = 0; i < a.K / 256; ++i) {
-      if constexpr (T == DType::q6_k) {
-        decode_q6k(reinterpret_cast<const BlockQ6_K*>(w)[i], i, rows[r]);
-      } else if constexpr (T == DType::q5_k) {
-        decode_q45k(reinterpret_cast<const BlockQ5_K*>(w)[i], i, rows[r]);
-      } else {
-        decode_q45k(reinterpret_cast<const BlockQ4_K*>(w)[i], i, rows[r]);
-      }
-    }
-  }
+  decode_kq_tile<T, kQ512Rows>(a, rows);
   const int64_t groups = (a.tokens + kL - 1) / kL;
   for (int64_t g = 0; g < groups; ++g) {
     __m512 c[kQ512Rows];

@@ -189,25 +189,29 @@ TEST(QGemm512, BackendMatchesAvx2TilesAnyThreadsAndChunks) {
   for (DType t : kTypes) expect_backend_matches_avx2_tiles(t);
 }
 
-// The 256-bit Q8_0 kernel: block tails of eight, short tiles, token counts
-// around the 8-token groups and the 32-token chunks, with and without bias.
+// The 256-bit kernels: Q8_0 block tails of eight, short tiles, token
+// counts around the 8-token groups and the 32-token chunks, with and
+// without bias.
 TEST(QGemm256, BitIdenticalToAvx2Tiles) {
   if (!q256_fn(DType::q8_0)) GTEST_SKIP() << "no AVX2 on this CPU";
-  const DType t = DType::q8_0;
   uint32_t seed = 71;
-  for (int64_t K : {32, 416, 3424}) {
-    for (int64_t rows : {1, 8, 13}) {
-      const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
-      const std::vector<float> bias = test::random_vec(size_t(rows), seed++);
-      for (int n : {1, 5, 8, 9, 17, 40}) {
-        const Acts x = quantized_acts(t, K, n, seed++);
-        for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
-          const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
-          for (int tr : {3, kQ256Rows}) {
-            for (int chunk : {8, 32}) {
-              EXPECT_TRUE(same_bits(lane_tiles(lanes256(t), t, ow, x.q, n, tr, chunk, b), want))
-                  << "K " << K << " rows " << rows << " n " << n << " tile " << tr << " chunk "
-                  << chunk << (b ? " bias" : "");
+  for (DType t : {DType::q8_0, DType::q4_k, DType::q5_k, DType::q6_k}) {
+    std::vector<int64_t> ks{256, 2816};
+    if (t == DType::q8_0) ks = {32, 416, 3424};
+    for (int64_t K : ks) {
+      for (int64_t rows : {1, 8, 13}) {
+        const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
+        const std::vector<float> bias = test::random_vec(size_t(rows), seed++);
+        for (int n : {1, 5, 8, 9, 17, 40}) {
+          const Acts x = quantized_acts(t, K, n, seed++);
+          for (const float* b : {static_cast<const float*>(nullptr), bias.data()}) {
+            const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
+            for (int tr : {3, kQ256Rows}) {
+              for (int chunk : {8, 32}) {
+                EXPECT_TRUE(same_bits(lane_tiles(lanes256(t), t, ow, x.q, n, tr, chunk, b), want))
+                    << dtype_name(t) << " K " << K << " rows " << rows << " n " << n << " tile "
+                    << tr << " chunk " << chunk << (b ? " bias" : "");
+              }
             }
           }
         }
@@ -216,11 +220,13 @@ TEST(QGemm256, BitIdenticalToAvx2Tiles) {
   }
 }
 
-// Where the CPU lacks VNNI the backend takes the 256-bit kernel for Q8_0
+// Where the CPU lacks VNNI the backend takes the 256-bit kernels
 // (elsewhere this checks the 512-bit path or the tiles once more).
 TEST(QGemm256, BackendMatchesAvx2TilesAnyThreadsAndChunks) {
   if (best_simd_level() != SimdLevel::avx2) GTEST_SKIP() << "no AVX2 on this CPU";
-  expect_backend_matches_avx2_tiles(DType::q8_0);
+  for (DType t : {DType::q8_0, DType::q4_k, DType::q5_k, DType::q6_k}) {
+    expect_backend_matches_avx2_tiles(t);
+  }
 }
 
 }  // namespace
