@@ -2,8 +2,9 @@
 //
 // On CPUs with AVX-512 VNNI, Q8_0 / Q4_K / Q5_K / Q6_K weights at
 // n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h;
-// on CPUs with AVX2 only, Q8_0 takes the 256-bit one of qgemm-avx2-lanes.h
-// (same bits as the tiles below; QTileMode avx2 or off turns them off).
+// on CPUs with AVX2 and no VNNI, the same types take the 256-bit ones of
+// qgemm-avx2-lanes.h (same bits as the tiles below; QTileMode avx2 or off
+// turns them off).
 // Decode (n = 1) on CPUs with AVX-512 VNNI: every type takes the 512-bit
 // matvec kernels of matvec.h (rows split over the threads, software
 // prefetch, activations laid out once per call); equal to the paths below
