@@ -6,15 +6,11 @@
 
 namespace rc::kernels {
 
-CpuMatmul::LaneKernel CpuMatmul::lane_kernel(DType t) {
-  LaneKernel k;
-  if (const Q512Fn fn = q512_fn(t)) {
-    k = {fn, kQ512Tokens, q512_tile_rows(t), q512_group_bytes, q512_pack_acts, q512_scratch_bytes};
-  } else if (const Q512Fn fn2 = q256_fn(t); fn2 && !cpu_has_vnni()) {
-    // Measured only without VNNI; with AVX-VNNI the tiles keep vpdpbusd.
-    k = {fn2, kQ256Tokens, kQ256Rows, q256_group_bytes, q256_pack_acts, q256_scratch_bytes};
-  }
-  return k;
+LaneKernel CpuMatmul::lane_kernel(DType t) {
+  if (LaneKernel k = lane_kernel_512(t); k.fn) return k;
+  // Measured only without VNNI; with AVX-VNNI the tiles keep vpdpbusd.
+  if (LaneKernel k = lane_kernel_256(t); k.fn && !cpu_has_vnni()) return k;
+  return {};
 }
 
 void CpuMatmul::run_lanes(const LaneKernel& k, const Weight& w, const float* bias, const float* x,

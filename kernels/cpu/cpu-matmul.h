@@ -35,9 +35,8 @@
 
 #include "act-quant.h"
 #include "backend.h"
+#include "lane-pack.h"
 #include "matvec.h"
-#include "qgemm-avx2-lanes.h"
-#include "qgemm-avx512.h"
 #include "qgemm.h"
 #include "row-dot.h"
 #include "thread-pool.h"
@@ -57,16 +56,7 @@ class CpuMatmul {
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
-  // A token-lane kernel family (qgemm-avx512.h or qgemm-avx2-lanes.h).
-  struct LaneKernel {
-    Q512Fn fn = nullptr;
-    int group_tokens = 0;  // tokens per packed group
-    int tile_rows = 0;     // weight rows per call
-    int64_t (*group_bytes)(DType, int64_t) = nullptr;
-    void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*) = nullptr;
-    int64_t (*scratch_bytes)(DType, int64_t) = nullptr;
-  };
-  // The family for weights of type t on this CPU; fn is null when none.
+  // The lane family for weights of type t on this CPU; fn is null when none.
   static LaneKernel lane_kernel(DType t);
   void run_lanes(const LaneKernel& k, const Weight& w, const float* bias, const float* x, float* y,
                  int n);

@@ -3,23 +3,31 @@
 #include <cstring>
 
 #include "act-quant.h"
+#include "qgemm-avx2-lanes.h"
 
 namespace rc::kernels {
 
 namespace {
 
-bool k_quant(DType t) { return t == DType::q4_k || t == DType::q5_k || t == DType::q6_k; }
-
 int64_t extra_bytes(const LaneFormat& f, DType t, int64_t K) {
+  if (t == DType::q8_0) return 0;
   if (t == DType::q6_k) return (f.q6_pair_sums ? K / 32 : K / 16) * f.lanes * 4;
-  if (k_quant(t)) return K / 256 * 4 * f.lanes * 4;
-  return 0;
+  return K / 256 * 4 * f.lanes * 4;
 }
 int64_t scale_bytes(const LaneFormat& f, DType t, int64_t K) {
   return K / block_elems(t) * f.lanes * 4;
 }
 
 }  // namespace
+
+LaneKernel lane_kernel_512(DType t) {
+  return {q512_fn(t),       kQ512Tokens,    q512_tile_rows(t),
+          q512_group_bytes, q512_pack_acts, q512_scratch_bytes};
+}
+
+LaneKernel lane_kernel_256(DType t) {
+  return {q256_fn(t), kQ256Tokens, kQ256Rows, q256_group_bytes, q256_pack_acts, q256_scratch_bytes};
+}
 
 int64_t lane_group_bytes(const LaneFormat& f, DType t, int64_t K) {
   return K * f.lanes + scale_bytes(f, t, K) + extra_bytes(f, t, K);
@@ -56,19 +64,16 @@ void lane_pack_acts(const LaneFormat& f, DType t, const uint8_t* act, int64_t ac
       for (int e = 0; e < 256; e += 4) put4(256 * i + e, x[i].qs + e);
       d[i * L + tok] = x[i].d;
       if (t == DType::q6_k) {
-        int sums[16];
-        for (int c = 0; c < 16; ++c) {
-          sums[c] = 0;
-          for (int j = 0; j < 16; ++j) sums[c] += x[i].qs[16 * c + j];
-        }
-        for (int c = 0; c < 16; ++c) {
-          if (!f.q6_pair_sums) {
-            extra[(16 * i + c) * L + tok] = -32 * sums[c];
-          } else if (c % 2 == 0) {
-            // |sum| <= 16 * 127: an int16.
-            const uint32_t lo = uint16_t(sums[c]), hi = uint16_t(sums[c + 1]);
-            extra[(8 * i + c / 2) * L + tok] = int32_t(lo | (hi << 16));
+        int sums[16] = {};
+        for (int e = 0; e < 256; ++e) sums[e / 16] += x[i].qs[e];
+        if (f.q6_pair_sums) {
+          // |sum| <= 16 * 127: an int16.
+          for (int p = 0; p < 8; ++p) {
+            const uint32_t lo = uint16_t(sums[2 * p]), hi = uint16_t(sums[2 * p + 1]);
+            extra[(8 * i + p) * L + tok] = int32_t(lo | (hi << 16));
           }
+        } else {
+          for (int c = 0; c < 16; ++c) extra[(16 * i + c) * L + tok] = -32 * sums[c];
         }
       } else {
         for (int p = 0; p < 4; ++p) {
@@ -81,8 +86,7 @@ void lane_pack_acts(const LaneFormat& f, DType t, const uint8_t* act, int64_t ac
 }
 
 int64_t kquant_row_bytes(DType t, int64_t K) {
-  const int64_t sub = t == DType::q6_k ? K / 16 : K / 32;
-  return (K + 4 * sub + K / 256 * (4 + 4 + 16) + 63) / 64 * 64;
+  return (K + 4 * kquant_sub_blocks(t, K) + K / 256 * (4 + 4 + 16) + 63) / 64 * 64;
 }
 
 }  // namespace rc::kernels

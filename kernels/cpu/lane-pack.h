@@ -1,7 +1,8 @@
-// Shared parts of the token-lane prefill kernels: the activation groups (qgemm-avx512.h,
-// qgemm-avx2-lanes.h) for quantized weights: `lanes` tokens' 8-bit
-// activations interleaved four bytes at a time, so that one register load
-// holds the same four elements of every token of the group, and the size
+// Shared parts of the token-lane prefill kernels (qgemm-avx512.h,
+// qgemm-avx2-lanes.h): each family's entry points as one LaneKernel; the
+// activation groups of quantized weights, `lanes` tokens' 8-bit
+// activations interleaved four bytes at a time so that one register load
+// holds the same four elements of every token of the group; and the size
 // of a decoded K-quant weight row.
 //
 // Group layout: quants [K/4][lanes][4 bytes]; then the block scales
@@ -16,8 +17,22 @@
 #include <cstdint>
 
 #include "dtype.h"
+#include "qgemm-avx512.h"
 
 namespace rc::kernels {
+
+// A token-lane kernel family: its kernel for one weight type and what the
+// caller needs to feed it.
+struct LaneKernel {
+  Q512Fn fn = nullptr;   // null: no kernel for this type on this CPU
+  int group_tokens = 0;  // tokens per packed group
+  int tile_rows = 0;     // weight rows per call
+  int64_t (*group_bytes)(DType, int64_t) = nullptr;
+  void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*) = nullptr;
+  int64_t (*scratch_bytes)(DType, int64_t) = nullptr;
+};
+LaneKernel lane_kernel_512(DType t);  // qgemm-avx512.h
+LaneKernel lane_kernel_256(DType t);  // qgemm-avx2-lanes.h
 
 struct LaneFormat {
   int lanes;          // tokens per group
@@ -36,5 +51,7 @@ void lane_pack_acts(const LaneFormat& f, DType t, const uint8_t* act, int64_t ac
 // then per super-block d, dmin (fp32) and the min pairs (m[2p], m[2p+1]) as
 // two int16 [4].
 int64_t kquant_row_bytes(DType t, int64_t K);
+// Sub-blocks of a K-quant row: one scale each.
+inline int64_t kquant_sub_blocks(DType t, int64_t K) { return t == DType::q6_k ? K / 16 : K / 32; }
 
 }  // namespace rc::kernels

@@ -20,15 +20,13 @@ constexpr int64_t kL = kQ512Tokens;
 
 Q512Fn q512_table(DType t);  // the kernels of the AVX-512 region below
 
-bool k_quant(DType t) { return t == DType::q4_k || t == DType::q5_k || t == DType::q6_k; }
-
 constexpr LaneFormat kFormat{int(kL), true, false};
 
 // Per weight row of a tile: K-quants as lane-kquant-rows.inc decodes them;
 // Q8_0 -128 * (sum of the block's quants) as int32 [K/32], then d as fp32
 // [K/32].
 int64_t row_scratch(DType t, int64_t K) {
-  return k_quant(t) ? kquant_row_bytes(t, K) : (K / 32 * 8 + 63) / 64 * 64;
+  return t == DType::q8_0 ? (K / 32 * 8 + 63) / 64 * 64 : kquant_row_bytes(t, K);
 }
 
 }  // namespace

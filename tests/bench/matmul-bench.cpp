@@ -76,8 +76,8 @@ int main(int argc, char** argv) {
               cpu_time ? "thread CPU" : "wall", cpu_has_vnni() ? "yes" : "no",
               load_average().c_str());
   std::vector<Mode> modes;
-  // best: the VNNI kernels where the CPU has them, else the AVX2 tiles and
-  // the 256-bit lane kernel (Q8_0).
+  // best: the VNNI kernels where the CPU has them, else the 256-bit lane
+  // kernels (Q8_0, K-quants) and the AVX2 tiles for the other types.
   modes.push_back({cpu_has_vnni() ? "vnni" : "best", QTileMode::best});
   modes.push_back({"avx2", QTileMode::avx2});
   modes.push_back({"before", QTileMode::off});

@@ -1,10 +1,13 @@
 // The token-lane prefill kernels (512-bit: qgemm-avx512.h; 256-bit:
-// qgemm-avx2-lanes.h) against the AVX2 tile kernels of qgemm.h, which qgemm-test.cpp checks against
-// the dequantized oracle: a (row, token) result must be the same float (that is the numerical
-// contract), for Q8_0 / Q4_K / Q5_K / Q6_K / F16 / BF16, odd row counts (short tiles), token counts
-// around the 16-token groups and the 64-token chunks, odd block counts (Q8_0 tails of eight blocks,
-// F16 tails of the 8-wide steps), with and without bias; then through the backend with 1..4
-// threads, in one call and in chunks.
+// qgemm-avx2-lanes.h) against the AVX2 tile kernels of qgemm.h, which
+// qgemm-test.cpp checks against the dequantized oracle: a (row, token)
+// result must be the same float (that is the numerical contract). 512-bit:
+// Q8_0 / Q4_K / Q5_K / Q6_K / F16 / BF16 / F32, token counts around the
+// 16-token groups and the 64-token chunks; 256-bit: Q8_0 / Q4_K / Q5_K /
+// Q6_K around the 8-token groups and 32-token chunks; both with odd row
+// counts (short tiles), odd block counts (Q8_0 tails of eight blocks, F16
+// tails of the 8-wide steps), with and without bias; then through the
+// backend with 1..4 threads, in one call and in chunks.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,6 +15,7 @@
 #include "cpu/act-quant.h"
 #include "cpu/cpu-backend.h"
 #include "cpu/cpu-backends.h"
+#include "cpu/lane-pack.h"
 #include "cpu/qgemm-avx2-lanes.h"
 #include "cpu/qgemm-avx512.h"
 #include "cpu/qgemm.h"
@@ -56,24 +60,9 @@ std::vector<float> avx2_tiles(DType t, const test::OwnedWeight& ow, const std::v
   return y;
 }
 
-// A token-lane kernel family: the 512-bit or the 256-bit one.
-struct Lanes {
-  Q512Fn fn;
-  int group_tokens;
-  int64_t (*group_bytes)(DType, int64_t);
-  void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*);
-  int64_t (*scratch_bytes)(DType, int64_t);
-};
-Lanes lanes512(DType t) {
-  return {q512_fn(t), kQ512Tokens, q512_group_bytes, q512_pack_acts, q512_scratch_bytes};
-}
-Lanes lanes256(DType t) {
-  return {q256_fn(t), kQ256Tokens, q256_group_bytes, q256_pack_acts, q256_scratch_bytes};
-}
-
 // A lane kernel over rows x n: all groups packed, tiles of `tile_rows`
 // rows and `chunk` tokens (a multiple of the group).
-std::vector<float> lane_tiles(const Lanes& k, DType t, const test::OwnedWeight& ow,
+std::vector<float> lane_tiles(const LaneKernel& k, DType t, const test::OwnedWeight& ow,
                               const std::vector<uint8_t>& q, int n, int tile_rows, int chunk,
                               const float* bias) {
   const int64_t rows = ow.w.rows, K = ow.w.cols, rb = row_bytes(t, K);
@@ -143,7 +132,8 @@ TEST(QGemm512, BitIdenticalToAvx2Tiles) {
             const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
             for (int tr : {3, q512_tile_rows(t)}) {
               for (int chunk : {16, 64}) {
-                EXPECT_TRUE(same_bits(lane_tiles(lanes512(t), t, ow, x.q, n, tr, chunk, b), want))
+                EXPECT_TRUE(
+                    same_bits(lane_tiles(lane_kernel_512(t), t, ow, x.q, n, tr, chunk, b), want))
                     << dtype_name(t) << " K " << K << " rows " << rows << " n " << n << " tile "
                     << tr << " chunk " << chunk << (b ? " bias" : "");
               }
@@ -208,7 +198,8 @@ TEST(QGemm256, BitIdenticalToAvx2Tiles) {
             const std::vector<float> want = avx2_tiles(t, ow, x.q, x.side, n, b);
             for (int tr : {3, kQ256Rows}) {
               for (int chunk : {8, 32}) {
-                EXPECT_TRUE(same_bits(lane_tiles(lanes256(t), t, ow, x.q, n, tr, chunk, b), want))
+                EXPECT_TRUE(
+                    same_bits(lane_tiles(lane_kernel_256(t), t, ow, x.q, n, tr, chunk, b), want))
                     << dtype_name(t) << " K " << K << " rows " << rows << " n " << n << " tile "
                     << tr << " chunk " << chunk << (b ? " bias" : "");
               }
