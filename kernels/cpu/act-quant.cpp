@@ -78,7 +78,9 @@ void quantize_act(ActFormat f, const float* x, void* dst, int64_t n) {
       auto* y = static_cast<BlockQ8K*>(dst);
       for (int64_t b = 0; b < n / 256; ++b, x += 256) {
         y[b].d = quantize_block(x, 256, y[b].qs);
-        for (int i = 0; i < 8; ++i) y[b].bsum[i] = int16_t(sum_of(y[b].qs + 32 * i, 32));
+        for (int i = 0; i < 16; ++i) y[b].sum16[i] = int16_t(sum_of(y[b].qs + 16 * i, 16));
+        for (int i = 0; i < 8; ++i)
+          y[b].bsum[i] = int16_t(y[b].sum16[2 * i] + y[b].sum16[2 * i + 1]);
       }
       return;
     }

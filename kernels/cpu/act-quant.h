@@ -37,13 +37,15 @@ struct BlockQ8A {
 static_assert(sizeof(BlockQ8A) == 40);
 
 // 256 activations: x[j] ~= d * qs[j]; bsum[i] = sum of qs[32i .. 32i+32),
-// for the mins of Q4_K / Q5_K.
+// for the mins of Q4_K / Q5_K; sum16[i] = sum of qs[16i .. 16i+16), for the
+// 32 offset of Q6_K's quants (one per 16-element sub-block).
 struct BlockQ8K {
   float d;
   int16_t bsum[8];
+  int16_t sum16[16];
   int8_t qs[256];
 };
-static_assert(sizeof(BlockQ8K) == 276);
+static_assert(sizeof(BlockQ8K) == 308);
 
 ActFormat act_format(DType weight_type);
 // Bytes of one activation row of n elements (n a multiple of the block).

@@ -187,17 +187,50 @@ inline void q4k_unpack_scales(const uint8_t* s, uint8_t sc[8], uint8_t m[8]) {
   std::memcpy(m + 4, &m_hi, 4);
 }
 
+// Reductions of maddubs pair sums in 16 bits, before the one madd by the
+// sub-block scale; each doubles the number of products an int16 holds, so
+// the caller static_asserts its bound. fold_lanes: the two 128-bit halves of
+// one sub-block's pairs (elements 0-15 and 16-31). fold_pair: two sub-blocks
+// of eight int16 into [4 of a | 4 of b].
+inline __m128i fold_lanes(__m256i p) {
+  return _mm_add_epi16(_mm256_castsi256_si128(p), _mm256_extracti128_si256(p, 1));
+}
+inline __m128i fold_pair(__m128i a, __m128i b) {
+  return _mm_add_epi16(_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b));
+}
+
+// Bit j of every byte of h moved to bit 4 (0 or 16), the fifth bit of a Q5_K
+// quant of sub-block j. 16-bit shifts: the mask keeps only the byte's own bit.
+inline __m128i q5_high(__m128i h, int j) {
+  const __m128i moved = j <= 4 ? _mm_sll_epi16(h, _mm_cvtsi32_si128(4 - j))
+                               : _mm_srl_epi16(h, _mm_cvtsi32_si128(j - 4));
+  return _mm_and_si128(moved, _mm_set1_epi8(0x10));
+}
+
+// Byte shuffles of eight int16 scales: scale 2p in int16 lanes 0-3 and
+// scale 2p + 1 in lanes 4-7, the layout fold_pair leaves.
+alignas(16) constexpr uint8_t kScaleQuads[4][16] = {
+    {0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3},
+    {4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7},
+    {8, 9, 8, 9, 8, 9, 8, 9, 10, 11, 10, 11, 10, 11, 10, 11},
+    {12, 13, 12, 13, 12, 13, 12, 13, 14, 15, 14, 15, 14, 15, 14, 15},
+};
+
 // Q4_K / Q5_K x Q8K: one activation scale per super-block, so the eight
-// sub-block scales are applied in integers (madd with the scale broadcast to
-// 16-bit lanes) and the super-block costs a single int->float conversion.
-// Q5_K adds bit j of qh[l] as 16 to element l of sub-block j.
+// sub-block scales are applied in integers and the super-block costs a
+// single int->float conversion. Each sub-block's 16 pair sums are folded to
+// four int16 of four pairs each (fold_lanes, fold_pair) before one madd by
+// the scales of two sub-blocks, a quarter of the multiplies of a madd per
+// sub-block. Q5_K adds bit j of qh[l] as 16 to element l of sub-block j.
 template <class Block>
 float dot_qk_affine(const void* w, const void* act, int64_t n) {
   constexpr bool k5 = std::is_same_v<Block, BlockQ5_K>;
+  // Four pairs of (quant <= 15 or 31) * |activation| <= 127 per int16.
+  static_assert(4 * 2 * (k5 ? 31 : 15) * 127 <= 32767);
   const auto* b = static_cast<const Block*>(w);
   const auto* a = static_cast<const BlockQ8K*>(act);
   const __m256i mask = _mm256_set1_epi8(0x0f);
-  __m256 acc = _mm256_setzero_ps();
+  __m128 acc = _mm_setzero_ps();
   float mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
     for (int l = 0; l < int(sizeof(Block)); l += 64) prefetch(b + i, l);
@@ -210,38 +243,39 @@ float dot_qk_affine(const void* w, const void* act, int64_t n) {
     __m128i ms = _mm_add_epi32(mp, _mm_unpackhi_epi64(mp, mp));
     ms = _mm_add_epi32(ms, _mm_shuffle_epi32(ms, 1));
     mins += half_to_float(b[i].dmin) * a[i].d * float(_mm_cvtsi128_si32(ms));
-    // Scales as 16-bit lanes, both 128-bit halves alike: shuffles broadcast one.
-    const __m256i sc16 = _mm256_broadcastsi128_si256(
-        _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc))));
-    __m256i sumi = _mm256_setzero_si256();
-    [[maybe_unused]] __m256i qh;
-    if constexpr (k5) qh = load32(b[i].qh);
-    for (int p = 0; p < 4; ++p) {
-      const __m256i q = load32(b[i].qs + 32 * p);
-      __m256i lo = _mm256_and_si256(q, mask);
-      __m256i hi = _mm256_and_si256(_mm256_srli_epi16(q, 4), mask);
-      if constexpr (k5) {
-        // 16-bit shifts: masking with 1 keeps only the byte's own bit.
-        const __m256i one = _mm256_set1_epi8(1);
-        const __m256i h0 = _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p)), one);
-        const __m256i h1 =
-            _mm256_and_si256(_mm256_srl_epi16(qh, _mm_cvtsi32_si128(2 * p + 1)), one);
-        lo = _mm256_or_si256(lo, _mm256_slli_epi16(h0, 4));
-        hi = _mm256_or_si256(hi, _mm256_slli_epi16(h1, 4));
+    const __m128i sc16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc)));
+    __m128i sumi = _mm_setzero_si128();
+    {
+      const __m128i m4 = _mm_set1_epi8(0x0f);
+      auto ld = [](const void* v) { return _mm_loadu_si128(static_cast<const __m128i*>(v)); };
+      [[maybe_unused]] __m128i h0, h1;
+      if constexpr (k5) h0 = ld(b[i].qh), h1 = ld(b[i].qh + 16);
+#pragma GCC unroll 4
+      for (int p = 0; p < 4; ++p) {
+        const __m128i q0 = ld(b[i].qs + 32 * p), q1 = ld(b[i].qs + 32 * p + 16);
+        __m128i l0 = _mm_and_si128(q0, m4), l1 = _mm_and_si128(q1, m4);
+        __m128i u0 = _mm_and_si128(_mm_srli_epi16(q0, 4), m4);
+        __m128i u1 = _mm_and_si128(_mm_srli_epi16(q1, 4), m4);
+        if constexpr (k5) {
+          l0 = _mm_or_si128(l0, q5_high(h0, 2 * p)), l1 = _mm_or_si128(l1, q5_high(h1, 2 * p));
+          u0 = _mm_or_si128(u0, q5_high(h0, 2 * p + 1));
+          u1 = _mm_or_si128(u1, q5_high(h1, 2 * p + 1));
+        }
+        const int8_t* x = a[i].qs + 64 * p;
+        const __m128i lo =
+            _mm_add_epi16(_mm_maddubs_epi16(l0, ld(x)), _mm_maddubs_epi16(l1, ld(x + 16)));
+        const __m128i hi =
+            _mm_add_epi16(_mm_maddubs_epi16(u0, ld(x + 32)), _mm_maddubs_epi16(u1, ld(x + 48)));
+        const __m128i scales = _mm_shuffle_epi8(
+            sc16, _mm_load_si128(reinterpret_cast<const __m128i*>(kScaleQuads[p])));
+        sumi = _mm_add_epi32(sumi, _mm_madd_epi16(fold_pair(lo, hi), scales));
       }
-      const __m256i p0 = _mm256_maddubs_epi16(lo, load32(a[i].qs + 64 * p));
-      const __m256i p1 = _mm256_maddubs_epi16(hi, load32(a[i].qs + 64 * p + 32));
-      const __m256i s0 =
-          _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(short(0x0100 + 0x0202 * (2 * p))));
-      const __m256i s1 =
-          _mm256_shuffle_epi8(sc16, _mm256_set1_epi16(short(0x0100 + 0x0202 * (2 * p + 1))));
-      sumi = _mm256_add_epi32(
-          sumi, _mm256_add_epi32(_mm256_madd_epi16(p0, s0), _mm256_madd_epi16(p1, s1)));
     }
-    acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(b[i].d) * a[i].d), _mm256_cvtepi32_ps(sumi),
-                          acc);
+    acc = _mm_fmadd_ps(_mm_set1_ps(half_to_float(b[i].d) * a[i].d), _mm_cvtepi32_ps(sumi), acc);
   }
-  return hsum(acc) - mins;
+  __m128 s = _mm_add_ps(acc, _mm_movehl_ps(acc, acc));
+  s = _mm_add_ss(s, _mm_movehdup_ps(s));
+  return _mm_cvtss_f32(s) - mins;
 }
 
 // Byte shuffles picking scale g for bytes 0-7 and scale g + 1 for 8-15.
@@ -256,18 +290,22 @@ alignas(16) constexpr uint8_t kScalePairs[8][16] = {
     {14, 14, 14, 14, 14, 14, 14, 14, 15, 15, 15, 15, 15, 15, 15, 15},
 };
 
-// Q6_K x Q8K: quants recentred to -32..31, products by sign-moving, and the
-// sixteen 8-bit sub-block scales applied in integers.
+// Q6_K x Q8K: the unsigned quants (0..63) multiply the activations as they
+// are, and the 32 offset comes off once per super-block as
+// 32 * sum_j scale[j] * sum16[j]: no recentring or sign-moving per element.
+// The sixteen 8-bit sub-block scales are applied in integers.
 float dot_q6_k(const void* w, const void* act, int64_t n) {
+  // A pair of 63 * |activation| <= 127 per int16 of maddubs.
+  static_assert(2 * 63 * 127 <= 32767);
   const auto* b = static_cast<const BlockQ6_K*>(w);
   const auto* a = static_cast<const BlockQ8K*>(act);
   const __m256i m4 = _mm256_set1_epi8(0x0f), m30 = _mm256_set1_epi8(0x30);
-  const __m256i off = _mm256_set1_epi8(32);
   __m256 acc = _mm256_setzero_ps();
   for (int64_t i = 0; i < n / kQKK; ++i) {
     for (int l = 0; l < int(sizeof(BlockQ6_K)); l += 64) prefetch(b + i, l);
     const __m128i sc8 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].scales));
-    __m256i sumi = _mm256_setzero_si256();
+    const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(sc8), load32(a[i].sum16));
+    __m256i sumi = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(offsets, 5));
     for (int half = 0; half < 2; ++half) {
       const __m256i ql0 = load32(b[i].ql + 64 * half);
       const __m256i ql1 = load32(b[i].ql + 64 * half + 32);
@@ -284,11 +322,8 @@ float dot_q6_k(const void* w, const void* act, int64_t n) {
       q[3] = _mm256_or_si256(_mm256_and_si256(_mm256_srli_epi16(ql1, 4), m4),
                              _mm256_and_si256(_mm256_srli_epi16(qh, 2), m30));
       for (int k = 0; k < 4; ++k) {
-        const __m256i qs = _mm256_sub_epi8(q[k], off);
-        const __m256i x = load32(a[i].qs + 128 * half + 32 * k);
         // 16-bit pair sums: lanes 0-7 are elements 0-15 (scale 2k), 8-15 the rest.
-        const __m256i pairs =
-            _mm256_maddubs_epi16(_mm256_sign_epi8(qs, qs), _mm256_sign_epi8(x, qs));
+        const __m256i pairs = _mm256_maddubs_epi16(q[k], load32(a[i].qs + 128 * half + 32 * k));
         const __m256i scales = _mm256_cvtepi8_epi16(_mm_shuffle_epi8(
             sc8, _mm_load_si128(reinterpret_cast<const __m128i*>(kScalePairs[4 * half + k]))));
         sumi = _mm256_add_epi32(sumi, _mm256_madd_epi16(pairs, scales));
