@@ -118,6 +118,10 @@ inline float block_min(const Block& b, const BlockQ8A& a) {
   }
 }
 
+inline __m128i add_halves(__m256i v) {
+  return _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+}
+
 inline int32_t sum_pair(const BlockQ8A& a) {
   int32_t v;
   std::memcpy(&v, a.sum, 4);  // the two int16 halves, for madd
@@ -134,7 +138,7 @@ float dot_q32(const void* w, const void* act, int64_t n) {
   const auto* a = static_cast<const BlockQ8A*>(act);
   const int64_t nb = n / kQK;
   constexpr int off = kQuantOffset<Block>;
-  __m256 acc = _mm256_setzero_ps();
+  __m128 acc = _mm_setzero_ps();
   float mins = 0.0f;
   int64_t i = 0;
   for (; i + 4 <= nb; i += 4) {
@@ -144,17 +148,19 @@ float dot_q32(const void* w, const void* act, int64_t n) {
     const __m256i p01 = _mm256_hadd_epi32(block_dot(b[i], a[i]), block_dot(b[i + 1], a[i + 1]));
     const __m256i p23 =
         _mm256_hadd_epi32(block_dot(b[i + 2], a[i + 2]), block_dot(b[i + 3], a[i + 3]));
-    __m256i sums = _mm256_hadd_epi32(p01, p23);  // [b0 b1 b2 b3 | b0 b1 b2 b3]
+    const __m256i halves = _mm256_hadd_epi32(p01, p23);  // [b0 b1 b2 b3 | b0 b1 b2 b3]
+    __m128i sums = add_halves(halves);
     if constexpr (off != 0) {
       // off * (sum[0] + sum[1]) per block, taken from the low half only.
       const __m128i s = _mm_setr_epi32(sum_pair(a[i]), sum_pair(a[i + 1]), sum_pair(a[i + 2]),
                                        sum_pair(a[i + 3]));
-      sums = _mm256_sub_epi32(sums, _mm256_zextsi128_si256(_mm_madd_epi16(s, _mm_set1_epi16(off))));
+      sums = _mm_sub_epi32(sums, _mm_madd_epi16(s, _mm_set1_epi16(off)));
     }
-    const __m128 wd = _mm_cvtph_ps(_mm_setr_epi16(
-        short(b[i].d), short(b[i + 1].d), short(b[i + 2].d), short(b[i + 3].d), 0, 0, 0, 0));
+    const uint64_t packed = uint64_t(b[i].d) | uint64_t(b[i + 1].d) << 16 |
+                            uint64_t(b[i + 2].d) << 32 | uint64_t(b[i + 3].d) << 48;
+    const __m128 wd = _mm_cvtph_ps(_mm_cvtsi64_si128(int64_t(packed)));
     const __m128 s = _mm_mul_ps(wd, _mm_setr_ps(a[i].d, a[i + 1].d, a[i + 2].d, a[i + 3].d));
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sums), _mm256_set_m128(s, s), acc);
+    acc = _mm_fmadd_ps(_mm_cvtepi32_ps(sums), s, acc);
     if constexpr (kHasMin<Block>) {
       mins += (block_min(b[i], a[i]) + block_min(b[i + 1], a[i + 1])) +
               (block_min(b[i + 2], a[i + 2]) + block_min(b[i + 3], a[i + 3]));
@@ -163,7 +169,7 @@ float dot_q32(const void* w, const void* act, int64_t n) {
   float tail = 0.0f;
   for (; i < nb; ++i) {
     const float s = half_to_float(b[i].d) * a[i].d;
-    acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(block_dot(b[i], a[i])), _mm256_set1_ps(s), acc);
+    acc = _mm_fmadd_ps(_mm_cvtepi32_ps(add_halves(block_dot(b[i], a[i]))), _mm_set1_ps(s), acc);
     tail -= float(off * (a[i].sum[0] + a[i].sum[1])) * s;
     mins += block_min(b[i], a[i]);
   }
