@@ -236,18 +236,19 @@ float dot_qk_affine(const void* w, const void* act, int64_t n) {
   const __m128i m4 = _mm_set1_epi8(0x0f);
   auto ld = [](const void* v) { return _mm_loadu_si128(static_cast<const __m128i*>(v)); };
   __m128 acc = _mm_setzero_ps();
-  float mins = 0.0f;
   for (int64_t i = 0; i < n / kQKK; ++i) {
     for (int l = 0; l < int(sizeof(Block)); l += 64) prefetch(b + i, l);
     uint8_t sc[8], m[8];
     q4k_unpack_scales(b[i].scales, sc, m);
-    // Mins: sum_j m[j] * bsum[j] in one madd of eight 16-bit pairs.
+    // Mins: sum_j m[j] * bsum[j] as four int32 from one madd of eight
+    // 16-bit pairs, subtracted lane-wise with the scales below (no
+    // horizontal sum per super-block).
     const __m128i mp =
         _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(m))),
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(a[i].bsum)));
-    __m128i ms = _mm_add_epi32(mp, _mm_unpackhi_epi64(mp, mp));
-    ms = _mm_add_epi32(ms, _mm_shuffle_epi32(ms, 1));
-    mins += half_to_float(b[i].dmin) * a[i].d * float(_mm_cvtsi128_si32(ms));
+    // [d, dmin] * the activation scale, both halves converted at once.
+    const __m128 dd = _mm_mul_ps(
+        _mm_cvtph_ps(_mm_cvtsi32_si128(int(b[i].d) | int(b[i].dmin) << 16)), _mm_set1_ps(a[i].d));
     const __m128i sc16 = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(sc)));
     __m128i sumi = _mm_setzero_si128();
     [[maybe_unused]] __m128i h0, h1;
@@ -272,9 +273,10 @@ float dot_qk_affine(const void* w, const void* act, int64_t n) {
           _mm_shuffle_epi8(sc16, _mm_load_si128(reinterpret_cast<const __m128i*>(kScaleQuads[p])));
       sumi = _mm_add_epi32(sumi, _mm_madd_epi16(fold_pair(lo, hi), scales));
     }
-    acc = _mm_fmadd_ps(_mm_set1_ps(half_to_float(b[i].d) * a[i].d), _mm_cvtepi32_ps(sumi), acc);
+    acc = _mm_fmadd_ps(_mm_broadcastss_ps(dd), _mm_cvtepi32_ps(sumi), acc);
+    acc = _mm_fnmadd_ps(_mm_permute_ps(dd, 0x55), _mm_cvtepi32_ps(mp), acc);
   }
-  return hsum(acc) - mins;
+  return hsum(acc);
 }
 
 // Byte shuffles picking scale g for bytes 0-7 and scale g + 1 for 8-15.
