@@ -118,6 +118,7 @@ inline float block_min(const Block& b, const BlockQ8A& a) {
   }
 }
 
+// The two 128-bit halves of v added: four int32.
 inline __m128i add_halves(__m256i v) {
   return _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
 }
@@ -157,7 +158,7 @@ float dot_q32(const void* w, const void* act, int64_t n) {
         _mm256_add_epi32(_mm256_unpacklo_epi64(t01, t23), _mm256_unpackhi_epi64(t01, t23));
     __m128i sums = add_halves(halves);
     if constexpr (off != 0) {
-      // off * (sum[0] + sum[1]) per block, taken from the low half only.
+      // off * (sum[0] + sum[1]) per block.
       const __m128i s = _mm_setr_epi32(sum_pair(a[i]), sum_pair(a[i + 1]), sum_pair(a[i + 2]),
                                        sum_pair(a[i + 3]));
       sums = _mm_sub_epi32(sums, _mm_madd_epi16(s, _mm_set1_epi16(off)));
