@@ -64,10 +64,8 @@ void lane_pack_acts(const LaneFormat& f, DType t, const uint8_t* act, int64_t ac
       for (int e = 0; e < 256; e += 4) put4(256 * i + e, x[i].qs + e);
       d[i * L + tok] = x[i].d;
       if (t == DType::q6_k) {
-        int sums[16] = {};
-        for (int e = 0; e < 256; ++e) sums[e / 16] += x[i].qs[e];
+        const int16_t* sums = x[i].sum16;
         if (f.q6_pair_sums) {
-          // |sum| <= 16 * 127: an int16.
           for (int p = 0; p < 8; ++p) {
             const uint32_t lo = uint16_t(sums[2 * p]), hi = uint16_t(sums[2 * p + 1]);
             extra[(8 * i + p) * L + tok] = int32_t(lo | (hi << 16));

@@ -35,8 +35,6 @@ int64_t qtile_side_bytes(DType t, int64_t K) {
       // as int32 or Q5_1's scale * sum as float, zero-padded to whole groups
       // of eight blocks.
       return 2 * q32_side_floats(K) * 4;
-    case DType::q6_k:
-      return K / 16 * 2;  // int16 sum of every 16 activation bytes
     default:
       return 0;
   }
@@ -61,18 +59,6 @@ void qtile_prepare_side(DType t, const void* act_row, int64_t K, void* side) {
           dsum[b] = d[b] * float(sum);
         } else {
           off[b] = scale * sum;
-        }
-      }
-      return;
-    }
-    case DType::q6_k: {
-      const auto* a = static_cast<const BlockQ8K*>(act_row);
-      auto* g = static_cast<int16_t*>(side);
-      for (int64_t i = 0; i < K / 256; ++i) {
-        for (int k = 0; k < 16; ++k) {
-          int s = 0;
-          for (int j = 0; j < 16; ++j) s += a[i].qs[16 * k + j];
-          g[16 * i + k] = int16_t(s);
         }
       }
       return;
