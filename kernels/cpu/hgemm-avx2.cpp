@@ -120,14 +120,16 @@ void tile_float(const QTileArgs& a) {
     w[r] = reinterpret_cast<const Elem<kW>*>(a.w + std::min(r, a.rows - 1) * a.w_stride);
   }
   if (a.tokens <= 2) {
-    // Decode: two rows at once. Their two FMA chains take 16 weights per
-    // FMA latency (about 29 GB/s of F16 per core at 3.6 GHz), and the fewer
-    // weight streams a core reads at once the faster DRAM serves them:
-    // TinyLlama F16 decode, median of 5 alternated model-bench runs, 18.1
-    // tok/s with two rows, 16.3 with four, 14-16 with eight (rows 4 KiB
-    // apart also share an L1 set, which eight rows and their prefetched
-    // lines overflow).
-    for (int r0 = 0; r0 < a.rows; r0 += 2) rows_block<kW, 2, true>(w + r0, a, r0);
+    // Decode: four rows at once. Each row is one FMA chain (its bits fix
+    // the order), so the rows in flight set the rate: two chains take 16
+    // weights per FMA latency (about 29 GB/s of F16 per core at 3.6 GHz),
+    // under the 55-65 GB/s this Zen 5 VM's memory gives two cores at its
+    // best. TinyLlama F16 decode, model-bench with 2 threads, 26 runs
+    // alternated against two rows: median 21.8 against 20.4 tok/s (about
+    // 25 against 22 at best); eight rows measured slower before (rows 4 KiB
+    // apart share an L1 set, which eight rows and their prefetched lines
+    // overflow).
+    for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4, true>(w + r0, a, r0);
     return;
   }
   for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4>(w + r0, a, r0);
