@@ -11,19 +11,14 @@ namespace rc::kernels {
 
 namespace {
 
-// Decode's work split: two contiguous ranges per thread, a multiple of
-// `unit` (handed out dynamically, so a thread the OS preempts holds up at
-// most its range). Each thread then reads on through consecutive rows, and
-// the kernels' 16 KiB software prefetch runs ahead into rows the same
-// thread reads next, where with sixteen ranges every range started
-// unprefetched and its last 16 KiB of prefetch mostly landed in rows that
-// the other core took. Decode measured faster with the long ranges
-// (README, CPU runtime).
-int64_t decode_grain(int64_t count, int threads, int64_t unit) {
-  const int64_t ranges = 2 * int64_t(threads);
-  const int64_t per = (count + ranges - 1) / ranges;
-  return std::max<int64_t>(unit, (per + unit - 1) / unit * unit);
-}
+// Decode's matmuls split their rows with ThreadPool::parallel_for_regions:
+// each thread reads on through its own consecutive rows, so the kernels'
+// 16 KiB software prefetch runs ahead into rows the same thread reads next.
+// Handed out sixteen ranges at a time instead, every range started
+// unprefetched and its last 16 KiB of prefetch mostly landed in rows the
+// other core took; decode measured faster by regions (README, CPU runtime).
+// The grain is what a finished thread takes from another's region.
+constexpr int64_t kDecodeGrainRows = 16;
 
 }  // namespace
 
@@ -100,10 +95,8 @@ void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, con
   // Tasks run token chunk by token chunk, so the threads share one chunk's
   // activations in cache; several tasks per thread balance a preempted one.
   const int64_t tasks = groups * chunks;
-  const int64_t grain = n == 1 ? decode_grain(groups, pool_.size(), 1)
-                               : std::max<int64_t>(1, groups / (int64_t(pool_.size()) * 4));
   const auto* wbase = static_cast<const uint8_t*>(w.data);
-  pool_.parallel_for(tasks, grain, [&](int64_t i0, int64_t i1, int thread) {
+  auto task_range = [&](int64_t i0, int64_t i1, int thread) {
     float* scratch = scratch_[size_t(thread)].data();
     // 32-byte alignment for the accumulators.
     scratch += (8 - (reinterpret_cast<uintptr_t>(scratch) / 4) % 8) % 8;
@@ -126,7 +119,13 @@ void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, con
       a.scratch = scratch;
       tile(a);
     }
-  });
+  };
+  if (n == 1) {
+    pool_.parallel_for_regions(tasks, kDecodeGrainRows / kQTileRows, task_range);
+  } else {
+    pool_.parallel_for(tasks, std::max<int64_t>(1, groups / (int64_t(pool_.size()) * 4)),
+                       task_range);
+  }
 }
 
 void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, float* y, int n) {
@@ -143,15 +142,18 @@ void CpuMatmul::run_dots(const Weight& w, const float* bias, const float* x, flo
     act = act_q_.data();
   }
   const char* wbase = static_cast<const char*>(w.data);
-  const int64_t grain = n == 1 ? decode_grain(rows, pool_.size(), 16)
-                               : std::max<int64_t>(16, rows / (int64_t(pool_.size()) * 8));
-  pool_.parallel_for(rows, grain, [&](int64_t r0, int64_t r1, int) {
+  auto row_range = [&](int64_t r0, int64_t r1, int) {
     for (int64_t r = r0; r < r1; ++r) {
       const void* wr = wbase + r * rb;
       const float b = bias ? bias[r] : 0.0f;
       for (int t = 0; t < n; ++t) y[t * rows + r] = dot(wr, act + t * ab, K) + b;
     }
-  });
+  };
+  if (n == 1) {
+    pool_.parallel_for_regions(rows, kDecodeGrainRows, row_range);
+  } else {
+    pool_.parallel_for(rows, std::max<int64_t>(16, rows / (int64_t(pool_.size()) * 8)), row_range);
+  }
 }
 
 void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x,
@@ -159,8 +161,7 @@ void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, cons
   const int64_t rows = w.rows, rb = row_bytes(w.type, w.cols);
   const MatvecAct& act = matvec_act_.prepare(w.type, x, w.cols, quantize_act_fn(level_));
   const auto* wbase = static_cast<const uint8_t*>(w.data);
-  const int64_t grain = decode_grain(rows, pool_.size(), 16);
-  pool_.parallel_for(rows, grain, [&](int64_t r0, int64_t r1, int) {
+  pool_.parallel_for_regions(rows, kDecodeGrainRows, [&](int64_t r0, int64_t r1, int) {
     fn(wbase + r0 * rb, rb, r1 - r0, act, y + r0);
     if (bias) {
       for (int64_t r = r0; r < r1; ++r) y[r] += bias[r];

@@ -17,7 +17,8 @@ namespace {
 constexpr int kSpinIterations = 4000;
 }  // namespace
 
-ThreadPool::ThreadPool(int n_threads) : n_threads_(n_threads) {
+ThreadPool::ThreadPool(int n_threads)
+    : n_threads_(n_threads), regions_(new std::atomic<uint64_t>[size_t(n_threads)]) {
   RC_ASSERT(n_threads >= 1);
   for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_main(i); });
 }
@@ -33,6 +34,10 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::run_chunks(int thread) {
+  if (by_regions_) {
+    run_regions(thread);
+    return;
+  }
   for (;;) {
     const int64_t begin = next_.fetch_add(grain_, std::memory_order_relaxed);
     if (begin >= count_) return;
@@ -41,7 +46,41 @@ void ThreadPool::run_chunks(int thread) {
   }
 }
 
+bool ThreadPool::take_grain(int r, bool from_front, int thread) {
+  std::atomic<uint64_t>& region = regions_[size_t(r)];
+  uint64_t v = region.load(std::memory_order_relaxed);
+  uint64_t front, back;
+  do {
+    front = v & 0xffffffffu;
+    back = v >> 32;
+    if (front >= back) return false;
+  } while (!region.compare_exchange_weak(v, from_front ? v + 1 : v - (uint64_t(1) << 32),
+                                         std::memory_order_relaxed));
+  const int64_t g = int64_t(from_front ? front : back - 1);
+  const int64_t begin = g * grain_;
+  (*fn_)(begin, begin + grain_ < count_ ? begin + grain_ : count_, thread);
+  return true;
+}
+
+void ThreadPool::run_regions(int thread) {
+  while (take_grain(thread, true, thread)) {
+  }
+  for (int k = 1; k < n_threads_; ++k) {
+    const int r = (thread + k) % n_threads_;
+    while (take_grain(r, false, thread)) {
+    }
+  }
+}
+
 void ThreadPool::parallel_for(int64_t count, int64_t grain, const RangeFn& fn) {
+  start(count, grain, fn, false);
+}
+
+void ThreadPool::parallel_for_regions(int64_t count, int64_t grain, const RangeFn& fn) {
+  start(count, grain, fn, true);
+}
+
+void ThreadPool::start(int64_t count, int64_t grain, const RangeFn& fn, bool regions) {
   if (count <= 0) return;
   if (grain < 1) grain = 1;
   if (n_threads_ == 1 || count <= grain) {
@@ -51,9 +90,20 @@ void ThreadPool::parallel_for(int64_t count, int64_t grain, const RangeFn& fn) {
   fn_ = &fn;
   count_ = count;
   grain_ = grain;
+  by_regions_ = regions;
   next_.store(0, std::memory_order_relaxed);
+  if (regions) {
+    const int64_t grains = (count + grain - 1) / grain;
+    RC_ASSERT(grains < (int64_t(1) << 32));
+    for (int t = 0; t < n_threads_; ++t) {
+      const uint64_t front = uint64_t(grains * t / n_threads_);
+      const uint64_t back = uint64_t(grains * (t + 1) / n_threads_);
+      regions_[size_t(t)].store(back << 32 | front, std::memory_order_relaxed);
+    }
+  }
   {
-    // Under the lock so a worker about to sleep cannot miss the wake-up.
+    // Under the lock so a worker about to sleep cannot miss the wake-up;
+    // the release store publishes the job, regions included.
     std::lock_guard<std::mutex> lock(mutex_);
     const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 32) + 1;
     state_.store(gen << 32, std::memory_order_release);  // open, nobody inside

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -39,9 +40,23 @@ class ThreadPool {
   using RangeFn = std::function<void(int64_t begin, int64_t end, int thread)>;
   void parallel_for(int64_t count, int64_t grain, const RangeFn& fn);
 
+  // The same contract, for loops that stream through memory in index order
+  // (decode's matmuls): [0, count) is cut into one contiguous region per
+  // thread, which its thread walks forward `grain` at a time, so each
+  // thread reads on through consecutive memory; a thread whose region is
+  // done takes grains from the back of the others' regions (a thread the
+  // OS never runs leaves its whole region to them), so the threads still
+  // finish within about one grain of each other.
+  void parallel_for_regions(int64_t count, int64_t grain, const RangeFn& fn);
+
  private:
+  void start(int64_t count, int64_t grain, const RangeFn& fn, bool regions);
   void worker_main(int index);
   void run_chunks(int thread);
+  void run_regions(int thread);
+  // Runs one grain from region r's front (own) or back (stolen); false
+  // when the region is empty.
+  bool take_grain(int r, bool from_front, int thread);
 
   int n_threads_;
   std::vector<std::thread> workers_;
@@ -53,7 +68,10 @@ class ThreadPool {
   const RangeFn* fn_ = nullptr;
   int64_t count_ = 0;
   int64_t grain_ = 1;
+  bool by_regions_ = false;
   std::atomic<int64_t> next_{0};
+  // parallel_for_regions: per thread, (back << 32) | front in grains.
+  std::unique_ptr<std::atomic<uint64_t>[]> regions_;
   std::atomic<uint64_t> state_{kClosed};
   std::atomic<bool> stop_{false};
 
