@@ -14,9 +14,9 @@ namespace {
 // Decode's matmuls split their rows with ThreadPool::parallel_for_regions:
 // each thread reads on through its own consecutive rows, so the kernels'
 // 16 KiB software prefetch runs ahead into rows the same thread reads next.
-// Handed out sixteen ranges at a time instead, every range started
-// unprefetched and its last 16 KiB of prefetch mostly landed in rows the
-// other core took; decode measured faster by regions (README, CPU runtime).
+// Handed out in sixteen ranges instead, every range started unprefetched
+// and its last 16 KiB of prefetch ran into rows the other core was likely
+// to take; decode measured faster by regions (README, CPU runtime).
 // The grain is what a finished thread takes from another's region.
 constexpr int64_t kDecodeGrainRows = 16;
 
