@@ -49,7 +49,7 @@ void CpuMatmul::run_lanes(const LaneKernel& k, const Weight& w, const float* bia
   const int64_t tile_rows = k.tile_rows;
   const int64_t tiles = (rows + tile_rows - 1) / tile_rows;
   const int64_t chunks = (groups + kChunkGroups - 1) / kChunkGroups;
-  const int64_t grain = std::max<int64_t>(1, tiles / (int64_t(pool_.size()) * 4));
+  const bool by_regions = chunks == 1;
   const auto* wbase = static_cast<const uint8_t*>(w.data);
   const int64_t rb = row_bytes(w.type, K);
   auto task_range = [&](int64_t i0, int64_t i1, int thread) {
@@ -73,15 +73,15 @@ void CpuMatmul::run_lanes(const LaneKernel& k, const Weight& w, const float* bia
       // The next task of this range (by regions: of this thread, nearly
       // always): the next row tile (same chunk).
       const int64_t nr0 = r0 + tile_rows;
-      a.next_w =
-          (i + 1 < i1 || chunks == 1) && nr0 + tile_rows <= rows ? wbase + nr0 * rb : nullptr;
+      a.next_w = (i + 1 < i1 || by_regions) && nr0 + tile_rows <= rows ? wbase + nr0 * rb : nullptr;
       k.fn(a);
     }
   };
-  if (chunks == 1) {
+  if (by_regions) {
     pool_.parallel_for_regions(tiles, 1, task_range);
   } else {
-    pool_.parallel_for(tiles * chunks, grain, task_range);
+    pool_.parallel_for(tiles * chunks, std::max<int64_t>(1, tiles / (int64_t(pool_.size()) * 4)),
+                       task_range);
   }
 }
 
