@@ -14,10 +14,11 @@ namespace {
 // Decode's matmuls split their rows with ThreadPool::parallel_for_regions:
 // each thread reads on through its own consecutive rows, so the kernels'
 // 16 KiB software prefetch runs ahead into rows the same thread reads next.
-// Handed out in sixteen ranges instead, every range started unprefetched
-// and its last 16 KiB of prefetch ran into rows the other core was likely
-// to take; decode measured faster by regions (README, CPU runtime).
-// The grain is what a finished thread takes from another's region.
+// Handed out in sixteen ranges instead, every range started unprefetched.
+// Decode tok/s measured the same within noise, decode against the
+// bandwidth probe a few points higher for four of five types (README, CPU
+// runtime). The grain is what a finished thread takes from another's
+// region, so the threads finish within one grain of each other.
 constexpr int64_t kDecodeGrainRows = 16;
 
 }  // namespace
