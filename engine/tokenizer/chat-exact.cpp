@@ -82,7 +82,6 @@ std::optional<std::string> reply_text(const Tokenizer& tok, std::span<const int3
   std::string text;
   for (int32_t id : ids) {
     if (id < 0 || id >= tok.n_vocab() || tok.is_eog(id)) return std::nullopt;
-    if (tok.piece_type(id) == PieceType::control) return std::nullopt;
     text += dec.push(id);
   }
   if (!dec.flush().empty()) return std::nullopt;

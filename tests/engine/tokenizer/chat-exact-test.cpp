@@ -119,6 +119,23 @@ TEST(ChatExact, IdsThatDoNotStreamToTheContentAreNotUsed) {
   EXPECT_EQ(exact(f, tok, m, {byte_ids(tok, "a"), {}, {}}, true).spliced, 0);
 }
 
+TEST(ChatExact, ControlIdsSampledMidReplyStayInTheHistory) {
+  const Tokenizer& tok = rc::testing::bundled_sidecar();
+  const ChatFormat f = ChatFormat::radixchat;
+  const std::vector<ChatMessage> m = {{"user", "a"}, {"assistant", kReply}, {"user", "b"}};
+  // A control id sampled mid-reply (here BOS) streams no text: the ids still
+  // stand for the content and go in as generated, as the cache holds them.
+  std::vector<int32_t> with_bos = byte_ids(tok, kReply);
+  with_bos.insert(with_bos.begin() + 4, tok.bos());
+  ASSERT_EQ(tok.piece_type(tok.bos()), PieceType::control);
+  EXPECT_EQ(reply_text(tok, with_bos), kReply);
+  const ExactRender spliced = exact(f, tok, m, {{}, with_bos, {}}, true);
+  EXPECT_EQ(spliced.spliced, 1);
+  EXPECT_NE(std::search(spliced.tokens.begin(), spliced.tokens.end(), with_bos.begin(),
+                        with_bos.end()),
+            spliced.tokens.end());
+}
+
 TEST(ChatExact, TemplatesThatRewriteTheReplyKeepItAsText) {
   const Tokenizer& tok = rc::testing::bundled_sidecar();
   // qwen3 drops an earlier reply's <think> block; llama3 trims; llama2
