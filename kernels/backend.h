@@ -102,6 +102,18 @@ class Backend {
 
   // y[n][w.rows] = x[n][w.cols] * w^T, plus bias[w.rows] (fp32) when non-null.
   virtual void matmul(const Weight& w, const float* bias, const float* x, float* y, int n) = 0;
+  // One matmul of the same x[n][cols] per entry (q/k/v, gate/up), each with
+  // exactly the result matmul gives it; a backend may prepare x once and
+  // run the rows of all of them as one parallel loop (decode: one hand-off
+  // instead of one per weight). The outputs must not alias x or each other.
+  struct MatmulOut {
+    const Weight* w;
+    const float* bias;  // or null
+    float* y;           // [n][w->rows]
+  };
+  virtual void matmuls(std::span<const MatmulOut> outs, const float* x, int n) {
+    for (const MatmulOut& o : outs) matmul(*o.w, o.bias, x, o.y, n);
+  }
   // out[n][table.cols] = rows ids[i] of table, converted to fp32 (embedding gather).
   virtual void get_rows(const Weight& table, const int32_t* ids, float* out, int n) = 0;
   // y[n][dim] = x / rms(x) * w, per row; y may alias x.

@@ -165,9 +165,12 @@ void ModelRunner::run_layer(int layer, int n, const std::vector<AttentionSeq>& s
   // Attention block: h = norm(x); q,k,v = h W; [per-head q/k norm]; rope;
   // store; attend; x += att Wo
   backend_.rmsnorm(x_, static_cast<const float*>(w.attn_norm.data), h_, n, cfg_.dim, cfg_.norm_eps);
-  backend_.matmul(w.attn_q, w.bias_q, h_, q_, n);  // [n][q_width]
-  backend_.matmul(w.attn_k, w.bias_k, h_, k_, n);  // [n][kv_width]
-  backend_.matmul(w.attn_v, w.bias_v, h_, v_, n);  // [n][kv_width]
+  const kernels::Backend::MatmulOut qkv[] = {
+      {&w.attn_q, w.bias_q, q_},  // [n][q_width]
+      {&w.attn_k, w.bias_k, k_},  // [n][kv_width]
+      {&w.attn_v, w.bias_v, v_},  // [n][kv_width]
+  };
+  backend_.matmuls(qkv, h_, n);
   // qwen3: RMSNorm of every query and key head (rows of head_dim) before RoPE.
   if (cfg_.qk_norm) {
     backend_.rmsnorm(q_, static_cast<const float*>(w.attn_q_norm.data), q_, n * cfg_.n_heads,
@@ -185,8 +188,11 @@ void ModelRunner::run_layer(int layer, int n, const std::vector<AttentionSeq>& s
 
   // MLP block: x += down(silu(h Wg) * (h Wu)), h = norm(x)
   backend_.rmsnorm(x_, static_cast<const float*>(w.ffn_norm.data), h_, n, cfg_.dim, cfg_.norm_eps);
-  backend_.matmul(w.ffn_gate, nullptr, h_, gate_, n);  // [n][ffn]
-  backend_.matmul(w.ffn_up, nullptr, h_, up_, n);      // [n][ffn]
+  const kernels::Backend::MatmulOut gate_up[] = {
+      {&w.ffn_gate, nullptr, gate_},  // [n][ffn]
+      {&w.ffn_up, nullptr, up_},      // [n][ffn]
+  };
+  backend_.matmuls(gate_up, h_, n);
   backend_.swiglu(gate_, up_, gate_, static_cast<int64_t>(n) * cfg_.ffn_dim);
   backend_.matmul(w.ffn_down, nullptr, gate_, h_, n);  // [n][dim]
   backend_.add(x_, h_, static_cast<int64_t>(n) * cfg_.dim);

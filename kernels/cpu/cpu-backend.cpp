@@ -52,6 +52,9 @@ class CpuBackend final : public Backend {
   void matmul(const Weight& w, const float* bias, const float* x, float* y, int n) override {
     matmul_.run(w, bias, x, y, n);
   }
+  void matmuls(std::span<const MatmulOut> outs, const float* x, int n) override {
+    matmul_.run_many(outs, x, n);
+  }
 
   void get_rows(const Weight& table, const int32_t* ids, float* out, int n) override {
     const int64_t rb = row_bytes(table.type, table.cols);

@@ -170,6 +170,53 @@ void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, cons
   });
 }
 
+void CpuMatmul::run_many(std::span<const Backend::MatmulOut> outs, const float* x, int n) {
+  const bool fused = n == 1 && level_ == SimdLevel::avx2 && outs.size() > 1 &&
+                     std::all_of(outs.begin(), outs.end(), [&](const Backend::MatmulOut& o) {
+                       return o.w->cols == outs[0].w->cols && matvec_fn(o.w->type) != nullptr;
+                     });
+  if (!fused) {
+    for (const Backend::MatmulOut& o : outs) run(*o.w, o.bias, x, o.y, n);
+    return;
+  }
+  // The activation laid out once per weight type (matvec.h: the layout
+  // depends on it), and the outputs' rows as one index space.
+  struct Part {
+    MatvecFn fn;
+    const MatvecAct* act;
+    const uint8_t* w;
+    int64_t row_bytes, first_row, rows;
+    const float* bias;
+    float* y;
+  };
+  many_acts_.resize(outs.size());
+  std::vector<Part> parts;
+  parts.reserve(outs.size());
+  int64_t total = 0;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    const Weight& w = *outs[i].w;
+    const MatvecAct* act = nullptr;
+    for (size_t j = 0; j < i && !act; ++j) {
+      if (outs[j].w->type == w.type) act = parts[j].act;
+    }
+    if (!act) act = &many_acts_[i].prepare(w.type, x, w.cols, quantize_act_fn(level_));
+    parts.push_back({matvec_fn(w.type), act, static_cast<const uint8_t*>(w.data),
+                     row_bytes(w.type, w.cols), total, w.rows, outs[i].bias, outs[i].y});
+    total += w.rows;
+  }
+  pool_.parallel_for_regions(total, kDecodeGrainRows, [&](int64_t r0, int64_t r1, int) {
+    for (const Part& p : parts) {
+      const int64_t b = std::max(r0, p.first_row), e = std::min(r1, p.first_row + p.rows);
+      if (b >= e) continue;
+      const int64_t lb = b - p.first_row, le = e - p.first_row;
+      p.fn(p.w + lb * p.row_bytes, p.row_bytes, le - lb, *p.act, p.y + lb);
+      if (p.bias) {
+        for (int64_t r = lb; r < le; ++r) p.y[r] += p.bias[r];
+      }
+    }
+  });
+}
+
 void CpuMatmul::run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n) {
   const int64_t K = w.cols, rows = w.rows;
   const float* xa = x;

@@ -51,6 +51,10 @@ class CpuMatmul {
 
   CpuMatmul(ThreadPool& pool, SimdLevel level) : pool_(pool), level_(level) {}
   void run(const Weight& w, const float* bias, const float* x, float* y, int n);
+  // Backend::matmuls: decode through the matvec kernels prepares x once per
+  // weight type and splits the rows of all outputs as one region loop;
+  // anything else runs them one by one. Same bits either way.
+  void run_many(std::span<const Backend::MatmulOut> outs, const float* x, int n);
 
  private:
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
@@ -67,6 +71,7 @@ class CpuMatmul {
   ThreadPool& pool_;
   SimdLevel level_;
   MatvecActBuffer matvec_act_;                     // one token's activation (matvec.h)
+  std::vector<MatvecActBuffer> many_acts_;         // run_many: one per output
   std::vector<uint8_t> act_q_;                     // [n] activation rows in act_format(w.type)
   std::vector<uint8_t> act_side_;                  // [n] qtile_side_bytes per token
   std::vector<std::vector<float>> scratch_;        // per thread: qtile accumulators

@@ -18,7 +18,7 @@ constexpr int kSpinIterations = 4000;
 }  // namespace
 
 ThreadPool::ThreadPool(int n_threads)
-    : n_threads_(n_threads), regions_(new std::atomic<uint64_t>[size_t(n_threads)]) {
+    : n_threads_(n_threads), regions_(new Region[size_t(n_threads)]) {
   RC_ASSERT(n_threads >= 1);
   for (int i = 1; i < n_threads; ++i) workers_.emplace_back([this, i] { worker_main(i); });
 }
@@ -47,7 +47,7 @@ void ThreadPool::run_chunks(int thread) {
 }
 
 bool ThreadPool::take_grain(int r, bool from_front, int thread) {
-  std::atomic<uint64_t>& region = regions_[size_t(r)];
+  std::atomic<uint64_t>& region = regions_[size_t(r)].grains;
   uint64_t v = region.load(std::memory_order_relaxed);
   uint64_t front, back;
   do {
@@ -98,7 +98,7 @@ void ThreadPool::start(int64_t count, int64_t grain, const RangeFn& fn, bool reg
     for (int t = 0; t < n_threads_; ++t) {
       const uint64_t front = uint64_t(grains * t / n_threads_);
       const uint64_t back = uint64_t(grains * (t + 1) / n_threads_);
-      regions_[size_t(t)].store(back << 32 | front, std::memory_order_relaxed);
+      regions_[size_t(t)].grains.store(back << 32 | front, std::memory_order_relaxed);
     }
   }
   {

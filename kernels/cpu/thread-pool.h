@@ -63,16 +63,22 @@ class ThreadPool {
 
   // The current job. state_ packs (generation << 32) | closed bit | number
   // of workers inside the job; a new generation publishes fn_/count_/grain_.
+  // Each word that threads write while a job runs has a cache line of its
+  // own: a decode matmul takes a grain every microsecond or so, and a line
+  // shared between the threads' words moved between cores on every one.
   static constexpr uint64_t kClosed = uint64_t(1) << 31;
   static constexpr uint64_t kCountMask = kClosed - 1;
+  struct alignas(64) Region {
+    std::atomic<uint64_t> grains{0};  // (back << 32) | front, in grains
+  };
   const RangeFn* fn_ = nullptr;
   int64_t count_ = 0;
   int64_t grain_ = 1;
   bool by_regions_ = false;
-  std::atomic<int64_t> next_{0};
-  // parallel_for_regions: per thread, (back << 32) | front in grains.
-  std::unique_ptr<std::atomic<uint64_t>[]> regions_;
-  std::atomic<uint64_t> state_{kClosed};
+  alignas(64) std::atomic<int64_t> next_{0};
+  // parallel_for_regions: one per thread.
+  std::unique_ptr<Region[]> regions_;
+  alignas(64) std::atomic<uint64_t> state_{kClosed};
   std::atomic<bool> stop_{false};
 
   std::mutex mutex_;

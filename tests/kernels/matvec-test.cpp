@@ -134,6 +134,43 @@ TEST_P(Matvec, BackendThreadsAndFallbackAgree) {
                std::string(dtype_name(t)) + " matvec vs row dots");
 }
 
+// Backend::matmuls (q/k/v and gate/up of a decode step, fused into one
+// region loop over all their rows) gives each output exactly the bits of its
+// own matmul, with weights of mixed types (as Q4_K_M's Q4_K q/k and Q6_K v),
+// biases, row counts that split grains across outputs, and 1..3 threads.
+TEST(MatvecFused, MatmulsEqualOneMatmulEach) {
+  if (!cpu_has_avx512_matvec()) GTEST_SKIP() << "no AVX-512 VNNI matvec on this CPU";
+  const int64_t K = 256 * 3;
+  const DType types[] = {DType::q4_k, DType::q4_k, DType::q6_k, DType::q8_0};
+  const int64_t rows[] = {67, 16, 33, 5};
+  std::vector<test::OwnedWeight> ws;
+  std::vector<std::vector<float>> biases;
+  for (int i = 0; i < 4; ++i) {
+    ws.push_back(test::make_weight(types[i], rows[i], K, 40 + i));
+    biases.push_back(test::random_vec(size_t(rows[i]), 50 + i));
+  }
+  const std::vector<float> x = test::random_vec(size_t(K), 60, 2.0f);
+  for (int threads = 1; threads <= 3; ++threads) {
+    auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
+    std::vector<std::vector<float>> one(4), fused(4);
+    std::vector<Backend::MatmulOut> outs;
+    for (int i = 0; i < 4; ++i) {
+      one[size_t(i)].assign(size_t(rows[i]), NAN);
+      fused[size_t(i)].assign(size_t(rows[i]), NAN);
+      const float* bias = i % 2 ? biases[size_t(i)].data() : nullptr;
+      be->matmul(ws[size_t(i)].w, bias, x.data(), one[size_t(i)].data(), 1);
+      outs.push_back({&ws[size_t(i)].w, bias, fused[size_t(i)].data()});
+    }
+    be->matmuls(outs, x.data(), 1);
+    for (int i = 0; i < 4; ++i) {
+      for (int64_t r = 0; r < rows[i]; ++r) {
+        ASSERT_EQ(fused[size_t(i)][size_t(r)], one[size_t(i)][size_t(r)])
+            << "output " << i << " row " << r << " threads " << threads;
+      }
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllTypes, Matvec, ::testing::ValuesIn(test::all_dtypes()),
                          [](const ::testing::TestParamInfo<DType>& i) {
                            return std::string(dtype_name(i.param));
