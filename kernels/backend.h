@@ -85,6 +85,7 @@ struct RopeConfig {
   float llama3_low_freq_factor = 1.0f;
   float llama3_high_freq_factor = 4.0f;
   int llama3_original_context = 8192;
+  bool operator==(const RopeConfig&) const = default;
 };
 
 class Backend {

@@ -67,32 +67,18 @@ class CpuBackend final : public Backend {
   }
 
   void rmsnorm(const float* x, const float* w, float* y, int n, int dim, float eps) override {
-    rows_parallel(n, dim, [&](int64_t i) {
-      const float* xi = x + i * dim;
-      float* yi = y + i * dim;
-      // Double accumulation: the sum of 4096 squares in fp32 would already
-      // differ from the reference in the 6th digit.
-      double ss = 0.0;
-      for (int k = 0; k < dim; ++k) ss += double(xi[k]) * double(xi[k]);
-      const float inv = float(1.0 / std::sqrt(ss / dim + double(eps)));
-      for (int k = 0; k < dim; ++k) yi[k] = xi[k] * inv * w[k];
-    });
+    const RmsNormRowFn row = rmsnorm_row_fn(level_);
+    rows_parallel(n, dim, [&](int64_t i) { row(x + i * dim, w, y + i * dim, dim, eps); });
   }
 
   void rope(float* x, const int32_t* pos, int n, int n_heads, int head_dim,
             const RopeConfig& cfg) override {
     RC_ASSERT(cfg.n_rot <= head_dim);
-    const std::vector<double> freq = rope_freqs(cfg);
     const int half = cfg.n_rot / 2;
+    const RopeAngles& a = rope_angles(pos, n, cfg);
     rows_parallel(n, int64_t(n_heads) * head_dim, [&](int64_t i) {
-      // cos/sin per pair once per token, in double (theta reaches 1e5 rad).
-      float c[512], s[512];
-      RC_ASSERT(half <= 512);
-      for (int j = 0; j < half; ++j) {
-        const double theta = double(pos[i]) * freq[size_t(j)];
-        c[j] = float(std::cos(theta));
-        s[j] = float(std::sin(theta));
-      }
+      const float* c = a.cos.data() + i * half;
+      const float* s = a.sin.data() + i * half;
       for (int h = 0; h < n_heads; ++h) {
         float* v = x + (i * n_heads + h) * head_dim;
         if (cfg.neox_halves) {
@@ -125,7 +111,7 @@ class CpuBackend final : public Backend {
 
   void kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
                 int n) override {
-    host_kv_store(pool, layer, k, v, slots, n);
+    host_kv_store(pool, layer, k, v, slots, n, f16_row_fn(level_));
   }
 
   void attention(KvPool& pool, int layer, const float* q, float* out,
@@ -175,10 +161,41 @@ class CpuBackend final : public Backend {
     pool_.parallel_for(count, kParallelMinElems, [&](int64_t b, int64_t e, int) { fn(b, e); });
   }
 
+  // cos and sin of every (token, pair) angle, per token n_rot / 2 of each,
+  // computed in double (theta reaches 1e5 rad) for the positions and config
+  // of the last rope call: a forward step rotates q and k of every layer at
+  // the same positions, so one computation serves all 2 * n_layers calls.
+  struct RopeAngles {
+    std::vector<int32_t> pos;
+    RopeConfig cfg;
+    std::vector<float> cos, sin;
+  };
+  const RopeAngles& rope_angles(const int32_t* pos, int n, const RopeConfig& cfg) {
+    RopeAngles& a = rope_;
+    if (a.cfg == cfg && a.pos.size() == size_t(n) && std::equal(pos, pos + n, a.pos.begin())) {
+      return a;
+    }
+    const std::vector<double> freq = rope_freqs(cfg);
+    const size_t half = size_t(cfg.n_rot / 2);
+    a.pos.assign(pos, pos + n);
+    a.cfg = cfg;
+    a.cos.resize(size_t(n) * half);
+    a.sin.resize(size_t(n) * half);
+    for (size_t i = 0; i < size_t(n); ++i) {
+      for (size_t j = 0; j < half; ++j) {
+        const double theta = double(pos[i]) * freq[j];
+        a.cos[i * half + j] = float(std::cos(theta));
+        a.sin[i * half + j] = float(std::sin(theta));
+      }
+    }
+    return a;
+  }
+
   int n_threads_;
   SimdLevel level_;
   ThreadPool pool_;
   CpuMatmul matmul_;
+  RopeAngles rope_;
 };
 
 }  // namespace

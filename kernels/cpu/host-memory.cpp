@@ -61,7 +61,7 @@ std::unique_ptr<KvPool> make_host_kv_pool(const KvPoolShape& shape) {
 }
 
 void host_kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
-                   int n) {
+                   int n, F16RowFn f16_row) {
   const KvPoolShape& s = pool.shape();
   const int64_t kv_dim = int64_t(s.n_kv_heads) * s.head_dim;
   const int64_t row = kv_dim * kv_elem_bytes(s.type);
@@ -69,8 +69,15 @@ void host_kv_store(KvPool& pool, int layer, const float* k, const float* v, cons
   char* V = static_cast<char*>(pool.v(layer));
   for (int i = 0; i < n; ++i) {
     RC_ASSERT(slots[i] >= 0 && slots[i] < s.n_pages * s.page_size);
-    quantize_row(s.type, k + i * kv_dim, K + slots[i] * row, kv_dim);
-    quantize_row(s.type, v + i * kv_dim, V + slots[i] * row, kv_dim);
+    char* kd = K + slots[i] * row;
+    char* vd = V + slots[i] * row;
+    if (s.type == DType::f16) {
+      f16_row(k + i * kv_dim, reinterpret_cast<uint16_t*>(kd), kv_dim);
+      f16_row(v + i * kv_dim, reinterpret_cast<uint16_t*>(vd), kv_dim);
+    } else {
+      quantize_row(s.type, k + i * kv_dim, kd, kv_dim);
+      quantize_row(s.type, v + i * kv_dim, vd, kv_dim);
+    }
   }
 }
 

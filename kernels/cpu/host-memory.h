@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "backend.h"
+#include "elementwise.h"
 
 namespace rc::kernels {
 
@@ -23,10 +24,11 @@ void host_free(void* p);
 std::unique_ptr<KvPool> make_host_kv_pool(const KvPoolShape& shape);
 
 // Writes rows k[i], v[i] (fp32, [n][kv_dim]) into slots slots[i] of a host
-// pool's layer, rounded to the pool's type (quantize_row: nearest even).
-// Slots are range-checked (RC_ASSERT).
+// pool's layer, rounded to the pool's type (quantize_row: nearest even; an
+// F16 pool through `f16_row`, the same bits). Slots are range-checked
+// (RC_ASSERT).
 void host_kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
-                   int n);
+                   int n, F16RowFn f16_row);
 // Copies page src -> dst of one layer, K and V (bytes as stored).
 void host_kv_copy_page(KvPool& pool, int layer, int32_t src, int32_t dst);
 // Address of slot `slot`'s row of a layer array of a pool of this shape.

@@ -96,7 +96,7 @@ class ReferenceBackend final : public Backend {
 
   void kv_store(KvPool& pool, int layer, const float* k, const float* v, const int32_t* slots,
                 int n) override {
-    host_kv_store(pool, layer, k, v, slots, n);
+    host_kv_store(pool, layer, k, v, slots, n, f16_row_scalar);
   }
 
   void attention(KvPool& pool, int layer, const float* q, float* out,

@@ -44,33 +44,38 @@ TEST_P(Ops, RmsNorm) {
 
 TEST_P(Ops, RopeBothConventionsAndLlama3) {
   const int n_heads = 3, head_dim = 64;
-  const std::vector<int32_t> pos{0, 1, 17, 5000, 100000, 3};
-  const int n = int(pos.size());
+  // Consecutive calls that differ only in one position, or only in the
+  // config: the backend keeps the angles of its last call's positions.
+  const std::vector<std::vector<int32_t>> positions{{0, 1, 17, 5000, 100000, 3},
+                                                    {0, 1, 17, 5001, 100000, 3}};
+  const int n = int(positions[0].size());
   for (bool neox : {false, true}) {
     for (int n_rot : {64, 32}) {
       for (float factor : {0.0f, 8.0f}) {
-        RopeConfig cfg;
-        cfg.n_rot = n_rot;
-        cfg.freq_base = factor != 0.0f ? 500000.0f : 10000.0f;
-        cfg.neox_halves = neox;
-        cfg.llama3_factor = factor;
-        const auto x = test::random_vec(size_t(n * n_heads * head_dim), 4);
-        std::vector<float> got = x, want = x;
-        fast_->rope(got.data(), pos.data(), n, n_heads, head_dim, cfg);
-        ref_->rope(want.data(), pos.data(), n, n_heads, head_dim, cfg);
-        // Rotations preserve the norm: scale each element by its head's max.
-        std::vector<float> scale(x.size());
-        for (size_t h = 0; h < x.size() / head_dim; ++h) {
-          float m = 0.0f;
-          for (int c = 0; c < head_dim; ++c) m = std::max(m, std::fabs(x[h * head_dim + c]));
-          for (int c = 0; c < head_dim; ++c) scale[h * head_dim + c] = m;
-        }
-        test::expect_close(got.data(), want.data(), scale.data(), got.size(), 1e-5, "rope");
-        // Position 0 is the identity; dims past n_rot are never touched.
-        for (int c = 0; c < n_heads * head_dim; ++c) EXPECT_EQ(got[size_t(c)], x[size_t(c)]);
-        for (size_t h = 0; h < x.size() / head_dim; ++h) {
-          for (int c = n_rot; c < head_dim; ++c) {
-            EXPECT_EQ(got[h * head_dim + c], x[h * head_dim + c]);
+        for (const std::vector<int32_t>& pos : positions) {
+          RopeConfig cfg;
+          cfg.n_rot = n_rot;
+          cfg.freq_base = factor != 0.0f ? 500000.0f : 10000.0f;
+          cfg.neox_halves = neox;
+          cfg.llama3_factor = factor;
+          const auto x = test::random_vec(size_t(n * n_heads * head_dim), 4);
+          std::vector<float> got = x, want = x;
+          fast_->rope(got.data(), pos.data(), n, n_heads, head_dim, cfg);
+          ref_->rope(want.data(), pos.data(), n, n_heads, head_dim, cfg);
+          // Rotations preserve the norm: scale each element by its head's max.
+          std::vector<float> scale(x.size());
+          for (size_t h = 0; h < x.size() / head_dim; ++h) {
+            float m = 0.0f;
+            for (int c = 0; c < head_dim; ++c) m = std::max(m, std::fabs(x[h * head_dim + c]));
+            for (int c = 0; c < head_dim; ++c) scale[h * head_dim + c] = m;
+          }
+          test::expect_close(got.data(), want.data(), scale.data(), got.size(), 1e-5, "rope");
+          // Position 0 is the identity; dims past n_rot are never touched.
+          for (int c = 0; c < n_heads * head_dim; ++c) EXPECT_EQ(got[size_t(c)], x[size_t(c)]);
+          for (size_t h = 0; h < x.size() / head_dim; ++h) {
+            for (int c = n_rot; c < head_dim; ++c) {
+              EXPECT_EQ(got[h * head_dim + c], x[h * head_dim + c]);
+            }
           }
         }
       }

@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "cpu/act-quant.h"
+#include "cpu/elementwise.h"
 #include "cpu/fp16.h"
 #include "cpu/quant-blocks.h"
 #include "kernel-test-util.h"
@@ -59,6 +60,39 @@ TEST(Fp16, PortableMatchesNativeOnAllInputs) {
   EXPECT_EQ(f32_to_fp16_portable(65519.0f), 0x7bff);
   EXPECT_EQ(f32_to_fp16_portable(1.0f + 1.0f / 2048), 0x3c00);  // tie -> even
   EXPECT_EQ(f32_to_fp16_portable(1.0f + 3.0f / 2048), 0x3c02);  // tie -> even (up)
+}
+
+// The KV store's row conversion (F16C where the CPU has it) writes
+// f32_to_fp16's bits: every fp16 value, the ties and their neighbours
+// around each, overflow, subnormals, infinities and NaN, at lengths that
+// leave tails past the 8-wide steps.
+TEST(Fp16, RowConversionMatchesScalarBits) {
+  std::vector<float> x;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = fp16_to_f32_portable(uint16_t(h));
+    if (std::isnan(f)) continue;
+    const uint32_t b = f32_to_bits(f);
+    for (int32_t d : {-1, 0, 1}) x.push_back(bits_to_f32(b + uint32_t(d)));
+    x.push_back(bits_to_f32((b & 0xffffe000u) | 0x1000u));  // halfway to the next fp16
+  }
+  for (float f : {65504.0f, 65519.0f, 65520.0f, 1e30f, -1e30f, INFINITY, -INFINITY, 1e-30f, -0.0f,
+                  5.9604644775390625e-8f, 2.98e-8f})
+    x.push_back(f);
+  x.push_back(NAN);
+  for (SimdLevel level : {SimdLevel::scalar, best_simd_level()}) {
+    for (size_t n : {x.size(), x.size() - 3, size_t(5)}) {
+      std::vector<uint16_t> got(n);
+      f16_row_fn(level)(x.data(), got.data(), int64_t(n));
+      for (size_t i = 0; i < n; ++i) {
+        if (std::isnan(x[i])) {
+          EXPECT_EQ(got[i] & 0x7c00, 0x7c00);
+          EXPECT_NE(got[i] & 0x3ff, 0);
+          continue;
+        }
+        ASSERT_EQ(got[i], f32_to_fp16(x[i])) << x[i] << " " << simd_level_name(level);
+      }
+    }
+  }
 }
 
 TEST(Bf16, RoundsToNearestEven) {
