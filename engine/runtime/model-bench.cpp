@@ -120,10 +120,11 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
   double prefill_s = 0, decode_s = 0;
   Status st = run_once(std::min(prompt, 16), std::min(decode, 4), prefill_s, decode_s);
   if (!st.ok()) return st;
-  // The probe runs right after every timed run, and its best is kept: the
-  // bandwidth a machine gives (a VM's especially) drifts by tens of percent
-  // over seconds, so a probe taken at another moment than decode's best run
-  // can read lower than decode itself.
+  // The probe runs right after every timed run, for as long as that run's
+  // decode took (read-bandwidth.h), and its best is kept, as decode's is:
+  // the bandwidth a machine gives (a VM's especially) drifts by tens of
+  // percent over seconds, so each figure is the best of the same number of
+  // windows of the same length.
   const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
   kernels::ThreadPool probe_pool(config.n_threads);
   for (int rep = 0; rep < config.repeats; ++rep) {
@@ -131,8 +132,8 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
     if (!st.ok()) return st;
     r.prefill_tok_s = std::max(r.prefill_tok_s, prompt / prefill_s);
     r.decode_tok_s = std::max(r.decode_tok_s, decode / decode_s);
-    r.bandwidth_gbs =
-        std::max(r.bandwidth_gbs, kernels::measure_read_bandwidth(probe_pool, regions, 2));
+    r.bandwidth_gbs = std::max(r.bandwidth_gbs,
+                               kernels::measure_read_bandwidth(probe_pool, regions, 1, decode_s));
   }
   r.repeats = config.repeats;
 

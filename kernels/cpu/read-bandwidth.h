@@ -26,10 +26,18 @@ struct ByteRegion {
   size_t bytes = 0;
 };
 
-// Best of `passes` full reads of every region per load pattern, in GB/s
-// (1e9 bytes/s).
+// In GB/s (1e9 bytes/s): `passes` full reads of every region per load
+// pattern pick the fastest pattern; that pattern then reads the regions
+// again and again for at least `window_s` seconds, and the figure is the
+// window's average (window_s <= 0: the best single read instead). A
+// decode run's speed is its own average over seconds, while a VM's
+// bandwidth swings within tens of milliseconds: the best of short reads
+// catches peaks that no run of decode sustains, and a single read can land
+// in a trough (decode then read above it), so model-bench probes for as
+// long as the decode run it compares with lasted.
 // Returns 0 when the regions hold no bytes. A first, untimed pass brings the
 // pages in (an mmapped file may not be resident yet).
-double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes);
+double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes,
+                              double window_s);
 
 }  // namespace rc::kernels
