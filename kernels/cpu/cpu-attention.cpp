@@ -1,12 +1,21 @@
 #include "cpu-attention.h"
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
 #include "host-memory.h"
+#include "matvec.h"
 #include "rc-assert.h"
 
 namespace rc::kernels {
+
+namespace {
+std::atomic<bool> avx512_on{true};
+}  // namespace
+
+bool attention_avx512_enabled() { return avx512_on.load() && cpu_has_avx512_matvec(); }
+void set_attention_avx512_enabled(bool on) { avx512_on.store(on); }
 
 float* attention_scratch(size_t floats) {
   struct Buffer {
@@ -48,7 +57,9 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
     const int chunks = (seqs[j].n_new + kQueryChunk - 1) / kQueryChunk;
     first_task[j + 1] = first_task[j] + int64_t(chunks) * s.n_kv_heads;
   }
-  const auto task_fn = level == SimdLevel::avx2 ? attention_task_avx2 : attention_task_scalar;
+  const auto task_fn = level != SimdLevel::avx2              ? attention_task_scalar
+                       : attention_avx512_usable(s.head_dim) ? attention_task_avx512
+                                                             : attention_task_avx2;
   pool.parallel_for(first_task.back(), 1, [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
       const size_t j = size_t(std::upper_bound(first_task.begin(), first_task.end(), t) -

@@ -41,6 +41,16 @@ void attention_task_scalar(const AttentionArgs& a, const AttentionSeq& seq, int 
                            int i1);
 void attention_task_avx2(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                          int i1);
+// The 512-bit task (attention-avx512.cpp): matrix products per key tile.
+// The CPU backend takes it at its AVX2 level for head dims that are a
+// multiple of 16 on CPUs with AVX-512 F/BW/VL (cpu_has_avx512_matvec),
+// unless set_attention_avx512_enabled(false) (tests and benchmarks that
+// compare it with the AVX2 task).
+void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
+                           int i1);
+bool attention_avx512_usable(int head_dim);
+bool attention_avx512_enabled();
+void set_attention_avx512_enabled(bool on);
 
 // A per-thread buffer of at least `floats` floats, valid until the thread's
 // next call; 64-byte aligned.

@@ -16,9 +16,11 @@
 #include <cstring>
 #include <numeric>
 
+#include "cpu/cpu-attention.h"
 #include "cpu/cpu-backend.h"
 #include "cpu/cpu-backends.h"
 #include "cpu/fp16.h"
+#include "cpu/matvec.h"
 #include "kernel-test-util.h"
 
 namespace rc::kernels {
@@ -33,12 +35,20 @@ struct AttnCase {
   SimdLevel level;
   DType kv_type;
   int threads;
+  bool avx512 = false;  // the 512-bit task where the CPU and head dim allow
+};
+
+// Sets the 512-bit task on or off for one test and back on after it.
+struct Avx512Attention {
+  explicit Avx512Attention(bool on) { set_attention_avx512_enabled(on); }
+  ~Avx512Attention() { set_attention_avx512_enabled(true); }
 };
 
 class Attention : public ::testing::TestWithParam<AttnCase> {};
 
 TEST_P(Attention, MatchesReference) {
   const AttnCase c = GetParam();
+  const Avx512Attention task(c.avx512);
   const int n_kv_heads = 2, n_heads = n_kv_heads * c.group, hd = c.head_dim;
   const int kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
   const std::vector<SeqSpec> specs{{0, 5},    {37, 1}, {20, 19}, {0, 1},
@@ -122,11 +132,16 @@ TEST_P(Attention, MatchesReference) {
 std::vector<AttnCase> attn_cases() {
   std::vector<AttnCase> cases;
   for (SimdLevel l : test::runnable_levels()) {
-    for (int ps : {1, 3, 16}) {
-      for (int group : {1, 4}) {
-        for (int hd : {64, 20}) {
-          for (DType t : {DType::f32, DType::f16, DType::bf16}) {
-            cases.push_back({ps, group, hd, l, t, ps == 3 ? 1 : 3});
+    for (bool avx512 : {false, true}) {
+      if (avx512 && (l != SimdLevel::avx2 || !cpu_has_avx512_matvec())) continue;
+      for (int ps : {1, 3, 16}) {
+        for (int group : {1, 4}) {
+          // 20: a SIMD tail (the 512-bit task needs a multiple of 16: not
+          // taken); 80: one and a quarter 64-dim blocks of the 512-bit task.
+          for (int hd : {64, 20, 80}) {
+            for (DType t : {DType::f32, DType::f16, DType::bf16}) {
+              cases.push_back({ps, group, hd, l, t, ps == 3 ? 1 : 3, avx512});
+            }
           }
         }
       }
@@ -140,9 +155,55 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention, ::testing::ValuesIn(attn_cases()),
                            const AttnCase& c = info.param;
                            return "page" + std::to_string(c.page_size) + "_gqa" +
                                   std::to_string(c.group) + "_hd" + std::to_string(c.head_dim) +
-                                  "_" + simd_level_name(c.level) + "_" + dtype_name(c.kv_type) +
-                                  "_t" + std::to_string(c.threads);
+                                  "_" + simd_level_name(c.level) + (c.avx512 ? "_512" : "") + "_" +
+                                  dtype_name(c.kv_type) + "_t" + std::to_string(c.threads);
                          });
+
+// A query's output is the same bits however its sequence is cut into
+// steps: one prefill, chunks after a cached prefix, or one token at a time
+// (decode). Sampled replies with and without a cache hit rely on it. For
+// every task the backend can take, with keys past a 64-key tile.
+TEST(Attention, QueryBitsDoNotDependOnTheStep) {
+  const int n_kv_heads = 2, group = 4, hd = 64, n = 150;
+  const int n_heads = n_kv_heads * group, kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
+  std::vector<std::pair<SimdLevel, bool>> tasks;
+  for (SimdLevel l : test::runnable_levels()) {
+    tasks.push_back({l, false});
+    if (l == SimdLevel::avx2 && cpu_has_avx512_matvec()) tasks.push_back({l, true});
+  }
+  const auto k = test::random_vec(size_t(n * kv_dim), 1);
+  const auto v = test::random_vec(size_t(n * kv_dim), 2);
+  const auto q = test::random_vec(size_t(n * q_dim), 3);
+  std::vector<int32_t> table(static_cast<size_t>(n)), slots(static_cast<size_t>(n));
+  std::iota(table.begin(), table.end(), 0);
+  std::shuffle(table.begin(), table.end(), std::mt19937(4));
+  for (int p = 0; p < n; ++p) slots[size_t(p)] = table[size_t(p)];
+  for (auto [level, avx512] : tasks) {
+    const Avx512Attention task(avx512);
+    auto be = make_cpu_backend_at(2, level);
+    auto pool = be->make_kv_pool({1, n_kv_heads, hd, 1, n, DType::f16});
+    be->kv_store(*pool, 0, k.data(), v.data(), slots.data(), n);
+    const float scale = 0.125f;
+    // Steps [from, to): the rows of queries from .. to - 1.
+    auto run = [&](const std::vector<int>& cuts) {
+      std::vector<float> out(size_t(n * q_dim), NAN);
+      for (size_t c = 0; c + 1 < cuts.size(); ++c) {
+        const AttentionSeq seq{table.data(), cuts[c], cuts[c + 1] - cuts[c], 0};
+        be->attention(*pool, 0, q.data() + int64_t(cuts[c]) * q_dim,
+                      out.data() + int64_t(cuts[c]) * q_dim, std::span(&seq, 1), n_heads, scale);
+      }
+      return out;
+    };
+    std::vector<int> one_by_one(size_t(n + 1));
+    std::iota(one_by_one.begin(), one_by_one.end(), 0);
+    const std::vector<float> whole = run({0, n});
+    const std::string name = std::string(simd_level_name(level)) + (avx512 ? " 512" : "");
+    EXPECT_EQ(0, std::memcmp(whole.data(), run({0, 17, 64, 65, 130, n}).data(), whole.size() * 4))
+        << name << ": chunks";
+    EXPECT_EQ(0, std::memcmp(whole.data(), run(one_by_one).data(), whole.size() * 4))
+        << name << ": token by token";
+  }
+}
 
 TEST(KvPool, CopyPagesMatchesReference) {
   const KvPoolShape shape{3, 2, 8, 4, 10};

@@ -1,0 +1,309 @@
+// The attention task (cpu-attention.h) on 512-bit registers, for head dims
+// that are a multiple of 16. Per key tile the block's query rows (queries x
+// the GQA group's heads) meet the tile as two small matrix products: scores
+// S = Q K^T with 16 keys per register (K is transposed once per tile, 16 x
+// 16 in registers) and the output O += P V with 16 dims per register, each
+// in 4-row register blocks, so one load serves four rows' FMAs. The
+// AVX2 task does a dot product per (query, head, key) instead, with a
+// horizontal sum each.
+//
+// Every row's arithmetic is the same whatever shares its block: its scores
+// over d in order, its masked keys (past its position, or past the
+// sequence) exactly zero weights, its sums over the tile's 64 lanes in one
+// fixed order. So a query's output does not depend on the block, the
+// chunk or the step it is computed in: decode and prefill give it the same
+// bits, as sampled replies with and without a cache hit need.
+#include <algorithm>
+#include <cmath>
+
+#include "cpu-attention.h"
+#include "fp16.h"
+#include "rc-assert.h"
+
+#include "simd-avx512-begin.h"
+
+#if defined(RC_HAVE_AVX512_REGION)
+
+namespace rc::kernels {
+namespace {
+
+constexpr int kTile = 64;  // keys per tile: four 16-key vectors
+constexpr int kRowBlock = 4;
+
+// e^x, as avx2::exp_ps (the same polynomial) on 16 lanes; x is clamped to
+// [-87, 88], so callers zero the lanes of masked keys themselves.
+inline __m512 exp512(__m512 x) {
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-87.0f)), _mm512_set1_ps(88.0f));
+  const __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(1.44269504088896341f)),
+                                        _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  x = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), x);
+  x = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), x);
+  __m512 y = _mm512_set1_ps(1.9875691500e-4f);
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.3981999507e-3f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(8.3334519073e-3f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(4.1665795894e-2f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(1.6666665459e-1f));
+  y = _mm512_fmadd_ps(y, x, _mm512_set1_ps(5.0000001201e-1f));
+  y = _mm512_fmadd_ps(y, _mm512_mul_ps(x, x), _mm512_add_ps(x, _mm512_set1_ps(1.0f)));
+  const __m512i e =
+      _mm512_slli_epi32(_mm512_add_epi32(_mm512_cvtps_epi32(n), _mm512_set1_epi32(127)), 23);
+  return _mm512_mul_ps(y, _mm512_castsi512_ps(e));
+}
+
+// 16 elements of a K or V row of the pool's type, widened.
+template <DType kT>
+inline __m512 load16(const char* row, int c) {
+  if constexpr (kT == DType::f32) {
+    return _mm512_loadu_ps(reinterpret_cast<const float*>(row) + c);
+  } else {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row) + c / 16);
+    if constexpr (kT == DType::f16) {
+      return _mm512_cvtph_ps(h);
+    } else {
+      return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));  // bf16
+    }
+  }
+}
+
+// r[i] (row i of a 16 x 16 block) becomes column i.
+inline void transpose16(__m512 r[16]) {
+  __m512 t[16], u[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4i + k], 128-bit lane L: rows 4i .. 4i + 3 of column 4L + k.
+  for (int i = 0; i < 4; ++i) {
+    u[4 * i] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 1] = _mm512_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * i + 2] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 3] = _mm512_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    const __m512 a = _mm512_shuffle_f32x4(u[k], u[4 + k], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 b = _mm512_shuffle_f32x4(u[k], u[4 + k], _MM_SHUFFLE(3, 1, 3, 1));
+    const __m512 c = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], _MM_SHUFFLE(2, 0, 2, 0));
+    const __m512 d = _mm512_shuffle_f32x4(u[8 + k], u[12 + k], _MM_SHUFFLE(3, 1, 3, 1));
+    r[k] = _mm512_shuffle_f32x4(a, c, _MM_SHUFFLE(2, 0, 2, 0));
+    r[8 + k] = _mm512_shuffle_f32x4(a, c, _MM_SHUFFLE(3, 1, 3, 1));
+    r[4 + k] = _mm512_shuffle_f32x4(b, d, _MM_SHUFFLE(2, 0, 2, 0));
+    r[12 + k] = _mm512_shuffle_f32x4(b, d, _MM_SHUFFLE(3, 1, 3, 1));
+  }
+}
+
+// The tile of keys p0 .. p0 + tn - 1 (tn <= kTile) of one kv head: kt =
+// K^T [hd][kTile], v = V [kTile][hd], both fp32; keys past tn are zero.
+template <DType kT>
+void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+                  int tn, float* kt, float* v) {
+  const int hd = a.head_dim;
+  const char* krow[kTile];
+  const char* vrow[kTile];
+  for (int t = 0; t < tn; ++t) {
+    const int p = p0 + t;
+    const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
+    krow[t] = a.k + slot * a.kv_row_bytes + kv_off_bytes;
+    vrow[t] = a.v + slot * a.kv_row_bytes + kv_off_bytes;
+  }
+  for (int t0 = 0; t0 < kTile; t0 += 16) {
+    for (int c = 0; c < hd; c += 16) {
+      __m512 r[16];
+      for (int j = 0; j < 16; ++j)
+        r[j] = t0 + j < tn ? load16<kT>(krow[t0 + j], c) : _mm512_setzero_ps();
+      transpose16(r);
+      for (int j = 0; j < 16; ++j) _mm512_store_ps(kt + (c + j) * kTile + t0, r[j]);
+    }
+  }
+  for (int t = 0; t < kTile; ++t) {
+    for (int c = 0; c < hd; c += 16)
+      _mm512_store_ps(v + t * hd + c, t < tn ? load16<kT>(vrow[t], c) : _mm512_setzero_ps());
+  }
+}
+
+void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+               int tn, float* kt, float* v) {
+  switch (a.kv_type) {
+    case DType::f16:
+      return load_tile_of<DType::f16>(a, seq, kv_off_bytes, p0, tn, kt, v);
+    case DType::bf16:
+      return load_tile_of<DType::bf16>(a, seq, kv_off_bytes, p0, tn, kt, v);
+    default:
+      return load_tile_of<DType::f32>(a, seq, kv_off_bytes, p0, tn, kt, v);
+  }
+}
+
+// s[r][0 .. kTile) = scale * (q[r] . key t) for RB rows.
+template <int RB>
+void scores(const float* const q[], const float* kt, int hd, float scale, float* s) {
+  __m512 acc[RB][4];
+  for (auto& row : acc) {
+    for (__m512& x : row) x = _mm512_setzero_ps();
+  }
+  for (int d = 0; d < hd; ++d) {
+    __m512 k[4];
+    for (int j = 0; j < 4; ++j) k[j] = _mm512_load_ps(kt + d * kTile + 16 * j);
+    for (int r = 0; r < RB; ++r) {
+      const __m512 qd = _mm512_set1_ps(q[r][d]);
+      for (int j = 0; j < 4; ++j) acc[r][j] = _mm512_fmadd_ps(qd, k[j], acc[r][j]);
+    }
+  }
+  const __m512 sc = _mm512_set1_ps(scale);
+  for (int r = 0; r < RB; ++r) {
+    for (int j = 0; j < 4; ++j)
+      _mm512_store_ps(s + r * kTile + 16 * j, _mm512_mul_ps(acc[r][j], sc));
+  }
+}
+
+// acc[r][c .. c + 16 NV) += sum over the tile's keys t of p[r][t] * v[t]
+// for RB rows (the accumulators in registers for the whole tile).
+template <int RB, int NV>
+void weighted_values_at(const float* p, const float* v, int hd, int c, float* const acc_rows[]) {
+  __m512 acc[RB][NV];
+  for (int r = 0; r < RB; ++r) {
+    for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_load_ps(acc_rows[r] + c + 16 * j);
+  }
+  for (int t = 0; t < kTile; ++t) {
+    __m512 vv[NV];
+    for (int j = 0; j < NV; ++j) vv[j] = _mm512_load_ps(v + t * hd + c + 16 * j);
+    for (int r = 0; r < RB; ++r) {
+      const __m512 pt = _mm512_set1_ps(p[r * kTile + t]);
+      for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_fmadd_ps(pt, vv[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < RB; ++r) {
+    for (int j = 0; j < NV; ++j) _mm512_store_ps(acc_rows[r] + c + 16 * j, acc[r][j]);
+  }
+}
+
+// acc[r][0 .. hd) += sum over the tile's keys t of p[r][t] * v[t] for RB
+// rows, 64 dims at a time.
+template <int RB>
+void weighted_values(const float* p, const float* v, int hd, float* const acc_rows[]) {
+  int c = 0;
+  for (; c + 64 <= hd; c += 64) weighted_values_at<RB, 4>(p, v, hd, c, acc_rows);
+  switch ((hd - c) / 16) {
+    case 3:
+      weighted_values_at<RB, 3>(p, v, hd, c, acc_rows);
+      break;
+    case 2:
+      weighted_values_at<RB, 2>(p, v, hd, c, acc_rows);
+      break;
+    case 1:
+      weighted_values_at<RB, 1>(p, v, hd, c, acc_rows);
+      break;
+    default:
+      break;
+  }
+}
+
+// One row's online softmax over the tile: keys from `valid` on are masked;
+// p = e^(s - m) replaces s (masked keys exactly 0), the running max m and
+// sum l move on, and acc is rescaled when m grows.
+void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
+  __m512 sv[4];
+  __m512 mx = _mm512_set1_ps(-INFINITY);
+  __mmask16 live[4];
+  for (int j = 0; j < 4; ++j) {
+    const int n = std::clamp(valid - 16 * j, 0, 16);
+    live[j] = __mmask16(n == 16 ? 0xffffu : (1u << n) - 1);
+    sv[j] = _mm512_mask_blend_ps(live[j], _mm512_set1_ps(-INFINITY), _mm512_load_ps(s + 16 * j));
+    mx = _mm512_max_ps(mx, sv[j]);
+  }
+  const float mt = std::max(m, _mm512_reduce_max_ps(mx));
+  if (mt > m) {
+    // exp(-inf) == 0 clears the empty initial state.
+    const float c = std::exp(m - mt);
+    l *= c;
+    const __m512 cv = _mm512_set1_ps(c);
+    for (int i = 0; i < hd; i += 16)
+      _mm512_store_ps(acc + i, _mm512_mul_ps(cv, _mm512_load_ps(acc + i)));
+    m = mt;
+  }
+  const __m512 mv = _mm512_set1_ps(mt);
+  __m512 p[4];
+  for (int j = 0; j < 4; ++j) {
+    p[j] = _mm512_maskz_mov_ps(live[j], exp512(_mm512_sub_ps(sv[j], mv)));
+    _mm512_store_ps(s + 16 * j, p[j]);
+  }
+  l += _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(p[0], p[1]), _mm512_add_ps(p[2], p[3])));
+}
+
+// Rows [r0, r1) in blocks of kRowBlock (the tail row by row).
+template <class Fn>
+void by_row_blocks(int r0, int r1, const Fn& fn) {
+  int r = r0;
+  for (; r + kRowBlock <= r1; r += kRowBlock) fn(r, std::integral_constant<int, kRowBlock>());
+  for (; r < r1; ++r) fn(r, std::integral_constant<int, 1>());
+}
+
+}  // namespace
+
+void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
+                           int i1) {
+  const int hd = a.head_dim, group = a.group, nq = i1 - i0, rows = nq * group;
+  RC_ASSERT(hd % 16 == 0 && group * hd <= kMaxGroupDim && nq > 0 && nq <= kQueryChunk);
+  // Scratch: kt [hd][kTile], v [kTile][hd], s [rows][kTile], acc [rows][hd],
+  // then m and l [rows]: every part a multiple of 16 floats.
+  const size_t tile = size_t(hd) * kTile;
+  float* kt = attention_scratch(2 * tile + size_t(rows) * (kTile + hd) + 2 * size_t(rows) + 16);
+  float* v = kt + tile;
+  float* s = v + tile;
+  float* acc = s + size_t(rows) * kTile;
+  float* m = acc + size_t(rows) * size_t(hd);
+  float* l = m + rows;
+  std::fill(acc, acc + size_t(rows) * size_t(hd), 0.0f);
+  std::fill(m, m + rows, -INFINITY);
+  std::fill(l, l + rows, 0.0f);
+  // Row r is query i0 + r / group, head kv_head * group + r % group.
+  const float* q[kQueryChunk * (kMaxGroupDim / 16)];
+  float* accp[kQueryChunk * (kMaxGroupDim / 16)];
+  for (int r = 0; r < rows; ++r) {
+    q[r] = a.q + (int64_t(seq.q_row) + i0 + r / group) * a.q_dim +
+           (int64_t(kv_head) * group + r % group) * hd;
+    accp[r] = acc + size_t(r) * size_t(hd);
+  }
+  const int64_t kv_off_bytes = int64_t(kv_head) * hd * kv_elem_bytes(a.kv_type);
+  const int n_keys = seq.n_past + i1;  // what the block's last query sees
+  for (int p0 = 0; p0 < n_keys; p0 += kTile) {
+    load_tile(a, seq, kv_off_bytes, p0, std::min(kTile, n_keys - p0), kt, v);
+    // Queries before p0 see none of the tile (causal): they are the first.
+    const int r0 = std::max(0, p0 - seq.n_past - i0) * group;
+    by_row_blocks(r0, rows, [&](int r, auto rb) {
+      scores<decltype(rb)::value>(q + r, kt, hd, a.scale, s + size_t(r) * kTile);
+    });
+    for (int r = r0; r < rows; ++r) {
+      // Query i sees positions [0, n_past + i].
+      const int valid = std::min(kTile, seq.n_past + i0 + r / group + 1 - p0);
+      softmax_row(s + size_t(r) * kTile, valid, m[r], l[r], accp[r], hd);
+    }
+    by_row_blocks(r0, rows, [&](int r, auto rb) {
+      weighted_values<decltype(rb)::value>(s + size_t(r) * kTile, v, hd, accp + r);
+    });
+  }
+  for (int r = 0; r < rows; ++r) {
+    float* o = a.out + (int64_t(seq.q_row) + i0 + r / group) * a.q_dim +
+               (int64_t(kv_head) * group + r % group) * hd;
+    const float inv = 1.0f / l[r];
+    for (int c = 0; c < hd; ++c) o[c] = accp[r][c] * inv;
+  }
+}
+
+bool attention_avx512_usable(int head_dim) {
+  return head_dim % 16 == 0 && attention_avx512_enabled();
+}
+
+}  // namespace rc::kernels
+
+#include "simd-avx512-end.h"
+
+#else
+
+namespace rc::kernels {
+void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
+                           int i1) {
+  attention_task_avx2(a, seq, kv_head, i0, i1);
+}
+bool attention_avx512_usable(int) { return false; }
+}  // namespace rc::kernels
+
+#endif
