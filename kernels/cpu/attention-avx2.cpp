@@ -1,5 +1,10 @@
+// The attention task's primitives (attention-tiles.inc) on 256-bit
+// registers, for head dims that are a multiple of 8: 8 keys (scores) or 8
+// dims (the weighted values) per register, 32 at a time, K transposed 8 x 8
+// in registers, 3-row register blocks (12 accumulators of 16 registers).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "cpu-attention.h"
 #include "fp16.h"
@@ -13,125 +18,187 @@
 namespace rc::kernels {
 namespace {
 
-// Four keys at a time: the query is loaded once per 8 dims for four dots,
-// and the four horizontal sums share one reduction.
-void vec_dots(float* out, const float* q, const float* const* rows, int tn, int n, float scale) {
-  const int n8 = n & ~7;
-  int t = 0;
-  for (; t + 4 <= tn; t += 4) {
-    const float *r0 = rows[t], *r1 = rows[t + 1], *r2 = rows[t + 2], *r3 = rows[t + 3];
-    __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
-    for (int i = 0; i < n8; i += 8) {
-      const __m256 qv = _mm256_loadu_ps(q + i);
-      a0 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(r0 + i), a0);
-      a1 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(r1 + i), a1);
-      a2 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(r2 + i), a2);
-      a3 = _mm256_fmadd_ps(qv, _mm256_loadu_ps(r3 + i), a3);
-    }
-    const __m256 h = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
-    __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(h), _mm256_extractf128_ps(h, 1));
-    if (n8 < n) {
-      alignas(16) float tail[4] = {};
-      for (int i = n8; i < n; ++i) {
-        tail[0] += q[i] * r0[i];
-        tail[1] += q[i] * r1[i];
-        tail[2] += q[i] * r2[i];
-        tail[3] += q[i] * r3[i];
-      }
-      s4 = _mm_add_ps(s4, _mm_load_ps(tail));
-    }
-    _mm_storeu_ps(out + t, _mm_mul_ps(s4, _mm_set1_ps(scale)));
-  }
-  for (; t < tn; ++t) {
-    __m256 a0 = _mm256_setzero_ps();
-    for (int i = 0; i < n8; i += 8) {
-      a0 = _mm256_fmadd_ps(_mm256_loadu_ps(q + i), _mm256_loadu_ps(rows[t] + i), a0);
-    }
-    float s = avx2::hsum(a0);
-    for (int i = n8; i < n; ++i) s += q[i] * rows[t][i];
-    out[t] = s * scale;
-  }
-}
+constexpr int kTile = kAttentionTile;
+constexpr int kRowBlock = 3;
 
-// The accumulator stays in registers for 32 dims while every row of the
-// tile is added in, instead of a load and store per row.
-void vec_weighted_sum(float* acc, const float* w, const float* const* rows, int tn, int n) {
-  int i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m256 r0 = _mm256_loadu_ps(acc + i), r1 = _mm256_loadu_ps(acc + i + 8);
-    __m256 r2 = _mm256_loadu_ps(acc + i + 16), r3 = _mm256_loadu_ps(acc + i + 24);
-    for (int t = 0; t < tn; ++t) {
-      const __m256 wt = _mm256_set1_ps(w[t]);
-      const float* v = rows[t] + i;
-      r0 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(v), r0);
-      r1 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(v + 8), r1);
-      r2 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(v + 16), r2);
-      r3 = _mm256_fmadd_ps(wt, _mm256_loadu_ps(v + 24), r3);
-    }
-    _mm256_storeu_ps(acc + i, r0);
-    _mm256_storeu_ps(acc + i + 8, r1);
-    _mm256_storeu_ps(acc + i + 16, r2);
-    _mm256_storeu_ps(acc + i + 24, r3);
-  }
-  for (; i + 8 <= n; i += 8) {
-    __m256 r0 = _mm256_loadu_ps(acc + i);
-    for (int t = 0; t < tn; ++t)
-      r0 = _mm256_fmadd_ps(_mm256_set1_ps(w[t]), _mm256_loadu_ps(rows[t] + i), r0);
-    _mm256_storeu_ps(acc + i, r0);
-  }
-  for (; i < n; ++i) {
-    for (int t = 0; t < tn; ++t) acc[i] += w[t] * rows[t][i];
-  }
-}
-
-void vec_scale(float* y, float a, int n) {
-  const __m256 va = _mm256_set1_ps(a);
-  int i = 0;
-  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, _mm256_mul_ps(va, _mm256_loadu_ps(y + i)));
-  for (; i < n; ++i) y[i] *= a;
-}
-float vec_exp_sum(float* s, float m, int n) {
-  const __m256 vm = _mm256_set1_ps(m);
-  __m256 acc = _mm256_setzero_ps();
-  int i = 0;
-  for (; i + 8 <= n; i += 8) {
-    const __m256 e = avx2::exp_ps(_mm256_sub_ps(_mm256_loadu_ps(s + i), vm));
-    _mm256_storeu_ps(s + i, e);
-    acc = _mm256_add_ps(acc, e);
-  }
-  float sum = avx2::hsum(acc);
-  for (; i < n; ++i) {
-    s[i] = std::exp(s[i] - m);
-    sum += s[i];
-  }
-  return sum;
-}
-
-// F16C widens 8 halves per instruction; bf16 is the top half of an fp32,
-// so widening is a zero-extend and a 16-bit shift.
-void vec_widen(float* dst, const void* src, DType t, int n) {
-  const auto* h = static_cast<const uint16_t*>(src);
-  int i = 0;
-  if (t == DType::f16) {
-    for (; i + 8 <= n; i += 8) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
-      _mm256_storeu_ps(dst + i, _mm256_cvtph_ps(x));
-    }
-    for (; i < n; ++i) dst[i] = fp16_to_f32_portable(h[i]);
+// 8 elements of a K or V row of the pool's type, widened.
+template <DType kT>
+inline __m256 load8(const char* row, int c) {
+  if constexpr (kT == DType::f32) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(row) + c);
   } else {
-    for (; i + 8 <= n; i += 8) {
-      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(h + i));
-      const __m256i w = _mm256_slli_epi32(_mm256_cvtepu16_epi32(x), 16);
-      _mm256_storeu_ps(dst + i, _mm256_castsi256_ps(w));
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row) + c / 8);
+    if constexpr (kT == DType::f16) {
+      return _mm256_cvtph_ps(h);
+    } else {
+      return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));  // bf16
     }
-    for (; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
   }
+}
+
+// r[i] (row i of an 8 x 8 block) becomes column i.
+inline void transpose8(__m256 r[8]) {
+  __m256 t[8], u[8];
+  for (int i = 0; i < 4; ++i) {
+    t[2 * i] = _mm256_unpacklo_ps(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm256_unpackhi_ps(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4i + k], 128-bit lane L: rows 4i .. 4i + 3 of column 4L + k.
+  for (int i = 0; i < 2; ++i) {
+    u[4 * i] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 1] = _mm256_shuffle_ps(t[4 * i], t[4 * i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+    u[4 * i + 2] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+    u[4 * i + 3] = _mm256_shuffle_ps(t[4 * i + 1], t[4 * i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+    r[4 + k] = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+  }
+}
+
+template <DType kT>
+void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+                  int tn, float* kt, float* v) {
+  const int hd = a.head_dim;
+  const char* krow[kTile];
+  const char* vrow[kTile];
+  for (int t = 0; t < tn; ++t) {
+    const int p = p0 + t;
+    const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
+    krow[t] = a.k + slot * a.kv_row_bytes + kv_off_bytes;
+    vrow[t] = a.v + slot * a.kv_row_bytes + kv_off_bytes;
+  }
+  for (int t0 = 0; t0 < kTile; t0 += 8) {
+    for (int c = 0; c < hd; c += 8) {
+      __m256 r[8];
+      for (int j = 0; j < 8; ++j)
+        r[j] = t0 + j < tn ? load8<kT>(krow[t0 + j], c) : _mm256_setzero_ps();
+      transpose8(r);
+      for (int j = 0; j < 8; ++j) _mm256_store_ps(kt + (c + j) * kTile + t0, r[j]);
+    }
+  }
+  for (int t = 0; t < kTile; ++t) {
+    for (int c = 0; c < hd; c += 8)
+      _mm256_store_ps(v + t * hd + c, t < tn ? load8<kT>(vrow[t], c) : _mm256_setzero_ps());
+  }
+}
+
+void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+               int tn, float* kt, float* v) {
+  switch (a.kv_type) {
+    case DType::f16:
+      return load_tile_of<DType::f16>(a, seq, kv_off_bytes, p0, tn, kt, v);
+    case DType::bf16:
+      return load_tile_of<DType::bf16>(a, seq, kv_off_bytes, p0, tn, kt, v);
+    default:
+      return load_tile_of<DType::f32>(a, seq, kv_off_bytes, p0, tn, kt, v);
+  }
+}
+
+// Keys 32h .. 32h + 31 of s for RB rows: over d in order, as for any RB.
+template <int RB>
+void scores(const float* const q[], const float* kt, int hd, float scale, float* s) {
+  const __m256 sc = _mm256_set1_ps(scale);
+  for (int h = 0; h < kTile; h += 32) {
+    __m256 acc[RB][4];
+    for (auto& row : acc) {
+      for (__m256& x : row) x = _mm256_setzero_ps();
+    }
+    for (int d = 0; d < hd; ++d) {
+      __m256 k[4];
+      for (int j = 0; j < 4; ++j) k[j] = _mm256_load_ps(kt + d * kTile + h + 8 * j);
+      for (int r = 0; r < RB; ++r) {
+        const __m256 qd = _mm256_broadcast_ss(q[r] + d);
+        for (int j = 0; j < 4; ++j) acc[r][j] = _mm256_fmadd_ps(qd, k[j], acc[r][j]);
+      }
+    }
+    for (int r = 0; r < RB; ++r) {
+      for (int j = 0; j < 4; ++j)
+        _mm256_store_ps(s + r * kTile + h + 8 * j, _mm256_mul_ps(acc[r][j], sc));
+    }
+  }
+}
+
+template <int RB, int NV>
+void weighted_values_at(const float* p, const float* v, int hd, int c, float* const acc_rows[]) {
+  __m256 acc[RB][NV];
+  for (int r = 0; r < RB; ++r) {
+    for (int j = 0; j < NV; ++j) acc[r][j] = _mm256_load_ps(acc_rows[r] + c + 8 * j);
+  }
+  for (int t = 0; t < kTile; ++t) {
+    __m256 vv[NV];
+    for (int j = 0; j < NV; ++j) vv[j] = _mm256_load_ps(v + t * hd + c + 8 * j);
+    for (int r = 0; r < RB; ++r) {
+      const __m256 pt = _mm256_broadcast_ss(p + r * kTile + t);
+      for (int j = 0; j < NV; ++j) acc[r][j] = _mm256_fmadd_ps(pt, vv[j], acc[r][j]);
+    }
+  }
+  for (int r = 0; r < RB; ++r) {
+    for (int j = 0; j < NV; ++j) _mm256_store_ps(acc_rows[r] + c + 8 * j, acc[r][j]);
+  }
+}
+
+// 32 dims at a time (the accumulators in registers for the whole tile).
+template <int RB>
+void weighted_values(const float* p, const float* v, int hd, float* const acc_rows[]) {
+  int c = 0;
+  for (; c + 32 <= hd; c += 32) weighted_values_at<RB, 4>(p, v, hd, c, acc_rows);
+  switch ((hd - c) / 8) {
+    case 3:
+      weighted_values_at<RB, 3>(p, v, hd, c, acc_rows);
+      break;
+    case 2:
+      weighted_values_at<RB, 2>(p, v, hd, c, acc_rows);
+      break;
+    case 1:
+      weighted_values_at<RB, 1>(p, v, hd, c, acc_rows);
+      break;
+    default:
+      break;
+  }
+}
+
+void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
+  constexpr int kVecs = kTile / 8;
+  const __m256 neg_inf = _mm256_set1_ps(-INFINITY);
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  __m256 sv[kVecs], live[kVecs];
+  __m256 mx = neg_inf;
+  for (int j = 0; j < kVecs; ++j) {
+    live[j] = _mm256_castsi256_ps(
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(valid - 8 * j), lane));  // lane < valid - 8j
+    sv[j] = _mm256_blendv_ps(neg_inf, _mm256_load_ps(s + 8 * j), live[j]);
+    mx = _mm256_max_ps(mx, sv[j]);
+  }
+  __m128 m4 = _mm_max_ps(_mm256_castps256_ps128(mx), _mm256_extractf128_ps(mx, 1));
+  m4 = _mm_max_ps(m4, _mm_movehl_ps(m4, m4));
+  m4 = _mm_max_ss(m4, _mm_movehdup_ps(m4));
+  const float mt = std::max(m, _mm_cvtss_f32(m4));
+  if (mt > m) {
+    // exp(-inf) == 0 clears the empty initial state.
+    const float c = std::exp(m - mt);
+    l *= c;
+    const __m256 cv = _mm256_set1_ps(c);
+    for (int i = 0; i < hd; i += 8)
+      _mm256_store_ps(acc + i, _mm256_mul_ps(cv, _mm256_load_ps(acc + i)));
+    m = mt;
+  }
+  const __m256 mv = _mm256_set1_ps(mt);
+  __m256 p[kVecs];
+  for (int j = 0; j < kVecs; ++j) {
+    p[j] = _mm256_and_ps(live[j], avx2::exp_ps(_mm256_sub_ps(sv[j], mv)));
+    _mm256_store_ps(s + 8 * j, p[j]);
+  }
+  for (int w = kVecs / 2; w > 0; w /= 2) {
+    for (int j = 0; j < w; ++j) p[j] = _mm256_add_ps(p[j], p[j + w]);
+  }
+  l += avx2::hsum(p[0]);
 }
 
 }  // namespace
 
 #define RC_ATTENTION_TASK attention_task_avx2
-#include "attention-kernel.inc"
+#include "attention-tiles.inc"
 #undef RC_ATTENTION_TASK
 
 }  // namespace rc::kernels

@@ -1,20 +1,10 @@
-// The attention task (cpu-attention.h) on 512-bit registers, for head dims
-// that are a multiple of 16. Per key tile the block's query rows (queries x
-// the GQA group's heads) meet the tile as two small matrix products: scores
-// S = Q K^T with 16 keys per register (K is transposed once per tile, 16 x
-// 16 in registers) and the output O += P V with 16 dims per register, each
-// in 4-row register blocks, so one load serves four rows' FMAs. The
-// AVX2 task does a dot product per (query, head, key) instead, with a
-// horizontal sum each.
-//
-// Every row's arithmetic is the same whatever shares its block: its scores
-// over d in order, its masked keys (past its position, or past the
-// sequence) exactly zero weights, its sums over the tile's 64 lanes in one
-// fixed order. So a query's output does not depend on the block, the
-// chunk or the step it is computed in: decode and prefill give it the same
-// bits, as sampled replies with and without a cache hit need.
+// The attention task's primitives (attention-tiles.inc) on 512-bit
+// registers, for head dims that are a multiple of 16: 16 keys (scores) or
+// 16 dims (the weighted values) per register, K transposed 16 x 16 in
+// registers, 4-row register blocks.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "cpu-attention.h"
 #include "fp16.h"
@@ -27,7 +17,7 @@
 namespace rc::kernels {
 namespace {
 
-constexpr int kTile = 64;  // keys per tile: four 16-key vectors
+constexpr int kTile = kAttentionTile;  // four 16-key vectors
 constexpr int kRowBlock = 4;
 
 // e^x, as avx2::exp_ps (the same polynomial) on 16 lanes; x is clamped to
@@ -228,69 +218,11 @@ void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
   l += _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(p[0], p[1]), _mm512_add_ps(p[2], p[3])));
 }
 
-// Rows [r0, r1) in blocks of kRowBlock (the tail row by row).
-template <class Fn>
-void by_row_blocks(int r0, int r1, const Fn& fn) {
-  int r = r0;
-  for (; r + kRowBlock <= r1; r += kRowBlock) fn(r, std::integral_constant<int, kRowBlock>());
-  for (; r < r1; ++r) fn(r, std::integral_constant<int, 1>());
-}
-
 }  // namespace
 
-void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
-                           int i1) {
-  const int hd = a.head_dim, group = a.group, nq = i1 - i0, rows = nq * group;
-  RC_ASSERT(hd % 16 == 0 && group * hd <= kMaxGroupDim && nq > 0 && nq <= kQueryChunk);
-  // Scratch: kt [hd][kTile], v [kTile][hd], s [rows][kTile], acc [rows][hd],
-  // then m and l [rows]: every part a multiple of 16 floats.
-  const size_t tile = size_t(hd) * kTile;
-  float* kt = attention_scratch(2 * tile + size_t(rows) * (kTile + hd) + 2 * size_t(rows) + 16);
-  float* v = kt + tile;
-  float* s = v + tile;
-  float* acc = s + size_t(rows) * kTile;
-  float* m = acc + size_t(rows) * size_t(hd);
-  float* l = m + rows;
-  std::fill(acc, acc + size_t(rows) * size_t(hd), 0.0f);
-  std::fill(m, m + rows, -INFINITY);
-  std::fill(l, l + rows, 0.0f);
-  // Row r is query i0 + r / group, head kv_head * group + r % group.
-  const float* q[kQueryChunk * (kMaxGroupDim / 16)];
-  float* accp[kQueryChunk * (kMaxGroupDim / 16)];
-  for (int r = 0; r < rows; ++r) {
-    q[r] = a.q + (int64_t(seq.q_row) + i0 + r / group) * a.q_dim +
-           (int64_t(kv_head) * group + r % group) * hd;
-    accp[r] = acc + size_t(r) * size_t(hd);
-  }
-  const int64_t kv_off_bytes = int64_t(kv_head) * hd * kv_elem_bytes(a.kv_type);
-  const int n_keys = seq.n_past + i1;  // what the block's last query sees
-  for (int p0 = 0; p0 < n_keys; p0 += kTile) {
-    load_tile(a, seq, kv_off_bytes, p0, std::min(kTile, n_keys - p0), kt, v);
-    // Queries before p0 see none of the tile (causal): they are the first.
-    const int r0 = std::max(0, p0 - seq.n_past - i0) * group;
-    by_row_blocks(r0, rows, [&](int r, auto rb) {
-      scores<decltype(rb)::value>(q + r, kt, hd, a.scale, s + size_t(r) * kTile);
-    });
-    for (int r = r0; r < rows; ++r) {
-      // Query i sees positions [0, n_past + i].
-      const int valid = std::min(kTile, seq.n_past + i0 + r / group + 1 - p0);
-      softmax_row(s + size_t(r) * kTile, valid, m[r], l[r], accp[r], hd);
-    }
-    by_row_blocks(r0, rows, [&](int r, auto rb) {
-      weighted_values<decltype(rb)::value>(s + size_t(r) * kTile, v, hd, accp + r);
-    });
-  }
-  for (int r = 0; r < rows; ++r) {
-    float* o = a.out + (int64_t(seq.q_row) + i0 + r / group) * a.q_dim +
-               (int64_t(kv_head) * group + r % group) * hd;
-    const float inv = 1.0f / l[r];
-    for (int c = 0; c < hd; ++c) o[c] = accp[r][c] * inv;
-  }
-}
-
-bool attention_avx512_usable(int head_dim) {
-  return head_dim % 16 == 0 && attention_avx512_enabled();
-}
+#define RC_ATTENTION_TASK attention_task_avx512
+#include "attention-tiles.inc"
+#undef RC_ATTENTION_TASK
 
 }  // namespace rc::kernels
 
@@ -303,7 +235,6 @@ void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int 
                            int i1) {
   attention_task_avx2(a, seq, kv_head, i0, i1);
 }
-bool attention_avx512_usable(int) { return false; }
 }  // namespace rc::kernels
 
 #endif

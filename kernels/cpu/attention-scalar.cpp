@@ -1,5 +1,9 @@
+// The attention task's primitives (attention-tiles.inc) as plain loops, for
+// any head dim: the portable level, and head dims the vector tasks do not
+// take.
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "cpu-attention.h"
 #include "fp16.h"
@@ -8,47 +12,77 @@
 namespace rc::kernels {
 namespace {
 
-void vec_dots(float* out, const float* q, const float* const* rows, int tn, int n, float scale) {
-  for (int t = 0; t < tn; ++t) {
-    float s[4] = {};
-    int i = 0;
-    for (; i + 4 <= n; i += 4) {
-      for (int j = 0; j < 4; ++j) s[j] += q[i + j] * rows[t][i + j];
-    }
-    for (; i < n; ++i) s[0] += q[i] * rows[t][i];
-    out[t] = ((s[0] + s[1]) + (s[2] + s[3])) * scale;
-  }
-}
-void vec_weighted_sum(float* acc, const float* w, const float* const* rows, int tn, int n) {
-  for (int t = 0; t < tn; ++t) {
-    for (int i = 0; i < n; ++i) acc[i] += w[t] * rows[t][i];
-  }
-}
-void vec_scale(float* y, float a, int n) {
-  for (int i = 0; i < n; ++i) y[i] *= a;
-}
-float vec_exp_sum(float* s, float m, int n) {
-  float sum = 0.0f;
-  for (int i = 0; i < n; ++i) {
-    s[i] = std::exp(s[i] - m);
-    sum += s[i];
-  }
-  return sum;
+constexpr int kTile = kAttentionTile;
+constexpr int kRowBlock = 1;
+
+float widen(const char* row, int c, DType t) {
+  if (t == DType::f32) return reinterpret_cast<const float*>(row)[c];
+  const uint16_t h = reinterpret_cast<const uint16_t*>(row)[c];
+  return t == DType::f16 ? fp16_to_f32(h) : bf16_to_f32(h);
 }
 
-void vec_widen(float* dst, const void* src, DType t, int n) {
-  const auto* h = static_cast<const uint16_t*>(src);
-  if (t == DType::f16) {
-    for (int i = 0; i < n; ++i) dst[i] = fp16_to_f32(h[i]);
-  } else {
-    for (int i = 0; i < n; ++i) dst[i] = bf16_to_f32(h[i]);
+void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+               int tn, float* kt, float* v) {
+  const int hd = a.head_dim;
+  for (int t = 0; t < kTile; ++t) {
+    const char* kr = nullptr;
+    const char* vr = nullptr;
+    if (t < tn) {
+      const int p = p0 + t;
+      const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
+      kr = a.k + slot * a.kv_row_bytes + kv_off_bytes;
+      vr = a.v + slot * a.kv_row_bytes + kv_off_bytes;
+    }
+    for (int c = 0; c < hd; ++c) {
+      kt[c * kTile + t] = kr ? widen(kr, c, a.kv_type) : 0.0f;
+      v[t * hd + c] = vr ? widen(vr, c, a.kv_type) : 0.0f;
+    }
   }
+}
+
+template <int RB>
+void scores(const float* const q[], const float* kt, int hd, float scale, float* s) {
+  for (int r = 0; r < RB; ++r) {
+    float acc[kTile] = {};
+    for (int d = 0; d < hd; ++d) {
+      for (int t = 0; t < kTile; ++t) acc[t] += q[r][d] * kt[d * kTile + t];
+    }
+    for (int t = 0; t < kTile; ++t) s[r * kTile + t] = acc[t] * scale;
+  }
+}
+
+template <int RB>
+void weighted_values(const float* p, const float* v, int hd, float* const acc[]) {
+  for (int r = 0; r < RB; ++r) {
+    for (int t = 0; t < kTile; ++t) {
+      const float pt = p[r * kTile + t];
+      for (int c = 0; c < hd; ++c) acc[r][c] += pt * v[t * hd + c];
+    }
+  }
+}
+
+void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
+  float mt = m;
+  for (int t = 0; t < valid; ++t) mt = std::max(mt, s[t]);
+  if (mt > m) {
+    // exp(-inf) == 0 clears the empty initial state.
+    const float c = std::exp(m - mt);
+    l *= c;
+    for (int i = 0; i < hd; ++i) acc[i] *= c;
+    m = mt;
+  }
+  float sum = 0.0f;
+  for (int t = 0; t < kTile; ++t) {
+    s[t] = t < valid ? std::exp(s[t] - mt) : 0.0f;
+    sum += s[t];
+  }
+  l += sum;
 }
 
 }  // namespace
 
 #define RC_ATTENTION_TASK attention_task_scalar
-#include "attention-kernel.inc"
+#include "attention-tiles.inc"
 #undef RC_ATTENTION_TASK
 
 }  // namespace rc::kernels

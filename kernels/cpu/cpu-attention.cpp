@@ -14,8 +14,15 @@ namespace {
 std::atomic<bool> avx512_on{true};
 }  // namespace
 
-bool attention_avx512_enabled() { return avx512_on.load() && cpu_has_avx512_matvec(); }
 void set_attention_avx512_enabled(bool on) { avx512_on.store(on); }
+
+AttentionTaskFn attention_task_for(SimdLevel level, int head_dim) {
+  if (level != SimdLevel::avx2) return attention_task_scalar;
+  if (head_dim % 16 == 0 && avx512_on.load() && cpu_has_avx512_matvec()) {
+    return attention_task_avx512;
+  }
+  return head_dim % 8 == 0 ? attention_task_avx2 : attention_task_scalar;
+}
 
 float* attention_scratch(size_t floats) {
   struct Buffer {
@@ -57,9 +64,7 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
     const int chunks = (seqs[j].n_new + kQueryChunk - 1) / kQueryChunk;
     first_task[j + 1] = first_task[j] + int64_t(chunks) * s.n_kv_heads;
   }
-  const auto task_fn = level != SimdLevel::avx2              ? attention_task_scalar
-                       : attention_avx512_usable(s.head_dim) ? attention_task_avx512
-                                                             : attention_task_avx2;
+  const AttentionTaskFn task_fn = attention_task_for(level, s.head_dim);
   pool.parallel_for(first_task.back(), 1, [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
       const size_t j = size_t(std::upper_bound(first_task.begin(), first_task.end(), t) -

@@ -4,10 +4,13 @@
 // to kQueryChunk queries). A task walks the keys its block can see in tiles;
 // each tile's K and V rows are read through the page table once, widened to
 // fp32 once (f16/bf16 pools), and then serve every query of the block and
-// every query head of the GQA group. Each (query, head) keeps an online
-// softmax (running max, running sum, rescaled accumulator), so memory stays
-// O(block * group * head_dim) whatever the context length, and causality is
-// a per-query limit on the tile's keys.
+// every query head of the GQA group, as two small matrix products per
+// tile (attention-tiles.inc: the task shared by the scalar, AVX2 and
+// 512-bit levels). Each (query, head) keeps an online softmax (running max,
+// running sum, rescaled accumulator), so memory stays O(block * group *
+// head_dim) whatever the context length, and causality is a per-query
+// limit on the tile's keys. A query's result is the same bits in whatever
+// block, chunk or step it is computed.
 #pragma once
 
 #include <span>
@@ -34,22 +37,30 @@ struct AttentionArgs {
 };
 
 // Queries [i0, i1) of `seq` (i1 - i0 <= kQueryChunk), query heads
-// kv_head * group .. + group. Requires group * head_dim <= kMaxGroupDim.
+// kv_head * group .. + group. Requires group * head_dim <= kMaxGroupDim and
+// (i1 - i0) * group <= kMaxQueryRows; the AVX2 task a head dim that is a
+// multiple of 8, the 512-bit task one of 16 (attention_task_for picks).
 inline constexpr int kMaxGroupDim = 4096;
 inline constexpr int kQueryChunk = 16;
+inline constexpr int kMaxQueryRows = kQueryChunk * 256;
+inline constexpr int kAttentionTile = 64;  // keys per tile
 void attention_task_scalar(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                            int i1);
 void attention_task_avx2(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                          int i1);
-// The 512-bit task (attention-avx512.cpp): matrix products per key tile.
-// The CPU backend takes it at its AVX2 level for head dims that are a
-// multiple of 16 on CPUs with AVX-512 F/BW/VL (cpu_has_avx512_matvec),
-// unless set_attention_avx512_enabled(false) (tests and benchmarks that
-// compare it with the AVX2 task).
+// On 512-bit registers (attention-avx512.cpp), for CPUs with AVX-512
+// F/BW/VL (cpu_has_avx512_matvec).
 void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
                            int i1);
-bool attention_avx512_usable(int head_dim);
-bool attention_avx512_enabled();
+
+using AttentionTaskFn = void (*)(const AttentionArgs& a, const AttentionSeq& seq, int kv_head,
+                                 int i0, int i1);
+// The task the CPU backend runs at `level` for this head dim: at the AVX2
+// level the 512-bit task where the CPU has it and the head dim is a
+// multiple of 16, else the AVX2 task where it is a multiple of 8, else the
+// scalar task. set_attention_avx512_enabled(false) leaves out the 512-bit
+// task (tests and benchmarks comparing it with the AVX2 one).
+AttentionTaskFn attention_task_for(SimdLevel level, int head_dim);
 void set_attention_avx512_enabled(bool on);
 
 // A per-thread buffer of at least `floats` floats, valid until the thread's
