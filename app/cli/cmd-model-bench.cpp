@@ -42,6 +42,7 @@ nlohmann::json to_json(const ModelBenchResult& r) {
           {"decode_tok_s", r.decode_tok_s},
           {"weight_bytes", r.weight_bytes},
           {"bytes_per_token", r.bytes_per_token},
+          {"interleaved_decode_tok_s", r.interleaved_decode_tok_s},
           {"bandwidth_gbs", r.bandwidth_gbs},
           {"decode_gbs", r.decode_gbs},
           {"roofline_tok_s", r.roofline_tok_s},
@@ -80,8 +81,9 @@ int run_model_bench(const ModelBenchOptions& o) {
     if (!header) {
       std::printf(
           "CPU, %d threads, prompt %d, decode %d, KV %s, best of %d runs after a warm-up; "
-          "probe: the model's weights read by %d threads\n\n",
-          o.threads, o.prompt, o.decode, o.kv_type.c_str(), o.repeats, o.threads);
+          "decode GB/s and probe GB/s: %d more runs, each token followed by one read of the "
+          "model's weights by %d threads\n\n",
+          o.threads, o.prompt, o.decode, o.kv_type.c_str(), o.repeats, o.repeats, o.threads);
       print_header();
       header = true;
     }

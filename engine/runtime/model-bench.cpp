@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <random>
 #include <vector>
 
@@ -88,11 +89,14 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
   r.decode_tokens = decode;
   r.weight_bytes = int64_t(mf.weights.total_bytes);
 
-  // One run: prefill the prompt at position 0, then decode greedily after
-  // it; each run overwrites the same KV pages. Returns the two durations.
   std::vector<float> logits;
   runtime::ForwardBatch batch;
-  auto run_once = [&](int n_prompt, int n_decode, double& prefill_s, double& decode_s) -> Status {
+  // One run: prefill the prompt at position 0, then decode greedily after
+  // it; each run overwrites the same KV pages. Returns the two durations;
+  // `between` (when set) runs after every decoded token, outside decode's
+  // time.
+  auto run_once = [&](int n_prompt, int n_decode, double& prefill_s, double& decode_s,
+                      const std::function<void()>& between) -> Status {
     auto t0 = Clock::now();
     for (int pos = 0; pos < n_prompt; pos += chunk) {
       const int n = std::min(chunk, n_prompt - pos);
@@ -103,47 +107,58 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
     }
     prefill_s = seconds_since(t0);
     int32_t next = int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
-    t0 = Clock::now();
+    decode_s = 0;
     for (int i = 0; i < n_decode; ++i) {
+      t0 = Clock::now();
       batch.clear();
       batch.add(table, n_prompt + i, &next, 1, true);
       Status st = runner.value()->forward(batch, logits);
       if (!st.ok()) return st;
       next = int32_t(std::max_element(logits.begin(), logits.end()) - logits.begin());
+      decode_s += seconds_since(t0);
+      if (between) between();
     }
-    decode_s = seconds_since(t0);
     return Status();
   };
   // Untimed warm-up (pages the weights in, sizes every buffer), then the
   // best of `repeats` runs: on a shared machine the fastest run is the one
   // least disturbed, as llama-bench's own warm-up + repetitions do.
   double prefill_s = 0, decode_s = 0;
-  Status st = run_once(std::min(prompt, 16), std::min(decode, 4), prefill_s, decode_s);
+  Status st = run_once(std::min(prompt, 16), std::min(decode, 4), prefill_s, decode_s, nullptr);
   if (!st.ok()) return st;
-  // The probe runs right after every timed run, for as long as that run's
-  // decode took (read-bandwidth.h), and its best is kept, as decode's is:
-  // the bandwidth a machine gives (a VM's especially) drifts by tens of
-  // percent over seconds, so each figure is the best of the same number of
-  // windows of the same length.
-  const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
-  kernels::ThreadPool probe_pool(config.n_threads);
   for (int rep = 0; rep < config.repeats; ++rep) {
-    st = run_once(prompt, decode, prefill_s, decode_s);
+    st = run_once(prompt, decode, prefill_s, decode_s, nullptr);
     if (!st.ok()) return st;
     r.prefill_tok_s = std::max(r.prefill_tok_s, prompt / prefill_s);
     r.decode_tok_s = std::max(r.decode_tok_s, decode / decode_s);
-    r.bandwidth_gbs = std::max(r.bandwidth_gbs,
-                               kernels::measure_read_bandwidth(probe_pool, regions, 1, decode_s));
   }
   r.repeats = config.repeats;
 
+  // The roofline: as many runs again, each decoded token followed by one
+  // read of every matmul weight by the probe, so both are timed over the
+  // same moments (read-bandwidth.h); their totals give the two rates.
+  const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
+  kernels::ThreadPool probe_pool(config.n_threads);
+  kernels::BandwidthProbe probe(probe_pool, regions);
+  double probe_s = 0, interleaved_decode_s = 0;
+  int64_t probe_reads = 0;
+  for (int rep = 0; rep < config.repeats; ++rep) {
+    st = run_once(prompt, decode, prefill_s, decode_s, [&] {
+      probe_s += probe.read_once();
+      ++probe_reads;
+    });
+    if (!st.ok()) return st;
+    interleaved_decode_s += decode_s;
+  }
   double matmul_bytes = 0;
   for (const kernels::ByteRegion& g : regions) matmul_bytes += double(g.bytes);
   r.bytes_per_token =
       matmul_bytes + double(kernels::kv_bytes_per_token(shape)) * (prompt + decode / 2.0);
+  r.bandwidth_gbs = probe_s > 0 ? double(probe.bytes()) * double(probe_reads) / probe_s / 1e9 : 0;
+  r.interleaved_decode_tok_s = double(decode) * config.repeats / interleaved_decode_s;
+  r.decode_gbs = r.bytes_per_token * r.interleaved_decode_tok_s / 1e9;
   r.roofline_tok_s = r.bandwidth_gbs * 1e9 / r.bytes_per_token;
-  r.decode_fraction = r.roofline_tok_s > 0 ? r.decode_tok_s / r.roofline_tok_s : 0.0;
-  r.decode_gbs = r.bytes_per_token * r.decode_tok_s / 1e9;
+  r.decode_fraction = r.roofline_tok_s > 0 ? r.interleaved_decode_tok_s / r.roofline_tok_s : 0.0;
   return r;
 }
 

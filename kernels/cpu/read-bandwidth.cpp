@@ -37,84 +37,66 @@ uint64_t fold_portable(const uint8_t* p, size_t n) {
 uint64_t fold_avx2(const uint8_t* p, size_t n, bool prefetch);  // read-bandwidth-avx2.cpp
 uint64_t fold_avx512(const uint8_t* p, size_t n);               // read-bandwidth-avx512.cpp
 
-double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes,
-                              double window_s) {
+BandwidthProbe::BandwidthProbe(ThreadPool& pool, std::span<const ByteRegion> regions)
+    : pool_(pool), sink_(size_t(pool.size()), 0) {
   // Flatten the regions into chunks so every thread gets even work.
-  struct Piece {
-    const uint8_t* p;
-    size_t n;
-  };
-  std::vector<Piece> pieces;
-  size_t total = 0;
   for (const ByteRegion& r : regions) {
     const auto* p = static_cast<const uint8_t*>(r.data);
     for (size_t off = 0; off < r.bytes; off += kChunk) {
-      pieces.push_back({p + off, std::min(kChunk, r.bytes - off)});
+      pieces_.push_back({p + off, std::min(kChunk, r.bytes - off)});
     }
-    total += r.bytes;
+    total_ += r.bytes;
   }
-  if (total == 0) return 0.0;
   // Every way the decode kernels read weights on this CPU (the row dots'
-  // and matvec's loads, with and without software prefetch); the best of
-  // all is the figure, so decode cannot read faster than the probe by
-  // reading differently.
-  enum class Loop { portable, avx2, avx2_prefetch, avx512_prefetch };
+  // and matvec's loads, with and without software prefetch); the fastest
+  // is the probe's, so decode cannot read faster than it by reading
+  // differently.
   std::vector<Loop> loops{Loop::portable};
   if (best_simd_level() == SimdLevel::avx2) {
     loops = {Loop::avx2, Loop::avx2_prefetch};
     if (cpu_has_avx512_matvec()) loops.push_back(Loop::avx512_prefetch);
   }
-  std::vector<uint64_t> sink(size_t(pool.size()), 0);
-  auto read_all = [&](Loop loop) {
-    pool.parallel_for(int64_t(pieces.size()), 1, [&](int64_t b, int64_t e, int thread) {
-      uint64_t acc = 0;
-      for (int64_t i = b; i < e; ++i) {
-        const Piece& pc = pieces[size_t(i)];
-        switch (loop) {
-          case Loop::portable:
-            acc ^= fold_portable(pc.p, pc.n);
-            break;
-          case Loop::avx2:
-          case Loop::avx2_prefetch:
-            acc ^= fold_avx2(pc.p, pc.n, loop == Loop::avx2_prefetch);
-            break;
-          case Loop::avx512_prefetch:
-            acc ^= fold_avx512(pc.p, pc.n);
-            break;
-        }
-      }
-      sink[size_t(thread)] ^= acc;
-    });
-  };
-  read_all(loops.front());  // untimed: page faults and first touch
-  double best = 0.0;
-  Loop fastest = loops.front();
-  for (int pass = 0; pass < std::max(passes, 1); ++pass) {
-    for (Loop loop : loops) {
-      const auto t0 = Clock::now();
-      read_all(loop);
-      const double s = std::chrono::duration<double>(Clock::now() - t0).count();
-      if (double(total) / s / 1e9 > best) {
-        best = double(total) / s / 1e9;
-        fastest = loop;
-      }
+  if (total_ == 0) return;
+  read_with(loops.front());  // untimed: page faults and first touch
+  double best = 0;
+  for (Loop loop : loops) {
+    const double gbs = double(total_) / read_with(loop);
+    if (gbs > best) {
+      best = gbs;
+      fastest_ = loop;
     }
   }
-  if (window_s > 0) {
-    const auto t0 = Clock::now();
-    double bytes = 0, s = 0;
-    do {
-      read_all(fastest);
-      bytes += double(total);
-      s = std::chrono::duration<double>(Clock::now() - t0).count();
-    } while (s < window_s);
-    best = bytes / s / 1e9;
-  }
+}
+
+double BandwidthProbe::read_once() { return read_with(fastest_); }
+
+double BandwidthProbe::read_with(Loop loop) {
+  const auto t0 = Clock::now();
+  pool_.parallel_for(int64_t(pieces_.size()), 1, [&](int64_t b, int64_t e, int thread) {
+    uint64_t acc = 0;
+    for (int64_t i = b; i < e; ++i) {
+      const Piece& pc = pieces_[size_t(i)];
+      switch (loop) {
+        case Loop::portable:
+          acc ^= fold_portable(pc.p, pc.n);
+          break;
+        case Loop::avx2:
+        case Loop::avx2_prefetch:
+          acc ^= fold_avx2(pc.p, pc.n, loop == Loop::avx2_prefetch);
+          break;
+        case Loop::avx512_prefetch:
+          acc ^= fold_avx512(pc.p, pc.n);
+          break;
+      }
+    }
+    sink_[size_t(thread)] ^= acc;
+  });
+  const double s = std::chrono::duration<double>(Clock::now() - t0).count();
   // Use the folds so the reads cannot be optimized away.
   volatile uint64_t keep = 0;
-  for (uint64_t v : sink) keep = keep ^ v;
+  for (uint64_t v : sink_) keep = keep ^ v;
   (void)keep;
-  return best;
+  return s;
 }
 
 }  // namespace rc::kernels

@@ -8,14 +8,18 @@
 // chunks handed out dynamically like matmul rows, with every load pattern
 // the decode kernels use on this CPU (AVX2 loads with and without the
 // kernels' 16 KiB software prefetch, AVX-512 loads with it where the
-// matvec kernels run; SSE2 where AVX2 is absent), independent accumulators
-// so it is bound by memory, not by adder latency, and keeps the best. A probe on a fresh 1 GiB
-// buffer read lower than decode itself (F16 decode at 116% of it): small or freshly faulted
-// buffers, other page sizes and one-shot thread start-up all differ from what decode reads.
+// matvec kernels run; SSE2 where AVX2 is absent) and independent
+// accumulators, so it is bound by memory, not by adder latency; it keeps
+// the fastest pattern. A probe on a fresh 1 GiB buffer read lower than
+// decode itself (F16 decode at 116% of it): small or freshly faulted
+// buffers, other page sizes and one-shot thread start-up all differ from
+// what decode reads.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
+#include <vector>
 
 #include "thread-pool.h"
 
@@ -26,18 +30,36 @@ struct ByteRegion {
   size_t bytes = 0;
 };
 
-// In GB/s (1e9 bytes/s): `passes` full reads of every region per load
-// pattern pick the fastest pattern; that pattern then reads the regions
-// again and again for at least `window_s` seconds, and the figure is the
-// window's average (window_s <= 0: the best single read instead). A
-// decode run's speed is its own average over seconds, while a VM's
-// bandwidth swings within tens of milliseconds: the best of short reads
-// catches peaks that no run of decode sustains, and a single read can land
-// in a trough (decode then read above it), so model-bench probes for as
-// long as the decode run it compares with lasted.
-// Returns 0 when the regions hold no bytes. A first, untimed pass brings the
-// pages in (an mmapped file may not be resident yet).
-double measure_read_bandwidth(ThreadPool& pool, std::span<const ByteRegion> regions, int passes,
-                              double window_s);
+// Reads the regions (the model's mmapped weights) through `pool`, one whole
+// read per call, with the load loop that reads them fastest on this CPU.
+// model-bench alternates read_once() with decode steps, token by token, so
+// the probe and decode see the same moments of a machine whose bandwidth
+// (a VM's especially) swings by tens of percent within seconds: the best
+// of short reads taken at other moments caught peaks no decode run
+// sustains, or troughs that decode read above.
+class BandwidthProbe {
+ public:
+  // Splits the regions into 256 KiB pieces; reads them once untimed (page
+  // faults, first touch), then once per load loop to pick the fastest.
+  BandwidthProbe(ThreadPool& pool, std::span<const ByteRegion> regions);
+
+  size_t bytes() const { return total_; }
+  // One read of every region; the seconds it took.
+  double read_once();
+
+ private:
+  enum class Loop { portable, avx2, avx2_prefetch, avx512_prefetch };
+  struct Piece {
+    const uint8_t* p;
+    size_t n;
+  };
+  double read_with(Loop loop);
+
+  ThreadPool& pool_;
+  std::vector<Piece> pieces_;
+  size_t total_ = 0;
+  Loop fastest_ = Loop::portable;
+  std::vector<uint64_t> sink_;  // per thread: the folds, so no read is optimized away
+};
 
 }  // namespace rc::kernels

@@ -8,11 +8,14 @@
 // the whole run is repeated `repeats` times and the best (highest tokens/s)
 // prefill and decode are reported. Bytes per decoded token = every matmul weight (the output
 // projection included, the embedding table only when tied to it) + the K/V
-// that attention reads at the mean decode position. The bandwidth is that
-// of kernels/cpu/read-bandwidth.h: the model's own weights read by a thread
-// pool of the same size, so decode cannot honestly beat it by more than
-// noise; decode_fraction > 1 means the probe under-read and is reported,
-// not hidden.
+// that attention reads at the mean decode position. The roofline comes
+// from `repeats` more runs in which every decoded token is followed by one
+// read of all matmul weights by the probe of kernels/cpu/read-bandwidth.h
+// (the model's own weights read by a thread pool of the same size): decode
+// and probe are timed over the same moments, each rate the total over
+// those runs, so decode cannot honestly beat the probe by more than noise;
+// decode_fraction > 1 means the probe under-read and is reported, not
+// hidden.
 #pragma once
 
 #include <cstdint>
@@ -42,10 +45,12 @@ struct ModelBenchResult {
   double decode_tok_s = 0;
   int64_t weight_bytes = 0;    // every bound tensor
   double bytes_per_token = 0;  // read by one decode step (see above)
-  double bandwidth_gbs = 0;    // the probe, GB/s
-  double roofline_tok_s = 0;   // bandwidth / bytes_per_token
-  double decode_fraction = 0;  // decode_tok_s / roofline_tok_s
-  double decode_gbs = 0;       // bytes_per_token * decode_tok_s / 1e9
+  // The roofline runs (decode alternating with the probe):
+  double interleaved_decode_tok_s = 0;  // decode there (total tokens / total time)
+  double bandwidth_gbs = 0;             // the probe there, GB/s
+  double roofline_tok_s = 0;            // bandwidth / bytes_per_token
+  double decode_fraction = 0;           // interleaved_decode_tok_s / roofline_tok_s
+  double decode_gbs = 0;                // bytes_per_token * interleaved_decode_tok_s / 1e9
 };
 
 // Runs on the CPU backend with n_threads threads. Errors: a model that does
