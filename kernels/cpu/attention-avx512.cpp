@@ -89,12 +89,7 @@ void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_of
   const int hd = a.head_dim;
   const char* krow[kTile];
   const char* vrow[kTile];
-  for (int t = 0; t < tn; ++t) {
-    const int p = p0 + t;
-    const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
-    krow[t] = a.k + slot * a.kv_row_bytes + kv_off_bytes;
-    vrow[t] = a.v + slot * a.kv_row_bytes + kv_off_bytes;
-  }
+  attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
   for (int t0 = 0; t0 < kTile; t0 += 16) {
     for (int c = 0; c < hd; c += 16) {
       __m512 r[16];

@@ -24,18 +24,13 @@ float widen(const char* row, int c, DType t) {
 void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
                int tn, float* kt, float* v) {
   const int hd = a.head_dim;
+  const char* krow[kTile];
+  const char* vrow[kTile];
+  attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
   for (int t = 0; t < kTile; ++t) {
-    const char* kr = nullptr;
-    const char* vr = nullptr;
-    if (t < tn) {
-      const int p = p0 + t;
-      const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
-      kr = a.k + slot * a.kv_row_bytes + kv_off_bytes;
-      vr = a.v + slot * a.kv_row_bytes + kv_off_bytes;
-    }
     for (int c = 0; c < hd; ++c) {
-      kt[c * kTile + t] = kr ? widen(kr, c, a.kv_type) : 0.0f;
-      v[t * hd + c] = vr ? widen(vr, c, a.kv_type) : 0.0f;
+      kt[c * kTile + t] = t < tn ? widen(krow[t], c, a.kv_type) : 0.0f;
+      v[t * hd + c] = t < tn ? widen(vrow[t], c, a.kv_type) : 0.0f;
     }
   }
 }

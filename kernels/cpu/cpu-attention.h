@@ -63,6 +63,19 @@ using AttentionTaskFn = void (*)(const AttentionArgs& a, const AttentionSeq& seq
 AttentionTaskFn attention_task_for(SimdLevel level, int head_dim);
 void set_attention_avx512_enabled(bool on);
 
+// The K and V rows of positions p0 .. p0 + tn - 1 of one kv head (at
+// kv_off_bytes in each slot's row), through the sequence's page table.
+inline void attention_tile_rows(const AttentionArgs& a, const AttentionSeq& seq,
+                                int64_t kv_off_bytes, int p0, int tn, const char** k,
+                                const char** v) {
+  for (int t = 0; t < tn; ++t) {
+    const int p = p0 + t;
+    const int64_t slot = int64_t(seq.page_table[p / a.page_size]) * a.page_size + p % a.page_size;
+    k[t] = a.k + slot * a.kv_row_bytes + kv_off_bytes;
+    v[t] = a.v + slot * a.kv_row_bytes + kv_off_bytes;
+  }
+}
+
 // A per-thread buffer of at least `floats` floats, valid until the thread's
 // next call; 64-byte aligned.
 float* attention_scratch(size_t floats);

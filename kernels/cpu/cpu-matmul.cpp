@@ -181,17 +181,9 @@ void CpuMatmul::run_many(std::span<const Backend::MatmulOut> outs, const float* 
   }
   // The activation laid out once per weight type (matvec.h: the layout
   // depends on it), and the outputs' rows as one index space.
-  struct Part {
-    MatvecFn fn;
-    const MatvecAct* act;
-    const uint8_t* w;
-    int64_t row_bytes, first_row, rows;
-    const float* bias;
-    float* y;
-  };
   many_acts_.resize(outs.size());
-  std::vector<Part> parts;
-  parts.reserve(outs.size());
+  std::vector<ManyPart>& parts = many_parts_;
+  parts.clear();
   int64_t total = 0;
   for (size_t i = 0; i < outs.size(); ++i) {
     const Weight& w = *outs[i].w;
@@ -205,7 +197,7 @@ void CpuMatmul::run_many(std::span<const Backend::MatmulOut> outs, const float* 
     total += w.rows;
   }
   pool_.parallel_for_regions(total, kDecodeGrainRows, [&](int64_t r0, int64_t r1, int) {
-    for (const Part& p : parts) {
+    for (const ManyPart& p : parts) {
       const int64_t b = std::max(r0, p.first_row), e = std::min(r1, p.first_row + p.rows);
       if (b >= e) continue;
       const int64_t lb = b - p.first_row, le = e - p.first_row;

@@ -70,8 +70,19 @@ class CpuMatmul {
 
   ThreadPool& pool_;
   SimdLevel level_;
-  MatvecActBuffer matvec_act_;                     // one token's activation (matvec.h)
-  std::vector<MatvecActBuffer> many_acts_;         // run_many: one per output
+  MatvecActBuffer matvec_act_;  // one token's activation (matvec.h)
+  // run_many: the activation per output (laid out once per weight type) and
+  // each output's rows in the loop's one index space [first_row, + rows).
+  struct ManyPart {
+    MatvecFn fn;
+    const MatvecAct* act;
+    const uint8_t* w;
+    int64_t row_bytes, first_row, rows;
+    const float* bias;
+    float* y;
+  };
+  std::vector<MatvecActBuffer> many_acts_;
+  std::vector<ManyPart> many_parts_;
   std::vector<uint8_t> act_q_;                     // [n] activation rows in act_format(w.type)
   std::vector<uint8_t> act_side_;                  // [n] qtile_side_bytes per token
   std::vector<std::vector<float>> scratch_;        // per thread: qtile accumulators

@@ -48,8 +48,8 @@ void rmsnorm_row_avx2(const float* x, const float* w, float* y, int dim, float e
   const __m256 vi = _mm256_set1_ps(inv);
   k = 0;
   for (; k + 8 <= dim; k += 8) {
-    _mm256_storeu_ps(y + k,
-                     _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(x + k), vi), _mm256_loadu_ps(w + k)));
+    _mm256_storeu_ps(
+        y + k, _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(x + k), vi), _mm256_loadu_ps(w + k)));
   }
   for (; k < dim; ++k) y[k] = x[k] * inv * w[k];
 }

@@ -131,9 +131,9 @@ TEST(ChatExact, ControlIdsSampledMidReplyStayInTheHistory) {
   EXPECT_EQ(reply_text(tok, with_bos), kReply);
   const ExactRender spliced = exact(f, tok, m, {{}, with_bos, {}}, true);
   EXPECT_EQ(spliced.spliced, 1);
-  EXPECT_NE(std::search(spliced.tokens.begin(), spliced.tokens.end(), with_bos.begin(),
-                        with_bos.end()),
-            spliced.tokens.end());
+  EXPECT_NE(
+      std::search(spliced.tokens.begin(), spliced.tokens.end(), with_bos.begin(), with_bos.end()),
+      spliced.tokens.end());
 }
 
 TEST(ChatExact, TemplatesThatRewriteTheReplyKeepItAsText) {
