@@ -105,18 +105,6 @@ void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_of
   }
 }
 
-void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
-               int tn, float* kt, float* v) {
-  switch (a.kv_type) {
-    case DType::f16:
-      return load_tile_of<DType::f16>(a, seq, kv_off_bytes, p0, tn, kt, v);
-    case DType::bf16:
-      return load_tile_of<DType::bf16>(a, seq, kv_off_bytes, p0, tn, kt, v);
-    default:
-      return load_tile_of<DType::f32>(a, seq, kv_off_bytes, p0, tn, kt, v);
-  }
-}
-
 // s[r][0 .. kTile) = scale * (q[r] . key t) for RB rows.
 template <int RB>
 void scores(const float* const q[], const float* kt, int hd, float scale, float* s) {

@@ -15,22 +15,27 @@ namespace {
 constexpr int kTile = kAttentionTile;
 constexpr int kRowBlock = 1;
 
-float widen(const char* row, int c, DType t) {
-  if (t == DType::f32) return reinterpret_cast<const float*>(row)[c];
-  const uint16_t h = reinterpret_cast<const uint16_t*>(row)[c];
-  return t == DType::f16 ? fp16_to_f32(h) : bf16_to_f32(h);
+template <DType kT>
+float widen(const char* row, int c) {
+  if constexpr (kT == DType::f32) {
+    return reinterpret_cast<const float*>(row)[c];
+  } else {
+    const uint16_t h = reinterpret_cast<const uint16_t*>(row)[c];
+    return kT == DType::f16 ? fp16_to_f32(h) : bf16_to_f32(h);
+  }
 }
 
-void load_tile(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
-               int tn, float* kt, float* v) {
+template <DType kT>
+void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
+                  int tn, float* kt, float* v) {
   const int hd = a.head_dim;
   const char* krow[kTile];
   const char* vrow[kTile];
   attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
   for (int t = 0; t < kTile; ++t) {
     for (int c = 0; c < hd; ++c) {
-      kt[c * kTile + t] = t < tn ? widen(krow[t], c, a.kv_type) : 0.0f;
-      v[t * hd + c] = t < tn ? widen(vrow[t], c, a.kv_type) : 0.0f;
+      kt[c * kTile + t] = t < tn ? widen<kT>(krow[t], c) : 0.0f;
+      v[t * hd + c] = t < tn ? widen<kT>(vrow[t], c) : 0.0f;
     }
   }
 }
