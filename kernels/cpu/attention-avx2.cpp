@@ -57,12 +57,8 @@ inline void transpose8(__m256 r[8]) {
 }
 
 template <DType kT>
-void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
-                  int tn, float* kt, float* v) {
-  const int hd = a.head_dim;
-  const char* krow[kTile];
-  const char* vrow[kTile];
-  attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
+void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
+                  float* v) {
   for (int t0 = 0; t0 < kTile; t0 += 8) {
     for (int c = 0; c < hd; c += 8) {
       __m256 r[8];

@@ -84,12 +84,8 @@ inline void transpose16(__m512 r[16]) {
 // The tile of keys p0 .. p0 + tn - 1 (tn <= kTile) of one kv head: kt =
 // K^T [hd][kTile], v = V [kTile][hd], both fp32; keys past tn are zero.
 template <DType kT>
-void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
-                  int tn, float* kt, float* v) {
-  const int hd = a.head_dim;
-  const char* krow[kTile];
-  const char* vrow[kTile];
-  attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
+void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
+                  float* v) {
   for (int t0 = 0; t0 < kTile; t0 += 16) {
     for (int c = 0; c < hd; c += 16) {
       __m512 r[16];

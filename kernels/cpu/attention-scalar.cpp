@@ -26,12 +26,8 @@ float widen(const char* row, int c) {
 }
 
 template <DType kT>
-void load_tile_of(const AttentionArgs& a, const AttentionSeq& seq, int64_t kv_off_bytes, int p0,
-                  int tn, float* kt, float* v) {
-  const int hd = a.head_dim;
-  const char* krow[kTile];
-  const char* vrow[kTile];
-  attention_tile_rows(a, seq, kv_off_bytes, p0, tn, krow, vrow);
+void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
+                  float* v) {
   for (int t = 0; t < kTile; ++t) {
     for (int c = 0; c < hd; ++c) {
       kt[c * kTile + t] = t < tn ? widen<kT>(krow[t], c) : 0.0f;
