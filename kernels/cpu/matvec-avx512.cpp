@@ -368,17 +368,30 @@ void matvec_k45(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct&
 
 // Q6_K: per 128-element half, the low nibbles of ql[0..64) with qh bits
 // 0-1 / 2-3 are elements 0-63, the high nibbles with bits 4-5 / 6-7
-// elements 64-127, all in natural order; quants 0..63 carry the offset 32.
-// Each product covers four 16-element sub-blocks (4 lanes each).
+// elements 64-127, all in natural order; quants 0..63 carry the offset 32,
+// which ns4 removes, so each lane of a product is a sum of four
+// (q - 32) * x, |sum| <= 4 * 32 * 128: both products packed to 16 bits
+// (pack_sums) meet their 16-element sub-blocks' scales in one vpdpwssd.
+// Sub-block j of the half's products: lanes 4j..4j+3 of the low nibbles'
+// (j = 0..3) or of the high nibbles' (j = 4..7); packed, 128-bit lane k
+// holds sub-block k in dwords 0-1 and sub-block 4 + k in dwords 2-3.
+alignas(64) constexpr int16_t kQ6ScaleIndex[2][32] = {
+    {0, 0, 0, 0, 4, 4, 4, 4, 1, 1, 1, 1, 5, 5, 5, 5,
+     2, 2, 2, 2, 6, 6, 6, 6, 3, 3, 3, 3, 7, 7, 7, 7},
+    {8,  8,  8,  8,  12, 12, 12, 12, 9,  9,  9,  9,  13, 13, 13, 13,
+     10, 10, 10, 10, 14, 14, 14, 14, 11, 11, 11, 11, 15, 15, 15, 15},
+};
+
 float dot_q6k(const uint8_t* w, const MatvecAct& a) {
   const auto* b = reinterpret_cast<const BlockQ6_K*>(w);
   const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
   const __m512i sh_lo = join(_mm256_set1_epi16(4), _mm256_set1_epi16(2));
   const __m512i sh_hi = join(_mm256_set1_epi16(0), _mm256_set1_epi16(2));
-  const __m512i quad = _mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3);
+  const __m512i index[2] = {load64(kQ6ScaleIndex[0]), load64(kQ6ScaleIndex[1])};
   __m512 acc = _mm512_setzero_ps();
   for (int64_t i = 0; i < a.K / 256; ++i) {
-    const __m512i sc32 = _mm512_cvtepu16_epi32(
+    // The 16 int8 scales as int16 (words 0-15).
+    const __m512i sc16 = _mm512_castsi256_si512(
         _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].scales))));
     const int8_t* x = a.qs + 256 * i;
     for (int l = 0; l < int(sizeof(BlockQ6_K)); l += 64)
@@ -396,11 +409,8 @@ float dot_q6k(const uint8_t* w, const MatvecAct& a) {
           _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h), lo, load64(x + 128 * h));
       const __m512i phi =
           _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h + 16), hi, load64(x + 128 * h + 64));
-      const __m512i s0 =
-          _mm512_permutexvar_epi32(_mm512_add_epi32(quad, _mm512_set1_epi32(8 * h)), sc32);
-      const __m512i s1 =
-          _mm512_permutexvar_epi32(_mm512_add_epi32(quad, _mm512_set1_epi32(8 * h + 4)), sc32);
-      isum = _mm512_dpwssd_epi32(_mm512_dpwssd_epi32(isum, plo, s0), phi, s1);
+      isum =
+          _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), _mm512_permutexvar_epi16(index[h], sc16));
     }
     acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(half_to_float(b[i].d) * a.d[i]),
                           acc);

@@ -6,11 +6,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "backend.h"
+#include "cpu/quant-blocks.h"
 #include "cpu/quant.h"
 #include "cpu/simd-level.h"
 
@@ -40,6 +42,46 @@ inline OwnedWeight make_weight(DType t, int64_t rows, int64_t cols, uint32_t see
   }
   o.w = Weight{t, o.bytes.data(), rows, cols};
   return o;
+}
+
+// One block of type t with every quant at its largest magnitude and the
+// largest sub-block scales (fp16 block scales 1.0): the largest integer
+// sums a kernel's narrow partial sums must hold. `negative` takes the most
+// negative quant where the type has signed or offset quants (Q8_0 -128,
+// Q4_0 / Q5_0 / Q6_K all quant bits clear: -8, -16, -32), else the largest.
+inline void saturate_block(DType t, uint8_t* b, bool negative) {
+  constexpr uint16_t kOne = 0x3c00;  // fp16 1.0
+  switch (t) {
+    case DType::q8_0: {
+      auto* q = reinterpret_cast<BlockQ8_0*>(b);
+      q->d = kOne;
+      std::memset(q->qs, negative ? 0x80 : 0x7f, sizeof(q->qs));  // -128 / 127
+      return;
+    }
+    case DType::q4_k:
+    case DType::q5_k: {
+      std::memset(b, 0xff, size_t(row_bytes(t, block_elems(t))));
+      std::memcpy(b, &kOne, 2);      // d
+      std::memcpy(b + 2, &kOne, 2);  // dmin
+      return;
+    }
+    case DType::q6_k: {
+      auto* q = reinterpret_cast<BlockQ6_K*>(b);
+      std::memset(b, negative ? 0x00 : 0xff, sizeof(*q));
+      for (int j = 0; j < 16; ++j) q->scales[j] = int8_t(j % 2 ? -128 : 127);
+      q->d = kOne;
+      return;
+    }
+    default: {
+      // Q4_0 / Q5_0 / Q5_1: every quant bit set (or clear), then the fp16
+      // scale (and min) fields.
+      const int64_t bytes = row_bytes(t, block_elems(t));
+      std::memset(b, negative && t != DType::q5_1 ? 0x00 : 0xff, size_t(bytes));
+      std::memcpy(b, &kOne, 2);
+      if (t == DType::q5_1) std::memcpy(b + 2, &kOne, 2);
+      return;
+    }
+  }
 }
 
 inline std::vector<SimdLevel> runnable_levels() {

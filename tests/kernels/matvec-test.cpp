@@ -51,39 +51,74 @@ std::vector<uint8_t> oracle_act(DType t, const std::vector<float>& x, int64_t K)
   return q;
 }
 
+// The kernel's y for `rows` rows of w (type t, K columns) against the
+// scalar row dots with the same activation quants, within fp32 rounding of
+// sum_k |w_k| |x_hat_k|.
+void expect_matches_scalar(DType t, const uint8_t* w, int64_t rows, int64_t K,
+                           const std::vector<float>& x, MatvecActBuffer& buf,
+                           const std::string& what) {
+  const std::vector<uint8_t> act = oracle_act(t, x, K);
+  const MatvecAct& a = buf.prepare(t, x.data(), K, quantize_act_fn(best_simd_level()));
+  const int64_t rb = row_bytes(t, K);
+  std::vector<float> got(size_t(rows), NAN), want(static_cast<size_t>(rows)),
+      scale(static_cast<size_t>(rows));
+  matvec_avx512(t)(w, rb, rows, a, got.data());
+  std::vector<float> wrow(static_cast<size_t>(K)), xq(static_cast<size_t>(K));
+  if (act_format(t) == ActFormat::f32) {
+    xq = x;
+  } else {
+    dequantize_act(act_format(t), act.data(), xq.data(), K);
+  }
+  const RowDotFn oracle = row_dot_scalar(t);
+  for (int64_t r = 0; r < rows; ++r) {
+    want[size_t(r)] = oracle(w + r * rb, act.data(), K);
+    dequantize_row(t, w + r * rb, wrow.data(), K);
+    double s = 0.0;
+    for (int64_t k = 0; k < K; ++k) s += std::fabs(double(wrow[size_t(k)]) * xq[size_t(k)]);
+    scale[size_t(r)] = float(s);
+  }
+  expect_close(got.data(), want.data(), scale.data(), size_t(rows), 1e-5, what);
+}
+
 TEST_P(Matvec, MatchesScalarRowDots) {
   const DType t = GetParam();
-  const MatvecFn fn = matvec_avx512(t);
-  ASSERT_NE(fn, nullptr);
-  const RowDotFn oracle = row_dot_scalar(t);
+  ASSERT_NE(matvec_avx512(t), nullptr);
   uint32_t seed = 11;
   MatvecActBuffer buf;
   for (int64_t K : test_cols(t)) {
     for (int64_t rows : {1, 3, 37}) {
       const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
       const std::vector<float> x = test::random_vec(size_t(K), seed++, 2.0f);
-      const std::vector<uint8_t> act = oracle_act(t, x, K);
-      const MatvecAct& a = buf.prepare(t, x.data(), K, quantize_act_fn(best_simd_level()));
-      const int64_t rb = row_bytes(t, K);
-      std::vector<float> got(size_t(rows), NAN), want(static_cast<size_t>(rows)),
-          scale(static_cast<size_t>(rows));
-      fn(ow.bytes.data(), rb, rows, a, got.data());
-      std::vector<float> wrow(static_cast<size_t>(K)), xq(static_cast<size_t>(K));
-      if (act_format(t) == ActFormat::f32) {
-        xq = x;
-      } else {
-        dequantize_act(act_format(t), act.data(), xq.data(), K);
-      }
-      for (int64_t r = 0; r < rows; ++r) {
-        want[size_t(r)] = oracle(ow.bytes.data() + r * rb, act.data(), K);
-        dequantize_row(t, ow.bytes.data() + r * rb, wrow.data(), K);
-        double s = 0.0;
-        for (int64_t k = 0; k < K; ++k) s += std::fabs(double(wrow[size_t(k)]) * xq[size_t(k)]);
-        scale[size_t(r)] = float(s);
-      }
-      expect_close(
-          got.data(), want.data(), scale.data(), size_t(rows), 1e-5,
+      expect_matches_scalar(
+          t, ow.bytes.data(), rows, K, x, buf,
           std::string(dtype_name(t)) + " K " + std::to_string(K) + " rows " + std::to_string(rows));
+    }
+  }
+}
+
+// Every quant at its largest magnitude, the largest scales, activations at
+// +-127: the largest integer sums, which the kernels' 16-bit packed sums
+// (Q4_K, Q5_K, Q6_K) must hold exactly.
+TEST_P(Matvec, MatchesScalarOnSaturatedRows) {
+  const DType t = GetParam();
+  if (act_format(t) == ActFormat::f32) GTEST_SKIP() << "float weights have no integer sums";
+  MatvecActBuffer buf;
+  const int64_t bb = row_bytes(t, block_elems(t));
+  for (int64_t K : test_cols(t)) {
+    for (bool negative : {false, true}) {
+      const int64_t rows = 3, blocks = rows * K / block_elems(t);
+      std::vector<uint8_t> w(size_t(blocks * bb));
+      for (int64_t i = 0; i < blocks; ++i) test::saturate_block(t, w.data() + i * bb, negative);
+      for (int pattern = 0; pattern < 3; ++pattern) {
+        std::vector<float> x(static_cast<size_t>(K));
+        for (int64_t k = 0; k < K; ++k) {
+          x[size_t(k)] = pattern == 0 ? 1.0f : pattern == 1 ? -1.0f : (k / 3) % 2 ? 1.0f : -1.0f;
+        }
+        expect_matches_scalar(t, w.data(), rows, K, x, buf,
+                              std::string(dtype_name(t)) + " saturated K " + std::to_string(K) +
+                                  " pattern " + std::to_string(pattern) +
+                                  (negative ? " negative" : ""));
+      }
     }
   }
 }

@@ -71,47 +71,6 @@ TEST_P(RowDot, MatchesScalarOnRandomRows) {
   }
 }
 
-// One block of type t with every quant at its largest magnitude and the
-// largest sub-block scales (fp16 block scales 1.0).
-void saturate_block(DType t, uint8_t* b, bool negative_q8) {
-  constexpr uint16_t kOne = 0x3c00;  // fp16 1.0
-  switch (t) {
-    case DType::q8_0: {
-      auto* q = reinterpret_cast<BlockQ8_0*>(b);
-      q->d = kOne;
-      std::memset(q->qs, negative_q8 ? 0x80 : 0x7f, sizeof(q->qs));  // -128 / 127
-      return;
-    }
-    case DType::q4_k: {
-      auto* q = reinterpret_cast<BlockQ4_K*>(b);
-      std::memset(b, 0xff, sizeof(*q));
-      q->d = q->dmin = kOne;
-      return;
-    }
-    case DType::q5_k: {
-      auto* q = reinterpret_cast<BlockQ5_K*>(b);
-      std::memset(b, 0xff, sizeof(*q));
-      q->d = q->dmin = kOne;
-      return;
-    }
-    case DType::q6_k: {
-      auto* q = reinterpret_cast<BlockQ6_K*>(b);
-      std::memset(b, 0xff, sizeof(*q));
-      for (int j = 0; j < 16; ++j) q->scales[j] = int8_t(j % 2 ? -128 : 127);
-      q->d = kOne;
-      return;
-    }
-    default: {
-      // Q4_0 / Q5_0 / Q5_1: all bits set, then the fp16 scale (and min) fields.
-      const int64_t bytes = row_bytes(t, block_elems(t));
-      std::memset(b, 0xff, size_t(bytes));
-      std::memcpy(b, &kOne, 2);
-      if (t == DType::q5_1) std::memcpy(b + 2, &kOne, 2);
-      return;
-    }
-  }
-}
-
 TEST_P(RowDot, MatchesScalarOnSaturatedRows) {
   const DType t = GetParam();
   if (act_format(t) == ActFormat::f32) GTEST_SKIP() << "float weights have no integer sums";
@@ -120,7 +79,8 @@ TEST_P(RowDot, MatchesScalarOnSaturatedRows) {
     for (bool negative_q8 : {false, true}) {
       std::vector<uint8_t> row(static_cast<size_t>(row_bytes(t, K)));
       const int64_t bb = row_bytes(t, block_elems(t));
-      for (int64_t i = 0; i < blocks; ++i) saturate_block(t, row.data() + i * bb, negative_q8);
+      for (int64_t i = 0; i < blocks; ++i)
+        test::saturate_block(t, row.data() + i * bb, negative_q8);
       // Activations at 127 (all one sign, the largest sums) and at +-127.
       for (int pattern = 0; pattern < 3; ++pattern) {
         std::vector<float> x(static_cast<size_t>(K));
@@ -130,7 +90,7 @@ TEST_P(RowDot, MatchesScalarOnSaturatedRows) {
         expect_matches_scalar(t, row.data(), x,
                               std::string(dtype_name(t)) + " saturated K " + std::to_string(K) +
                                   " pattern " + std::to_string(pattern) +
-                                  (negative_q8 ? " q -128" : ""));
+                                  (negative_q8 ? " negative" : ""));
       }
     }
   }
