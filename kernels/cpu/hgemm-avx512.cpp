@@ -6,10 +6,10 @@
 // lanes are added as hsum does and the tail past the last whole step
 // follows with one FMA per element: a (row, token) result is bit-identical
 // to the AVX2 tiles, so decode and prefill agree. Activations are packed
-// once per matmul into pair-major steps; a row tile's half-precision
-// weights are converted to fp32 once per chunk of tokens (F32 rows are read
-// in place); a register tile is 6 rows x 4 token pairs, and all reads run
-// forward through memory (no strided passes).
+// once per matmul into pair-major steps; weight rows are read in place
+// (half-precision values converted to fp32 in registers as they are read);
+// a register tile is 6 rows x 4 token pairs, and all reads run forward
+// through memory (no strided passes).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -33,8 +33,6 @@ int64_t h512_tail_offset(int64_t K) { return 8 * h512_steps(K) * 16; }  // in fl
 }  // namespace
 
 int64_t h512_group_bytes(int64_t K) { return (h512_tail_offset(K) + kL * 8) * 4; }
-
-int64_t h512_scratch_bytes(int64_t K) { return kH512Rows * ((K * 4 + 63) / 64 * 64); }
 
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst) {
   auto* d = reinterpret_cast<float*>(dst);
@@ -69,18 +67,6 @@ inline float w_scalar(uint16_t h) {
   }
 }
 
-template <bool kBf16>
-void convert_row(const uint16_t* w, int64_t K, float* dst) {
-  int64_t k = 0;
-  for (; k + 16 <= K; k += 16) {
-    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + k));
-    const __m512 f = kBf16 ? _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16))
-                           : _mm512_cvtph_ps(h);
-    _mm512_storeu_ps(dst + k, f);
-  }
-  for (; k < K; ++k) dst[k] = w_scalar<kBf16>(w[k]);
-}
-
 // A register tile is 6 rows x 4 token pairs: on Zen 5, 4-row tiles of any
 // width reach about 75% of the FMA rate that 5- and 6-row tiles do.
 // Blocking over k (accumulators spilled between blocks) measured slower
@@ -112,12 +98,42 @@ PrefetchShare prefetch_share(const Q512Args& a, int64_t c, int64_t count, int64_
   return p;
 }
 
+// A weight row's eight values at step s as fp32 in both halves of a
+// register, converted where they are read: a conversion pass into fp32
+// scratch (the previous design) stalled on its loads and stores and cost
+// about a fifth of an F16 prefill.
+template <FloatWeight kW>
+inline __m512 row_step(const void* row, int64_t s) {
+  if constexpr (kW == FloatWeight::f32) {
+    const __m256d w8 = _mm256_castps_pd(_mm256_loadu_ps(static_cast<const float*>(row) + 8 * s));
+    return _mm512_castpd_ps(_mm512_broadcast_f64x4(w8));
+  } else {
+    const __m256i h = _mm256_broadcastsi128_si256(_mm_loadu_si128(
+        reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + 8 * s)));
+    if constexpr (kW == FloatWeight::bf16) {
+      return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+    } else {
+      return _mm512_cvtph_ps(h);
+    }
+  }
+}
+
+// Element k of a weight row as fp32.
+template <FloatWeight kW>
+inline float row_elem(const void* row, int64_t k) {
+  if constexpr (kW == FloatWeight::f32) {
+    return static_cast<const float*>(row)[k];
+  } else {
+    return w_scalar<kW == FloatWeight::bf16>(static_cast<const uint16_t*>(row)[k]);
+  }
+}
+
 // Rows r0 .. r0 + kRows - 1 of the tile (ws) against P pairs starting at
 // pair q0, written to y with the tails and bias, fetching share pf of the
 // next tile as the steps go: spread over every register tile, the fetches
 // keep pace with DRAM instead of queueing behind each other.
-template <int P>
-void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, PrefetchShare pf) {
+template <FloatWeight kW, int P>
+void pair_block(const Q512Args& a, const void* const ws[], int r0, int64_t q0, PrefetchShare pf) {
   const int64_t steps = h512_steps(a.K), gfloats = a.group_bytes / 4;
   const auto* act = reinterpret_cast<const float*>(a.act);
   const float* xp[P];
@@ -137,11 +153,7 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
         _mm_prefetch(pf.at, _MM_HINT_T0);
     }
     __m512 wv[kRows];
-    // The row's eight values in both halves (a 256-bit broadcast; AVX-512F).
-    for (int r = 0; r < kRows; ++r) {
-      const __m256d w8 = _mm256_castps_pd(_mm256_loadu_ps(ws[r0 + r] + 8 * s));
-      wv[r] = _mm512_castpd_ps(_mm512_broadcast_f64x4(w8));
-    }
+    for (int r = 0; r < kRows; ++r) wv[r] = row_step<kW>(ws[r0 + r], s);
     for (int p = 0; p < P; ++p) {
       const __m512 xv = _mm512_loadu_ps(xp[p] + 16 * s);
       for (int r = 0; r < kRows; ++r) acc[r][p] = _mm512_fmadd_ps(wv[r], xv, acc[r][p]);
@@ -150,7 +162,7 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
   const float* tails = act + h512_tail_offset(a.K);
   for (int r = 0; r < kRows && r0 + r < a.rows; ++r) {
     const float b = a.bias ? a.bias[r0 + r] : 0.0f;
-    const float* w = ws[r0 + r];
+    const void* w = ws[r0 + r];
     for (int p = 0; p < P; ++p) {
       for (int h = 0; h < 2; ++h) {
         const int64_t t = 2 * (q0 + p) + h;
@@ -161,7 +173,8 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
                    : _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(acc[r][p]), 1)));
         const float* xt = tails + (t / kL) * gfloats + (t % kL) * 8;
         // One rounding per step, as hgemm-avx2.cpp's tail.
-        for (int64_t k = 8 * steps; k < a.K; ++k) s = std::fma(w[k], xt[k - 8 * steps], s);
+        for (int64_t k = 8 * steps; k < a.K; ++k)
+          s = std::fma(row_elem<kW>(w, k), xt[k - 8 * steps], s);
         a.y[t * a.ldy + r0 + r] = s + b;
       }
     }
@@ -170,21 +183,9 @@ void pair_block(const Q512Args& a, const float* const ws[], int r0, int64_t q0, 
 
 template <FloatWeight kW>
 void tile_float(const Q512Args& a) {
-  const float* ws[kH512Rows];
-  const int64_t rs = (a.K * 4 + 63) / 64 * 64;
-  for (int r = 0; r < kH512Rows; ++r) {
-    // A short tile repeats its last row (computed and dropped).
-    const int rr = std::min(r, a.rows - 1);
-    const uint8_t* src = a.w + rr * a.w_stride;
-    if constexpr (kW == FloatWeight::f32) {
-      ws[r] = reinterpret_cast<const float*>(src);
-    } else {
-      auto* dst = reinterpret_cast<float*>(a.scratch + rr * rs);
-      ws[r] = dst;
-      if (r == rr)
-        convert_row<kW == FloatWeight::bf16>(reinterpret_cast<const uint16_t*>(src), a.K, dst);
-    }
-  }
+  const void* ws[kH512Rows];
+  // A short tile repeats its last row (computed and dropped).
+  for (int r = 0; r < kH512Rows; ++r) ws[r] = a.w + std::min(r, a.rows - 1) * a.w_stride;
   const int64_t pairs = (a.tokens + 1) / 2, blocks = (pairs + kPairs - 1) / kPairs;
   const int64_t subtiles = (a.rows + kRows - 1) / kRows, steps = h512_steps(a.K);
   // Pairs outer: a pair block's activations, read from L2 or L3, serve
@@ -195,16 +196,16 @@ void tile_float(const Q512Args& a) {
           prefetch_share(a, (q0 / kPairs) * subtiles + r0 / kRows, subtiles * blocks, steps);
       switch (std::min<int64_t>(kPairs, pairs - q0)) {
         case 4:
-          pair_block<4>(a, ws, r0, q0, pf);
+          pair_block<kW, 4>(a, ws, r0, q0, pf);
           break;
         case 3:
-          pair_block<3>(a, ws, r0, q0, pf);
+          pair_block<kW, 3>(a, ws, r0, q0, pf);
           break;
         case 2:
-          pair_block<2>(a, ws, r0, q0, pf);
+          pair_block<kW, 2>(a, ws, r0, q0, pf);
           break;
         default:
-          pair_block<1>(a, ws, r0, q0, pf);
+          pair_block<kW, 1>(a, ws, r0, q0, pf);
           break;
       }
     }

@@ -41,7 +41,7 @@ int64_t q512_group_bytes(DType t, int64_t K) {
 int q512_tile_rows(DType t) { return float_type(t) ? kH512Rows : kQ512Rows; }
 
 int64_t q512_scratch_bytes(DType t, int64_t K) {
-  return float_type(t) ? h512_scratch_bytes(K) : kQ512Rows * row_scratch(t, K);
+  return float_type(t) ? 0 : kQ512Rows * row_scratch(t, K);  // float rows are read in place
 }
 
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,

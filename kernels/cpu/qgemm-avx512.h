@@ -37,7 +37,8 @@ int64_t q512_group_bytes(DType t, int64_t K);
 // results are computed and dropped).
 void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens, int64_t K,
                     uint8_t* dst);
-// Per-thread scratch the kernel decodes a row tile into.
+// Per-thread scratch the kernel decodes a row tile into (none for F16, BF16
+// and F32: their rows are read in place).
 int64_t q512_scratch_bytes(DType t, int64_t K);
 
 struct Q512Args {
@@ -63,7 +64,6 @@ using Q512Fn = void (*)(const Q512Args& a);
 // and q512_fn.
 int64_t h512_group_bytes(int64_t K);
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst);
-int64_t h512_scratch_bytes(int64_t K);
 Q512Fn h512_table(DType t);
 
 // Rows of one call's tile for weights of type t: kQ512Rows or kH512Rows.
