@@ -100,8 +100,8 @@ PrefetchShare prefetch_share(const Q512Args& a, int64_t c, int64_t count, int64_
 
 // A weight row's eight values at step s as fp32 in both halves of a
 // register, converted where they are read: a conversion pass into fp32
-// scratch (the previous design) stalled on its loads and stores and cost
-// about a fifth of an F16 prefill.
+// scratch instead stalled on its loads and stores and cost about a fifth
+// of an F16 prefill (README, matmul kernels).
 template <FloatWeight kW>
 inline __m512 row_step(const void* row, int64_t s) {
   if constexpr (kW == FloatWeight::f32) {
