@@ -3,18 +3,38 @@
 #include "rc-assert.h"
 
 #if defined(__x86_64__) || defined(__i386__)
-#include <immintrin.h>
-#define RC_CPU_RELAX() _mm_pause()
-#else
-#define RC_CPU_RELAX() std::this_thread::yield()
+#include <x86intrin.h>
 #endif
 
 namespace rc::kernels {
 namespace {
-// Tens of microseconds of pause instructions before a worker sleeps: long
-// enough to catch the next op of a decode step, short enough not to steal
-// a shared core for long.
-constexpr int kSpinIterations = 4000;
+
+// One step of a spin-wait, between two polls: a PAUSE, then 256 TSC ticks
+// (about 0.1 us) of busy time without one. Under a hypervisor, PAUSEs
+// closer together than ~128 cycles look like a vCPU spinning on a lock
+// whose holder was preempted (KVM's pause-loop exiting), and the spinning
+// vCPU is descheduled for microseconds: on a 2-vCPU KVM guest, with a
+// PAUSE per poll, 15% of a decode's matmuls waited 8 to 16+ us for their
+// worker to join (a worker that never had anything else to do); spaced
+// out, 3%, nearly all of them wake-ups from sleep.
+inline void spin_step() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+  const uint64_t t0 = __rdtsc();
+  while (__rdtsc() - t0 < 256) {
+  }
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Tens of microseconds of spinning before a worker sleeps: long enough to
+// catch the next op of a decode step, short enough not to steal a shared
+// core for long.
+constexpr int kSpinSteps = 400;
+// The caller's spin while the last workers finish, before it yields.
+constexpr int kWaitSteps = 150;
+
 }  // namespace
 
 ThreadPool::ThreadPool(int n_threads)
@@ -101,21 +121,24 @@ void ThreadPool::start(int64_t count, int64_t grain, const RangeFn& fn, bool reg
       regions_[size_t(t)].grains.store(back << 32 | front, std::memory_order_relaxed);
     }
   }
-  {
-    // Under the lock so a worker about to sleep cannot miss the wake-up;
-    // the release store publishes the job, regions included.
-    std::lock_guard<std::mutex> lock(mutex_);
-    const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 32) + 1;
-    state_.store(gen << 32, std::memory_order_release);  // open, nobody inside
+  // The store publishes the job, regions included. A worker going to sleep
+  // counts itself in sleepers_ before it checks state_ a last time, and
+  // both sides' accesses are sequentially consistent: either it sees this
+  // job, or this load sees it and the notify (after the lock, which it
+  // holds until it waits) wakes it. Spinning workers need neither.
+  const uint64_t gen = (state_.load(std::memory_order_relaxed) >> 32) + 1;
+  state_.store(gen << 32, std::memory_order_seq_cst);  // open, nobody inside
+  if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    { std::lock_guard<std::mutex> lock(mutex_); }
+    wake_.notify_all();
   }
-  wake_.notify_all();
   run_chunks(0);
   // Every range is handed out: close the job, then wait for the workers
   // that joined it to finish their last range.
   state_.fetch_or(kClosed, std::memory_order_acq_rel);
   for (int spin = 0; (state_.load(std::memory_order_acquire) & kCountMask) != 0; ++spin) {
-    if (spin < 1000) {
-      RC_CPU_RELAX();
+    if (spin < kWaitSteps) {
+      spin_step();
     } else {
       std::this_thread::yield();
     }
@@ -127,13 +150,15 @@ void ThreadPool::worker_main(int index) {
   uint64_t seen = 0;
   for (;;) {
     uint64_t s = state_.load(std::memory_order_acquire);
-    for (int spin = 0; (s >> 32) == seen && spin < kSpinIterations; ++spin) {
-      RC_CPU_RELAX();
+    for (int spin = 0; (s >> 32) == seen && spin < kSpinSteps; ++spin) {
+      spin_step();
       s = state_.load(std::memory_order_acquire);
     }
     if ((s >> 32) == seen) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return (state_.load(std::memory_order_acquire) >> 32) != seen; });
+      sleepers_.fetch_add(1, std::memory_order_seq_cst);
+      wake_.wait(lock, [&] { return (state_.load(std::memory_order_seq_cst) >> 32) != seen; });
+      sleepers_.fetch_sub(1, std::memory_order_relaxed);
       s = state_.load(std::memory_order_acquire);
     }
     if (stop_.load()) return;

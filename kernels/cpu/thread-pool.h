@@ -80,6 +80,7 @@ class ThreadPool {
   std::unique_ptr<Region[]> regions_;
   alignas(64) std::atomic<uint64_t> state_{kClosed};
   std::atomic<bool> stop_{false};
+  std::atomic<int> sleepers_{0};  // workers inside wake_.wait (start notifies only then)
 
   std::mutex mutex_;
   std::condition_variable wake_;

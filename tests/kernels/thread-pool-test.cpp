@@ -96,6 +96,35 @@ TEST(ThreadPool, RegionsOfAStalledThreadAreTakenByTheOthers) {
   EXPECT_LE(worker_grains.load(), 1);
 }
 
+// Jobs of two ranges whose first (the caller's) waits for the second to
+// have run on a worker, after pauses from none to well past the workers'
+// spin (then they sleep): every job must reach a worker, whether it was
+// spinning, falling asleep or asleep. A lost wake-up leaves the caller
+// waiting until it gives up after 10 s, which fails the test.
+TEST(ThreadPool, WorkersWakeForEveryJobAfterAnyPause) {
+  ThreadPool pool(2);
+  const std::chrono::microseconds pauses[] = {
+      std::chrono::microseconds(0), std::chrono::microseconds(20), std::chrono::microseconds(60),
+      std::chrono::microseconds(150), std::chrono::microseconds(2000)};
+  for (int job = 0; job < 400; ++job) {
+    std::this_thread::sleep_for(pauses[job % 5]);
+    std::atomic<bool> worker_ran{false}, timed_out{false};
+    pool.parallel_for(2, 1, [&](int64_t b, int64_t, int t) {
+      if (t != 0) {
+        worker_ran = true;
+        return;
+      }
+      if (b != 0) return;
+      const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (!worker_ran && !timed_out) {
+        if (std::chrono::steady_clock::now() > give_up) timed_out = true;
+      }
+    });
+    ASSERT_FALSE(timed_out) << "job " << job << " never reached the worker";
+    ASSERT_TRUE(worker_ran);
+  }
+}
+
 TEST(ThreadPool, ManyBackToBackJobs) {
   ThreadPool pool(3);
   std::atomic<int64_t> sum{0};
