@@ -262,30 +262,34 @@ void matvec_q32(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct&
 
 // ---- K-quants ------------------------------------------------------------
 
-// The 6-bit scales and mins of a Q4_K / Q5_K block (q4k_scale_min layout)
-// as bytes [sc0 .. sc7, m0 .. m7], from the block's first 16 bytes (d,
-// dmin, then the 12 scale bytes s[0..11]): sc[j] = s[j] & 63 and m[j] =
-// s[j+4] & 63 for j < 4; for j >= 4 the low four bits come from s[j+4]
-// (sc: low nibble, m: high nibble) and the top two from bits 6-7 of
-// s[j-4] (sc) or s[j] (m). In vector registers, so no value leaves for the
-// integer unit and back.
-inline __m128i unpack_scales_k4(__m128i head) {
-  const __m128i a = _mm_shuffle_epi8(
-      head, _mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15));
-  const __m128i b = _mm_shuffle_epi8(
-      head, _mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11));
-  const __m128i low = _mm_or_si128(
-      _mm_and_si128(a, _mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0)),
-      _mm_and_si128(_mm_srli_epi16(a, 4),
-                    _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15)));
+// The 6-bit scales and mins of two Q4_K / Q5_K blocks (q4k_scale_min
+// layout), one per 128-bit lane, as bytes [sc0 .. sc7, m0 .. m7], from each
+// block's first 16 bytes (d, dmin, then the 12 scale bytes s[0..11]):
+// sc[j] = s[j] & 63 and m[j] = s[j+4] & 63 for j < 4; for j >= 4 the low
+// four bits come from s[j+4] (sc: low nibble, m: high nibble) and the top
+// two from bits 6-7 of s[j-4] (sc) or s[j] (m). In vector registers, so no
+// value leaves for the integer unit and back.
+inline __m256i unpack_scales_k4(__m256i head) {
+  const __m256i a =
+      _mm256_shuffle_epi8(head, _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                                    4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15)));
+  const __m256i b =
+      _mm256_shuffle_epi8(head, _mm256_broadcastsi128_si256(_mm_setr_epi8(
+                                    -1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11)));
+  const __m256i low = _mm256_or_si256(
+      _mm256_and_si256(a, _mm256_broadcastsi128_si256(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15,
+                                                                    63, 63, 63, 63, 0, 0, 0, 0))),
+      _mm256_and_si256(_mm256_srli_epi16(a, 4),
+                       _mm256_broadcastsi128_si256(
+                           _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15))));
   // (b >> 6) << 4 per byte; b is zero where no top bits belong.
-  return _mm_or_si128(low, _mm_and_si128(_mm_srli_epi16(b, 2), _mm_set1_epi8(0x30)));
+  return _mm256_or_si256(low, _mm256_and_si256(_mm256_srli_epi16(b, 2), _mm256_set1_epi8(0x30)));
 }
 
 // vpdpwssd's multiplier for pack_sums(plo, phi) of group g: in each 128-bit
 // lane k, dwords 0-1 are plo's sub-block (4g for k < 2, 4g + 2 after) and
 // dwords 2-3 phi's (4g + 1, 4g + 3), each scale byte of sv (every 128-bit
-// lane a copy of the unpacked scales) widened to both 16-bit halves.
+// lane a copy of one block's unpacked scales) widened to both 16-bit halves.
 inline __m512i group_scales(__m512i sv, int g) {
   auto lane = [](int lo, int hi) {
     const char a = char(lo), b = char(hi), z = char(0x80);
@@ -302,63 +306,94 @@ inline __m512i group_scales(__m512i sv, int g) {
 // applies four sub-blocks' scales.
 inline __m512i pack_sums(__m512i plo, __m512i phi) { return _mm512_packs_epi32(plo, phi); }
 
-// Q4_K / Q5_K: the activation's sub-blocks are stored 0 2 1 3 4 6 5 7, so
-// the low and high nibbles of each 64 quant bytes meet contiguous 64-byte
-// activation runs: the low nibbles' product holds sub-blocks 4g and 4g + 2
-// in lanes 0-7 / 8-15, the high nibbles' 4g + 1 and 4g + 3. Both are packed
-// to 16 bits and meet their scales in one vpdpwssd (an integer sum, so the
-// same bits as a vpdpwssd per product). The mins term stays in a vector
-// accumulator (no horizontal sum per block). One row at a time: two rows
-// interleaved (two weight streams) read 0.65-0.75x as fast from DRAM on
-// one core (kernel-bench --decode-core), and with the packed sums one row's
-// chains no longer need another row's to fill the core (as fast from L2).
+// One Q4_K / Q5_K block's sum over its 8 sub-blocks of sc[j] times the
+// integer dot of the sub-block's quants with the activation quants x, in
+// 16 int32 lanes; sv: the block's unpacked scales in every 128-bit lane.
+// The activation's sub-blocks are stored 0 2 1 3 4 6 5 7, so the low and
+// high nibbles of each 64 quant bytes meet contiguous 64-byte activation
+// runs: the low nibbles' product holds sub-blocks 4g and 4g + 2 in lanes
+// 0-7 / 8-15, the high nibbles' 4g + 1 and 4g + 3. Both are packed to 16
+// bits and meet their scales in one vpdpwssd (an integer sum, so the same
+// bits as a vpdpwssd per product).
+template <bool k5, class Block>
+inline __m512i k45_scaled_isum(const Block& b, const int8_t* x, __m512i sv) {
+  const __m512i m4 = _mm512_set1_epi8(0x0f);
+  __m512i isum = _mm512_setzero_si512();
+  [[maybe_unused]] __m512i qh;
+  if constexpr (k5) qh = _mm512_broadcast_i64x4(load32(b.qh));
+  for (int g = 0; g < 2; ++g) {
+    const __m512i q = load64(b.qs + 64 * g);
+    __m512i lo = _mm512_and_si512(q, m4);
+    __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
+    if constexpr (k5) {
+      // Sub-blocks 4g + {0, 2} (lo) and 4g + {1, 3} (hi): their qh bits.
+      const __m512i bl =
+          join(_mm256_set1_epi8(char(1 << (4 * g))), _mm256_set1_epi8(char(1 << (4 * g + 2))));
+      const __m512i bh =
+          join(_mm256_set1_epi8(char(1 << (4 * g + 1))), _mm256_set1_epi8(char(1 << (4 * g + 3))));
+      const __m512i h16 = _mm512_set1_epi8(0x10);
+      lo = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(qh, bl), lo, h16);
+      hi = _mm512_mask_add_epi8(hi, _mm512_test_epi8_mask(qh, bh), hi, h16);
+    }
+    const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
+    const __m512i phi = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
+    isum = _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), group_scales(sv, g));
+  }
+  return isum;
+}
+
+// Q4_K / Q5_K, two blocks per step: one 256-bit scale unpack and one mins
+// product for both (the mins term stays in a vector accumulator: no
+// horizontal sum per block). An odd last block takes the same step with
+// its second lane's scales and mins zeroed and no second block's quants.
+// One row at a time: two rows interleaved (two weight streams) read
+// 0.65-0.75x as fast from DRAM on one core (kernel-bench --decode-core),
+// and with the packed sums one row's chains no longer need another row's
+// to fill the core (as fast from L2).
 template <bool k5>
 float dot_k45(const uint8_t* w, const MatvecAct& a) {
   using Block = std::conditional_t<k5, BlockQ5_K, BlockQ4_K>;
-  const __m512i m4 = _mm512_set1_epi8(0x0f);
   const auto* blocks = reinterpret_cast<const Block*>(w);
+  const int64_t nb = a.K / 256;
   __m512 acc = _mm512_setzero_ps();
-  __m128 macc = _mm_setzero_ps();
-  for (int64_t i = 0; i < a.K / 256; ++i) {
+  __m256 macc = _mm256_setzero_ps();
+  for (int64_t i = 0; i < nb; i += 2) {
+    const bool two = i + 1 < nb;
+    const Block* b = blocks + i;
+    for (int l = 0; l < 2 * int(sizeof(Block)); l += 64)
+      prefetch(reinterpret_cast<const uint8_t*>(b) + l);
+    const __m128i head0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
+    const __m128i head1 =
+        two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 1)) : _mm_setzero_si128();
+    // [d, dmin] of both blocks times their activation scales (zero for a
+    // missing second block).
+    const __m128 ad = two ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(a.d + i)))
+                          : _mm_load_ss(a.d + i);
+    const __m128 dd =
+        _mm_mul_ps(_mm_cvtph_ps(_mm_unpacklo_epi32(head0, head1)), _mm_unpacklo_ps(ad, ad));
+    const __m256i scm = unpack_scales_k4(_mm256_set_m128i(head1, head0));
+    // Mins: 8 int16 per block, both blocks' in one vpmaddwd.
+    const __m128i mins = _mm256_castsi256_si128(_mm256_permute4x64_epi64(scm, 0x0d));
+    const __m256i bs = two ? load32(a.bsum + 8 * i)
+                           : _mm256_zextsi128_si256(
+                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
+    const __m256i mp = _mm256_madd_epi16(_mm256_cvtepu8_epi16(mins), bs);
+    const __m256 dmin = _mm256_permutexvar_ps(_mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3),
+                                              _mm256_castps128_ps256(dd));
+    macc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mp), dmin, macc);
+    const __m512i scales = _mm512_zextsi256_si512(scm);
     const int8_t* x = a.qs + 256 * i;
-    const Block& b = blocks[i];
-    const __m128i head = _mm_loadu_si128(reinterpret_cast<const __m128i*>(&b));
-    // [d, dmin] times the activation scale (lanes 0 and 1).
-    const __m128 dd = _mm_mul_ps(_mm_cvtph_ps(head), _mm_set1_ps(a.d[i]));
-    const __m128i scm = unpack_scales_k4(head);
-    const __m128i mp =
-        _mm_madd_epi16(_mm_cvtepu8_epi16(_mm_unpackhi_epi64(scm, scm)),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
-    macc = _mm_fmadd_ps(_mm_cvtepi32_ps(mp), _mm_shuffle_ps(dd, dd, 0x55), macc);
-    const __m512i sv = _mm512_broadcast_i32x4(scm);
-    for (int l = 0; l < int(sizeof(Block)); l += 64)
-      prefetch(reinterpret_cast<const uint8_t*>(&b) + l);
-    __m512i isum = _mm512_setzero_si512();
-    [[maybe_unused]] __m512i qh;
-    if constexpr (k5) qh = _mm512_broadcast_i64x4(load32(b.qh));
-    for (int g = 0; g < 2; ++g) {
-      const __m512i q = load64(b.qs + 64 * g);
-      __m512i lo = _mm512_and_si512(q, m4);
-      __m512i hi = _mm512_and_si512(_mm512_srli_epi16(q, 4), m4);
-      if constexpr (k5) {
-        // Sub-blocks 4g + {0, 2} (lo) and 4g + {1, 3} (hi): their qh bits.
-        const __m512i bl =
-            join(_mm256_set1_epi8(char(1 << (4 * g))), _mm256_set1_epi8(char(1 << (4 * g + 2))));
-        const __m512i bh = join(_mm256_set1_epi8(char(1 << (4 * g + 1))),
-                                _mm256_set1_epi8(char(1 << (4 * g + 3))));
-        const __m512i h16 = _mm512_set1_epi8(0x10);
-        lo = _mm512_mask_add_epi8(lo, _mm512_test_epi8_mask(qh, bl), lo, h16);
-        hi = _mm512_mask_add_epi8(hi, _mm512_test_epi8_mask(qh, bh), hi, h16);
-      }
-      const __m512i plo = _mm512_dpbusd_epi32(_mm512_setzero_si512(), lo, load64(x + 128 * g));
-      const __m512i phi = _mm512_dpbusd_epi32(_mm512_setzero_si512(), hi, load64(x + 128 * g + 64));
-      isum = _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), group_scales(sv, g));
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(
+                              b[0], x, _mm512_shuffle_i32x4(scales, scales, 0x00))),
+                          _mm512_broadcastss_ps(dd), acc);
+    if (two) {
+      acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(
+                                b[1], x + 256, _mm512_shuffle_i32x4(scales, scales, 0x55))),
+                            _mm512_permutexvar_ps(_mm512_set1_epi32(2), _mm512_zextps128_ps512(dd)),
+                            acc);
     }
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_broadcastss_ps(dd), acc);
   }
-  __m128 ms = _mm_add_ps(macc, _mm_movehl_ps(macc, macc));
-  ms = _mm_add_ss(ms, _mm_movehdup_ps(ms));
-  return _mm512_reduce_add_ps(acc) - _mm_cvtss_f32(ms);
+  return _mm512_reduce_add_ps(acc) - hsum8(macc);
 }
 
 template <bool k5>

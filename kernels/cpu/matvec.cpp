@@ -1,6 +1,7 @@
 #include "matvec.h"
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -20,6 +21,16 @@ std::atomic<bool>& enabled_flag() {
 
 // Sub-block order of a Q4_K / Q5_K activation block (its own inverse).
 constexpr int kNibbleOrder[8] = {0, 2, 1, 3, 4, 6, 5, 7};
+
+// Resizes v so that n elements fit from a 64-byte boundary inside it, and
+// returns that boundary (MatvecAct's arrays are cache-line aligned).
+template <class T>
+T* cache_aligned(std::vector<T>& v, size_t n) {
+  constexpr size_t kLine = 64;
+  v.resize(n + kLine / sizeof(T));
+  const auto addr = reinterpret_cast<uintptr_t>(v.data());
+  return v.data() + ((kLine - addr % kLine) % kLine) / sizeof(T);
+}
 
 bool permuted(DType t) { return t == DType::q4_k || t == DType::q5_k; }
 
@@ -52,43 +63,43 @@ const MatvecAct& MatvecActBuffer::prepare(DType t, const float* x, int64_t K,
   }
   raw_.resize(size_t(act_row_bytes(f, K)));
   quantize(f, x, raw_.data(), K);
-  qs_.resize(size_t(K) + 64);
-  ns4_.resize(size_t(K / 4) + 16);
+  int8_t* qs = cache_aligned(qs_, size_t(K) + 64);
+  int32_t* ns4 = cache_aligned(ns4_, size_t(K / 4) + 16);
   if (f == ActFormat::q8_32) {
     const int64_t nb = K / 32;
-    d_.resize(size_t(nb) + 16);
-    ms_.resize(size_t(nb) + 16);
+    float* d = cache_aligned(d_, size_t(nb) + 16);
+    float* ms = cache_aligned(ms_, size_t(nb) + 16);
     const auto* a = reinterpret_cast<const BlockQ8A*>(raw_.data());
     for (int64_t b = 0; b < nb; ++b) {
-      std::memcpy(qs_.data() + 32 * b, a[b].qs, 32);
-      d_[size_t(b)] = a[b].d;
-      ms_[size_t(b)] = a[b].d * float(a[b].sum[0] + a[b].sum[1]);
+      std::memcpy(qs + 32 * b, a[b].qs, 32);
+      d[b] = a[b].d;
+      ms[b] = a[b].d * float(a[b].sum[0] + a[b].sum[1]);
     }
-    act_.ms = ms_.data();
+    act_.d = d;
+    act_.ms = ms;
   } else {
     const int64_t nb = K / 256;
-    d_.resize(size_t(nb) + 16);
-    bsum_.resize(size_t(nb) * 8);
+    float* d = cache_aligned(d_, size_t(nb) + 16);
+    int16_t* bsum = cache_aligned(bsum_, size_t(nb) * 8);
     const auto* a = reinterpret_cast<const BlockQ8K*>(raw_.data());
     for (int64_t b = 0; b < nb; ++b) {
       for (int c = 0; c < 8; ++c) {
         const int src = permuted(t) ? kNibbleOrder[c] : c;
-        std::memcpy(qs_.data() + 256 * b + 32 * c, a[b].qs + 32 * src, 32);
+        std::memcpy(qs + 256 * b + 32 * c, a[b].qs + 32 * src, 32);
       }
-      d_[size_t(b)] = a[b].d;
-      std::memcpy(bsum_.data() + 8 * b, a[b].bsum, sizeof(a[b].bsum));
+      d[b] = a[b].d;
+      std::memcpy(bsum + 8 * b, a[b].bsum, sizeof(a[b].bsum));
     }
-    act_.bsum = bsum_.data();
+    act_.d = d;
+    act_.bsum = bsum;
   }
   // ns4 in natural order (the types that read it are not permuted).
-  const int8_t* q = qs_.data();
   const int32_t c = quant_offset(t);
   for (int64_t i = 0; i < K / 4; ++i) {
-    ns4_[size_t(i)] = -c * (int32_t(q[4 * i]) + q[4 * i + 1] + q[4 * i + 2] + q[4 * i + 3]);
+    ns4[i] = -c * (int32_t(qs[4 * i]) + qs[4 * i + 1] + qs[4 * i + 2] + qs[4 * i + 3]);
   }
-  act_.qs = qs_.data();
-  act_.ns4 = ns4_.data();
-  act_.d = d_.data();
+  act_.qs = qs;
+  act_.ns4 = ns4;
   return act_;
 }
 
