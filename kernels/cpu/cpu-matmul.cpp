@@ -33,7 +33,7 @@ void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, Si
 void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
   RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
   if (n == 0 || w.rows == 0) return;
-  // One token on AVX-512 machines: the 512-bit kernels of matvec.h.
+  // One token: the decode kernels of matvec.h (quantized: AVX-512 machines).
   if (n == 1 && level_ == SimdLevel::avx2) {
     if (const MatvecFn fn = matvec_fn(w.type)) {
       run_matvec(fn, w, bias, x, y);

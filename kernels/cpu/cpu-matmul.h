@@ -5,11 +5,13 @@
 // on CPUs with AVX2 and no VNNI, the same types take the 256-bit ones of
 // qgemm-avx2-lanes.h (same bits as the tiles below; QTileMode avx2 or off
 // turns them off).
-// Decode (n = 1) on CPUs with AVX-512 VNNI: every type takes the 512-bit
-// matvec kernels of matvec.h (rows split over the threads, software
-// prefetch, activations laid out once per call); equal to the paths below
-// up to fp32 rounding (act-quant.h's contract). RADIXCHAT_CPU_MATVEC=0 or
-// set_matvec_enabled(false) turns them off.
+// Decode (n = 1) at the AVX2 level goes through the matvec kernels of
+// matvec.h (rows split over the threads, software prefetch, activations
+// laid out once per call): quantized weights on CPUs with AVX-512 VNNI take
+// the 512-bit kernels, equal to the paths below up to fp32 rounding
+// (act-quant.h's contract); float weights take the tiles' own decode blocks
+// (the tiles' bits). RADIXCHAT_CPU_MATVEC=0 or set_matvec_enabled(false)
+// turns them off.
 // At the AVX2 level every type takes the tile kernels of qgemm.h:
 // quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
 // n >= kGemmMinTokens, with activations quantized once per call and integer

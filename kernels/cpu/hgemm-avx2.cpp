@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "matvec.h"
 #include "qgemm.h"
 
 #include "simd-avx2-begin.h"
@@ -133,7 +134,37 @@ void tile_float(const QTileArgs& a) {
   for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4>(w + r0, a, r0);
 }
 
+// Decode's rows through the matvec interface: tile_float's decode blocks
+// (four rows at once, the next four prefetched), so every row gets the
+// tiles' bits. A short last block repeats its last row, as tile_float does.
+template <FloatWeight kW>
+void decode_rows(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
+  const float* x[1] = {a.x};
+  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+    const Elem<kW>* wr[4];
+    for (int r = 0; r < 4; ++r) {
+      wr[r] = reinterpret_cast<const Elem<kW>*>(w + std::min(r0 + r, rows - 1) * stride);
+    }
+    float out[4];
+    block<kW, 4, 1, true>(wr, x, a.K, 4 * stride, out);
+    for (int r = 0; r < 4 && r0 + r < rows; ++r) y[r0 + r] = out[r];
+  }
+}
+
 }  // namespace
+
+MatvecFn hdecode_avx2(DType t) {
+  switch (t) {
+    case DType::f16:
+      return decode_rows<FloatWeight::f16>;
+    case DType::bf16:
+      return decode_rows<FloatWeight::bf16>;
+    case DType::f32:
+      return decode_rows<FloatWeight::f32>;
+    default:
+      return nullptr;
+  }
+}
 
 QTileFn htile_avx2(DType t) {
   switch (t) {
@@ -156,6 +187,7 @@ QTileFn htile_avx2(DType t) {
 
 namespace rc::kernels {
 QTileFn htile_avx2(DType) { return nullptr; }
+MatvecFn hdecode_avx2(DType) { return nullptr; }
 }  // namespace rc::kernels
 
 #endif

@@ -59,82 +59,6 @@ inline int32_t hsum8_i32(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
-// ---- float weights ----------------------------------------------------
-
-struct F32Load {
-  static __m512 full(const void* w, int64_t i) {
-    return _mm512_loadu_ps(static_cast<const float*>(w) + i);
-  }
-  static __m512 part(const void* w, int64_t i, __mmask16 m) {
-    return _mm512_maskz_loadu_ps(m, static_cast<const float*>(w) + i);
-  }
-};
-struct F16Load {
-  static __m512 full(const void* w, int64_t i) {
-    return _mm512_cvtph_ps(load32(static_cast<const uint16_t*>(w) + i));
-  }
-  static __m512 part(const void* w, int64_t i, __mmask16 m) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w) + i));
-  }
-};
-struct Bf16Load {
-  static __m512 widen(__m256i h) {
-    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-  }
-  static __m512 full(const void* w, int64_t i) {
-    return widen(load32(static_cast<const uint16_t*>(w) + i));
-  }
-  static __m512 part(const void* w, int64_t i, __mmask16 m) {
-    return widen(_mm256_maskz_loadu_epi16(m, static_cast<const uint16_t*>(w) + i));
-  }
-};
-
-// R rows at once (R streams from memory, one activation load for all),
-// each row with the same four accumulators in the same order whatever R,
-// so a row's bits do not depend on how the rows were grouped.
-template <class L, int R>
-void dot_float_rows(const uint8_t* w, int64_t stride, const float* x, int64_t K, float* y) {
-  constexpr int64_t esz = std::is_same_v<L, F32Load> ? 4 : 2;
-  __m512 s[R][4];
-  for (auto& row : s) {
-    for (__m512& v : row) v = _mm512_setzero_ps();
-  }
-  int64_t i = 0;
-  for (; i + 64 <= K; i += 64) {
-    __m512 xv[4];
-    for (int j = 0; j < 4; ++j) xv[j] = _mm512_loadu_ps(x + i + 16 * j);
-    for (int r = 0; r < R; ++r) {
-      const uint8_t* wr = w + r * stride;
-      for (int64_t l = 0; l < 64 * esz; l += 64) prefetch(wr + i * esz + l);
-      for (int j = 0; j < 4; ++j)
-        s[r][j] = _mm512_fmadd_ps(L::full(wr, i + 16 * j), xv[j], s[r][j]);
-    }
-  }
-  for (; i + 16 <= K; i += 16) {
-    for (int r = 0; r < R; ++r) {
-      s[r][0] = _mm512_fmadd_ps(L::full(w + r * stride, i), _mm512_loadu_ps(x + i), s[r][0]);
-    }
-  }
-  if (i < K) {
-    const __mmask16 m = __mmask16((1u << (K - i)) - 1);
-    for (int r = 0; r < R; ++r) {
-      s[r][1] =
-          _mm512_fmadd_ps(L::part(w + r * stride, i, m), _mm512_maskz_loadu_ps(m, x + i), s[r][1]);
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    y[r] = _mm512_reduce_add_ps(
-        _mm512_add_ps(_mm512_add_ps(s[r][0], s[r][1]), _mm512_add_ps(s[r][2], s[r][3])));
-  }
-}
-
-template <class L>
-void matvec_float(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
-  int64_t r = 0;
-  for (; r + 4 <= rows; r += 4) dot_float_rows<L, 4>(w + r * stride, stride, a.x, a.K, y + r);
-  for (; r < rows; ++r) dot_float_rows<L, 1>(w + r * stride, stride, a.x, a.K, y + r);
-}
-
 // ---- 32-element blocks: Q8_0, Q4_0, Q5_0, Q5_1 ---------------------------
 
 // Each type: the block, whether its quants carry an offset (then ns4 holds
@@ -461,12 +385,6 @@ void matvec_q6k(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct&
 
 MatvecFn matvec_avx512(DType t) {
   switch (t) {
-    case DType::f32:
-      return matvec_float<F32Load>;
-    case DType::f16:
-      return matvec_float<F16Load>;
-    case DType::bf16:
-      return matvec_float<Bf16Load>;
     case DType::q8_0:
       return matvec_q32<Q8_0T>;
     case DType::q4_0:
@@ -481,6 +399,10 @@ MatvecFn matvec_avx512(DType t) {
       return matvec_k45<true>;
     case DType::q6_k:
       return matvec_q6k;
+    case DType::f32:
+    case DType::f16:
+    case DType::bf16:
+      return nullptr;  // float weights decode with the tiles' bits (hdecode_avx2)
   }
   return nullptr;
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "qgemm.h"
 #include "rc-assert.h"
 
 namespace rc::kernels {
@@ -121,13 +122,16 @@ bool cpu_has_avx512_matvec() {
 void set_matvec_enabled(bool on) { enabled_flag().store(on); }
 
 MatvecFn matvec_fn(DType t) {
-  if (!enabled_flag().load() || !cpu_has_avx512_matvec()) return nullptr;
-  // Float weights keep the F16/BF16 tiles (and F32 row dots) in decode:
-  // the tiles give a token the same bits at n = 1 as in any prefill chunk,
-  // which the cache's chunking independence relies on (qgemm.h), and the
-  // float matvec measured only ~1.1x them per core from DRAM.
-  if (act_format(t) == ActFormat::f32) return nullptr;
-  return matvec_avx512(t);
+  if (!enabled_flag().load()) return nullptr;
+  // Float weights decode with the AVX2 tiles' own blocks wherever the tiles
+  // run: a token gets the same bits at n = 1 as in any prefill chunk, which
+  // the cache's chunking independence relies on (qgemm.h). AVX-512 float
+  // kernels with 16-lane sums (other bits) measured only ~1.1x them per
+  // core from DRAM and the same in a model's decode (README, CPU runtime).
+  if (act_format(t) == ActFormat::f32) {
+    return qtile_mode() == QTileMode::off ? nullptr : hdecode_avx2(t);
+  }
+  return cpu_has_avx512_matvec() ? matvec_avx512(t) : nullptr;
 }
 
 }  // namespace rc::kernels

@@ -1,9 +1,10 @@
-// Decode matmul (one token): y[r] = w[r] . x for every weight row, with
-// AVX-512 (VNNI for the quantized types) on 512-bit registers, where the CPU
-// has AVX-512 F/BW/VL + VNNI. The row dots of row-dot.h serve every other
-// CPU; this path exists because on AVX-512 machines those dots are bound by
+// Decode matmul (one token): y[r] = w[r] . x for every weight row. Quantized
+// weights: AVX-512 VNNI on 512-bit registers, where the CPU has AVX-512
+// F/BW/VL + VNNI. The row dots of row-dot.h serve every other CPU; this
+// path exists because on AVX-512 machines those dots are bound by
 // instruction throughput (about half the memory bandwidth for Q8_0 and the
-// K-quants), not by reading the weights.
+// K-quants), not by reading the weights. Float weights: the AVX2 tiles'
+// decode blocks (hdecode_avx2).
 //
 // The activation row is prepared once per matmul into MatvecAct: the same
 // 8-bit quants and scales as quantize_act (act-quant.h) produces for the
@@ -24,7 +25,7 @@
 // Each array starts on a 64-byte boundary, so no 512-bit load of the
 // activation straddles two cache lines (kernel-bench --decode-core, one
 // core from L2: Q6_K 40.8 -> 46.2 GB/s with the alignment).
-// Float weights (F32, F16, BF16) read the fp32 row itself.
+// Float weights (F32, F16, BF16) read the fp32 row itself (act.x).
 #pragma once
 
 #include <cstdint>
@@ -67,17 +68,25 @@ class MatvecActBuffer {
 using MatvecFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows, const MatvecAct& act,
                           float* y);
 
-// The AVX-512 kernel the backend uses for t: null for float weights (F32,
-// F16, BF16 keep the paths whose decode bits equal prefill's, see
-// matvec.cpp), and where this CPU lacks AVX-512 F/BW/VL + VNNI,
-// RADIXCHAT_CPU_MATVEC=0 is set, or set_matvec_enabled(false) was called
-// (for benchmarks comparing with the row dots in one run).
+// The decode kernel the backend uses for t on an AVX2 backend (the caller
+// checks the level), null where RADIXCHAT_CPU_MATVEC=0 is set or
+// set_matvec_enabled(false) was called (for benchmarks comparing paths in
+// one run). Quantized weights: the AVX-512 kernels, null where this CPU
+// lacks AVX-512 F/BW/VL + VNNI. Float weights (F32, F16, BF16): the AVX2
+// tiles' own decode blocks (hdecode_avx2), so decode's bits equal
+// prefill's; null where the tiles are off (RADIXCHAT_CPU_QGEMM=off).
+// Through this interface a decode step's q/k/v and gate/up matmuls share
+// one region loop (CpuMatmul::run_many).
 MatvecFn matvec_fn(DType t);
 bool cpu_has_avx512_matvec();
 void set_matvec_enabled(bool on);
 
-// The table of matvec-avx512.cpp, float kernels included (callers check
+// The table of matvec-avx512.cpp: quantized types only (callers check
 // cpu_has_avx512_matvec).
 MatvecFn matvec_avx512(DType t);
+// Float weights' decode (hgemm-avx2.cpp): each row exactly as the F16C +
+// FMA tiles compute it (qgemm.h, htile_avx2) at any token count; needs AVX2,
+// FMA and F16C.
+MatvecFn hdecode_avx2(DType t);
 
 }  // namespace rc::kernels

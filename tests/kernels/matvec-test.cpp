@@ -1,13 +1,11 @@
 // The AVX-512 decode kernels (matvec.h) against the portable row dots
 // (row-dot-scalar.cpp, the oracle for one weight row with the same 8-bit
-// activations), for every weight type, block counts around the 16-block
-// groups and the 64-element float steps (tails), odd row counts, and through
-// the backend's matmul at 1..4 threads (each row's result does not depend on
-// the thread count; quantized types, the ones the backend routes here).
-// Skipped on CPUs without AVX-512 VNNI.
+// activations), for every quantized type, block counts around the 16-block
+// groups, odd row counts, and through the backend's matmul at 1..4 threads
+// (each row's result does not depend on the thread count); skipped on CPUs
+// without AVX-512 VNNI. Float weights' decode (the tiles' blocks) against
+// the tiles' own bits at every token count, on any AVX2 CPU.
 #include <gtest/gtest.h>
-
-#include <cstring>
 
 #include "cpu/act-quant.h"
 #include "cpu/cpu-backend.h"
@@ -29,8 +27,6 @@ class Matvec : public ::testing::TestWithParam<DType> {
 
 std::vector<int64_t> test_cols(DType t) {
   switch (block_elems(t)) {
-    case 1:
-      return {1, 15, 16, 17, 63, 64, 65, 130, 2048 + 7};
     case 32:  // blocks: one, a pair, 15/16/17 (groups of 16), 33, 64 + 3
       return {32, 64, 32 * 15, 32 * 16, 32 * 17, 32 * 33, 32 * 67};
     default:
@@ -41,11 +37,6 @@ std::vector<int64_t> test_cols(DType t) {
 // One activation row in the oracle's format: x quantized by quantize_act.
 std::vector<uint8_t> oracle_act(DType t, const std::vector<float>& x, int64_t K) {
   const ActFormat f = act_format(t);
-  if (f == ActFormat::f32) {
-    std::vector<uint8_t> out(x.size() * sizeof(float));
-    std::memcpy(out.data(), x.data(), out.size());
-    return out;
-  }
   std::vector<uint8_t> q(size_t(act_row_bytes(f, K)));
   quantize_act(f, x.data(), q.data(), K);
   return q;
@@ -64,11 +55,7 @@ void expect_matches_scalar(DType t, const uint8_t* w, int64_t rows, int64_t K,
       scale(static_cast<size_t>(rows));
   matvec_avx512(t)(w, rb, rows, a, got.data());
   std::vector<float> wrow(static_cast<size_t>(K)), xq(static_cast<size_t>(K));
-  if (act_format(t) == ActFormat::f32) {
-    xq = x;
-  } else {
-    dequantize_act(act_format(t), act.data(), xq.data(), K);
-  }
+  dequantize_act(act_format(t), act.data(), xq.data(), K);
   const RowDotFn oracle = row_dot_scalar(t);
   for (int64_t r = 0; r < rows; ++r) {
     want[size_t(r)] = oracle(w + r * rb, act.data(), K);
@@ -101,7 +88,6 @@ TEST_P(Matvec, MatchesScalarRowDots) {
 // (Q4_K, Q5_K, Q6_K) must hold exactly.
 TEST_P(Matvec, MatchesScalarOnSaturatedRows) {
   const DType t = GetParam();
-  if (act_format(t) == ActFormat::f32) GTEST_SKIP() << "float weights have no integer sums";
   MatvecActBuffer buf;
   const int64_t bb = row_bytes(t, block_elems(t));
   for (int64_t K : test_cols(t)) {
@@ -127,11 +113,6 @@ TEST_P(Matvec, MatchesScalarOnSaturatedRows) {
 // thread count, and matches the row dots (matvec disabled) within rounding.
 TEST_P(Matvec, BackendThreadsAndFallbackAgree) {
   const DType t = GetParam();
-  if (act_format(t) == ActFormat::f32) {
-    // The backend keeps its float decode paths (matvec.h): nothing to compare.
-    EXPECT_EQ(matvec_fn(t), nullptr);
-    return;
-  }
   ASSERT_NE(matvec_fn(t), nullptr);
   const int64_t K = block_elems(t) == 256 ? 256 * 9 : block_elems(t) == 32 ? 32 * 35 : 1000;
   const int64_t rows = 301;
@@ -169,14 +150,48 @@ TEST_P(Matvec, BackendThreadsAndFallbackAgree) {
                std::string(dtype_name(t)) + " matvec vs row dots");
 }
 
+bool has_avx2_backend() { return best_simd_level() == SimdLevel::avx2; }
+
+// Float weights decode (n = 1) through hdecode_avx2 with exactly the bits
+// the tiles give the same token in a prefill of any size, and the same with
+// the matvec path turned off (the tiles' own decode): at 1..3 threads, with
+// a bias, K with a tail past the 8-wide steps and a row count that leaves a
+// short last block of four.
+TEST(FloatDecode, EqualsTheTilesBits) {
+  if (!has_avx2_backend()) GTEST_SKIP() << "no AVX2 + FMA + F16C on this CPU";
+  for (DType t : {DType::f16, DType::bf16, DType::f32}) {
+    ASSERT_NE(matvec_fn(t), nullptr) << dtype_name(t);
+    const int64_t K = 1003, rows = 301;
+    const int n = 5;
+    const test::OwnedWeight ow = test::make_weight(t, rows, K, 21);
+    const std::vector<float> x = test::random_vec(size_t(n * K), 22, 2.0f);
+    const std::vector<float> bias = test::random_vec(size_t(rows), 23);
+    for (int threads = 1; threads <= 3; ++threads) {
+      auto be = make_cpu_backend_at(threads, SimdLevel::avx2);
+      std::vector<float> prefill(size_t(n * rows), NAN);
+      be->matmul(ow.w, bias.data(), x.data(), prefill.data(), n);
+      for (int tok = 0; tok < n; ++tok) {
+        std::vector<float> decode(size_t(rows), NAN), tiles(size_t(rows), NAN);
+        be->matmul(ow.w, bias.data(), x.data() + tok * K, decode.data(), 1);
+        set_matvec_enabled(false);
+        be->matmul(ow.w, bias.data(), x.data() + tok * K, tiles.data(), 1);
+        set_matvec_enabled(true);
+        for (int64_t r = 0; r < rows; ++r) {
+          ASSERT_EQ(decode[size_t(r)], prefill[size_t(tok * rows + r)])
+              << dtype_name(t) << " token " << tok << " row " << r << " threads " << threads;
+          ASSERT_EQ(decode[size_t(r)], tiles[size_t(r)])
+              << dtype_name(t) << " token " << tok << " row " << r << " threads " << threads;
+        }
+      }
+    }
+  }
+}
+
 // Backend::matmuls (q/k/v and gate/up of a decode step, fused into one
 // region loop over all their rows) gives each output exactly the bits of its
-// own matmul, with weights of mixed types (as Q4_K_M's Q4_K q/k and Q6_K v),
-// biases, row counts that split grains across outputs, and 1..3 threads.
-TEST(MatvecFused, MatmulsEqualOneMatmulEach) {
-  if (!cpu_has_avx512_matvec()) GTEST_SKIP() << "no AVX-512 VNNI matvec on this CPU";
-  const int64_t K = 256 * 3;
-  const DType types[] = {DType::q4_k, DType::q4_k, DType::q6_k, DType::q8_0};
+// own matmul, with biases, row counts that split grains across outputs, and
+// 1..3 threads.
+void expect_fused_equals_one_each(const DType (&types)[4], int64_t K) {
   const int64_t rows[] = {67, 16, 33, 5};
   std::vector<test::OwnedWeight> ws;
   std::vector<std::vector<float>> biases;
@@ -200,13 +215,33 @@ TEST(MatvecFused, MatmulsEqualOneMatmulEach) {
     for (int i = 0; i < 4; ++i) {
       for (int64_t r = 0; r < rows[i]; ++r) {
         ASSERT_EQ(fused[size_t(i)][size_t(r)], one[size_t(i)][size_t(r)])
-            << "output " << i << " row " << r << " threads " << threads;
+            << dtype_name(types[i]) << " output " << i << " row " << r << " threads " << threads;
       }
     }
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(AllTypes, Matvec, ::testing::ValuesIn(test::all_dtypes()),
+// Weights of mixed types, as Q4_K_M's Q4_K q/k and Q6_K v.
+TEST(MatvecFused, QuantizedMatmulsEqualOneMatmulEach) {
+  if (!cpu_has_avx512_matvec()) GTEST_SKIP() << "no AVX-512 VNNI matvec on this CPU";
+  expect_fused_equals_one_each({DType::q4_k, DType::q4_k, DType::q6_k, DType::q8_0}, 256 * 3);
+}
+
+TEST(MatvecFused, FloatMatmulsEqualOneMatmulEach) {
+  if (!has_avx2_backend()) GTEST_SKIP() << "no AVX2 + FMA + F16C on this CPU";
+  expect_fused_equals_one_each({DType::f16, DType::f16, DType::bf16, DType::f32}, 1003);
+}
+
+// The quantized types: float weights have FloatDecode's tests.
+std::vector<DType> quantized_dtypes() {
+  std::vector<DType> out;
+  for (DType t : test::all_dtypes()) {
+    if (act_format(t) != ActFormat::f32) out.push_back(t);
+  }
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(QuantizedTypes, Matvec, ::testing::ValuesIn(quantized_dtypes()),
                          [](const ::testing::TestParamInfo<DType>& i) {
                            return std::string(dtype_name(i.param));
                          });
