@@ -19,7 +19,7 @@ namespace rc::kernels {
 
 // Bump when CudaPluginApi or anything it passes (Backend, KvPool, ...)
 // changes shape; the build string below catches version skew as well.
-inline constexpr int kCudaPluginAbi = 1;
+inline constexpr int kCudaPluginAbi = 2;
 // The project version and the C++ compiler: a plugin from another build is
 // refused even when the ABI number matches. RADIXCHAT_VERSION comes from the
 // build (kernels/CMakeLists.txt) for both sides.

@@ -3,6 +3,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "weight-layout.h"
+
 namespace rc::runtime {
 namespace {
 
@@ -58,11 +60,39 @@ uint64_t DeviceWeights::bytes_needed(const model::ModelWeights& w) {
   return total;
 }
 
+Status DeviceWeights::relayout_matmul_weights() {
+  std::vector<kernels::Weight*> matmul = {&copy_.output};
+  if (copy_.output.data == copy_.token_embd.data) matmul.clear();  // tied: get_rows reads it
+  for (model::LayerWeights& l : copy_.layers) {
+    for (kernels::Weight* w :
+         {&l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_gate, &l.ffn_up, &l.ffn_down})
+      matmul.push_back(w);
+  }
+  for (kernels::Weight* w : matmul) {
+    if (!w->data) continue;
+    const kernels::WeightLayout layout = backend_.matmul_layout(*w);
+    if (layout == kernels::WeightLayout::rows) continue;
+    const uint64_t bytes = weight_bytes(*w);
+    void* dst = backend_.alloc(bytes);
+    if (!dst) {
+      return Status(StatusCode::internal,
+                    "out of memory for " + std::to_string(bytes >> 20) +
+                        " MiB of weights in the " + backend_.name() + " backend's layout");
+    }
+    owned_.push_back(dst);
+    *w = kernels::write_weight_layout(*w, layout, dst);
+    bytes_ += bytes;
+  }
+  return Status();
+}
+
 Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelFile& model,
                                                              kernels::Backend& backend) {
   std::unique_ptr<DeviceWeights> d(new DeviceWeights(backend));
   if (backend.host_memory()) {
-    d->view_ = &model.weights;
+    d->copy_ = model.weights;
+    if (Status st = d->relayout_matmul_weights(); !st.ok()) return st;
+    d->view_ = d->copied() ? &d->copy_ : &model.weights;
     return d;
   }
   d->copy_ = model.weights;

@@ -136,8 +136,10 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
 
   // The roofline: as many runs again, each decoded token followed by one
   // read of every matmul weight by the probe, so both are timed over the
-  // same moments (read-bandwidth.h); their totals give the two rates.
-  const std::vector<kernels::ByteRegion> regions = matmul_regions(mf.weights);
+  // same moments (read-bandwidth.h); their totals give the two rates. The
+  // probe reads the bytes decode reads (the backend's copies where it has
+  // made any).
+  const std::vector<kernels::ByteRegion> regions = matmul_regions(runner.value()->weights());
   kernels::ThreadPool probe_pool(config.n_threads);
   kernels::BandwidthProbe probe(probe_pool, regions);
   double probe_s = 0, interleaved_decode_s = 0;

@@ -67,6 +67,9 @@ class ModelRunner {
   int max_batch_tokens() const { return max_tokens_; }
   int max_logit_rows() const { return max_logit_rows_; }
   const model::ModelConfig& config() const { return cfg_; }
+  // The weights the steps read (the model's, or the backend's copies:
+  // device-weights.h).
+  const model::ModelWeights& weights() const { return *w_; }
 
  private:
   ModelRunner(const model::ModelFile& model, kernels::Backend& backend, kernels::KvPool& pool,

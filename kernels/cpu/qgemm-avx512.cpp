@@ -256,9 +256,10 @@ Q512Fn q512_table(DType) { return nullptr; }
 
 namespace rc::kernels {
 
-Q512Fn q512_fn(DType t) {
+Q512Fn q512_fn(DType t, WeightLayout layout) {
   if (!cpu_has_vnni()) return nullptr;
-  return float_type(t) ? h512_table(t) : q512_table(t);
+  if (float_type(t)) return h512_table(t, layout);
+  return layout == WeightLayout::rows ? q512_table(t) : nullptr;
 }
 
 }  // namespace rc::kernels
