@@ -19,17 +19,6 @@
 
 namespace rc::kernels {
 
-// How a weight matrix's rows lie in memory.
-// - rows: row r starts at r * row_bytes(type, cols) (the GGUF layout; every
-//   op of every backend reads it).
-// - rows4x8: a host backend's own copy of a matmul weight (see
-//   Backend::matmul_layout and weight-layout.h), F16/BF16/F32 only, with
-//   rows % 4 == 0 and cols % 8 == 0. Each group of four rows takes the same
-//   4 * row_bytes bytes as in `rows`, but its rows' eight-element steps
-//   alternate: [step s][row 0..3][8 elements]. Only that backend's matmul
-//   reads it.
-enum class WeightLayout { rows, rows4x8 };
-
 // A weight matrix [rows = out features][cols = in features] in its storage
 // type; each row is row_bytes(type, cols) bytes. A 1-D weight has rows == 1.
 struct Weight {
@@ -37,7 +26,6 @@ struct Weight {
   const void* data = nullptr;
   int64_t rows = 0;
   int64_t cols = 0;
-  WeightLayout layout = WeightLayout::rows;
 };
 
 // The KV page pool of all layers. A page holds `page_size` consecutive
@@ -157,11 +145,11 @@ class Backend {
   // can be passed to ops as they are. False (CUDA): weights must first be
   // copied with alloc/upload (runtime/device-weights.h does it once).
   virtual bool host_memory() const { return true; }
-  // Host-memory backends: the layout in which matmul reads weight w (a
-  // `rows` matrix) fastest. Another layout than `rows` makes
-  // runtime/device-weights.h keep a copy in it (alloc + write_weight_layout);
-  // weights that other ops read too (a tied embedding table) stay as they are.
-  virtual WeightLayout matmul_layout(const Weight&) const { return WeightLayout::rows; }
+  // Host-memory backends: whether the runner should copy `bytes` of
+  // weights into alloc'd memory rather than pass the file mapping, because
+  // the ops read that faster (the CPU backend: huge pages). Device backends
+  // always get copies (runtime/device-weights.h).
+  virtual bool prefers_weight_copies(uint64_t /*bytes*/) const { return false; }
   // Backend memory still free in bytes, or -1 when unknown (host backends).
   virtual int64_t free_memory() const { return -1; }
   // The first error an op, transfer or allocation of the pool hit since the

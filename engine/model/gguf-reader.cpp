@@ -445,6 +445,15 @@ Result<std::unique_ptr<GgufFile>> GgufFile::open(const std::string& path,
   return f;
 }
 
+void GgufFile::release_pages(const void* p, uint64_t bytes) const {
+  const auto at = reinterpret_cast<uintptr_t>(p), base = reinterpret_cast<uintptr_t>(base_);
+  if (!mapping_ || at < base || at + bytes > base + size_) return;
+  const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t first = (at + page - 1) / page * page, end = (at + bytes) / page * page;
+  // The mapping is read-only and private, so dropping its pages loses nothing.
+  if (first < end) ::madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
 GgufFile::~GgufFile() {
   if (mapping_) ::munmap(mapping_, size_);
 }

@@ -147,6 +147,13 @@ class GgufFile {
   const std::vector<GgufTensorInfo>& tensors() const { return tensors_; }
   const GgufTensorInfo* find_tensor(std::string_view name) const;
 
+  // Hands the whole pages of [p, p + bytes) in the mapping back to the
+  // kernel (a caller that has copied what it needs from them: the bytes no
+  // longer count in the process's resident memory). Reading them again
+  // re-reads the file, so every view stays valid. Does nothing for a
+  // from_memory buffer or a range outside the mapping.
+  void release_pages(const void* p, uint64_t bytes) const;
+
  private:
   GgufFile() = default;
   friend class GgufParser;

@@ -3,8 +3,6 @@
 #include <string>
 #include <unordered_map>
 
-#include "weight-layout.h"
-
 namespace rc::runtime {
 namespace {
 
@@ -60,45 +58,18 @@ uint64_t DeviceWeights::bytes_needed(const model::ModelWeights& w) {
   return total;
 }
 
-Status DeviceWeights::relayout_matmul_weights() {
-  std::vector<kernels::Weight*> matmul = {&copy_.output};
-  if (copy_.output.data == copy_.token_embd.data) matmul.clear();  // tied: get_rows reads it
-  for (model::LayerWeights& l : copy_.layers) {
-    for (kernels::Weight* w :
-         {&l.attn_q, &l.attn_k, &l.attn_v, &l.attn_output, &l.ffn_gate, &l.ffn_up, &l.ffn_down})
-      matmul.push_back(w);
-  }
-  for (kernels::Weight* w : matmul) {
-    if (!w->data) continue;
-    const kernels::WeightLayout layout = backend_.matmul_layout(*w);
-    if (layout == kernels::WeightLayout::rows) continue;
-    const uint64_t bytes = weight_bytes(*w);
-    void* dst = backend_.alloc(bytes);
-    if (!dst) {
-      return Status(StatusCode::internal,
-                    "out of memory for " + std::to_string(bytes >> 20) +
-                        " MiB of weights in the " + backend_.name() + " backend's layout");
-    }
-    owned_.push_back(dst);
-    *w = kernels::write_weight_layout(*w, layout, dst);
-    bytes_ += bytes;
-  }
-  return Status();
-}
-
 Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelFile& model,
                                                              kernels::Backend& backend) {
   std::unique_ptr<DeviceWeights> d(new DeviceWeights(backend));
-  if (backend.host_memory()) {
-    d->copy_ = model.weights;
-    if (Status st = d->relayout_matmul_weights(); !st.ok()) return st;
-    d->view_ = d->copied() ? &d->copy_ : &model.weights;
+  const uint64_t need = bytes_needed(model.weights);
+  if (backend.host_memory() && !backend.prefers_weight_copies(need)) {
+    d->view_ = &model.weights;
     return d;
   }
   d->copy_ = model.weights;
   const int64_t q = int64_t(model.config.n_heads) * model.config.head_dim;
   const int64_t kv = int64_t(model.config.n_kv_heads) * model.config.head_dim;
-  const uint64_t need = bytes_needed(model.weights);
+  std::vector<std::pair<const void*, uint64_t>> sources;
   std::unordered_map<const void*, void*> copies;  // host tensor -> its copy (tied output)
   Status failure;
   for_each_tensor(d->copy_, q, kv, [&](const void** data, uint64_t bytes, const std::string& name) {
@@ -118,6 +89,7 @@ Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelF
       return;
     }
     d->owned_.push_back(dst);
+    sources.emplace_back(*data, bytes);
     backend.upload(dst, *data, bytes);
     copies.emplace(*data, dst);
     *data = dst;
@@ -128,6 +100,11 @@ Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelF
     if (!err.empty()) failure = Status(StatusCode::internal, "copying the weights: " + err);
   }
   if (!failure.ok()) return failure;  // the destructor frees what was copied
+  // The copies are what the runner reads: the process need not hold the
+  // mapping's pages as well.
+  if (model.file) {
+    for (const auto& [src, bytes] : sources) model.file->release_pages(src, bytes);
+  }
   d->view_ = &d->copy_;
   return d;
 }

@@ -3,12 +3,12 @@
 // ModelWeights views point into the GGUF mapping (host memory). A backend
 // whose memory is not host memory (CUDA) cannot read them, so the runner
 // copies every tensor once, at creation, through Backend::alloc/upload and
-// runs on those copies. A host-memory backend reads the mapping, except the
-// matmul weights it reads fastest in a layout of its own
-// (Backend::matmul_layout): those it gets as copies in that layout, made
-// once here (the output head only when it is not the tied embedding
-// table, which get_rows reads as it is). Without any, the views are the
-// model's own (identity).
+// runs on those copies; so does a host-memory backend that reads its own
+// memory faster (Backend::prefers_weight_copies: the CPU backend's huge
+// pages). Either way the mapping's pages of the copied tensors then go
+// back to the kernel, so the process holds each weight once. For any other
+// host-memory backend nothing is copied and the views are the model's own
+// (identity).
 //
 // Lifetime: the copies belong to this object and are freed with it; it must
 // not outlive the backend. Thread: used on the thread that owns the backend.
@@ -37,8 +37,7 @@ class DeviceWeights {
   // Views in backend memory: same types and shapes as the model's, tied
   // output still pointing at the same (single) copy of token_embd.
   const model::ModelWeights& weights() const { return *view_; }
-  // False when weights() is the model's own (a host backend without layouts
-  // of its own).
+  // False when weights() is the model's own.
   bool copied() const { return !owned_.empty(); }
   // Bytes copied to the backend (0 when nothing was copied).
   uint64_t bytes() const { return bytes_; }
@@ -48,8 +47,6 @@ class DeviceWeights {
 
  private:
   DeviceWeights(kernels::Backend& backend) : backend_(backend) {}
-  // Host backends: the copies of matmul weights in the backend's layouts.
-  Status relayout_matmul_weights();
 
   kernels::Backend& backend_;
   const model::ModelWeights* view_ = nullptr;

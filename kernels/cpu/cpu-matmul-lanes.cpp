@@ -6,11 +6,10 @@
 
 namespace rc::kernels {
 
-LaneKernel CpuMatmul::lane_kernel(const Weight& w) {
-  if (LaneKernel k = lane_kernel_512(w.type, w.layout); k.fn) return k;
-  if (w.layout != WeightLayout::rows) return {};  // the 256-bit lanes read `rows` only
+LaneKernel CpuMatmul::lane_kernel(DType t) {
+  if (LaneKernel k = lane_kernel_512(t); k.fn) return k;
   // Measured only without VNNI; with AVX-VNNI the tiles keep vpdpbusd.
-  if (LaneKernel k = lane_kernel_256(w.type); k.fn && !cpu_has_vnni()) return k;
+  if (LaneKernel k = lane_kernel_256(t); k.fn && !cpu_has_vnni()) return k;
   return {};
 }
 

@@ -32,26 +32,21 @@ void dequantize_rows(const Weight& w, int64_t row0, int64_t rows, float* dst, Si
 
 void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y, int n) {
   RC_ASSERT(n >= 0 && w.rows >= 0 && w.cols % block_elems(w.type) == 0);
-  // Only the float tiles read the backend's own layout (backend.h), whatever
-  // the path switches say: every path they choose between has their bits.
-  const bool own_layout = w.layout != WeightLayout::rows;
-  RC_ASSERT(!own_layout || (level_ == SimdLevel::avx2 && w.rows % 4 == 0));
   if (n == 0 || w.rows == 0) return;
   // One token: the decode kernels of matvec.h (quantized: AVX-512 machines).
   if (n == 1 && level_ == SimdLevel::avx2) {
-    if (const MatvecFn fn = matvec_fn(w.type, w.layout)) {
+    if (const MatvecFn fn = matvec_fn(w.type)) {
       run_matvec(fn, w, bias, x, y);
       return;
     }
   }
   if (n >= kGemmMinTokens && level_ == SimdLevel::avx2 && qtile_mode() == QTileMode::best) {
-    if (const LaneKernel k = lane_kernel(w); k.fn) {
+    if (const LaneKernel k = lane_kernel(w.type); k.fn) {
       run_lanes(k, w, bias, x, y, n);
       return;
     }
   }
-  const QTileFn tile = own_layout ? htile_avx2(w.type, w.layout) : qtile_fn(w.type, level_);
-  RC_ASSERT(tile || !own_layout);
+  const QTileFn tile = qtile_fn(w.type, level_);
   // Quantized decode keeps the row dots: one weight row streamed at a time
   // measured faster than 8-row tiles in a model's decode (mmapped weights).
   const bool float_weights = act_format(w.type) == ActFormat::f32;
@@ -176,16 +171,9 @@ void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, cons
 }
 
 void CpuMatmul::run_many(std::span<const Backend::MatmulOut> outs, const float* x, int n) {
-  // Fused: one index space over all outputs' rows, so a rows4x8 output must
-  // start at a multiple of 4 in it (the loop's grains then split its groups
-  // whole).
-  int64_t first_row = 0;
   const bool fused = n == 1 && level_ == SimdLevel::avx2 && outs.size() > 1 &&
                      std::all_of(outs.begin(), outs.end(), [&](const Backend::MatmulOut& o) {
-                       const bool aligned = o.w->layout == WeightLayout::rows || first_row % 4 == 0;
-                       first_row += o.w->rows;
-                       return aligned && o.w->cols == outs[0].w->cols &&
-                              matvec_fn(o.w->type, o.w->layout) != nullptr;
+                       return o.w->cols == outs[0].w->cols && matvec_fn(o.w->type) != nullptr;
                      });
   if (!fused) {
     for (const Backend::MatmulOut& o : outs) run(*o.w, o.bias, x, o.y, n);
@@ -204,7 +192,7 @@ void CpuMatmul::run_many(std::span<const Backend::MatmulOut> outs, const float* 
       if (outs[j].w->type == w.type) act = parts[j].act;
     }
     if (!act) act = &many_acts_[i].prepare(w.type, x, w.cols, quantize_act_fn(level_));
-    parts.push_back({matvec_fn(w.type, w.layout), act, static_cast<const uint8_t*>(w.data),
+    parts.push_back({matvec_fn(w.type), act, static_cast<const uint8_t*>(w.data),
                      row_bytes(w.type, w.cols), total, w.rows, outs[i].bias, outs[i].y});
     total += w.rows;
   }

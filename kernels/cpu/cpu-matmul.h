@@ -62,8 +62,8 @@ class CpuMatmul {
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
-  // The lane family for weight w on this CPU; fn is null when none.
-  static LaneKernel lane_kernel(const Weight& w);
+  // The lane family for weights of type t on this CPU; fn is null when none.
+  static LaneKernel lane_kernel(DType t);
   void run_lanes(const LaneKernel& k, const Weight& w, const float* bias, const float* x, float* y,
                  int n);
   void run_qtiles(QTileFn tile, const Weight& w, const float* bias, const float* x, float* y,

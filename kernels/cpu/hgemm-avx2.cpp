@@ -5,10 +5,7 @@
 // count (decode is the same kernel one token wide): a token's logits are
 // the same bits whatever else shares its step, which sampled decoding
 // with and without a cache hit relies on. Half-precision weights are
-// converted in registers, never written out. Weights come in either
-// WeightLayout (backend.h): a row's step s (its elements 8s .. 8s+7) is
-// kStep * s elements from the row's start, kStep = 8 for `rows` and 32 for
-// rows4x8 (the four rows of a group alternate step by step).
+// converted in registers, never written out.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -42,21 +39,6 @@ inline __m256 load_w(const Elem<kW>* p) {
   }
 }
 
-// Elements between a row's eight-element steps in a layout.
-template <WeightLayout kL>
-constexpr int64_t kStep = kL == WeightLayout::rows ? 8 : 32;
-
-// Row r of a tile whose first row is at `base` (rows `stride` bytes apart
-// in the `rows` layout; rows4x8 groups take four such strides).
-template <FloatWeight kW, WeightLayout kL>
-inline const Elem<kW>* row_at(const uint8_t* base, int64_t stride, int64_t r) {
-  if constexpr (kL == WeightLayout::rows) {
-    return reinterpret_cast<const Elem<kW>*>(base + r * stride);
-  } else {
-    return reinterpret_cast<const Elem<kW>*>(base + (r / 4) * 4 * stride) + (r % 4) * 8;
-  }
-}
-
 template <FloatWeight kW>
 inline float w_scalar(Elem<kW> h) {
   if constexpr (kW == FloatWeight::f32) {
@@ -72,15 +54,11 @@ inline float w_scalar(Elem<kW> h) {
 // order). With kPrefetch, each row's read position is fetched `ahead`
 // bytes further too: decode passes the R rows' size, so as a block reads
 // its rows the next block's are fetched (the rows of a matmul are
-// contiguous; the hardware prefetchers stop at 4 KiB page boundaries). A
-// rows4x8 block (R = 4, w[0] its group's start) reads one stream, fetched
-// line by line. Prefetching changes no arithmetic.
-template <FloatWeight kW, int R, int T, bool kPrefetch = false,
-          WeightLayout kL = WeightLayout::rows>
+// contiguous; the hardware prefetchers stop at 4 KiB page boundaries).
+// Prefetching changes no arithmetic.
+template <FloatWeight kW, int R, int T, bool kPrefetch = false>
 void block(const Elem<kW>* const w[], const float* const x[], int64_t K, int64_t ahead,
            float* out) {
-  static_assert(kL == WeightLayout::rows || R == 4);
-  constexpr int64_t kS = kStep<kL>;
   __m256 acc[R][T];
   for (int r = 0; r < R; ++r) {
     for (int t = 0; t < T; ++t) acc[r][t] = _mm256_setzero_ps();
@@ -89,18 +67,14 @@ void block(const Elem<kW>* const w[], const float* const x[], int64_t K, int64_t
   constexpr int64_t kLineSteps = 64 / (8 * int64_t(sizeof(Elem<kW>)));
   int64_t k = 0;
   for (; k + 8 <= K; k += 8) {
-    if constexpr (kPrefetch && kL == WeightLayout::rows) {
+    if constexpr (kPrefetch) {
       if ((k / 8) % kLineSteps == 0) {
         for (int r = 0; r < R; ++r)
           _mm_prefetch(reinterpret_cast<const char*>(w[r] + k) + ahead, _MM_HINT_T0);
       }
-    } else if constexpr (kPrefetch) {
-      const char* at = reinterpret_cast<const char*>(w[0] + k / 8 * kS) + ahead;
-      for (int64_t b = 0; b < 4 * 8 * int64_t(sizeof(Elem<kW>)); b += 64)
-        _mm_prefetch(at + b, _MM_HINT_T0);
     }
     __m256 wv[R];
-    for (int r = 0; r < R; ++r) wv[r] = load_w<kW>(w[r] + k / 8 * kS);
+    for (int r = 0; r < R; ++r) wv[r] = load_w<kW>(w[r] + k);
     for (int t = 0; t < T; ++t) {
       const __m256 xv = _mm256_loadu_ps(x[t] + k);
       for (int r = 0; r < R; ++r) acc[r][t] = _mm256_fmadd_ps(wv[r], xv, acc[r][t]);
@@ -110,13 +84,13 @@ void block(const Elem<kW>* const w[], const float* const x[], int64_t K, int64_t
     for (int t = 0; t < T; ++t) {
       float s = hsum(acc[r][t]);
       // One rounding per step, as the 512-bit kernels (hgemm-avx512.cpp) do.
-      for (int64_t j = k; j < K; ++j) s = std::fma(w_scalar<kW>(w[r][j / 8 * kS + j % 8]), x[t][j], s);
+      for (int64_t j = k; j < K; ++j) s = std::fma(w_scalar<kW>(w[r][j]), x[t][j], s);
       out[r * T + t] = s;
     }
   }
 }
 
-template <FloatWeight kW, WeightLayout kL, int R, bool kPrefetch = false>
+template <FloatWeight kW, int R, bool kPrefetch = false>
 void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
   float out[R * 3];
   const int64_t ahead = R * a.w_stride;
@@ -127,11 +101,11 @@ void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
       x[t] = reinterpret_cast<const float*>(a.act + (t0 + t) * a.act_stride);
     }
     if (nt == 3) {
-      block<kW, R, 3, kPrefetch, kL>(w, x, a.K, ahead, out);
+      block<kW, R, 3, kPrefetch>(w, x, a.K, ahead, out);
     } else if (nt == 2) {
-      block<kW, R, 2, kPrefetch, kL>(w, x, a.K, ahead, out);
+      block<kW, R, 2, kPrefetch>(w, x, a.K, ahead, out);
     } else {
-      block<kW, R, 1, kPrefetch, kL>(w, x, a.K, ahead, out);
+      block<kW, R, 1, kPrefetch>(w, x, a.K, ahead, out);
     }
     for (int r = 0; r < R && r0 + r < a.rows; ++r) {
       const float b = a.bias ? a.bias[r0 + r] : 0.0f;
@@ -140,10 +114,12 @@ void rows_block(const Elem<kW>* const w[], const QTileArgs& a, int r0) {
   }
 }
 
-template <FloatWeight kW, WeightLayout kL>
+template <FloatWeight kW>
 void tile_float(const QTileArgs& a) {
   const Elem<kW>* w[kQTileRows];
-  for (int r = 0; r < kQTileRows; ++r) w[r] = row_at<kW, kL>(a.w, a.w_stride, std::min(r, a.rows - 1));
+  for (int r = 0; r < kQTileRows; ++r) {
+    w[r] = reinterpret_cast<const Elem<kW>*>(a.w + std::min(r, a.rows - 1) * a.w_stride);
+  }
   if (a.tokens <= 2) {
     // Decode: four rows at once. Each row is one FMA chain (its bits fix
     // the order), so the rows in flight set the rate: two chains take 16
@@ -152,71 +128,55 @@ void tile_float(const QTileArgs& a) {
     // model the four rows measured no slower (README, CPU runtime); eight
     // measured slower (rows 4 KiB apart share an L1 set, which eight rows
     // and their prefetched lines overflow). Not measured on an AVX2-only CPU.
-    // rows4x8 makes the four rows one stream (README, CPU runtime).
-    for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, kL, 4, true>(w + r0, a, r0);
+    for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4, true>(w + r0, a, r0);
     return;
   }
-  for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, kL, 4>(w + r0, a, r0);
+  for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4>(w + r0, a, r0);
 }
 
 // Decode's rows through the matvec interface: tile_float's decode blocks
 // (four rows at once, the next four prefetched), so every row gets the
-// tiles' bits. A short last block repeats its last row, as tile_float does
-// (rows4x8: rows % 4 == 0, and w starts a group).
-template <FloatWeight kW, WeightLayout kL>
+// tiles' bits. A short last block repeats its last row, as tile_float does.
+template <FloatWeight kW>
 void decode_rows(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {
   const float* x[1] = {a.x};
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const Elem<kW>* wr[4];
-    for (int r = 0; r < 4; ++r) wr[r] = row_at<kW, kL>(w, stride, std::min(r0 + r, rows - 1));
+    for (int r = 0; r < 4; ++r) {
+      wr[r] = reinterpret_cast<const Elem<kW>*>(w + std::min(r0 + r, rows - 1) * stride);
+    }
     float out[4];
-    block<kW, 4, 1, true, kL>(wr, x, a.K, 4 * stride, out);
+    block<kW, 4, 1, true>(wr, x, a.K, 4 * stride, out);
     for (int r = 0; r < 4 && r0 + r < rows; ++r) y[r0 + r] = out[r];
   }
 }
 
 }  // namespace
 
-namespace {
-
-template <WeightLayout kL>
-MatvecFn decode_for(DType t) {
+MatvecFn hdecode_avx2(DType t) {
   switch (t) {
     case DType::f16:
-      return decode_rows<FloatWeight::f16, kL>;
+      return decode_rows<FloatWeight::f16>;
     case DType::bf16:
-      return decode_rows<FloatWeight::bf16, kL>;
+      return decode_rows<FloatWeight::bf16>;
     case DType::f32:
-      return decode_rows<FloatWeight::f32, kL>;
+      return decode_rows<FloatWeight::f32>;
     default:
       return nullptr;
   }
 }
 
-template <WeightLayout kL>
-QTileFn tile_for(DType t) {
+QTileFn htile_avx2(DType t) {
   switch (t) {
     case DType::f16:
-      return tile_float<FloatWeight::f16, kL>;
+      return tile_float<FloatWeight::f16>;
     case DType::bf16:
-      return tile_float<FloatWeight::bf16, kL>;
+      return tile_float<FloatWeight::bf16>;
     case DType::f32:
-      return tile_float<FloatWeight::f32, kL>;
+      return tile_float<FloatWeight::f32>;
     default:
       return nullptr;
   }
-}
-
-}  // namespace
-
-MatvecFn hdecode_avx2(DType t, WeightLayout layout) {
-  return layout == WeightLayout::rows ? decode_for<WeightLayout::rows>(t)
-                                      : decode_for<WeightLayout::rows4x8>(t);
-}
-
-QTileFn htile_avx2(DType t, WeightLayout layout) {
-  return layout == WeightLayout::rows ? tile_for<WeightLayout::rows>(t)
-                                      : tile_for<WeightLayout::rows4x8>(t);
 }
 
 }  // namespace rc::kernels
@@ -226,8 +186,8 @@ QTileFn htile_avx2(DType t, WeightLayout layout) {
 #else
 
 namespace rc::kernels {
-QTileFn htile_avx2(DType, WeightLayout) { return nullptr; }
-MatvecFn hdecode_avx2(DType, WeightLayout) { return nullptr; }
+QTileFn htile_avx2(DType) { return nullptr; }
+MatvecFn hdecode_avx2(DType) { return nullptr; }
 }  // namespace rc::kernels
 
 #endif

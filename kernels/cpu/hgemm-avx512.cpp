@@ -7,9 +7,7 @@
 // follows with one FMA per element: a (row, token) result is bit-identical
 // to the AVX2 tiles, so decode and prefill agree. Activations are packed
 // once per matmul into pair-major steps; weight rows are read in place
-// (half-precision values converted to fp32 in registers as they are read),
-// in either WeightLayout (backend.h: a row's step s is 8s or, rows4x8, 32s
-// elements from its start);
+// (half-precision values converted to fp32 in registers as they are read);
 // a register tile is 6 rows x 4 token pairs, and all reads run forward
 // through memory (no strided passes).
 #include <algorithm>
@@ -24,7 +22,7 @@ namespace rc::kernels {
 
 namespace {
 constexpr int64_t kL = kQ512Tokens;
-Q512Fn h512_table_impl(DType t, WeightLayout layout);
+Q512Fn h512_table_impl(DType t);
 }  // namespace
 
 namespace {
@@ -48,7 +46,7 @@ void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t 
   }
 }
 
-Q512Fn h512_table(DType t, WeightLayout layout) { return h512_table_impl(t, layout); }
+Q512Fn h512_table(DType t) { return h512_table_impl(t); }
 
 }  // namespace rc::kernels
 
@@ -104,15 +102,14 @@ PrefetchShare prefetch_share(const Q512Args& a, int64_t c, int64_t count, int64_
 // register, converted where they are read: a conversion pass into fp32
 // scratch instead stalled on its loads and stores and cost about a fifth
 // of an F16 prefill (README, matmul kernels).
-template <FloatWeight kW, WeightLayout kLayout>
+template <FloatWeight kW>
 inline __m512 row_step(const void* row, int64_t s) {
-  constexpr int64_t kS = kLayout == WeightLayout::rows ? 8 : 32;
   if constexpr (kW == FloatWeight::f32) {
-    const __m256d w8 = _mm256_castps_pd(_mm256_loadu_ps(static_cast<const float*>(row) + kS * s));
+    const __m256d w8 = _mm256_castps_pd(_mm256_loadu_ps(static_cast<const float*>(row) + 8 * s));
     return _mm512_castpd_ps(_mm512_broadcast_f64x4(w8));
   } else {
     const __m256i h = _mm256_broadcastsi128_si256(_mm_loadu_si128(
-        reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + kS * s)));
+        reinterpret_cast<const __m128i*>(static_cast<const uint16_t*>(row) + 8 * s)));
     if constexpr (kW == FloatWeight::bf16) {
       return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
     } else {
@@ -122,9 +119,8 @@ inline __m512 row_step(const void* row, int64_t s) {
 }
 
 // Element k of a weight row as fp32.
-template <FloatWeight kW, WeightLayout kLayout>
+template <FloatWeight kW>
 inline float row_elem(const void* row, int64_t k) {
-  if constexpr (kLayout == WeightLayout::rows4x8) k = k / 8 * 32 + k % 8;
   if constexpr (kW == FloatWeight::f32) {
     return static_cast<const float*>(row)[k];
   } else {
@@ -136,7 +132,7 @@ inline float row_elem(const void* row, int64_t k) {
 // pair q0, written to y with the tails and bias, fetching share pf of the
 // next tile as the steps go: spread over every register tile, the fetches
 // keep pace with DRAM instead of queueing behind each other.
-template <FloatWeight kW, WeightLayout kLayout, int P>
+template <FloatWeight kW, int P>
 void pair_block(const Q512Args& a, const void* const ws[], int r0, int64_t q0, PrefetchShare pf) {
   const int64_t steps = h512_steps(a.K), gfloats = a.group_bytes / 4;
   const auto* act = reinterpret_cast<const float*>(a.act);
@@ -157,7 +153,7 @@ void pair_block(const Q512Args& a, const void* const ws[], int r0, int64_t q0, P
         _mm_prefetch(pf.at, _MM_HINT_T0);
     }
     __m512 wv[kRows];
-    for (int r = 0; r < kRows; ++r) wv[r] = row_step<kW, kLayout>(ws[r0 + r], s);
+    for (int r = 0; r < kRows; ++r) wv[r] = row_step<kW>(ws[r0 + r], s);
     for (int p = 0; p < P; ++p) {
       const __m512 xv = _mm512_loadu_ps(xp[p] + 16 * s);
       for (int r = 0; r < kRows; ++r) acc[r][p] = _mm512_fmadd_ps(wv[r], xv, acc[r][p]);
@@ -178,23 +174,18 @@ void pair_block(const Q512Args& a, const void* const ws[], int r0, int64_t q0, P
         const float* xt = tails + (t / kL) * gfloats + (t % kL) * 8;
         // One rounding per step, as hgemm-avx2.cpp's tail.
         for (int64_t k = 8 * steps; k < a.K; ++k)
-          s = std::fma(row_elem<kW, kLayout>(w, k), xt[k - 8 * steps], s);
+          s = std::fma(row_elem<kW>(w, k), xt[k - 8 * steps], s);
         a.y[t * a.ldy + r0 + r] = s + b;
       }
     }
   }
 }
 
-template <FloatWeight kW, WeightLayout kLayout>
+template <FloatWeight kW>
 void tile_float(const Q512Args& a) {
   const void* ws[kH512Rows];
   // A short tile repeats its last row (computed and dropped).
-  for (int r = 0; r < kH512Rows; ++r) {
-    const int rr = std::min(r, a.rows - 1);
-    ws[r] = kLayout == WeightLayout::rows
-                ? a.w + rr * a.w_stride
-                : a.w + (rr / 4) * 4 * a.w_stride + (rr % 4) * 8 * (a.w_stride / a.K);
-  }
+  for (int r = 0; r < kH512Rows; ++r) ws[r] = a.w + std::min(r, a.rows - 1) * a.w_stride;
   const int64_t pairs = (a.tokens + 1) / 2, blocks = (pairs + kPairs - 1) / kPairs;
   const int64_t subtiles = (a.rows + kRows - 1) / kRows, steps = h512_steps(a.K);
   // Pairs outer: a pair block's activations, read from L2 or L3, serve
@@ -205,39 +196,33 @@ void tile_float(const Q512Args& a) {
           prefetch_share(a, (q0 / kPairs) * subtiles + r0 / kRows, subtiles * blocks, steps);
       switch (std::min<int64_t>(kPairs, pairs - q0)) {
         case 4:
-          pair_block<kW, kLayout, 4>(a, ws, r0, q0, pf);
+          pair_block<kW, 4>(a, ws, r0, q0, pf);
           break;
         case 3:
-          pair_block<kW, kLayout, 3>(a, ws, r0, q0, pf);
+          pair_block<kW, 3>(a, ws, r0, q0, pf);
           break;
         case 2:
-          pair_block<kW, kLayout, 2>(a, ws, r0, q0, pf);
+          pair_block<kW, 2>(a, ws, r0, q0, pf);
           break;
         default:
-          pair_block<kW, kLayout, 1>(a, ws, r0, q0, pf);
+          pair_block<kW, 1>(a, ws, r0, q0, pf);
           break;
       }
     }
   }
 }
 
-template <WeightLayout kLayout>
-Q512Fn tile_for(DType t) {
+Q512Fn h512_table_impl(DType t) {
   switch (t) {
     case DType::f16:
-      return tile_float<FloatWeight::f16, kLayout>;
+      return tile_float<FloatWeight::f16>;
     case DType::bf16:
-      return tile_float<FloatWeight::bf16, kLayout>;
+      return tile_float<FloatWeight::bf16>;
     case DType::f32:
-      return tile_float<FloatWeight::f32, kLayout>;
+      return tile_float<FloatWeight::f32>;
     default:
       return nullptr;
   }
-}
-
-Q512Fn h512_table_impl(DType t, WeightLayout layout) {
-  return layout == WeightLayout::rows ? tile_for<WeightLayout::rows>(t)
-                                      : tile_for<WeightLayout::rows4x8>(t);
 }
 
 }  // namespace
@@ -249,7 +234,7 @@ Q512Fn h512_table_impl(DType t, WeightLayout layout) {
 
 namespace rc::kernels {
 namespace {
-Q512Fn h512_table_impl(DType, WeightLayout) { return nullptr; }
+Q512Fn h512_table_impl(DType) { return nullptr; }
 }  // namespace
 }  // namespace rc::kernels
 

@@ -1,7 +1,11 @@
 #include "host-memory.h"
 
+#include <sys/mman.h>
+
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <vector>
 
 #include "quant.h"
@@ -10,8 +14,35 @@
 namespace rc::kernels {
 
 void* host_alloc(size_t bytes) {
+  if (bytes >= kHugePageBytes) {
+    void* p = nullptr;
+    if (posix_memalign(&p, kHugePageBytes, bytes) != 0) return nullptr;
+    // Only whole huge pages: the tail past the last 2 MiB boundary keeps
+    // small pages. A kernel without THP refuses, which changes nothing.
+    ::madvise(p, bytes / kHugePageBytes * kHugePageBytes, MADV_HUGEPAGE);
+    return p;
+  }
   const size_t rounded = (bytes + kHostAlign - 1) / kHostAlign * kHostAlign;
   return std::aligned_alloc(kHostAlign, rounded == 0 ? kHostAlign : rounded);
+}
+
+bool host_huge_pages() {
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string modes;
+  std::getline(f, modes);
+  return modes.find("[always]") != std::string::npos ||
+         modes.find("[madvise]") != std::string::npos;
+}
+
+int64_t host_available_bytes() {
+  std::ifstream f("/proc/meminfo");
+  std::string key;
+  int64_t kib = 0;
+  std::string unit;
+  while (f >> key >> kib >> unit) {
+    if (key == "MemAvailable:") return kib * 1024;
+  }
+  return -1;
 }
 
 void host_free(void* p) { std::free(p); }

@@ -12,10 +12,20 @@
 namespace rc::kernels {
 
 inline constexpr size_t kHostAlign = 64;
+// Allocations of at least this many bytes start on a 2 MiB boundary and
+// ask the kernel for transparent huge pages (madvise MADV_HUGEPAGE): a
+// decode step streams every weight once, and with 4 KiB pages its reads
+// also walk page tables (README, CPU runtime).
+inline constexpr size_t kHugePageBytes = size_t(2) << 20;
 
 // nullptr when out of memory; bytes == 0 gives a valid unique pointer.
 void* host_alloc(size_t bytes);
 void host_free(void* p);
+// Whether the kernel gives transparent huge pages to memory that asks for
+// them (/sys/kernel/mm/transparent_hugepage/enabled is not "never").
+bool host_huge_pages();
+// MemAvailable of /proc/meminfo in bytes; -1 when it cannot be read.
+int64_t host_available_bytes();
 
 // One zero-filled 64-byte-aligned allocation per layer for K and one for V,
 // each [n_pages * page_size][n_kv_heads * head_dim] elements of shape.type.

@@ -20,8 +20,8 @@ int64_t scale_bytes(const LaneFormat& f, DType t, int64_t K) {
 
 }  // namespace
 
-LaneKernel lane_kernel_512(DType t, WeightLayout layout) {
-  return {q512_fn(t, layout), kQ512Tokens,    q512_tile_rows(t),
+LaneKernel lane_kernel_512(DType t) {
+  return {q512_fn(t),       kQ512Tokens,    q512_tile_rows(t),
           q512_group_bytes, q512_pack_acts, q512_scratch_bytes};
 }
 

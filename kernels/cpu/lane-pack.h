@@ -31,7 +31,7 @@ struct LaneKernel {
   void (*pack)(DType, const uint8_t*, int64_t, int, int64_t, uint8_t*) = nullptr;
   int64_t (*scratch_bytes)(DType, int64_t) = nullptr;
 };
-LaneKernel lane_kernel_512(DType t, WeightLayout layout = WeightLayout::rows);  // qgemm-avx512.h
+LaneKernel lane_kernel_512(DType t);  // qgemm-avx512.h
 LaneKernel lane_kernel_256(DType t);  // qgemm-avx2-lanes.h
 
 struct LaneFormat {

@@ -121,7 +121,7 @@ bool cpu_has_avx512_matvec() {
 
 void set_matvec_enabled(bool on) { enabled_flag().store(on); }
 
-MatvecFn matvec_fn(DType t, WeightLayout layout) {
+MatvecFn matvec_fn(DType t) {
   if (!enabled_flag().load()) return nullptr;
   // Float weights decode with the AVX2 tiles' own blocks wherever the tiles
   // run: a token gets the same bits at n = 1 as in any prefill chunk, which
@@ -129,8 +129,7 @@ MatvecFn matvec_fn(DType t, WeightLayout layout) {
   // kernels with 16-lane sums (other bits) measured only ~1.1x them per
   // core from DRAM and the same in a model's decode (README, CPU runtime).
   if (act_format(t) == ActFormat::f32) {
-    const bool off = qtile_mode() == QTileMode::off && layout == WeightLayout::rows;
-    return off ? nullptr : hdecode_avx2(t, layout);
+    return qtile_mode() == QTileMode::off ? nullptr : hdecode_avx2(t);
   }
   return cpu_has_avx512_matvec() ? matvec_avx512(t) : nullptr;
 }

@@ -32,7 +32,6 @@
 #include <vector>
 
 #include "act-quant.h"
-#include "backend.h"
 #include "dtype.h"
 
 namespace rc::kernels {
@@ -75,12 +74,10 @@ using MatvecFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows, cons
 // one run). Quantized weights: the AVX-512 kernels, null where this CPU
 // lacks AVX-512 F/BW/VL + VNNI. Float weights (F32, F16, BF16): the AVX2
 // tiles' own decode blocks (hdecode_avx2), so decode's bits equal
-// prefill's; null where the tiles are off (RADIXCHAT_CPU_QGEMM=off) unless
-// the layout is rows4x8, which nothing else reads (then w points at a
-// group's start and the rows are whole groups).
+// prefill's; null where the tiles are off (RADIXCHAT_CPU_QGEMM=off).
 // Through this interface a decode step's q/k/v and gate/up matmuls share
 // one region loop (CpuMatmul::run_many).
-MatvecFn matvec_fn(DType t, WeightLayout layout = WeightLayout::rows);
+MatvecFn matvec_fn(DType t);
 bool cpu_has_avx512_matvec();
 void set_matvec_enabled(bool on);
 
@@ -89,7 +86,7 @@ void set_matvec_enabled(bool on);
 MatvecFn matvec_avx512(DType t);
 // Float weights' decode (hgemm-avx2.cpp): each row exactly as the F16C +
 // FMA tiles compute it (qgemm.h, htile_avx2) at any token count; needs AVX2,
-// FMA and F16C; weights in either layout (backend.h).
-MatvecFn hdecode_avx2(DType t, WeightLayout layout);
+// FMA and F16C.
+MatvecFn hdecode_avx2(DType t);
 
 }  // namespace rc::kernels

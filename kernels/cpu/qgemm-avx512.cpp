@@ -256,10 +256,9 @@ Q512Fn q512_table(DType) { return nullptr; }
 
 namespace rc::kernels {
 
-Q512Fn q512_fn(DType t, WeightLayout layout) {
+Q512Fn q512_fn(DType t) {
   if (!cpu_has_vnni()) return nullptr;
-  if (float_type(t)) return h512_table(t, layout);
-  return layout == WeightLayout::rows ? q512_table(t) : nullptr;
+  return float_type(t) ? h512_table(t) : q512_table(t);
 }
 
 }  // namespace rc::kernels

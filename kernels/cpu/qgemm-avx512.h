@@ -22,7 +22,6 @@
 
 #include <cstdint>
 
-#include "backend.h"
 #include "dtype.h"
 
 namespace rc::kernels {
@@ -43,8 +42,8 @@ void q512_pack_acts(DType t, const uint8_t* act, int64_t act_stride, int tokens,
 int64_t q512_scratch_bytes(DType t, int64_t K);
 
 struct Q512Args {
-  const uint8_t* w;    // first weight row of the tile (rows4x8: its first group)
-  int64_t w_stride;    // bytes between weight rows (rows4x8: a quarter of a group)
+  const uint8_t* w;    // first weight row of the tile
+  int64_t w_stride;    // bytes between weight rows
   int rows;            // 1..q512_tile_rows(type)
   const uint8_t* act;  // first packed group
   int64_t group_bytes;
@@ -65,14 +64,13 @@ using Q512Fn = void (*)(const Q512Args& a);
 // and q512_fn.
 int64_t h512_group_bytes(int64_t K);
 void h512_pack_acts(const uint8_t* act, int64_t act_stride, int tokens, int64_t K, uint8_t* dst);
-Q512Fn h512_table(DType t, WeightLayout layout);
+Q512Fn h512_table(DType t);
 
 // Rows of one call's tile for weights of type t: kQ512Rows or kH512Rows.
 int q512_tile_rows(DType t);
 
 // Null when the type has no 512-bit kernel or the CPU lacks AVX-512 VNNI
-// (cpu_has_vnni()). rows4x8 (backend.h): F16/BF16/F32 only, with whole
-// groups of rows per tile.
-Q512Fn q512_fn(DType t, WeightLayout layout = WeightLayout::rows);
+// (cpu_has_vnni()).
+Q512Fn q512_fn(DType t);
 
 }  // namespace rc::kernels

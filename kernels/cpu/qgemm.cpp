@@ -90,7 +90,7 @@ QTileMode qtile_mode() { return mode_flag().load(); }
 QTileFn qtile_fn(DType t, SimdLevel level) {
   const QTileMode mode = qtile_mode();
   if (level != SimdLevel::avx2 || mode == QTileMode::off) return nullptr;
-  if (QTileFn f = htile_avx2(t, WeightLayout::rows)) return f;
+  if (QTileFn f = htile_avx2(t)) return f;
   if (mode == QTileMode::best && cpu_has_vnni()) {
     if (QTileFn f = qtile_vnni(t)) return f;
   }

@@ -24,7 +24,6 @@
 #include <cstdint>
 
 #include "act-quant.h"
-#include "backend.h"
 #include "dtype.h"
 #include "simd-level.h"
 
@@ -74,9 +73,8 @@ QTileFn qtile_vnni(DType t);
 // Float weights (F16, BF16, F32) with fp32 activations (act = the fp32
 // rows, no side data): F16C + FMA register blocks (hgemm-avx2.cpp). F32
 // takes them too, rather than OpenBLAS, so that a token's result is the
-// same bits at any token count (sgemm's are not). Weights in either layout
-// (backend.h; rows4x8: a.w starts a group and a.rows % 4 == 0).
-QTileFn htile_avx2(DType t, WeightLayout layout);
+// same bits at any token count (sgemm's are not).
+QTileFn htile_avx2(DType t);
 // The weight kinds of the float kernels (hgemm-avx2.cpp, hgemm-avx512.cpp).
 enum class FloatWeight { f16, bf16, f32 };
 // Whether this CPU runs the VNNI kernels (AVX-VNNI or AVX-512 VNNI + VL);

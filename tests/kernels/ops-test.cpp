@@ -3,10 +3,12 @@
 // and its llama3 frequency scaling.
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <numbers>
 
 #include "cpu/cpu-backend.h"
 #include "cpu/cpu-backends.h"
+#include "cpu/host-memory.h"
 #include "cpu/rope-freqs.h"
 #include "kernel-test-util.h"
 
@@ -127,6 +129,26 @@ TEST_P(Ops, MemoryRoundTrip) {
 
 INSTANTIATE_TEST_SUITE_P(Levels, Ops, ::testing::ValuesIn(test::runnable_levels()),
                          [](const auto& info) { return std::string(simd_level_name(info.param)); });
+
+// host_alloc: small buffers on 64-byte boundaries, large ones on 2 MiB
+// boundaries (where huge pages can back them), all of their bytes usable;
+// the memory figures the CPU backend reads are plausible.
+TEST(HostMemory, AlignmentBySizeAndEveryByteUsable) {
+  for (size_t bytes : {size_t(0), size_t(1), size_t(100), kHugePageBytes - 1, kHugePageBytes,
+                       kHugePageBytes * 3 + 12345}) {
+    auto* p = static_cast<uint8_t*>(host_alloc(bytes));
+    ASSERT_NE(p, nullptr) << bytes;
+    const size_t align = bytes >= kHugePageBytes ? kHugePageBytes : kHostAlign;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % align, 0u) << bytes;
+    std::memset(p, 0xA5, bytes);
+    if (bytes > 0) {
+      EXPECT_EQ(p[bytes - 1], 0xA5);
+    }
+    host_free(p);
+  }
+  const int64_t available = host_available_bytes();
+  EXPECT_GT(available, int64_t(1) << 20);
+}
 
 TEST(Rope, RotatesAdjacentPairsOrHalves) {
   auto ref = make_reference_backend();

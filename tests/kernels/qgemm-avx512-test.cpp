@@ -55,7 +55,7 @@ std::vector<float> avx2_tiles(DType t, const test::OwnedWeight& ow, const std::v
     a.ldy = rows;
     a.bias = bias ? bias + r0 : nullptr;
     a.scratch = s;
-    (htile_avx2(t, WeightLayout::rows) ? htile_avx2(t, WeightLayout::rows) : qtile_avx2(t))(a);
+    (htile_avx2(t) ? htile_avx2(t) : qtile_avx2(t))(a);
   }
   return y;
 }

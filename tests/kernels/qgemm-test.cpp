@@ -80,7 +80,7 @@ std::vector<float> run_tiles(QTileFn fn, const test::OwnedWeight& ow, const Acts
 std::vector<std::pair<const char*, QTileFn>> kernels_for(DType t) {
   std::vector<std::pair<const char*, QTileFn>> k;
   if (best_simd_level() != SimdLevel::avx2) return k;
-  if (QTileFn f = htile_avx2(t, WeightLayout::rows)) k.emplace_back("f16c", f);
+  if (QTileFn f = htile_avx2(t)) k.emplace_back("f16c", f);
   if (QTileFn f = qtile_avx2(t)) k.emplace_back("avx2", f);
   if (cpu_has_vnni()) {
     if (QTileFn f = qtile_vnni(t)) k.emplace_back("vnni", f);
