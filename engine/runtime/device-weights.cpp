@@ -69,7 +69,6 @@ Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelF
   d->copy_ = model.weights;
   const int64_t q = int64_t(model.config.n_heads) * model.config.head_dim;
   const int64_t kv = int64_t(model.config.n_kv_heads) * model.config.head_dim;
-  std::vector<std::pair<const void*, uint64_t>> sources;
   std::unordered_map<const void*, void*> copies;  // host tensor -> its copy (tied output)
   Status failure;
   for_each_tensor(d->copy_, q, kv, [&](const void** data, uint64_t bytes, const std::string& name) {
@@ -89,8 +88,10 @@ Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelF
       return;
     }
     d->owned_.push_back(dst);
-    sources.emplace_back(*data, bytes);
     backend.upload(dst, *data, bytes);
+    // The copy is what the runner reads: the process need not hold the
+    // mapping's pages as well, not even until the last tensor is copied.
+    if (model.file) model.file->release_pages(*data, bytes);
     copies.emplace(*data, dst);
     *data = dst;
     d->bytes_ += bytes;
@@ -100,11 +101,6 @@ Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelF
     if (!err.empty()) failure = Status(StatusCode::internal, "copying the weights: " + err);
   }
   if (!failure.ok()) return failure;  // the destructor frees what was copied
-  // The copies are what the runner reads: the process need not hold the
-  // mapping's pages as well.
-  if (model.file) {
-    for (const auto& [src, bytes] : sources) model.file->release_pages(src, bytes);
-  }
   d->view_ = &d->copy_;
   return d;
 }
