@@ -59,10 +59,11 @@ uint64_t DeviceWeights::bytes_needed(const model::ModelWeights& w) {
 }
 
 Result<std::unique_ptr<DeviceWeights>> DeviceWeights::create(const model::ModelFile& model,
-                                                             kernels::Backend& backend) {
+                                                             kernels::Backend& backend,
+                                                             bool host_copies) {
   std::unique_ptr<DeviceWeights> d(new DeviceWeights(backend));
   const uint64_t need = bytes_needed(model.weights);
-  if (backend.host_memory() && !backend.prefers_weight_copies(need)) {
+  if (backend.host_memory() && !(host_copies && backend.prefers_weight_copies(need))) {
     d->view_ = &model.weights;
     return d;
   }

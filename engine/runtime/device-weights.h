@@ -28,8 +28,11 @@ class DeviceWeights {
  public:
   // Fails with StatusCode::internal, naming the tensor and the sizes, when
   // the backend runs out of memory; everything allocated so far is freed.
+  // host_copies = false: a host-memory backend gets the model's own views
+  // even where it prefers copies.
   static Result<std::unique_ptr<DeviceWeights>> create(const model::ModelFile& model,
-                                                       kernels::Backend& backend);
+                                                       kernels::Backend& backend,
+                                                       bool host_copies = true);
   ~DeviceWeights();
   DeviceWeights(const DeviceWeights&) = delete;
   DeviceWeights& operator=(const DeviceWeights&) = delete;

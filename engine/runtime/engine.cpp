@@ -441,7 +441,8 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
   }
   cache_ = std::move(cache.value());
   Result<std::unique_ptr<runtime::ModelRunner>> runner =
-      runtime::ModelRunner::create(*model_, *backend_, *pool_, max_batch, max_rows);
+      runtime::ModelRunner::create(*model_, *backend_, *pool_, max_batch, max_rows,
+                                   config.weight_copies);
   if (!runner.ok()) {
     release_compute();
     return runner.status();

@@ -12,7 +12,8 @@ using kernels::AttentionSeq;
 Result<std::unique_ptr<ModelRunner>> ModelRunner::create(const model::ModelFile& model,
                                                          kernels::Backend& backend,
                                                          kernels::KvPool& pool,
-                                                         int max_batch_tokens, int max_logit_rows) {
+                                                         int max_batch_tokens, int max_logit_rows,
+                                                         bool host_copies) {
   const model::ModelConfig& c = model.config;
   const kernels::KvPoolShape& s = pool.shape();
   if (s.n_layers != c.n_layers || s.n_kv_heads != c.n_kv_heads || s.head_dim != c.head_dim) {
@@ -23,7 +24,7 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::create(const model::ModelFile&
   }
   std::unique_ptr<ModelRunner> r(
       new ModelRunner(model, backend, pool, max_batch_tokens, max_logit_rows));
-  Result<std::unique_ptr<DeviceWeights>> weights = DeviceWeights::create(model, backend);
+  Result<std::unique_ptr<DeviceWeights>> weights = DeviceWeights::create(model, backend, host_copies);
   if (!weights.ok()) return weights.status();
   r->device_weights_ = std::move(weights.value());
   r->w_ = &r->device_weights_->weights();

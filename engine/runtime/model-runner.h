@@ -43,11 +43,11 @@ class ModelRunner {
  public:
   // Fails with invalid_argument when the pool's shape does not fit the model
   // and with internal when scratch memory cannot be allocated or the weights
-  // cannot be copied to the backend.
+  // cannot be copied to the backend. host_copies: as DeviceWeights::create.
   static Result<std::unique_ptr<ModelRunner>> create(const model::ModelFile& model,
                                                      kernels::Backend& backend,
                                                      kernels::KvPool& pool, int max_batch_tokens,
-                                                     int max_logit_rows);
+                                                     int max_logit_rows, bool host_copies = true);
   ~ModelRunner();
   ModelRunner(const ModelRunner&) = delete;
   ModelRunner& operator=(const ModelRunner&) = delete;

@@ -113,6 +113,9 @@ TEST(DeviceWeights, CpuBackendGetsCopiesWhereItPrefersThem) {
     ASSERT_TRUE(dw.ok()) << dw.status().to_string();
     const bool copies = backend->prefers_weight_copies(need);
     EXPECT_EQ(dw.value()->copied(), copies);
+    auto mapped = runtime::DeviceWeights::create(*m, *backend, /*host_copies=*/false);
+    ASSERT_TRUE(mapped.ok());
+    EXPECT_EQ(&mapped.value()->weights(), &h);  // the lessons' engines share the mapping
     EXPECT_EQ(backend->prefers_weight_copies(uint64_t(1) << 62), false);  // never past memory
     if (!copies) {
       EXPECT_EQ(&dw.value()->weights(), &h);

@@ -17,6 +17,7 @@ EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int
   for (char& ch : kv) ch = char(std::tolower(static_cast<unsigned char>(ch)));
   c.kv_type = kv.empty() ? "f16" : kv;
   c.context_length = user.context_length;
+  c.weight_copies = false;  // share the file mapping's pages instead of a second copy
   return c;
 }
 

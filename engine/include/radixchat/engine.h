@@ -40,6 +40,11 @@ struct EngineConfig {
   int max_running = 16;            // requests decoding at once
   int max_queue_age_steps = 64;    // cache-aware ordering never delays a request longer
   std::string chat_template;       // empty: chosen from the model's metadata
+  // CPU: run on a copy of the weights in huge pages where the backend
+  // prefers it (faster decode, the same resident memory: the file
+  // mapping's pages go back to the kernel). False keeps the mapping, whose
+  // pages other engines on the same file share (the panel's lessons).
+  bool weight_copies = true;
   // Called on the creating thread while create() loads, with the fraction
   // done in [0, 1]; returning false cancels the load (create() then fails
   // with StatusCode::cancelled). Loading reads every weight page once, so

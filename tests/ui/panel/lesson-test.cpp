@@ -217,6 +217,7 @@ TEST(LessonEngine, ConfigFollowsTheUsersModelAndPoolFitsTheDemo) {
   EXPECT_EQ(c.context_length, 2048);
   EXPECT_EQ(c.cache, "hash16");
   EXPECT_EQ(c.kv_pool_tokens, 512);
+  EXPECT_FALSE(c.weight_copies);  // a lesson reads the file mapping, not a copy of its own
 
   const size_t evict = scenario("Eviction");
   const size_t shared = scenario("Shared system prompt");
