@@ -24,7 +24,8 @@ Result<std::unique_ptr<ModelRunner>> ModelRunner::create(const model::ModelFile&
   }
   std::unique_ptr<ModelRunner> r(
       new ModelRunner(model, backend, pool, max_batch_tokens, max_logit_rows));
-  Result<std::unique_ptr<DeviceWeights>> weights = DeviceWeights::create(model, backend, host_copies);
+  Result<std::unique_ptr<DeviceWeights>> weights =
+      DeviceWeights::create(model, backend, host_copies);
   if (!weights.ok()) return weights.status();
   r->device_weights_ = std::move(weights.value());
   r->w_ = &r->device_weights_->weights();

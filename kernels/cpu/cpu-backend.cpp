@@ -53,10 +53,9 @@ class CpuBackend final : public Backend {
   // 1.45x as fast from them as from the file mapping's 4 KiB pages, Q4_K_M
   // 1.07x, the other types within noise (README, CPU runtime); copies in
   // 4 KiB pages gained less and less steadily (1.02x and 1.21x in two
-  // rounds). Only where the kernel
-  // gives huge pages, and only when the copy leaves a quarter of the
-  // available memory: a larger model keeps running from the mapping, which
-  // the kernel can page.
+  // rounds). Only where the kernel gives huge pages, and only when the copy
+  // leaves a quarter of the available memory: a larger model keeps running
+  // from the mapping, which the kernel can page.
   bool prefers_weight_copies(uint64_t bytes) const override {
     const int64_t available = host_available_bytes();
     return host_huge_pages() && available > 0 && bytes <= uint64_t(available) / 4 * 3;
