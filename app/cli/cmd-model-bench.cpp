@@ -41,6 +41,7 @@ nlohmann::json to_json(const ModelBenchResult& r) {
           {"prefill_tok_s", r.prefill_tok_s},
           {"decode_tok_s", r.decode_tok_s},
           {"weight_bytes", r.weight_bytes},
+          {"weights", r.weights},
           {"bytes_per_token", r.bytes_per_token},
           {"interleaved_decode_tok_s", r.interleaved_decode_tok_s},
           {"bandwidth_gbs", r.bandwidth_gbs},
@@ -50,15 +51,16 @@ nlohmann::json to_json(const ModelBenchResult& r) {
 }
 
 void print_header() {
-  std::printf("%-28s %-5s %8s %3s %11s %10s %9s %10s %10s %8s\n", "model", "type", "MB", "thr",
-              "prefill t/s", "decode t/s", "MB/token", "decode GB/s", "probe GB/s", "of roof");
+  std::printf("%-28s %-5s %8s %3s %11s %10s %9s %10s %10s %8s %s\n", "model", "type", "MB", "thr",
+              "prefill t/s", "decode t/s", "MB/token", "decode GB/s", "probe GB/s", "of roof",
+              "weights");
 }
 
 void print_row(const ModelBenchResult& r) {
-  std::printf("%-28s %-5s %8.0f %3d %11.1f %10.2f %9.1f %10.1f %10.1f %7.1f%%\n", r.model.c_str(),
-              r.type.c_str(), double(r.weight_bytes) / 1e6, r.threads, r.prefill_tok_s,
-              r.decode_tok_s, r.bytes_per_token / 1e6, r.decode_gbs, r.bandwidth_gbs,
-              100.0 * r.decode_fraction);
+  std::printf("%-28s %-5s %8.0f %3d %11.1f %10.2f %9.1f %10.1f %10.1f %7.1f%% %s\n",
+              r.model.c_str(), r.type.c_str(), double(r.weight_bytes) / 1e6, r.threads,
+              r.prefill_tok_s, r.decode_tok_s, r.bytes_per_token / 1e6, r.decode_gbs,
+              r.bandwidth_gbs, 100.0 * r.decode_fraction, r.weights.c_str());
   if (r.decode_fraction > 1.05) {
     std::printf(
         "  note: decode read faster than the probe; the bandwidth figure is too low on "

@@ -88,6 +88,7 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
   r.prompt_tokens = prompt;
   r.decode_tokens = decode;
   r.weight_bytes = int64_t(mf.weights.total_bytes);
+  r.weights = runner.value()->weights_copied() ? "copy" : "mapping";
 
   std::vector<float> logits;
   runtime::ForwardBatch batch;

@@ -70,6 +70,8 @@ class ModelRunner {
   // The weights the steps read (the model's, or the backend's copies:
   // device-weights.h).
   const model::ModelWeights& weights() const { return *w_; }
+  // Whether weights() are copies (device-weights.h) rather than the model's.
+  bool weights_copied() const { return device_weights_->copied(); }
 
  private:
   ModelRunner(const model::ModelFile& model, kernels::Backend& backend, kernels::KvPool& pool,

@@ -44,6 +44,9 @@ struct ModelBenchResult {
   double prefill_tok_s = 0;
   double decode_tok_s = 0;
   int64_t weight_bytes = 0;    // every bound tensor
+  // What decode and the probe read: "copy" (the CPU backend's copy of the
+  // weights, in memory that asks for huge pages) or "mapping" (the file).
+  std::string weights;
   double bytes_per_token = 0;  // read by one decode step (see above)
   // The roofline runs (decode alternating with the probe):
   double interleaved_decode_tok_s = 0;  // decode there (total tokens / total time)
