@@ -12,9 +12,12 @@ namespace rc::kernels {
 
 namespace {
 std::atomic<bool> avx512_on{true};
+std::atomic<bool> prefetch_on{true};
 }  // namespace
 
 void set_attention_avx512_enabled(bool on) { avx512_on.store(on); }
+bool attention_prefetch_enabled() { return prefetch_on.load(std::memory_order_relaxed); }
+void set_attention_prefetch_enabled(bool on) { prefetch_on.store(on); }
 
 AttentionTaskFn attention_task_for(SimdLevel level, int head_dim) {
   if (level != SimdLevel::avx2) return attention_task_scalar;

@@ -62,6 +62,10 @@ using AttentionTaskFn = void (*)(const AttentionArgs& a, const AttentionSeq& seq
 // task (tests and benchmarks comparing it with the AVX2 one).
 AttentionTaskFn attention_task_for(SimdLevel level, int head_dim);
 void set_attention_avx512_enabled(bool on);
+// Whether the tasks ask for their tiles' K and V rows ahead of use
+// (attention-tiles.inc); on unless a benchmark comparing both turns it off.
+bool attention_prefetch_enabled();
+void set_attention_prefetch_enabled(bool on);
 
 // The K and V rows of positions p0 .. p0 + tn - 1 of one kv head (at
 // kv_off_bytes in each slot's row), through the sequence's page table.

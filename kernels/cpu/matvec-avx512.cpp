@@ -46,12 +46,6 @@ inline __m512i join(__m256i lo, __m256i hi) {
 inline __m512i pair_index(int a, int b) {
   return _mm512_inserti64x4(_mm512_set1_epi32(a), _mm256_set1_epi32(b), 1);
 }
-inline float hsum8(__m256 v) {
-  __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-  s = _mm_add_ps(s, _mm_movehl_ps(s, s));
-  s = _mm_add_ss(s, _mm_movehdup_ps(s));
-  return _mm_cvtss_f32(s);
-}
 inline int32_t hsum8_i32(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
   s = _mm_add_epi32(s, _mm_unpackhi_epi64(s, s));
@@ -186,28 +180,26 @@ void matvec_q32(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct&
 
 // ---- K-quants ------------------------------------------------------------
 
-// The 6-bit scales and mins of two Q4_K / Q5_K blocks (q4k_scale_min
+// The 6-bit scales and mins of four Q4_K / Q5_K blocks (q4k_scale_min
 // layout), one per 128-bit lane, as bytes [sc0 .. sc7, m0 .. m7], from each
 // block's first 16 bytes (d, dmin, then the 12 scale bytes s[0..11]):
 // sc[j] = s[j] & 63 and m[j] = s[j+4] & 63 for j < 4; for j >= 4 the low
 // four bits come from s[j+4] (sc: low nibble, m: high nibble) and the top
 // two from bits 6-7 of s[j-4] (sc) or s[j] (m). In vector registers, so no
 // value leaves for the integer unit and back.
-inline __m256i unpack_scales_k4(__m256i head) {
-  const __m256i a =
-      _mm256_shuffle_epi8(head, _mm256_broadcastsi128_si256(_mm_setr_epi8(
-                                    4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15)));
-  const __m256i b =
-      _mm256_shuffle_epi8(head, _mm256_broadcastsi128_si256(_mm_setr_epi8(
-                                    -1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11)));
-  const __m256i low = _mm256_or_si256(
-      _mm256_and_si256(a, _mm256_broadcastsi128_si256(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15,
-                                                                    63, 63, 63, 63, 0, 0, 0, 0))),
-      _mm256_and_si256(_mm256_srli_epi16(a, 4),
-                       _mm256_broadcastsi128_si256(
-                           _mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15))));
+inline __m512i lanes(__m128i v) { return _mm512_broadcast_i32x4(v); }
+inline __m512i unpack_scales_k4(__m512i head) {
+  const __m512i a = _mm512_shuffle_epi8(
+      head, lanes(_mm_setr_epi8(4, 5, 6, 7, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15)));
+  const __m512i b = _mm512_shuffle_epi8(
+      head, lanes(_mm_setr_epi8(-1, -1, -1, -1, 4, 5, 6, 7, -1, -1, -1, -1, 8, 9, 10, 11)));
+  const __m512i low = _mm512_or_si512(
+      _mm512_and_si512(
+          a, lanes(_mm_setr_epi8(63, 63, 63, 63, 15, 15, 15, 15, 63, 63, 63, 63, 0, 0, 0, 0))),
+      _mm512_and_si512(_mm512_srli_epi16(a, 4),
+                       lanes(_mm_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 15, 15, 15, 15))));
   // (b >> 6) << 4 per byte; b is zero where no top bits belong.
-  return _mm256_or_si256(low, _mm256_and_si256(_mm256_srli_epi16(b, 2), _mm256_set1_epi8(0x30)));
+  return _mm512_or_si512(low, _mm512_and_si512(_mm512_srli_epi16(b, 2), _mm512_set1_epi8(0x30)));
 }
 
 // vpdpwssd's multiplier for pack_sums(plo, phi) of group g: in each 128-bit
@@ -266,58 +258,67 @@ inline __m512i k45_scaled_isum(const Block& b, const int8_t* x, __m512i sv) {
   return isum;
 }
 
-// Q4_K / Q5_K, two blocks per step: one 256-bit scale unpack and one mins
-// product for both (the mins term stays in a vector accumulator: no
-// horizontal sum per block). An odd last block takes the same step with
-// its second lane's scales and mins zeroed and no second block's quants.
+// Q4_K / Q5_K, four blocks per step: one 512-bit scale unpack, one d/dmin
+// conversion and one mins product for all four (the mins term stays in a
+// vector accumulator: no horizontal sum per block). The last step of a row
+// whose block count is not a multiple of four reads zeros for the missing
+// blocks' heads, scales and activation sums (masked loads), so their d,
+// dmin and mins are zero, and skips their quants.
 // One row at a time: two rows interleaved (two weight streams) read
 // 0.65-0.75x as fast from DRAM on one core (kernel-bench --decode-core),
 // and with the packed sums one row's chains no longer need another row's
 // to fill the core (as fast from L2).
+template <bool k5, bool kFull, class Block>
+inline void k45_quad(const Block* b, const MatvecAct& a, int64_t i, int n, __m512& acc,
+                     __m512& macc) {
+  for (int l = 0; l < 4 * int(sizeof(Block)); l += 64)
+    prefetch(reinterpret_cast<const uint8_t*>(b) + l);
+  auto head = [&](int k) {
+    return kFull || k < n ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + k))
+                          : _mm_setzero_si128();
+  };
+  const __m512i heads =
+      join(_mm256_set_m128i(head(1), head(0)), _mm256_set_m128i(head(3), head(2)));
+  // [d, dmin] of the four blocks times their activation scales.
+  const __m256 wd = _mm256_cvtph_ps(_mm512_castsi512_si128(_mm512_permutexvar_epi32(
+      _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), heads)));
+  const __m128 ad =
+      kFull ? _mm_loadu_ps(a.d + i) : _mm_maskz_loadu_ps(__mmask8((1u << n) - 1), a.d + i);
+  const __m512 dd = _mm512_castps256_ps512(
+      _mm256_mul_ps(wd, _mm256_permutexvar_ps(_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3),
+                                              _mm256_castps128_ps256(ad))));
+  const __m512i scm = unpack_scales_k4(heads);
+  // Mins: 8 per block as int16 against the activation's sub-block sums.
+  const __m256i mins = _mm512_castsi512_si256(
+      _mm512_permutexvar_epi64(_mm512_setr_epi64(1, 3, 5, 7, 1, 3, 5, 7), scm));
+  const __m512i bs =
+      kFull ? load64(a.bsum + 8 * i)
+            : _mm512_maskz_loadu_epi16(__mmask32((uint64_t(1) << (8 * n)) - 1), a.bsum + 8 * i);
+  const __m512i mp = _mm512_madd_epi16(_mm512_cvtepu8_epi16(mins), bs);
+  const __m512 dmin =
+      _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd);
+  macc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mp), dmin, macc);
+  const int8_t* x = a.qs + 256 * i;
+  for (int k = 0; k < 4; ++k) {
+    if (!kFull && k >= n) break;
+    const __m512i sv = _mm512_permutexvar_epi64(
+        _mm512_set_epi64(2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k),
+        scm);
+    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(b[k], x + 256 * k, sv)),
+                          _mm512_permutexvar_ps(_mm512_set1_epi32(2 * k), dd), acc);
+  }
+}
+
 template <bool k5>
 float dot_k45(const uint8_t* w, const MatvecAct& a) {
   using Block = std::conditional_t<k5, BlockQ5_K, BlockQ4_K>;
   const auto* blocks = reinterpret_cast<const Block*>(w);
   const int64_t nb = a.K / 256;
-  __m512 acc = _mm512_setzero_ps();
-  __m256 macc = _mm256_setzero_ps();
-  for (int64_t i = 0; i < nb; i += 2) {
-    const bool two = i + 1 < nb;
-    const Block* b = blocks + i;
-    for (int l = 0; l < 2 * int(sizeof(Block)); l += 64)
-      prefetch(reinterpret_cast<const uint8_t*>(b) + l);
-    const __m128i head0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(b));
-    const __m128i head1 =
-        two ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + 1)) : _mm_setzero_si128();
-    // [d, dmin] of both blocks times their activation scales (zero for a
-    // missing second block).
-    const __m128 ad = two ? _mm_castpd_ps(_mm_load_sd(reinterpret_cast<const double*>(a.d + i)))
-                          : _mm_load_ss(a.d + i);
-    const __m128 dd =
-        _mm_mul_ps(_mm_cvtph_ps(_mm_unpacklo_epi32(head0, head1)), _mm_unpacklo_ps(ad, ad));
-    const __m256i scm = unpack_scales_k4(_mm256_set_m128i(head1, head0));
-    // Mins: 8 int16 per block, both blocks' in one vpmaddwd.
-    const __m128i mins = _mm256_castsi256_si128(_mm256_permute4x64_epi64(scm, 0x0d));
-    const __m256i bs = two ? load32(a.bsum + 8 * i)
-                           : _mm256_zextsi128_si256(
-                                 _mm_loadu_si128(reinterpret_cast<const __m128i*>(a.bsum + 8 * i)));
-    const __m256i mp = _mm256_madd_epi16(_mm256_cvtepu8_epi16(mins), bs);
-    const __m256 dmin = _mm256_permutexvar_ps(_mm256_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3),
-                                              _mm256_castps128_ps256(dd));
-    macc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(mp), dmin, macc);
-    const __m512i scales = _mm512_zextsi256_si512(scm);
-    const int8_t* x = a.qs + 256 * i;
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(
-                              b[0], x, _mm512_shuffle_i32x4(scales, scales, 0x00))),
-                          _mm512_broadcastss_ps(dd), acc);
-    if (two) {
-      acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(
-                                b[1], x + 256, _mm512_shuffle_i32x4(scales, scales, 0x55))),
-                            _mm512_permutexvar_ps(_mm512_set1_epi32(2), _mm512_zextps128_ps512(dd)),
-                            acc);
-    }
-  }
-  return _mm512_reduce_add_ps(acc) - hsum8(macc);
+  __m512 acc = _mm512_setzero_ps(), macc = acc;
+  int64_t i = 0;
+  for (; i + 4 <= nb; i += 4) k45_quad<k5, true>(blocks + i, a, i, 4, acc, macc);
+  if (i < nb) k45_quad<k5, false>(blocks + i, a, i, int(nb - i), acc, macc);
+  return _mm512_reduce_add_ps(_mm512_sub_ps(acc, macc));
 }
 
 template <bool k5>

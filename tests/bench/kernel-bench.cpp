@@ -1,10 +1,17 @@
 // kernel-bench: figures for the fast CPU backend's matmul.
 //
-//   kernel-bench [--threads N] [--quick] [--decode-core]
+//   kernel-bench [--threads N] [--quick] [--decode-core] [--decode-attention]
 //
 // 0. One core's decode matmul with the row dots and with the AVX-512 matvec
 //    kernels (matvec.h), from L2 and from DRAM, in thread CPU time
 //    (--decode-core: only this).
+// 0b. One core's decode attention (--decode-attention: only this): one
+//    query of a TinyLlama-shaped layer (32 heads, 4 kv heads, head dim 64,
+//    f16 KV) over 512 and 2048 keys, in microseconds of thread CPU time per
+//    layer: one layer's KV again and again (in cache), and 22 layers' KV in
+//    turn (11.5 and 46 MiB, as decode reads them; in decode the weights
+//    streamed between two layers evict them), each with and without the
+//    tasks' KV prefetch, alternated.
 //
 // 1. This machine's memory bandwidth: N threads each summing its share of a
 //    1 GiB buffer with vector loads (best of several passes).
@@ -32,6 +39,7 @@
 #include <vector>
 
 #include "cpu/act-quant.h"
+#include "cpu/cpu-attention.h"
 #include "cpu/cpu-backends.h"
 #include "cpu/host-memory.h"
 #include "cpu/matvec.h"
@@ -139,11 +147,67 @@ void decode_core_table(const std::vector<DType>& types, bool quick, bool dram) {
   std::printf("\n");
 }
 
+// Decode attention of one core (header, 0b): one query per call of every
+// kv head's task, as the backend's decode runs them.
+void decode_attention_table(bool quick) {
+  constexpr int kLayers = 22, kKvHeads = 4, kGroup = 8, kHeadDim = 64, kPage = 16;
+  const AttentionTaskFn task = attention_task_for(best_simd_level(), kHeadDim);
+  std::printf(
+      "decode attention per core, one query, %d heads over %d kv heads, head dim %d, f16 KV "
+      "(us of thread CPU time per layer)\n",
+      kKvHeads * kGroup, kKvHeads, kHeadDim);
+  std::printf("%6s %-10s %12s %12s %8s\n", "keys", "KV of", "no prefetch", "prefetch", "ratio");
+  for (int keys : {512, 2048}) {
+    const int64_t row = int64_t(kKvHeads) * kHeadDim * 2, slots = keys + kPage;
+    // Every layer's K then V, in one allocation as the KV pool is.
+    auto* kv = static_cast<uint16_t*>(host_alloc(size_t(2 * kLayers * slots * row)));
+    for (int64_t i = 0; i < 2 * kLayers * slots * row / 2; ++i) {
+      kv[i] = uint16_t(0x3000 + (i * 2654435761u >> 22) % 0x0c00);  // fp16 in [0.125, 1)
+    }
+    std::vector<int32_t> pages(size_t(slots / kPage));
+    for (size_t i = 0; i < pages.size(); ++i) pages[i] = int32_t(i);
+    std::vector<float> q(size_t(kKvHeads * kGroup * kHeadDim), 0.02f), out(q.size());
+    const AttentionSeq seq{pages.data(), keys - 1, 1, 0};
+    AttentionArgs a;
+    a.kv_type = DType::f16;
+    a.kv_row_bytes = row;
+    a.q = q.data();
+    a.out = out.data();
+    a.page_size = kPage;
+    a.head_dim = kHeadDim;
+    a.group = kGroup;
+    a.kv_dim = kKvHeads * kHeadDim;
+    a.q_dim = int64_t(kKvHeads) * kGroup * kHeadDim;
+    a.scale = 0.125f;
+    for (bool all_layers : {false, true}) {
+      double best[2] = {1e30, 1e30};
+      for (int round = 0; round < (quick ? 6 : 20); ++round) {
+        const bool prefetch = round % 2 == 1;
+        set_attention_prefetch_enabled(prefetch);
+        const double t0 = thread_cpu_seconds();
+        for (int l = 0; l < kLayers; ++l) {
+          const char* base =
+              reinterpret_cast<const char*>(kv) + (all_layers ? 2 * l * slots * row : 0);
+          a.k = base;
+          a.v = base + slots * row;
+          for (int h = 0; h < kKvHeads; ++h) task(a, seq, h, 0, 1);
+        }
+        best[prefetch] = std::min(best[prefetch], (thread_cpu_seconds() - t0) / kLayers);
+      }
+      set_attention_prefetch_enabled(true);
+      std::printf("%6d %-10s %12.1f %12.1f %7.2fx\n", keys, all_layers ? "22 layers" : "one layer",
+                  best[0] * 1e6, best[1] * 1e6, best[0] / best[1]);
+    }
+    host_free(kv);
+  }
+  std::printf("\n");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int threads = 2;
-  bool quick = false, core_only = false;
+  bool quick = false, core_only = false, attention_only = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--threads" && i + 1 < argc) {
@@ -152,8 +216,12 @@ int main(int argc, char** argv) {
       quick = true;
     } else if (a == "--decode-core") {
       core_only = true;
+    } else if (a == "--decode-attention") {
+      attention_only = true;
     } else {
-      std::fprintf(stderr, "usage: kernel-bench [--threads N] [--quick] [--decode-core]\n");
+      std::fprintf(stderr,
+                   "usage: kernel-bench [--threads N] [--quick] [--decode-core] "
+                   "[--decode-attention]\n");
       return 2;
     }
   }
@@ -164,9 +232,14 @@ int main(int argc, char** argv) {
               std::thread::hardware_concurrency());
   const std::vector<DType> types{DType::f32,  DType::f16,  DType::bf16, DType::q8_0, DType::q4_0,
                                  DType::q5_0, DType::q5_1, DType::q4_k, DType::q5_k, DType::q6_k};
+  if (attention_only) {
+    decode_attention_table(quick);
+    return 0;
+  }
   decode_core_table(types, quick, false);
   decode_core_table(types, quick, true);
   if (core_only) return 0;
+  decode_attention_table(quick);
   const double bw = rc::bench::measure_read_bandwidth_gbs(threads);
   std::printf("memory bandwidth (%d threads, 1 GiB vector read): %.1f GB/s\n\n", threads, bw);
 
