@@ -57,20 +57,14 @@ inline void transpose8(__m256 r[8]) {
 }
 
 template <DType kT>
-void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
-                  float* v) {
+void load_k_tile_of(const char* const krow[], int hd, float* kt) {
   for (int t0 = 0; t0 < kTile; t0 += 8) {
     for (int c = 0; c < hd; c += 8) {
       __m256 r[8];
-      for (int j = 0; j < 8; ++j)
-        r[j] = t0 + j < tn ? load8<kT>(krow[t0 + j], c) : _mm256_setzero_ps();
+      for (int j = 0; j < 8; ++j) r[j] = load8<kT>(krow[t0 + j], c);
       transpose8(r);
       for (int j = 0; j < 8; ++j) _mm256_store_ps(kt + (c + j) * kTile + t0, r[j]);
     }
-  }
-  for (int t = 0; t < kTile; ++t) {
-    for (int c = 0; c < hd; c += 8)
-      _mm256_store_ps(v + t * hd + c, t < tn ? load8<kT>(vrow[t], c) : _mm256_setzero_ps());
   }
 }
 
@@ -98,15 +92,15 @@ void scores(const float* const q[], const float* kt, int hd, float scale, float*
   }
 }
 
-template <int RB, int NV>
-void weighted_values_at(const float* p, const float* v, int hd, int c, float* const acc_rows[]) {
+template <DType kT, int RB, int NV>
+void weighted_values_at(const float* p, const char* const vrow[], int c, float* const acc_rows[]) {
   __m256 acc[RB][NV];
   for (int r = 0; r < RB; ++r) {
     for (int j = 0; j < NV; ++j) acc[r][j] = _mm256_load_ps(acc_rows[r] + c + 8 * j);
   }
   for (int t = 0; t < kTile; ++t) {
     __m256 vv[NV];
-    for (int j = 0; j < NV; ++j) vv[j] = _mm256_load_ps(v + t * hd + c + 8 * j);
+    for (int j = 0; j < NV; ++j) vv[j] = load8<kT>(vrow[t], c + 8 * j);
     for (int r = 0; r < RB; ++r) {
       const __m256 pt = _mm256_broadcast_ss(p + r * kTile + t);
       for (int j = 0; j < NV; ++j) acc[r][j] = _mm256_fmadd_ps(pt, vv[j], acc[r][j]);
@@ -118,19 +112,19 @@ void weighted_values_at(const float* p, const float* v, int hd, int c, float* co
 }
 
 // 32 dims at a time (the accumulators in registers for the whole tile).
-template <int RB>
-void weighted_values(const float* p, const float* v, int hd, float* const acc_rows[]) {
+template <DType kT, int RB>
+void weighted_values(const float* p, const char* const vrow[], int hd, float* const acc_rows[]) {
   int c = 0;
-  for (; c + 32 <= hd; c += 32) weighted_values_at<RB, 4>(p, v, hd, c, acc_rows);
+  for (; c + 32 <= hd; c += 32) weighted_values_at<kT, RB, 4>(p, vrow, c, acc_rows);
   switch ((hd - c) / 8) {
     case 3:
-      weighted_values_at<RB, 3>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 3>(p, vrow, c, acc_rows);
       break;
     case 2:
-      weighted_values_at<RB, 2>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 2>(p, vrow, c, acc_rows);
       break;
     case 1:
-      weighted_values_at<RB, 1>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 1>(p, vrow, c, acc_rows);
       break;
     default:
       break;

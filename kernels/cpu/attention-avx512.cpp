@@ -81,23 +81,16 @@ inline void transpose16(__m512 r[16]) {
   }
 }
 
-// The tile of keys p0 .. p0 + tn - 1 (tn <= kTile) of one kv head: kt =
-// K^T [hd][kTile], v = V [kTile][hd], both fp32; keys past tn are zero.
+// kt = K^T [hd][kTile] (fp32) of the tile's kTile K rows.
 template <DType kT>
-void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
-                  float* v) {
+void load_k_tile_of(const char* const krow[], int hd, float* kt) {
   for (int t0 = 0; t0 < kTile; t0 += 16) {
     for (int c = 0; c < hd; c += 16) {
       __m512 r[16];
-      for (int j = 0; j < 16; ++j)
-        r[j] = t0 + j < tn ? load16<kT>(krow[t0 + j], c) : _mm512_setzero_ps();
+      for (int j = 0; j < 16; ++j) r[j] = load16<kT>(krow[t0 + j], c);
       transpose16(r);
       for (int j = 0; j < 16; ++j) _mm512_store_ps(kt + (c + j) * kTile + t0, r[j]);
     }
-  }
-  for (int t = 0; t < kTile; ++t) {
-    for (int c = 0; c < hd; c += 16)
-      _mm512_store_ps(v + t * hd + c, t < tn ? load16<kT>(vrow[t], c) : _mm512_setzero_ps());
   }
 }
 
@@ -123,17 +116,17 @@ void scores(const float* const q[], const float* kt, int hd, float scale, float*
   }
 }
 
-// acc[r][c .. c + 16 NV) += sum over the tile's keys t of p[r][t] * v[t]
-// for RB rows (the accumulators in registers for the whole tile).
-template <int RB, int NV>
-void weighted_values_at(const float* p, const float* v, int hd, int c, float* const acc_rows[]) {
+// acc[r][c .. c + 16 NV) += sum over the tile's keys t of p[r][t] * V row
+// t for RB rows (the accumulators in registers for the whole tile).
+template <DType kT, int RB, int NV>
+void weighted_values_at(const float* p, const char* const vrow[], int c, float* const acc_rows[]) {
   __m512 acc[RB][NV];
   for (int r = 0; r < RB; ++r) {
     for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_load_ps(acc_rows[r] + c + 16 * j);
   }
   for (int t = 0; t < kTile; ++t) {
     __m512 vv[NV];
-    for (int j = 0; j < NV; ++j) vv[j] = _mm512_load_ps(v + t * hd + c + 16 * j);
+    for (int j = 0; j < NV; ++j) vv[j] = load16<kT>(vrow[t], c + 16 * j);
     for (int r = 0; r < RB; ++r) {
       const __m512 pt = _mm512_set1_ps(p[r * kTile + t]);
       for (int j = 0; j < NV; ++j) acc[r][j] = _mm512_fmadd_ps(pt, vv[j], acc[r][j]);
@@ -144,21 +137,21 @@ void weighted_values_at(const float* p, const float* v, int hd, int c, float* co
   }
 }
 
-// acc[r][0 .. hd) += sum over the tile's keys t of p[r][t] * v[t] for RB
-// rows, 64 dims at a time.
-template <int RB>
-void weighted_values(const float* p, const float* v, int hd, float* const acc_rows[]) {
+// acc[r][0 .. hd) += sum over the tile's keys t of p[r][t] * V row t for
+// RB rows, 64 dims at a time.
+template <DType kT, int RB>
+void weighted_values(const float* p, const char* const vrow[], int hd, float* const acc_rows[]) {
   int c = 0;
-  for (; c + 64 <= hd; c += 64) weighted_values_at<RB, 4>(p, v, hd, c, acc_rows);
+  for (; c + 64 <= hd; c += 64) weighted_values_at<kT, RB, 4>(p, vrow, c, acc_rows);
   switch ((hd - c) / 16) {
     case 3:
-      weighted_values_at<RB, 3>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 3>(p, vrow, c, acc_rows);
       break;
     case 2:
-      weighted_values_at<RB, 2>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 2>(p, vrow, c, acc_rows);
       break;
     case 1:
-      weighted_values_at<RB, 1>(p, v, hd, c, acc_rows);
+      weighted_values_at<kT, RB, 1>(p, vrow, c, acc_rows);
       break;
     default:
       break;

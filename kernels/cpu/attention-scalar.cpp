@@ -26,13 +26,9 @@ float widen(const char* row, int c) {
 }
 
 template <DType kT>
-void load_tile_of(const char* const krow[], const char* const vrow[], int tn, int hd, float* kt,
-                  float* v) {
+void load_k_tile_of(const char* const krow[], int hd, float* kt) {
   for (int t = 0; t < kTile; ++t) {
-    for (int c = 0; c < hd; ++c) {
-      kt[c * kTile + t] = t < tn ? widen<kT>(krow[t], c) : 0.0f;
-      v[t * hd + c] = t < tn ? widen<kT>(vrow[t], c) : 0.0f;
-    }
+    for (int c = 0; c < hd; ++c) kt[c * kTile + t] = widen<kT>(krow[t], c);
   }
 }
 
@@ -47,12 +43,12 @@ void scores(const float* const q[], const float* kt, int hd, float scale, float*
   }
 }
 
-template <int RB>
-void weighted_values(const float* p, const float* v, int hd, float* const acc[]) {
+template <DType kT, int RB>
+void weighted_values(const float* p, const char* const vrow[], int hd, float* const acc[]) {
   for (int r = 0; r < RB; ++r) {
     for (int t = 0; t < kTile; ++t) {
       const float pt = p[r * kTile + t];
-      for (int c = 0; c < hd; ++c) acc[r][c] += pt * v[t * hd + c];
+      for (int c = 0; c < hd; ++c) acc[r][c] += pt * widen<kT>(vrow[t], c);
     }
   }
 }

@@ -27,6 +27,11 @@ AttentionTaskFn attention_task_for(SimdLevel level, int head_dim) {
   return head_dim % 8 == 0 ? attention_task_avx2 : attention_task_scalar;
 }
 
+const void* kv_zero_row() {
+  alignas(64) static const float zeros[kMaxGroupDim] = {};
+  return zeros;
+}
+
 float* attention_scratch(size_t floats) {
   struct Buffer {
     float* p = nullptr;

@@ -2,8 +2,8 @@
 //
 // Flash-style: work is split into tasks of (sequence, kv head, block of up
 // to kQueryChunk queries). A task walks the keys its block can see in tiles;
-// each tile's K and V rows are read through the page table once, widened to
-// fp32 once (f16/bf16 pools), and then serve every query of the block and
+// each tile's K and V rows are found through the page table once, widened
+// to fp32 as they are read (f16/bf16 pools), and serve every query of the block and
 // every query head of the GQA group, as two small matrix products per
 // tile (attention-tiles.inc: the task shared by the scalar, AVX2 and
 // 512-bit levels). Each (query, head) keeps an online softmax (running max,
@@ -79,6 +79,10 @@ inline void attention_tile_rows(const AttentionArgs& a, const AttentionSeq& seq,
     v[t] = a.v + slot * a.kv_row_bytes + kv_off_bytes;
   }
 }
+
+// kMaxGroupDim * 4 zero bytes, 64-byte aligned: the K and V rows a tile
+// reads past the end of its sequence (a row of any head dim and KV type).
+const void* kv_zero_row();
 
 // A per-thread buffer of at least `floats` floats, valid until the thread's
 // next call; 64-byte aligned.
