@@ -2,8 +2,9 @@
 //
 // Flash-style: work is split into tasks of (sequence, kv head, block of up
 // to kQueryChunk queries). A task walks the keys its block can see in tiles;
-// each tile's K and V rows are found through the page table once, widened
-// to fp32 as they are read (f16/bf16 pools), and serve every query of the block and
+// each tile's K and V rows are found through the page table once (K then
+// widened to fp32 and transposed into a scratch tile, V widened as it is
+// read, for f16/bf16 pools) and serve every query of the block and
 // every query head of the GQA group, as two small matrix products per
 // tile (attention-tiles.inc: the task shared by the scalar, AVX2 and
 // 512-bit levels). Each (query, head) keeps an online softmax (running max,
