@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kTile = kAttentionTile;
 constexpr int kRowBlock = 3;
+constexpr bool kDecodeReadsVInPlace = true;  // attention-tiles.inc
 
 // 8 elements of a K or V row of the pool's type, widened.
 template <DType kT>

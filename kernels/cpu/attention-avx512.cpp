@@ -19,6 +19,7 @@ namespace {
 
 constexpr int kTile = kAttentionTile;  // four 16-key vectors
 constexpr int kRowBlock = 4;
+constexpr bool kDecodeReadsVInPlace = true;  // attention-tiles.inc
 
 // e^x, as avx2::exp_ps (the same polynomial) on 16 lanes; x is clamped to
 // [-87, 88], so callers zero the lanes of masked keys themselves.
