@@ -3,6 +3,7 @@
 // dims (the weighted values) per register, 32 at a time, K transposed 8 x 8
 // in registers, 3-row register blocks (12 accumulators of 16 registers).
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <type_traits>
 
@@ -183,8 +184,8 @@ void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
 
 namespace rc::kernels {
 void attention_task_avx2(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
-                         int i1) {
-  attention_task_scalar(a, seq, kv_head, i0, i1);
+                         int i1, const AttentionSplit* split) {
+  attention_task_scalar(a, seq, kv_head, i0, i1, split);
 }
 }  // namespace rc::kernels
 

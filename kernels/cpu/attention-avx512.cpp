@@ -3,6 +3,7 @@
 // 16 dims (the weighted values) per register, K transposed 16 x 16 in
 // registers, 4-row register blocks.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <type_traits>
 
@@ -205,8 +206,8 @@ void softmax_row(float* s, int valid, float& m, float& l, float* acc, int hd) {
 
 namespace rc::kernels {
 void attention_task_avx512(const AttentionArgs& a, const AttentionSeq& seq, int kv_head, int i0,
-                           int i1) {
-  attention_task_avx2(a, seq, kv_head, i0, i1);
+                           int i1, const AttentionSplit* split) {
+  attention_task_avx2(a, seq, kv_head, i0, i1, split);
 }
 }  // namespace rc::kernels
 

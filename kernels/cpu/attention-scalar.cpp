@@ -2,6 +2,7 @@
 // any head dim: the portable level, and head dims the vector tasks do not
 // take.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <type_traits>
 

@@ -66,12 +66,43 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
   a.scale = scale;
 
   // Task t of sequence j: first_task[j] <= t < first_task[j + 1]; within a
-  // sequence, tasks run kv head fastest so neighbours share query chunks.
+  // sequence, tasks run kv head fastest so neighbours share query chunks
+  // (or, split, segments).
+  const int threads = pool.size();
   std::vector<int64_t> first_task(seqs.size() + 1, 0);
+  std::vector<int> segments(seqs.size(), 0);  // > 0: split into that many
+  int64_t unsplit_tasks = 0;
+  for (const AttentionSeq& sq : seqs)
+    unsplit_tasks += int64_t((sq.n_new + kQueryChunk - 1) / kQueryChunk) * s.n_kv_heads;
+  // Splitting pays where whole tasks would leave threads idle for more than
+  // a quarter of the time (one kv head on two threads, four on three, eight
+  // on sixteen: decode's tasks take about as long each); only one-chunk
+  // sequences (decode) split.
+  const int64_t rounds = (unsplit_tasks + threads - 1) / threads;
+  const bool split_some = threads > 1 && 4 * rounds * threads > 5 * unsplit_tasks;
+  thread_local std::vector<float> split_state;
+  thread_local std::vector<int> split_done;
+  std::vector<size_t> state_at(seqs.size(), 0), done_at(seqs.size(), 0);
+  size_t state_floats = 0, done_ints = 0;
   for (size_t j = 0; j < seqs.size(); ++j) {
-    const int chunks = (seqs[j].n_new + kQueryChunk - 1) / kQueryChunk;
-    first_task[j + 1] = first_task[j] + int64_t(chunks) * s.n_kv_heads;
+    const int n_new = seqs[j].n_new, n_keys = seqs[j].n_past + n_new;
+    const int chunks = (n_new + kQueryChunk - 1) / kQueryChunk;
+    if (split_some && chunks == 1 && n_keys > kSegmentKeys) {
+      segments[j] = (n_keys + kSegmentKeys - 1) / kSegmentKeys;
+      state_at[j] = state_floats;
+      done_at[j] = done_ints;
+      state_floats +=
+          size_t(s.n_kv_heads) * attention_split_floats(segments[j], n_new * a.group, a.head_dim);
+      done_ints += size_t(s.n_kv_heads);
+    }
+    first_task[j + 1] =
+        first_task[j] + int64_t(segments[j] > 0 ? segments[j] : chunks) * s.n_kv_heads;
   }
+  if (split_state.size() < state_floats) split_state.resize(state_floats);
+  split_done.assign(done_ints, 0);
+  // The caller's buffers, by address: a worker naming them would get its own.
+  float* const state = split_state.data();
+  int* const done = split_done.data();
   const AttentionTaskFn task_fn = attention_task_for(level, s.head_dim);
   pool.parallel_for(first_task.back(), 1, [&](int64_t t0, int64_t t1, int) {
     for (int64_t t = t0; t < t1; ++t) {
@@ -79,10 +110,19 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
                               first_task.begin() - 1);
       const int64_t local = t - first_task[j];
       const int kv_head = int(local % s.n_kv_heads);
-      const int chunk = int(local / s.n_kv_heads);
-      const int i0 = chunk * kQueryChunk;
+      const int unit = int(local / s.n_kv_heads);  // query chunk, or segment
+      if (segments[j] > 0) {
+        const size_t per_head =
+            attention_split_floats(segments[j], seqs[j].n_new * a.group, a.head_dim);
+        const AttentionSplit split{unit, segments[j],
+                                   state + state_at[j] + size_t(kv_head) * per_head,
+                                   done + done_at[j] + size_t(kv_head)};
+        task_fn(a, seqs[j], kv_head, 0, seqs[j].n_new, &split);
+        continue;
+      }
+      const int i0 = unit * kQueryChunk;
       const int i1 = std::min(seqs[j].n_new, i0 + kQueryChunk);
-      task_fn(a, seqs[j], kv_head, i0, i1);
+      task_fn(a, seqs[j], kv_head, i0, i1, nullptr);
     }
   });
 }

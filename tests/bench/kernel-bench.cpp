@@ -190,7 +190,7 @@ void decode_attention_table(bool quick) {
               reinterpret_cast<const char*>(kv) + (all_layers ? 2 * l * slots * row : 0);
           a.k = base;
           a.v = base + slots * row;
-          for (int h = 0; h < kKvHeads; ++h) task(a, seq, h, 0, 1);
+          for (int h = 0; h < kKvHeads; ++h) task(a, seq, h, 0, 1, nullptr);
         }
         best[prefetch] = std::min(best[prefetch], (thread_cpu_seconds() - t0) / kLayers);
       }

@@ -51,8 +51,10 @@ TEST_P(Attention, MatchesReference) {
   const Avx512Attention task(c.avx512);
   const int n_kv_heads = 2, n_heads = n_kv_heads * c.group, hd = c.head_dim;
   const int kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
-  const std::vector<SeqSpec> specs{{0, 5},    {37, 1}, {20, 19}, {0, 1},
-                                   {100, 40}, {63, 2}, {0, 67},  {130, 33}};
+  // 600 + 1, 520 + 3 and 250 + 30 cross 256-key segments (kSegmentKeys);
+  // alone on three threads (below) the first two are split by segments.
+  const std::vector<SeqSpec> specs{{0, 5},  {37, 1},   {20, 19}, {0, 1},   {100, 40}, {63, 2},
+                                   {0, 67}, {130, 33}, {600, 1}, {520, 3}, {250, 30}};
   std::mt19937 rng(uint32_t(c.page_size * 100 + c.group * 10 + hd));
 
   // Page tables drawn from a shuffled pool, so no sequence is contiguous.
@@ -117,7 +119,8 @@ TEST_P(Attention, MatchesReference) {
                        "attention vs an F32 pool");
   }
 
-  // Each sequence alone gives the same rows as inside the batch.
+  // Each sequence alone gives the same rows as inside the batch (with three
+  // threads for its two tasks, split by segments).
   for (size_t j = 0; j < seqs.size(); ++j) {
     AttentionSeq alone = seqs[j];
     std::vector<float> solo(q.size(), 0.0f);
@@ -162,9 +165,11 @@ INSTANTIATE_TEST_SUITE_P(Shapes, Attention, ::testing::ValuesIn(attn_cases()),
 // A query's output is the same bits however its sequence is cut into
 // steps: one prefill, chunks after a cached prefix, or one token at a time
 // (decode). Sampled replies with and without a cache hit rely on it. For
-// every task the backend can take, with keys past a 64-key tile.
+// every task the backend can take, with keys past a 64-key tile and past
+// 256-key segments: decode past 256 keys is split by segments (two kv
+// heads, three threads), the prefill and the chunks are not.
 TEST(Attention, QueryBitsDoNotDependOnTheStep) {
-  const int n_kv_heads = 2, group = 4, hd = 64, n = 150;
+  const int n_kv_heads = 2, group = 4, hd = 64, n = 600;
   const int n_heads = n_kv_heads * group, kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
   std::vector<std::pair<SimdLevel, bool>> tasks;
   for (SimdLevel l : test::runnable_levels()) {
@@ -180,7 +185,7 @@ TEST(Attention, QueryBitsDoNotDependOnTheStep) {
   for (int p = 0; p < n; ++p) slots[size_t(p)] = table[size_t(p)];
   for (auto [level, avx512] : tasks) {
     const Avx512Attention task(avx512);
-    auto be = make_cpu_backend_at(2, level);
+    auto be = make_cpu_backend_at(3, level);
     auto pool = be->make_kv_pool({1, n_kv_heads, hd, 1, n, DType::f16});
     be->kv_store(*pool, 0, k.data(), v.data(), slots.data(), n);
     const float scale = 0.125f;
