@@ -53,6 +53,7 @@ inline constexpr int kMaxGroupDim = 4096;
 inline constexpr int kQueryChunk = 16;
 inline constexpr int kMaxQueryRows = kQueryChunk * 256;
 inline constexpr int kAttentionTile = 64;  // keys per tile
+// Keys per online-softmax segment, and per task of a split sequence.
 inline constexpr int kSegmentKeys = 4 * kAttentionTile;
 
 // One task's share of a split sequence (its block is all its queries):

@@ -52,7 +52,8 @@ TEST_P(Attention, MatchesReference) {
   const int n_kv_heads = 2, n_heads = n_kv_heads * c.group, hd = c.head_dim;
   const int kv_dim = n_kv_heads * hd, q_dim = n_heads * hd;
   // 600 + 1, 520 + 3 and 250 + 30 cross 256-key segments (kSegmentKeys);
-  // alone on three threads (below) the first two are split by segments.
+  // alone in the three-thread cases (below) the first two, one query chunk
+  // each, are split by segments.
   const std::vector<SeqSpec> specs{{0, 5},  {37, 1},   {20, 19}, {0, 1},   {100, 40}, {63, 2},
                                    {0, 67}, {130, 33}, {600, 1}, {520, 3}, {250, 30}};
   std::mt19937 rng(uint32_t(c.page_size * 100 + c.group * 10 + hd));
@@ -120,7 +121,8 @@ TEST_P(Attention, MatchesReference) {
   }
 
   // Each sequence alone gives the same rows as inside the batch (with three
-  // threads for its two tasks, split by segments).
+  // threads, a one-chunk sequence past 256 keys has two tasks for three
+  // threads and is split by segments).
   for (size_t j = 0; j < seqs.size(); ++j) {
     AttentionSeq alone = seqs[j];
     std::vector<float> solo(q.size(), 0.0f);
