@@ -70,7 +70,6 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
   // (or, split, segments).
   const int threads = pool.size();
   std::vector<int64_t> first_task(seqs.size() + 1, 0);
-  std::vector<int> segments(seqs.size(), 0);  // > 0: split into that many
   int64_t unsplit_tasks = 0;
   for (const AttentionSeq& sq : seqs)
     unsplit_tasks += int64_t((sq.n_new + kQueryChunk - 1) / kQueryChunk) * s.n_kv_heads;
@@ -82,21 +81,28 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
   const bool split_some = threads > 1 && 4 * rounds * threads > 5 * unsplit_tasks;
   thread_local std::vector<float> split_state;
   thread_local std::vector<int> split_done;
-  std::vector<size_t> state_at(seqs.size(), 0), done_at(seqs.size(), 0);
+  // Sequence j's split, if any: its segments, and where its kv heads'
+  // states (per_head floats each) and counters start.
+  struct SeqSplit {
+    int segments = 0;  // 0: not split
+    size_t state_at = 0, per_head = 0, done_at = 0;
+  };
+  std::vector<SeqSplit> splits(seqs.size());
   size_t state_floats = 0, done_ints = 0;
   for (size_t j = 0; j < seqs.size(); ++j) {
     const int n_new = seqs[j].n_new, n_keys = seqs[j].n_past + n_new;
     const int chunks = (n_new + kQueryChunk - 1) / kQueryChunk;
+    SeqSplit& sp = splits[j];
     if (split_some && chunks == 1 && n_keys > kSegmentKeys) {
-      segments[j] = (n_keys + kSegmentKeys - 1) / kSegmentKeys;
-      state_at[j] = state_floats;
-      done_at[j] = done_ints;
-      state_floats +=
-          size_t(s.n_kv_heads) * attention_split_floats(segments[j], n_new * a.group, a.head_dim);
+      sp.segments = (n_keys + kSegmentKeys - 1) / kSegmentKeys;
+      sp.per_head = attention_split_floats(sp.segments, n_new * a.group, a.head_dim);
+      sp.state_at = state_floats;
+      sp.done_at = done_ints;
+      state_floats += size_t(s.n_kv_heads) * sp.per_head;
       done_ints += size_t(s.n_kv_heads);
     }
     first_task[j + 1] =
-        first_task[j] + int64_t(segments[j] > 0 ? segments[j] : chunks) * s.n_kv_heads;
+        first_task[j] + int64_t(sp.segments > 0 ? sp.segments : chunks) * s.n_kv_heads;
   }
   if (split_state.size() < state_floats) split_state.resize(state_floats);
   split_done.assign(done_ints, 0);
@@ -111,12 +117,11 @@ void cpu_attention(ThreadPool& pool, SimdLevel level, KvPool& kv, int layer, con
       const int64_t local = t - first_task[j];
       const int kv_head = int(local % s.n_kv_heads);
       const int unit = int(local / s.n_kv_heads);  // query chunk, or segment
-      if (segments[j] > 0) {
-        const size_t per_head =
-            attention_split_floats(segments[j], seqs[j].n_new * a.group, a.head_dim);
-        const AttentionSplit split{unit, segments[j],
-                                   state + state_at[j] + size_t(kv_head) * per_head,
-                                   done + done_at[j] + size_t(kv_head)};
+      const SeqSplit& sp = splits[j];
+      if (sp.segments > 0) {
+        const AttentionSplit split{unit, sp.segments,
+                                   state + sp.state_at + size_t(kv_head) * sp.per_head,
+                                   done + sp.done_at + size_t(kv_head)};
         task_fn(a, seqs[j], kv_head, 0, seqs[j].n_new, &split);
         continue;
       }
