@@ -17,14 +17,16 @@ std::unique_ptr<Backend> make_reference_backend();
 // thread counts as one; n_threads <= 0 means the number of online CPUs),
 // SIMD kernels chosen at run time (AVX2+FMA+F16C, else portable code;
 // RADIXCHAT_CPU_SIMD=scalar forces the latter), integer dot products for
-// quantized weights, and single-threaded OpenBLAS sgemm per pool thread for
-// prefill (n >= 8 tokens). Sets OpenBLAS to one thread process-wide, since
-// it is called from the pool's threads.
+// quantized weights, and, at the scalar level only, single-threaded
+// OpenBLAS sgemm per pool thread for prefill (n >= 8 tokens). Sets OpenBLAS
+// to one thread process-wide, since it is called from the pool's threads.
 //
 // Numerics: float weights match the reference to fp32 rounding; quantized
-// weights (Q4_0, Q8_0, Q4_K, Q6_K) multiply 8-bit-rounded activations, as
-// GGML does (contract in act-quant.h), in decode and prefill alike, so a
-// token's output does not depend on how its prompt was chunked or cached.
+// weights multiply 8-bit-rounded activations, as GGML does (contract in
+// act-quant.h), in decode and prefill alike. At the AVX2 level a token's
+// logits are the same bits however its prompt was chunked, cached or
+// batched, on any thread count and page size (cpu-matmul.h,
+// cpu-attention.h; docs/architecture.md, section "Determinism").
 std::unique_ptr<Backend> make_cpu_backend(int n_threads);
 
 }  // namespace rc::kernels

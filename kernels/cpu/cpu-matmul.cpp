@@ -46,11 +46,9 @@ void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y
       return;
     }
   }
-  const QTileFn tile = qtile_fn(w.type, level_);
-  // Quantized decode keeps the row dots: one weight row streamed at a time
-  // measured faster than 8-row tiles in a model's decode (mmapped weights).
-  const bool float_weights = act_format(w.type) == ActFormat::f32;
-  if (tile && (n >= kGemmMinTokens || float_weights)) {
+  // The tiles serve every other token count, so a (row, token) result is
+  // the same bits at any n (qgemm.h); the matvec kernels above keep them.
+  if (const QTileFn tile = qtile_fn(w.type, level_)) {
     run_qtiles(tile, w, bias, x, y, n);
   } else if (n >= kGemmMinTokens) {
     run_gemm(w, bias, x, y, n);

@@ -1,36 +1,29 @@
 // matmul of the fast CPU backend: y[n][rows] = x[n][cols] * w^T (+ bias).
 //
-// On CPUs with AVX-512 VNNI, Q8_0 / Q4_K / Q5_K / Q6_K weights at
-// n >= kGemmMinTokens take the 512-bit token-lane kernels of qgemm-avx512.h;
-// on CPUs with AVX2 and no VNNI, the same types take the 256-bit ones of
-// qgemm-avx2-lanes.h (same bits as the tiles below; QTileMode avx2 or off
-// turns them off).
-// Decode (n = 1) at the AVX2 level goes through the matvec kernels of
-// matvec.h (rows split over the threads, software prefetch, activations
-// laid out once per call): quantized weights on CPUs with AVX-512 VNNI take
-// the 512-bit kernels, equal to the paths below up to fp32 rounding
-// (act-quant.h's contract); float weights take the tiles' own decode blocks
-// (the tiles' bits). RADIXCHAT_CPU_MATVEC=0 or set_matvec_enabled(false)
-// turns them off.
-// At the AVX2 level every type takes the tile kernels of qgemm.h:
-// quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
-// n >= kGemmMinTokens, with activations quantized once per call and integer
-// dots; F16/BF16/F32 for every n, with F16C + FMA on the fp32 activations
-// (F16: measured 2-3x OpenBLAS on dequantized tiles at 16-512 tokens and
-// ~1.7x the row dots in decode, matmul-bench). F32 takes them rather than
-// OpenBLAS because a token's result must not depend on how many tokens
-// share the call: sampled replies with and without a cache hit (whose
-// steps batch other tokens) must be the same. Tiles of 8 weight rows x up to
-// kTileTokens tokens are spread over the threads; a (row, token) result is
-// bit-identical for any n the tiles serve. Otherwise:
-// - n < kGemmMinTokens (decode): parallel over output rows, one SIMD dot per
-//   (row, token); quantized weights take 8-bit activations and integer dots,
-//   so the loop is bound by reading the weights once. Same activations as
-//   the tiles, equal up to fp32 rounding (act-quant.h).
-// - n >= kGemmMinTokens without tiles (the scalar level): parallel over
-//   tiles of weight rows; each thread converts its tile to fp32 and calls
-//   single-threaded OpenBLAS sgemm against all n tokens. Quantized weights
-//   multiply the 8-bit-rounded activations, like the decode path.
+// Batch invariance: at the AVX2 level a (row, token) result is the same
+// bits whatever n is, so a token's logits do not depend on how its prompt
+// was chunked, cached or batched (docs/architecture.md, section
+// "Determinism"). Every path below keeps the tile kernels' numerical
+// contract (qgemm.h):
+// - n = 1 (decode): the matvec kernels of matvec.h (rows split over the
+//   threads, software prefetch, activations laid out once per call):
+//   quantized weights on CPUs with AVX-512 VNNI, float weights everywhere
+//   (the tiles' own decode blocks). RADIXCHAT_CPU_MATVEC=0 or
+//   set_matvec_enabled(false) turns them off (the tiles then serve n = 1).
+// - n >= kGemmMinTokens: the token-lane kernels (qgemm-avx512.h on CPUs
+//   with AVX-512 VNNI, qgemm-avx2-lanes.h on AVX2 ones) for Q8_0, Q4_K,
+//   Q5_K, Q6_K and, with VNNI, F16/BF16/F32; QTileMode avx2 or off turns
+//   them off.
+// - anything else: the tile kernels of qgemm.h, 8 weight rows x up to
+//   kTileTokens tokens spread over the threads; quantized weights with
+//   activations quantized once per call and integer dots, float weights
+//   with F16C + FMA on the fp32 activations (F32 too, rather than
+//   OpenBLAS, whose sums depend on n).
+// At the scalar level (no AVX2) there are no tiles: n < kGemmMinTokens
+// takes one row dot per (row, token), larger n dequantizes tiles of weight
+// rows and calls single-threaded OpenBLAS sgemm per thread, so results
+// there depend on n (quantized weights multiply the same 8-bit-rounded
+// activations in both).
 #pragma once
 
 #include <vector>

@@ -5,12 +5,13 @@
 // instruction). A weight offset c (Q8_0 read as w + 128, Q4_0's 8, Q5_0's
 // 16, Q6_K's 32) is removed by starting the accumulator at ns4 (ns4 =
 // minus the activation sums of 4 times c, prepared once per matmul), which
-// costs nothing per weight byte. 32-element blocks keep one
-// int32 lane group per block and get their scales from a vector of 16 block
-// scales (gathered fp16 weight scales times the activation scales), spread
-// by a permute; K-quant sub-block scales are applied in integers by
-// vpdpwssd (each lane's 4-product sum fits in 16 bits), so a 256-block
-// costs one int->float conversion.
+// costs nothing per weight byte. K-quant sub-block scales are applied in
+// integers by vpdpwssd (each lane's 4-product sum fits in 16 bits). Each
+// block's lanes are then reduced to its exact integer dot, which is scaled
+// and added in the tile kernels' fp32 order (qgemm.h): 32-element blocks
+// eight at a time into eight lanes, K-quant blocks into one accumulator,
+// so a row's result is the same bits as in any prefill path.
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -21,6 +22,8 @@
 #include "simd-avx512-begin.h"
 
 #if defined(RC_HAVE_AVX512_REGION)
+#include "avx2-util.h"  // the region enables AVX2 too
+
 namespace rc::kernels {
 namespace {
 
@@ -41,10 +44,6 @@ inline float half_to_float(uint16_t h) {
 }
 inline __m512i join(__m256i lo, __m256i hi) {
   return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-}
-// Lanes 0-7 take lane a of v, lanes 8-15 lane b.
-inline __m512i pair_index(int a, int b) {
-  return _mm512_inserti64x4(_mm512_set1_epi32(a), _mm256_set1_epi32(b), 1);
 }
 inline int32_t hsum8_i32(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -129,46 +128,61 @@ inline int32_t block_isum(const typename T::Block& b, const int8_t* x, const int
   return hsum8_i32(_mm256_dpbusd_epi32(acc, T::one(b), load32(x)));
 }
 
-// 16 fp16 values at byte offset `off` of 16 consecutive blocks.
+// 8 fp16 values at byte offset `off` of 8 consecutive blocks.
 template <class Block>
-inline __m512 gather_half16(const Block* b, int off) {
+inline __m256 gather_half8(const Block* b, int off) {
   constexpr int s = int(sizeof(Block));
-  const __m512i idx =
-      _mm512_mullo_epi32(_mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
-                         _mm512_set1_epi32(s));
-  const __m512i v = _mm512_i32gather_epi32(idx, reinterpret_cast<const uint8_t*>(b) + off, 1);
-  return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(v));
+  const __m256i idx = _mm256_setr_epi32(0, s, 2 * s, 3 * s, 4 * s, 5 * s, 6 * s, 7 * s);
+  const __m256i v = _mm256_i32gather_epi32(
+      reinterpret_cast<const int*>(reinterpret_cast<const uint8_t*>(b) + off), idx, 1);
+  return _mm256_cvtph_ps(_mm256_cvtepi32_epi16(v));
 }
 
+// Lane k: the exact sum of block k's eight int32 lanes, for blocks 0-7
+// held in pairs by p[0..3] (block 2i in the low half of p[i]).
+inline __m256i block_sums8(const __m512i p[4]) {
+  const __m512i t0 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(p[0], p[1]), _mm512_unpackhi_epi32(p[0], p[1]));
+  const __m512i t1 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(p[2], p[3]), _mm512_unpackhi_epi32(p[2], p[3]));
+  // 128-bit lane L: the sums of lane L of p[0], p[1], p[2], p[3].
+  const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
+  // Lanes 0-1: blocks 0 2 4 6; lanes 2-3: blocks 1 3 5 7.
+  const __m512i h = _mm512_add_epi32(u, _mm512_shuffle_i32x4(u, u, _MM_SHUFFLE(2, 3, 0, 1)));
+  return _mm512_castsi512_si256(_mm512_permutexvar_epi32(
+      _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), h));
+}
+
+// The tile kernels' order (qgemm.h): lane k of an eight-lane accumulator
+// takes blocks k, k + 8, ... (scale times exact integer sum, then Q5_1's
+// min term), and the lanes are added as hsum does, so decode gives the
+// bits of every prefill path.
 template <class T>
 float dot_q32(const typename T::Block* b, const MatvecAct& a) {
   const int64_t nb = a.K / 32;
-  __m512 acc0 = _mm512_setzero_ps(), acc1 = acc0, accm = acc0;
+  __m256 acc = _mm256_setzero_ps();
   int64_t i = 0;
-  for (; i + 16 <= nb; i += 16) {
-    const __m512 s = _mm512_mul_ps(gather_half16(b + i, 0), _mm512_loadu_ps(a.d + i));
-    if constexpr (T::kMin) {
-      accm = _mm512_fmadd_ps(gather_half16(b + i, 2), _mm512_loadu_ps(a.ms + i), accm);
-    }
-    for (int p = 0; p < 8; p += 2) {
-      const int64_t j = i + 2 * p;
+  for (; i + 8 <= nb; i += 8) {
+    __m512i p[4];
+    for (int k = 0; k < 4; ++k) {
+      const int64_t j = i + 2 * k;
       prefetch(b + j);
-      prefetch(b + j + 2);
-      const __m512i s0 = pair_isum<T>(b + j, a.qs + 32 * j, a.ns4 + 8 * j);
-      const __m512i s1 = pair_isum<T>(b + j + 2, a.qs + 32 * (j + 2), a.ns4 + 8 * (j + 2));
-      acc0 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s0),
-                             _mm512_permutexvar_ps(pair_index(2 * p, 2 * p + 1), s), acc0);
-      acc1 = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s1),
-                             _mm512_permutexvar_ps(pair_index(2 * p + 2, 2 * p + 3), s), acc1);
+      p[k] = pair_isum<T>(b + j, a.qs + 32 * j, a.ns4 + 8 * j);
+    }
+    const __m256 s = _mm256_mul_ps(gather_half8(b + i, 0), _mm256_loadu_ps(a.d + i));
+    acc = _mm256_fmadd_ps(s, _mm256_cvtepi32_ps(block_sums8(p)), acc);
+    if constexpr (T::kMin) {
+      acc = _mm256_fmadd_ps(gather_half8(b + i, 2), _mm256_loadu_ps(a.ms + i), acc);
     }
   }
-  float tail = 0.0f;
-  for (; i < nb; ++i) {
+  alignas(32) float lane[8];
+  _mm256_store_ps(lane, acc);
+  for (int k = 0; i < nb; ++i, ++k) {
     const float s = half_to_float(b[i].d) * a.d[i];
-    tail += float(block_isum<T>(b[i], a.qs + 32 * i, a.ns4 + 8 * i)) * s;
-    if constexpr (T::kMin) tail += half_to_float(b[i].m) * a.ms[i];
+    lane[k] = std::fma(s, float(block_isum<T>(b[i], a.qs + 32 * i, a.ns4 + 8 * i)), lane[k]);
+    if constexpr (T::kMin) lane[k] = std::fma(half_to_float(b[i].m), a.ms[i], lane[k]);
   }
-  return _mm512_reduce_add_ps(_mm512_add_ps(acc0, acc1)) + _mm512_reduce_add_ps(accm) + tail;
+  return avx2::hsum(_mm256_load_ps(lane));
 }
 
 template <class T>
@@ -259,18 +273,17 @@ inline __m512i k45_scaled_isum(const Block& b, const int8_t* x, __m512i sv) {
 }
 
 // Q4_K / Q5_K, four blocks per step: one 512-bit scale unpack, one d/dmin
-// conversion and one mins product for all four (the mins term stays in a
-// vector accumulator: no horizontal sum per block). The last step of a row
+// conversion and one mins product for all four. Each block's scaled
+// integer sum and mins sum are reduced to exact integers, then added to
+// the row's one accumulator in the tile kernels' order (qgemm.h):
+// acc += (d * ad) * isum, acc -= (dmin * ad) * msum, block by block, so
+// decode gives the bits of every prefill path. The last step of a row
 // whose block count is not a multiple of four reads zeros for the missing
-// blocks' heads, scales and activation sums (masked loads), so their d,
-// dmin and mins are zero, and skips their quants.
+// blocks' heads, scales and activation sums (masked loads) and skips them.
 // One row at a time: two rows interleaved (two weight streams) read
-// 0.65-0.75x as fast from DRAM on one core (kernel-bench --decode-core),
-// and with the packed sums one row's chains no longer need another row's
-// to fill the core (as fast from L2).
+// slower from DRAM on one core, and one row's chains fill the core.
 template <bool k5, bool kFull, class Block>
-inline void k45_quad(const Block* b, const MatvecAct& a, int64_t i, int n, __m512& acc,
-                     __m512& macc) {
+inline float k45_quad(const Block* b, const MatvecAct& a, int64_t i, int n, float acc) {
   for (int l = 0; l < 4 * int(sizeof(Block)); l += 64)
     prefetch(reinterpret_cast<const uint8_t*>(b) + l);
   auto head = [&](int k) {
@@ -284,29 +297,35 @@ inline void k45_quad(const Block* b, const MatvecAct& a, int64_t i, int n, __m51
       _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), heads)));
   const __m128 ad =
       kFull ? _mm_loadu_ps(a.d + i) : _mm_maskz_loadu_ps(__mmask8((1u << n) - 1), a.d + i);
-  const __m512 dd = _mm512_castps256_ps512(
-      _mm256_mul_ps(wd, _mm256_permutexvar_ps(_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3),
-                                              _mm256_castps128_ps256(ad))));
+  alignas(32) float dd[8];
+  _mm256_store_ps(dd,
+                  _mm256_mul_ps(wd, _mm256_permutexvar_ps(_mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3),
+                                                          _mm256_castps128_ps256(ad))));
   const __m512i scm = unpack_scales_k4(heads);
-  // Mins: 8 per block as int16 against the activation's sub-block sums.
+  // Mins: 8 per block as int16 against the activation's sub-block sums;
+  // 128-bit lane k holds block k's four pair sums.
   const __m256i mins = _mm512_castsi512_si256(
       _mm512_permutexvar_epi64(_mm512_setr_epi64(1, 3, 5, 7, 1, 3, 5, 7), scm));
   const __m512i bs =
       kFull ? load64(a.bsum + 8 * i)
             : _mm512_maskz_loadu_epi16(__mmask32((uint64_t(1) << (8 * n)) - 1), a.bsum + 8 * i);
-  const __m512i mp = _mm512_madd_epi16(_mm512_cvtepu8_epi16(mins), bs);
-  const __m512 dmin =
-      _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd);
-  macc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(mp), dmin, macc);
+  __m512i mp = _mm512_madd_epi16(_mm512_cvtepu8_epi16(mins), bs);
+  mp = _mm512_add_epi32(mp, _mm512_shuffle_epi32(mp, _MM_PERM_BADC));
+  mp = _mm512_add_epi32(mp, _mm512_shuffle_epi32(mp, _MM_PERM_CDAB));
+  alignas(16) float msum[4];
+  _mm_store_ps(msum, _mm_cvtepi32_ps(_mm512_castsi512_si128(_mm512_permutexvar_epi32(
+                         _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), mp))));
   const int8_t* x = a.qs + 256 * i;
   for (int k = 0; k < 4; ++k) {
     if (!kFull && k >= n) break;
     const __m512i sv = _mm512_permutexvar_epi64(
         _mm512_set_epi64(2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k),
         scm);
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(k45_scaled_isum<k5>(b[k], x + 256 * k, sv)),
-                          _mm512_permutexvar_ps(_mm512_set1_epi32(2 * k), dd), acc);
+    const int32_t isum = _mm512_reduce_add_epi32(k45_scaled_isum<k5>(b[k], x + 256 * k, sv));
+    acc = std::fma(dd[2 * k], float(isum), acc);
+    acc = std::fma(-dd[2 * k + 1], msum[k], acc);
   }
+  return acc;
 }
 
 template <bool k5>
@@ -314,11 +333,11 @@ float dot_k45(const uint8_t* w, const MatvecAct& a) {
   using Block = std::conditional_t<k5, BlockQ5_K, BlockQ4_K>;
   const auto* blocks = reinterpret_cast<const Block*>(w);
   const int64_t nb = a.K / 256;
-  __m512 acc = _mm512_setzero_ps(), macc = acc;
+  float acc = 0.0f;
   int64_t i = 0;
-  for (; i + 4 <= nb; i += 4) k45_quad<k5, true>(blocks + i, a, i, 4, acc, macc);
-  if (i < nb) k45_quad<k5, false>(blocks + i, a, i, int(nb - i), acc, macc);
-  return _mm512_reduce_add_ps(_mm512_sub_ps(acc, macc));
+  for (; i + 4 <= nb; i += 4) acc = k45_quad<k5, true>(blocks + i, a, i, 4, acc);
+  if (i < nb) acc = k45_quad<k5, false>(blocks + i, a, i, int(nb - i), acc);
+  return acc;
 }
 
 template <bool k5>
@@ -348,7 +367,7 @@ float dot_q6k(const uint8_t* w, const MatvecAct& a) {
   const __m512i sh_lo = join(_mm256_set1_epi16(4), _mm256_set1_epi16(2));
   const __m512i sh_hi = join(_mm256_set1_epi16(0), _mm256_set1_epi16(2));
   const __m512i index[2] = {load64(kQ6ScaleIndex[0]), load64(kQ6ScaleIndex[1])};
-  __m512 acc = _mm512_setzero_ps();
+  float acc = 0.0f;
   for (int64_t i = 0; i < a.K / 256; ++i) {
     // The 16 int8 scales as int16 (words 0-15).
     const __m512i sc16 = _mm512_castsi256_si512(
@@ -372,10 +391,10 @@ float dot_q6k(const uint8_t* w, const MatvecAct& a) {
       isum =
           _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), _mm512_permutexvar_epi16(index[h], sc16));
     }
-    acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(isum), _mm512_set1_ps(half_to_float(b[i].d) * a.d[i]),
-                          acc);
+    // The tile kernels' order (qgemm.h): one accumulator, block by block.
+    acc = std::fma(half_to_float(b[i].d) * a.d[i], float(_mm512_reduce_add_epi32(isum)), acc);
   }
-  return _mm512_reduce_add_ps(acc);
+  return acc;
 }
 
 void matvec_q6k(const uint8_t* w, int64_t stride, int64_t rows, const MatvecAct& a, float* y) {

@@ -6,11 +6,14 @@
 // K-quants), not by reading the weights. Float weights: the AVX2 tiles'
 // decode blocks (hdecode_avx2).
 //
+// Every kernel follows the tile kernels' numerical contract (qgemm.h):
+// each block's integer dot is formed exactly, then scaled and added in the
+// tiles' fp32 order, so a row's result is the same bits at n = 1 as in any
+// prefill chunk (docs/architecture.md, section "Determinism").
+//
 // The activation row is prepared once per matmul into MatvecAct: the same
 // 8-bit quants and scales as quantize_act (act-quant.h) produces for the
-// weight's act_format, so the numerical contract of act-quant.h holds (the
-// result equals dequantize(w) . dequantize_act(quantize_act(x)) up to fp32
-// rounding), laid out so the inner loop needs no shuffles:
+// weight's act_format, laid out so the inner loop needs no shuffles:
 // - qs: the K quants contiguous; for Q4_K / Q5_K each 256-block's
 //   32-element sub-blocks are stored in the order 0 2 1 3 4 6 5 7, matching
 //   the low / high nibbles of the weight's 64-byte quant groups;
@@ -23,8 +26,7 @@
 // - bsum: BlockQ8K::bsum of every 256-block (8 per block), for the mins of
 //   Q4_K / Q5_K.
 // Each array starts on a 64-byte boundary, so no 512-bit load of the
-// activation straddles two cache lines (kernel-bench --decode-core, one
-// core from L2: Q6_K 40.8 -> 46.2 GB/s with the alignment).
+// activation straddles two cache lines.
 // Float weights (F32, F16, BF16) read the fp32 row itself (act.x).
 #pragma once
 
