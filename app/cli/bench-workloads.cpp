@@ -118,6 +118,54 @@ Workload structured(int requests, Rng& rng) {
   return w;
 }
 
+// "Regenerate": each conversation asks once, then asks the same again.
+Workload regenerate(int requests, Rng& rng) {
+  constexpr int kAsks = 4;
+  Workload w{"regenerate", {}};
+  const std::string system = "You are a helpful assistant. " + paragraph(rng, 2);
+  for (int left = requests; left > 0; left -= kAsks) {
+    Conversation c{system, {}, true};
+    const std::string question = paragraph(rng, 2);
+    for (int t = 0; t < std::min(kAsks, left); ++t) c.users.push_back(question);
+    w.conversations.push_back(std::move(c));
+  }
+  return w;
+}
+
+Workload rewrite(int requests, Rng& rng) {
+  Workload w{"rewrite", {}};
+  const std::string system =
+      "You are an editor. Repeat the user's document word for word, changing only what the "
+      "instruction asks for. Do not add anything.";
+  for (int i = 0; i < requests; ++i) {
+    w.conversations.push_back(
+        {system, {"Fix the capital letters in this document.\n\n" + paragraph(rng, 6)}});
+  }
+  return w;
+}
+
+// An agent loop: the same tool call's result comes back with one field
+// changed, turn after turn, and the model answers with its next call.
+Workload agentic(int requests, Rng& rng) {
+  constexpr int kTurns = 6;
+  Workload w{"agentic", {}};
+  std::string system =
+      "You are an agent with one tool, search(query). After each tool result, answer with the "
+      "next call as JSON: {\"tool\": \"search\", \"query\": \"...\"}.\nTool notes:\n";
+  for (int i = 0; i < 8; ++i) system += "- " + paragraph(rng, 1) + "\n";
+  for (int left = requests; left > 0; left -= kTurns) {
+    Conversation c{system, {}};
+    const std::string query = sentence(rng, 5);
+    for (int t = 0; t < std::min(kTurns, left); ++t) {
+      c.users.push_back("Tool result: {\"tool\": \"search\", \"query\": \"" + query +
+                        "\", \"page\": " + std::to_string(t + 1) +
+                        ", \"status\": \"ok\", \"hits\": 0}");
+    }
+    w.conversations.push_back(std::move(c));
+  }
+  return w;
+}
+
 }  // namespace
 
 int Workload::requests() const {
@@ -126,7 +174,14 @@ int Workload::requests() const {
   return n;
 }
 
-const char* workload_names() { return "multi-turn, few-shot, shared-system, random, structured"; }
+const char* workload_names() {
+  return "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic";
+}
+
+std::vector<std::string> workload_list() {
+  return {"multi-turn", "few-shot",   "shared-system", "random",
+          "structured", "regenerate", "rewrite",       "agentic"};
+}
 
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed) {
   if (requests < 1) return Status(StatusCode::invalid_argument, "--requests must be at least 1");
@@ -136,6 +191,9 @@ Result<Workload> make_workload(const std::string& name, int requests, uint64_t s
   if (name == "shared-system") return shared_system(requests, rng);
   if (name == "random") return random_prompts(requests, rng);
   if (name == "structured") return structured(requests, rng);
+  if (name == "regenerate") return regenerate(requests, rng);
+  if (name == "rewrite") return rewrite(requests, rng);
+  if (name == "agentic") return agentic(requests, rng);
   return Status(StatusCode::invalid_argument,
                 "unknown workload '" + name + "' (expected " + workload_names() + ")");
 }

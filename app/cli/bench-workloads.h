@@ -8,6 +8,13 @@
 //   structured     a long shared instruction block and JSON schema, each
 //                  request with its own short input document; replies are
 //                  constrained to the schema (response_format)
+//   regenerate     a question, then "Regenerate" of the same messages a few
+//                  times (drafted decoding's best case at temperature 0)
+//   rewrite        a document the reply is asked to repeat with small edits
+//                  (the reply copies the prompt: prompt lookup's case)
+//   agentic        an agent loop: a long tool-use instruction block, then
+//                  turns whose tool results differ in one field, the
+//                  history growing with every reply
 #pragma once
 
 #include <cstdint>
@@ -22,6 +29,9 @@ namespace rc::cli {
 struct Conversation {
   std::string system;              // may be empty
   std::vector<std::string> users;  // one user message per turn
+  // Every turn re-sends the first turn's messages instead of extending the
+  // history (users then holds the same message once per turn).
+  bool regenerate = false;
 };
 
 struct Workload {
@@ -34,6 +44,9 @@ struct Workload {
 // `requests` is the total number of turns over all conversations.
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed);
 
-const char* workload_names();  // "multi-turn, few-shot, shared-system, random, structured"
+// "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic"
+const char* workload_names();
+// The same names, one per entry (for a CLI check).
+std::vector<std::string> workload_list();
 
 }  // namespace rc::cli

@@ -34,7 +34,7 @@ struct BenchOptions {
   bool compare = false;
   std::string record;  // a recording of the run (recording/recorder.h)
   int record_max_mb = 1024;
-  std::string planted_span;  // system | user (bench-planted-span.h)
+  std::string planted_span;                 // system | user (bench-planted-span.h)
   recording::Recorder* recorder = nullptr;  // set while recording
 };
 
@@ -47,6 +47,9 @@ struct BenchResult {
   std::vector<double> ttft_ms;
   int64_t kv_peak_bytes = 0;
   uint64_t evictions = 0;
+  std::string speculate;
+  uint64_t drafted_tokens = 0, accepted_tokens = 0, draft_steps = 0;
+  double decode_s = 0;               // summed over requests: first token -> finished
   std::vector<std::string> replies;  // in request order, to check settings agree
 
   double percentile(double p) const {
@@ -58,6 +61,14 @@ struct BenchResult {
   double hit_rate() const { return prompt_tokens ? double(cached_tokens) / prompt_tokens : 0; }
   double output_tok_s() const { return wall_s > 0 ? output_tokens / wall_s : 0; }
   double total_tok_s() const { return wall_s > 0 ? (prompt_tokens + output_tokens) / wall_s : 0; }
+  // Tokens after the first over the time spent producing them, per request
+  // summed: what drafted decoding speeds up.
+  double decode_tok_s() const {
+    return decode_s > 0 ? double(output_tokens - requests) / decode_s : 0;
+  }
+  double mean_accepted_len() const {
+    return draft_steps ? double(accepted_tokens) / draft_steps : 0;
+  }
 };
 
 // Closed loop: `concurrency` conversations in flight; a conversation's next
@@ -90,13 +101,17 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   send = [&](size_t i) {
     Client& cl = clients[i];
     const Conversation& conv = w.conversations[cl.conv];
-    cl.messages.push_back({"user", conv.users[cl.turn]});
+    if (conv.regenerate && cl.turn > 0) {
+      cl.messages.pop_back();  // the reply being regenerated
+    } else {
+      cl.messages.push_back({"user", conv.users[cl.turn]});
+    }
     cl.reply.clear();
     cl.reply_tokens.clear();
     GenerateRequest req;
     req.messages = cl.messages;
     req.max_tokens = o.max_tokens;
-    req.ignore_eos = true;  // equal output lengths under every cache setting
+    req.ignore_eos = true;                    // equal output lengths under every cache setting
     req.response_format = w.response_format;  // structured: ends when the JSON does
     // Seeded per request, so every cache setting samples the same replies.
     req.sampling.temperature = o.temperature;
@@ -116,6 +131,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
       res.cached_tokens += ev.metrics.cached_tokens;
       res.output_tokens += ev.metrics.output_tokens;
       res.ttft_ms.push_back(ev.metrics.ttft_ms);
+      res.decode_s += (ev.metrics.total_ms - ev.metrics.ttft_ms) / 1000.0;
       res.replies[first_request[c.conv] + c.turn] = c.reply;
       c.messages.push_back({"assistant", c.reply});
       if (++c.turn < w.conversations[c.conv].users.size()) {
@@ -159,6 +175,10 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   res.requests = static_cast<int>(res.ttft_ms.size());
   res.kv_peak_bytes = st.kv_bytes_used_peak;
   res.evictions = st.cache.evictions;
+  res.speculate = o.engine.config.speculate;
+  res.drafted_tokens = st.drafted_tokens;
+  res.accepted_tokens = st.accepted_tokens;
+  res.draft_steps = st.draft_steps;
   return res;
 }
 
@@ -179,7 +199,15 @@ nlohmann::json to_json(const BenchResult& r) {
           {"total_tok_s", r.total_tok_s()},
           {"wall_s", r.wall_s},
           {"kv_peak_bytes", r.kv_peak_bytes},
-          {"evictions", r.evictions}};
+          {"evictions", r.evictions},
+          {"speculate", r.speculate},
+          {"decode_tok_s", r.decode_tok_s()},
+          {"drafted_tokens", r.drafted_tokens},
+          {"accepted_tokens", r.accepted_tokens},
+          {"mean_accepted_len", r.mean_accepted_len()},
+          {"draft_overhead",
+           r.drafted_tokens ? double(r.drafted_tokens - r.accepted_tokens) / double(r.output_tokens)
+                            : 0.0}};
 }
 
 void print_table(const std::vector<BenchResult>& rs) {
@@ -311,7 +339,7 @@ Command add_bench_command(CLI::App& root) {
   auto* app = root.add_subcommand("bench", "Measure a workload with and without prefix reuse");
   o->engine.add_to(*app);
   app->add_option("--workload", o->workload, workload_names())
-      ->check(CLI::IsMember({"multi-turn", "few-shot", "shared-system", "random", "structured"}));
+      ->check(CLI::IsMember(workload_list()));
   app->add_option("--requests", o->requests, "requests (turns) in all")->check(CLI::PositiveNumber);
   app->add_option("--concurrency", o->concurrency, "clients in flight")->check(CLI::PositiveNumber);
   app->add_option("--max-tokens", o->max_tokens, "tokens generated per request")

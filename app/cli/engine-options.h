@@ -1,6 +1,6 @@
 // Flags shared by every command that runs the model (design.md section 7):
 // --model (default: the bundled model), --backend, --threads, --cache,
-// --ctx, --kv-tokens, --kv-type. Registers them on a subcommand and builds the
+// --ctx, --kv-tokens, --kv-type, --speculate. Registers them on a subcommand and builds the
 // EngineConfig from what the user gave.
 #pragma once
 
@@ -31,6 +31,10 @@ struct EngineOptions {
     app.add_option("--kv-type", config.kv_type,
                    "KV pool element type: f16 (default), bf16 or f32 (twice the bytes per token)")
         ->check(CLI::IsMember({"f16", "bf16", "f32"}));
+    app.add_option("--speculate", config.speculate,
+                   "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
+                   "verifies them in one step (same tokens as off), off decodes one at a time")
+        ->check(CLI::IsMember({"off", "tree"}));
     app.add_option("--chat-template", config.chat_template,
                    "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
                    "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "

@@ -114,6 +114,12 @@ std::string render_metrics(const MetricsInput& in) {
   w.gauge("radixchat_itl_seconds_mean", "Mean inter-token latency after the first token.",
           e.itl_ms_mean / 1000.0);
 
+  w.family("radixchat_draft_tokens_total", "counter",
+           "Drafted decoding: draft tokens verified, and those the model kept.")
+      .sample(e.drafted_tokens, label("state", "drafted"))
+      .sample(e.accepted_tokens, label("state", "accepted"));
+  w.counter("radixchat_draft_steps_total", "Decode steps that verified a draft.", e.draft_steps);
+
   w.gauge("radixchat_kv_pages_total", "Pages in the KV pool.", c.total_pages);
   w.family("radixchat_kv_pages", "gauge",
            "KV pool pages by state (protected includes held; pinned is part of evictable).")

@@ -226,6 +226,56 @@ int64_t RadixCache::peek_prefix(std::span<const Token> key) const {
   return int64_t(pos);
 }
 
+std::vector<Token> RadixCache::peek_continuation(std::span<const Token> key,
+                                                 size_t max_tokens) const {
+  std::vector<Token> out;
+  if (!reuse_ || key.empty() || max_tokens == 0) return out;
+  // The node holding key's last token, and how far into it the key ends.
+  // Children are keyed by their first page, so the key's last partial page
+  // is matched against each child in turn.
+  NodeId node = kRootNode;
+  size_t pos = 0, at = 0;
+  const size_t n = key.size();
+  while (pos < n) {
+    NodeId c = ChildTable::kNone;
+    if (n - pos >= ps_) {
+      c = children_.find(node, child_key(key.data() + pos));
+    } else {
+      for (NodeId x = nodes_[node].first_child; x != kNoNode; x = nodes_[x].next_sibling) {
+        const std::vector<Token>& t = nodes_[x].tokens;
+        if (t.size() >= n - pos && std::equal(key.begin() + pos, key.end(), t.begin())) {
+          c = x;
+          break;
+        }
+      }
+    }
+    if (c == ChildTable::kNone) return out;
+    const std::vector<Token>& t = nodes_[c].tokens;
+    const size_t len = common_prefix(t.data(), key.data() + pos, std::min(t.size(), n - pos));
+    if (len < std::min(t.size(), n - pos)) return out;  // the tree went another way
+    pos += len;
+    node = c;
+    at = len;
+  }
+  // The rest of that node, then the busiest child down.
+  while (out.size() < max_tokens) {
+    const std::vector<Token>& t = nodes_[node].tokens;
+    const size_t take = std::min(t.size() - at, max_tokens - out.size());
+    out.insert(out.end(), t.begin() + at, t.begin() + at + take);
+    NodeId best = kNoNode;
+    for (NodeId x = nodes_[node].first_child; x != kNoNode; x = nodes_[x].next_sibling) {
+      if (best == kNoNode || nodes_[x].hits > nodes_[best].hits ||
+          (nodes_[x].hits == nodes_[best].hits && nodes_[x].tick > nodes_[best].tick)) {
+        best = x;
+      }
+    }
+    if (best == kNoNode) break;
+    node = best;
+    at = 0;
+  }
+  return out;
+}
+
 Status RadixCache::walk_ref(NodeHandle h, bool lock, int delta) {
   last_evict_parents_.clear();
   if (!valid(h)) return {StatusCode::invalid_argument, "stale or unknown cache node handle"};

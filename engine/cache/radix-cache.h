@@ -33,6 +33,8 @@ class RadixCache : public KvCache {
   const CacheConfig& config() const override { return config_; }
   MatchResult match_prefix(std::span<const Token> tokens) override;
   int64_t peek_prefix(std::span<const Token> tokens) const override;
+  std::vector<Token> peek_continuation(std::span<const Token> tokens,
+                                       size_t max_tokens) const override;
   Status lock(NodeHandle node) override;
   Status unlock(NodeHandle node) override;
   Status pin(NodeHandle node) override;

@@ -16,9 +16,9 @@
 #include "device-select.h"
 #include "device-weights.h"
 #include "kv-type.h"
+#include "model-runner.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
-#include "model-runner.h"
 #include "reply-memory.h"
 #include "scheduler.h"
 #include "structured/constraint-factory.h"
@@ -30,11 +30,16 @@ namespace rc {
 
 const char* finish_reason_name(FinishReason r) {
   switch (r) {
-    case FinishReason::none: return "none";
-    case FinishReason::stop: return "stop";
-    case FinishReason::length: return "length";
-    case FinishReason::cancelled: return "cancelled";
-    case FinishReason::error: return "error";
+    case FinishReason::none:
+      return "none";
+    case FinishReason::stop:
+      return "stop";
+    case FinishReason::length:
+      return "length";
+    case FinishReason::cancelled:
+      return "cancelled";
+    case FinishReason::error:
+      return "error";
   }
   return "unknown";
 }
@@ -45,6 +50,9 @@ struct CacheChoice {
   CachePolicy policy;
   int page_size;
 };
+
+// Logit rows beyond one per running request that drafted steps may use.
+constexpr int kDraftLogitRows = 32;
 
 Result<CacheChoice> parse_cache_setting(const std::string& name) {
   if (name == "radix") return CacheChoice{CachePolicy::radix, 1};
@@ -89,7 +97,8 @@ bool prefault_weights(const model::GgufFile& file, const std::function<bool(floa
     for (uint64_t off = 0; p && off < t.n_bytes; off += 4096) sink = sink + p[off];
     done += t.n_bytes;
     if (done >= next_report) {
-      if (!progress(0.05f + 0.85f * float(done) / float(std::max<uint64_t>(total, 1)))) return false;
+      if (!progress(0.05f + 0.85f * float(done) / float(std::max<uint64_t>(total, 1))))
+        return false;
       next_report = done + total / 50;
     }
   }
@@ -227,7 +236,8 @@ class EngineImpl final : public Engine {
     return tokenizer_->decode(tokens);
   }
 
-  Result<std::vector<int32_t>> render_chat(const std::vector<ChatMessage>& messages) const override {
+  Result<std::vector<int32_t>> render_chat(
+      const std::vector<ChatMessage>& messages) const override {
     return render(messages, /*add_assistant_prompt=*/true);
   }
 
@@ -338,6 +348,9 @@ class EngineImpl final : public Engine {
     s.cache = cache_->stats();
     s.kv_bytes_total = s.cache.total_pages * page_size_ * bytes_per_token_;
     s.kv_bytes_used_peak = t.peak_used_pages * page_size_ * bytes_per_token_;
+    s.drafted_tokens = t.drafted_tokens;
+    s.accepted_tokens = t.accepted_tokens;
+    s.draft_steps = t.draft_steps;
     std::lock_guard<std::mutex> lock(mu_);
     published_ = s;
   }
@@ -394,7 +407,9 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
                                  std::string* note) {
   const model::ModelConfig& mc = model_->config;
   const int max_batch = std::max(config.max_batch_tokens, 1);
-  const int max_rows = std::min(config.max_running, max_batch);
+  // Drafted decoding verifies several positions of a request per step.
+  const int max_rows =
+      std::min(config.max_running + (config.speculate == "tree" ? kDraftLogitRows : 0), max_batch);
   int64_t pool_tokens = config.kv_pool_tokens > 0 ? config.kv_pool_tokens
                                                   : default_pool_tokens(context_, bytes_per_token_);
   if (!backend_->host_memory()) {
@@ -407,10 +422,9 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
     const int64_t fit = std::max<int64_t>(left, 0) / std::max<int64_t>(bytes_per_token_, 1);
     if (config.kv_pool_tokens == 0) pool_tokens = std::max<int64_t>(8LL * context_, 16384);
     if (fit < std::min<int64_t>(pool_tokens, 256)) {
-      return Status(StatusCode::internal, "not enough device memory: " +
-                                              std::to_string(free >> 20) +
-                                              " MiB free, the weights need " +
-                                              std::to_string(weights >> 20) + " MiB");
+      return Status(StatusCode::internal,
+                    "not enough device memory: " + std::to_string(free >> 20) +
+                        " MiB free, the weights need " + std::to_string(weights >> 20) + " MiB");
     }
     if (pool_tokens > fit) {
       if (config.kv_pool_tokens > 0) {
@@ -420,8 +434,8 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
     }
   }
   const int64_t n_pages = (pool_tokens + page_size_ - 1) / page_size_;
-  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim, page_size_, n_pages,
-                              kv_type_};
+  kernels::KvPoolShape shape{mc.n_layers, mc.n_kv_heads, mc.head_dim,
+                             page_size_,  n_pages,       kv_type_};
   pool_ = backend_->make_kv_pool(shape);
   if (!pool_) {
     const std::string err = backend_->take_error();
@@ -440,9 +454,8 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
     return cache.status();
   }
   cache_ = std::move(cache.value());
-  Result<std::unique_ptr<runtime::ModelRunner>> runner =
-      runtime::ModelRunner::create(*model_, *backend_, *pool_, max_batch, max_rows,
-                                   config.weight_copies);
+  Result<std::unique_ptr<runtime::ModelRunner>> runner = runtime::ModelRunner::create(
+      *model_, *backend_, *pool_, max_batch, max_rows, config.weight_copies);
   if (!runner.ok()) {
     release_compute();
     return runner.status();
@@ -455,8 +468,13 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   std::unique_ptr<EngineImpl> e(new EngineImpl());
   Result<CacheChoice> cache_choice = parse_cache_setting(config.cache);
   if (!cache_choice.ok()) return cache_choice.status();
+  if (config.speculate != "off" && config.speculate != "tree") {
+    return Status(StatusCode::invalid_argument,
+                  "unknown speculate setting '" + config.speculate + "' (expected off or tree)");
+  }
 
-  const std::string path = config.model_path.empty() ? model::default_model_path() : config.model_path;
+  const std::string path =
+      config.model_path.empty() ? model::default_model_path() : config.model_path;
   auto progress = [&](float f) { return !config.load_progress || config.load_progress(f); };
   const Status cancelled(StatusCode::cancelled, "model loading was cancelled");
   if (!progress(0.0f)) return cancelled;
@@ -470,19 +488,19 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   if (!tokenizer.ok()) return tokenizer.status();
   e->tokenizer_ = std::move(tokenizer.value());
   e->constraints_ = std::make_unique<structured::ConstraintFactory>(*e->tokenizer_);
-  Result<tok::ChatTemplate> tmpl =
-      tok::ChatTemplate::for_model(e->model_->file.get(), e->tokenizer_.get(), config.chat_template);
+  Result<tok::ChatTemplate> tmpl = tok::ChatTemplate::for_model(
+      e->model_->file.get(), e->tokenizer_.get(), config.chat_template);
   if (!tmpl.ok()) return tmpl.status();
   e->template_ = std::make_unique<tok::ChatTemplate>(tmpl.value());
 
-  e->context_ = config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train)
-                                          : mc.n_ctx_train;
+  e->context_ =
+      config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train) : mc.n_ctx_train;
   e->page_size_ = cache_choice->page_size;
   Result<kernels::DType> kv_type = runtime::parse_kv_type(config.kv_type);
   if (!kv_type.ok()) return kv_type.status();
   e->kv_type_ = kv_type.value();
-  e->bytes_per_token_ = kernels::kv_bytes_per_token(
-      {mc.n_layers, mc.n_kv_heads, mc.head_dim, 1, 1, e->kv_type_});
+  e->bytes_per_token_ =
+      kernels::kv_bytes_per_token({mc.n_layers, mc.n_kv_heads, mc.head_dim, 1, 1, e->kv_type_});
 
   // CUDA when a device answers (or was asked for) and works end to end up
   // to a ready runner; on any CUDA failure the CPU, with the reason.
@@ -517,7 +535,7 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   const int64_t n_pages = e->cache_->config().total_pages;
 
   runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
-                              config.max_queue_age_steps};
+                              config.max_queue_age_steps, config.speculate == "tree"};
   e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_);
   e->scheduler_->set_before_finish([raw = e.get()] { raw->publish(); });
 

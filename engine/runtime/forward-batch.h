@@ -12,10 +12,12 @@ struct BatchSequence {
   // Pages holding positions [0, n_past + n_new): the cached prefix, earlier
   // chunks and this chunk. Host memory, owned by the caller for the step.
   const std::vector<int32_t>* page_table = nullptr;
-  int n_past = 0;            // positions already in the pool
-  int first_token = 0;       // index of this sequence's first token in ForwardBatch::tokens
-  int n_new = 0;             // tokens of this step
-  bool want_logits = false;  // logits of the last new position
+  int n_past = 0;       // positions already in the pool
+  int first_token = 0;  // index of this sequence's first token in ForwardBatch::tokens
+  int n_new = 0;        // tokens of this step
+  // Logits of the last n_logits new positions (0: none; 1: the next token;
+  // more: a drafted continuation being verified, one row per position).
+  int n_logits = 0;
 };
 
 struct ForwardBatch {
@@ -25,13 +27,14 @@ struct ForwardBatch {
   int n_tokens() const { return static_cast<int>(tokens.size()); }
   int n_logit_rows() const {
     int n = 0;
-    for (const BatchSequence& s : seqs) n += s.want_logits ? 1 : 0;
+    for (const BatchSequence& s : seqs) n += s.n_logits;
     return n;
   }
-  // Appends a sequence's chunk; returns its index in seqs.
+  // Appends a sequence's chunk with logits of its last n_logits positions
+  // (at most n_new; a bool asks for the last one); returns its index in seqs.
   int add(const std::vector<int32_t>& page_table, int n_past, const int32_t* new_tokens, int n_new,
-          bool want_logits) {
-    seqs.push_back({&page_table, n_past, n_tokens(), n_new, want_logits});
+          int n_logits) {
+    seqs.push_back({&page_table, n_past, n_tokens(), n_new, n_logits});
     tokens.insert(tokens.end(), new_tokens, new_tokens + n_new);
     return static_cast<int>(seqs.size()) - 1;
   }

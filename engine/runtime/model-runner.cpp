@@ -126,7 +126,13 @@ Status ModelRunner::run(const ForwardBatch& batch) {
         "batch of " + std::to_string(n) + " tokens exceeds " + std::to_string(max_tokens_));
   }
   if (rows > max_logit_rows_) {
-    return Status(StatusCode::invalid_argument, "too many sequences want logits in one batch");
+    return Status(StatusCode::invalid_argument, "too many logit rows in one batch");
+  }
+  for (const BatchSequence& s : batch.seqs) {
+    if (s.n_logits < 0 || s.n_logits > s.n_new) {
+      return Status(StatusCode::invalid_argument,
+                    "a sequence asks for logits of positions it does not compute");
+    }
   }
   for (int32_t t : batch.tokens) {
     if (t < 0 || t >= cfg_.n_vocab) {
@@ -147,11 +153,11 @@ Status ModelRunner::run(const ForwardBatch& batch) {
 
   // Final norm and vocabulary projection only for rows that need logits.
   if (rows == 0) return Status();
-  // Gather the last row of each such sequence: an f32 "table" over x. The
+  // Gather the rows that need logits: an f32 "table" over x. The
   // upload reuses ids_: the embedding gather that read it is queued before.
   last_rows_.clear();
   for (const BatchSequence& s : batch.seqs) {
-    if (s.want_logits) last_rows_.push_back(s.first_token + s.n_new - 1);
+    for (int i = s.n_new - s.n_logits; i < s.n_new; ++i) last_rows_.push_back(s.first_token + i);
   }
   backend_.upload(ids_, last_rows_.data(), rows * sizeof(int32_t));
   const kernels::Weight x_table{kernels::DType::f32, x_, n, cfg_.dim};

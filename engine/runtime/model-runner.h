@@ -53,10 +53,11 @@ class ModelRunner {
   ModelRunner& operator=(const ModelRunner&) = delete;
 
   // Runs one step. On success `logits` holds [batch.n_logit_rows()][n_vocab]
-  // floats, one row per sequence with want_logits, in batch order. Token ids
+  // floats: each sequence's last n_logits positions, in batch order. Token ids
   // outside the vocabulary and batches over max_batch_tokens are refused
   // with invalid_argument before anything is computed, and so are batches
-  // with more than max_logit_rows sequences wanting logits.
+  // with more than max_logit_rows logit rows, or a sequence asking for more
+  // rows than it has new positions.
   // A failure the backend reports (a CUDA error) is returned as internal.
   Status forward(const ForwardBatch& batch, std::vector<float>& logits);
   // The same step, returning the argmax token of each logit row instead of

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "drafter.h"
 #include "radixchat/cache.h"
 #include "radixchat/engine.h"
 #include "sampler.h"
@@ -53,9 +54,9 @@ struct Request {
   std::vector<PageId> pages;
   NodeHandle locked;
   bool has_lock = false;
-  int cached_tokens = 0;    // prompt tokens served by the cache
-  int filled = 0;           // positions whose K/V are in the pool
-  int inserted = 0;         // positions handed to the cache so far
+  int cached_tokens = 0;  // prompt tokens served by the cache
+  int filled = 0;         // positions whose K/V are in the pool
+  int inserted = 0;       // positions handed to the cache so far
 
   std::vector<int32_t> output;
   Sampler sampler;
@@ -64,6 +65,15 @@ struct Request {
   // Structured output (response_format): masks each step's logits; null
   // for free text.
   std::unique_ptr<structured::JsonConstraint> constraint;
+
+  bool finished = false;  // set by Scheduler::finish
+
+  // Drafted decoding: this step's tokens (the last output token, then the
+  // draft), the adaptive draft length, and what was drafted and kept.
+  std::vector<int32_t> step_tokens;
+  DraftBudget draft_budget;
+  int drafted_tokens = 0;
+  int accepted_tokens = 0;
 
   Clock::time_point submitted = Clock::now();
   Clock::time_point scheduled;

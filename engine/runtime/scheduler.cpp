@@ -157,6 +157,7 @@ void Scheduler::release_kv(Request& r) {
 
 void Scheduler::finish(Request& r, FinishReason reason, Status error) {
   release_kv(r);
+  r.finished = true;
   const Clock::time_point now = Clock::now();
   StreamEvent ev;
   ev.id = r.id;
@@ -175,6 +176,8 @@ void Scheduler::finish(Request& r, FinishReason reason, Status error) {
     if (r.output.size() > 1) m.itl_ms_mean = r.itl_sum_ms / (r.output.size() - 1);
   }
   m.total_ms = ms_between(r.submitted, now);
+  m.drafted_tokens = r.drafted_tokens;
+  m.accepted_tokens = r.accepted_tokens;
 
   totals_.finished++;
   totals_.prompt_tokens += m.prompt_tokens;
@@ -250,6 +253,41 @@ void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
   }
 }
 
+void Scheduler::plan_decode(Request& r, int max_draft) {
+  r.step_tokens.assign(1, r.output.back());
+  // Drafts need free logit rows and room before max_tokens (the step's last
+  // token is sampled after them); structured output masks each position by
+  // the state before it, so it decodes one token at a time.
+  const int room = r.max_tokens - static_cast<int>(r.output.size()) - 1;
+  const int k = std::min({max_draft, room, r.draft_budget.limit()});
+  if (!cfg_.speculate || r.constraint || k <= 0) return;
+  std::vector<int32_t> seq(r.prompt);
+  seq.insert(seq.end(), r.output.begin(), r.output.end());
+  const Draft d = propose_draft(cache_, seq, k, r.draft_budget.min_match());
+  r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
+}
+
+void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
+  const int base = r.filled;
+  const int drafted = static_cast<int>(r.step_tokens.size()) - 1;
+  int accepted = 0;
+  for (int i = 0; i <= drafted; ++i) {
+    // Positions base .. base + i hold the last token and the draft tokens
+    // kept so far; row i's logits follow them.
+    r.filled = base + 1 + i;
+    sample_and_stream(r, std::span<float>(logits + size_t(i) * vocab, vocab));
+    if (r.finished || i == drafted || r.output.back() != r.step_tokens[size_t(i) + 1]) break;
+    ++accepted;
+  }
+  if (drafted == 0) return;
+  r.draft_budget.update(drafted, accepted);
+  r.drafted_tokens += drafted;
+  r.accepted_tokens += accepted;
+  totals_.drafted_tokens += static_cast<uint64_t>(drafted);
+  totals_.accepted_tokens += static_cast<uint64_t>(accepted);
+  totals_.draft_steps++;
+}
+
 // Prefill chunks for this step, shortest remaining prompt first (requests
 // past the age limit before all others). A step costs about its token
 // count and a request's first token waits for its whole step, so packing
@@ -305,11 +343,12 @@ bool Scheduler::step() {
   for (auto& r : running_) {
     if (r->state != RequestState::decode) continue;
     if (logit_rows == runner_.max_logit_rows()) break;
-    const int32_t last = r->output.back();
-    batch_.add(r->pages, r->filled, &last, 1, true);
+    plan_decode(*r, std::min(budget, runner_.max_logit_rows() - logit_rows) - 1);
+    const int n = static_cast<int>(r->step_tokens.size());
+    batch_.add(r->pages, r->filled, r->step_tokens.data(), n, n);
     batch_owner_.push_back(r.get());
-    --budget;
-    ++logit_rows;
+    budget -= n;
+    logit_rows += n;
   }
   add_prefill_chunks(budget, logit_rows);
   if (batch_.seqs.empty()) return false;
@@ -326,6 +365,11 @@ bool Scheduler::step() {
   for (size_t i = 0; i < batch_.seqs.size(); ++i) {
     Request& r = *batch_owner_[i];
     const BatchSequence& s = batch_.seqs[i];
+    if (r.state == RequestState::decode) {
+      verify_draft(r, logits_.data() + static_cast<size_t>(row) * vocab, vocab);
+      row += s.n_logits;
+      continue;
+    }
     r.filled += s.n_new;
     if (r.state == RequestState::prefill) {
       cache_prefix(r, std::min(r.filled, r.prompt_len()));
@@ -337,7 +381,7 @@ bool Scheduler::step() {
         r.state = RequestState::decode;
       }
     }
-    if (s.want_logits) {
+    if (s.n_logits > 0) {
       sample_and_stream(r,
                         std::span<float>(logits_.data() + static_cast<size_t>(row) * vocab, vocab));
       ++row;

@@ -1,7 +1,8 @@
 // Continuous batching over the radix cache (design.md section 2).
 //
 // Each step() builds one forward batch: one decode token for every running
-// request, then prefill chunks of at most `prefill_chunk` tokens while the
+// request (followed by draft tokens to verify when speculating: drafter.h),
+// then prefill chunks of at most `prefill_chunk` tokens while the
 // batch has room (so a long prompt never stalls running decodes). Waiting
 // requests are admitted in cache-aware order (longest cached prefix first),
 // except that one waiting longer than `max_queue_age_steps` steps goes first
@@ -31,6 +32,9 @@ struct SchedulerConfig {
   int max_batch_tokens = 512;
   int max_running = 16;
   int max_queue_age_steps = 64;
+  // Drafted decoding (drafter.h): a decoding request's step may carry draft
+  // tokens after its last token; the runner's logit rows verify them.
+  bool speculate = false;
 };
 
 struct SchedulerTotals {
@@ -43,6 +47,9 @@ struct SchedulerTotals {
   double itl_ms_sum = 0;
   uint64_t itl_count = 0;
   int64_t peak_used_pages = 0;
+  uint64_t drafted_tokens = 0;   // draft tokens verified
+  uint64_t accepted_tokens = 0;  // of those, kept
+  uint64_t draft_steps = 0;      // steps that verified a draft
 };
 
 class Scheduler {
@@ -76,6 +83,13 @@ class Scheduler {
   void add_prefill_chunks(int& budget, int& logit_rows);
   void cache_prefix(Request& r, int upto);
   void sample_and_stream(Request& r, std::span<float> logits);
+  // The tokens a decoding request computes this step: its last token, then
+  // a draft when speculating (at most max_draft tokens).
+  void plan_decode(Request& r, int max_draft);
+  // Samples each logit row of a drafted step in turn, keeping draft tokens
+  // while the model's own choice equals them (the first differing choice
+  // is the step's last token), so the output is what plain decoding gives.
+  void verify_draft(Request& r, float* logits, int vocab);
   void finish(Request& r, FinishReason reason, Status error = Status());
   void release_kv(Request& r);
   void drop_finished();

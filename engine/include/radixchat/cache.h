@@ -156,6 +156,19 @@ class KvCache {
   // prefix first) over many waiting requests.
   virtual int64_t peek_prefix(std::span<const Token> tokens) const = 0;
 
+  // Up to max_tokens tokens the cache holds right after the whole of
+  // `tokens`: the rest of the node the match ends in, then down the child
+  // with the most hits (the most recent on ties) — what earlier requests
+  // with this exact beginning went on with, to draft from. Empty when
+  // `tokens` is not cached whole, or the policy keeps no token order
+  // (hash, off). Like peek_prefix, touches nothing.
+  virtual std::vector<Token> peek_continuation(std::span<const Token> tokens,
+                                               size_t max_tokens) const {
+    (void)tokens;
+    (void)max_tokens;
+    return {};
+  }
+
   // Protect the path root..node from eviction (counted, may nest).
   // invalid_argument for a stale handle; unlock below zero likewise.
   virtual Status lock(NodeHandle node) = 0;

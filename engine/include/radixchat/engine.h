@@ -26,20 +26,25 @@
 namespace rc {
 
 struct EngineConfig {
-  std::string model_path;          // empty: the bundled model
-  std::string backend = "auto";    // auto | cpu | cuda
-  int n_threads = 0;               // 0: all cores
-  std::string cache = "radix";     // radix | radix-page16 | hash16 | off
-  int64_t kv_pool_tokens = 0;      // 0: 8 x the model's context, at least 16k tokens
-                                   //    (CPU: at most 1 GiB of KV)
-  std::string kv_type = "f16";     // KV pool elements: f16 | bf16 | f32 (f32: twice the
-                                   // bytes per token, so half the tokens in 1 GiB)
-  int context_length = 0;          // 0: the model's trained context
-  int prefill_chunk = 256;         // tokens of one prompt per step (chunked prefill)
-  int max_batch_tokens = 512;      // tokens of one forward pass, all requests together
-  int max_running = 16;            // requests decoding at once
-  int max_queue_age_steps = 64;    // cache-aware ordering never delays a request longer
-  std::string chat_template;       // empty: chosen from the model's metadata
+  std::string model_path;        // empty: the bundled model
+  std::string backend = "auto";  // auto | cpu | cuda
+  int n_threads = 0;             // 0: all cores
+  std::string cache = "radix";   // radix | radix-page16 | hash16 | off
+  int64_t kv_pool_tokens = 0;    // 0: 8 x the model's context, at least 16k tokens
+                                 //    (CPU: at most 1 GiB of KV)
+  std::string kv_type = "f16";   // KV pool elements: f16 | bf16 | f32 (f32: twice the
+                                 // bytes per token, so half the tokens in 1 GiB)
+  int context_length = 0;        // 0: the model's trained context
+  int prefill_chunk = 256;       // tokens of one prompt per step (chunked prefill)
+  int max_batch_tokens = 512;    // tokens of one forward pass, all requests together
+  int max_running = 16;          // requests decoding at once
+  int max_queue_age_steps = 64;  // cache-aware ordering never delays a request longer
+  // Drafted decoding: "tree" drafts tokens from the cache tree and the
+  // prompt and verifies them in one forward pass (the same tokens as "off",
+  // faster where replies repeat what the engine has seen); "off" decodes
+  // one token per step.
+  std::string speculate = "off";
+  std::string chat_template;  // empty: chosen from the model's metadata
   // CPU: run on a copy of the weights in huge pages where the backend
   // prefers it (faster decode, the same resident memory: the file
   // mapping's pages go back to the kernel). False keeps the mapping, whose
@@ -74,9 +79,9 @@ struct GenerateRequest {
 
   SamplingParams sampling;
   int max_tokens = 256;
-  std::vector<std::string> stop;        // stop strings (not included in the output)
-  std::vector<int32_t> stop_tokens;     // besides the model's end-of-generation ids
-  bool ignore_eos = false;              // benchmarks: always generate max_tokens
+  std::vector<std::string> stop;     // stop strings (not included in the output)
+  std::vector<int32_t> stop_tokens;  // besides the model's end-of-generation ids
+  bool ignore_eos = false;           // benchmarks: always generate max_tokens
   // JSON output (structured-output.h): submit() refuses a schema that does
   // not compile with invalid_argument; the reply ends when the JSON does.
   ResponseFormat response_format;
@@ -96,16 +101,18 @@ struct RequestMetrics {
   double ttft_ms = 0;       // submit -> first token
   double itl_ms_mean = 0;   // mean inter-token latency after the first
   double total_ms = 0;      // submit -> finished
+  int drafted_tokens = 0;   // drafted decoding: draft tokens verified
+  int accepted_tokens = 0;  // of those, kept (each saved one decode step)
 };
 
 struct StreamEvent {
   RequestId id = 0;
-  std::string text;           // new text; may be empty (e.g. a partial UTF-8 character)
-  int32_t token = -1;         // the token that produced it (-1 on the finished event)
+  std::string text;    // new text; may be empty (e.g. a partial UTF-8 character)
+  int32_t token = -1;  // the token that produced it (-1 on the finished event)
   bool finished = false;
   FinishReason reason = FinishReason::none;
-  Status error;               // set when reason == error
-  RequestMetrics metrics;     // final on the finished event
+  Status error;            // set when reason == error
+  RequestMetrics metrics;  // final on the finished event
 };
 
 using StreamCallback = std::function<bool(const StreamEvent&)>;
@@ -117,13 +124,16 @@ struct EngineStats {
   uint64_t prompt_tokens = 0;
   uint64_t cached_tokens = 0;
   uint64_t output_tokens = 0;
-  double hit_rate = 0;            // cached / prompt tokens
-  double mean_matched_len = 0;    // tokens, per request
+  double hit_rate = 0;          // cached / prompt tokens
+  double mean_matched_len = 0;  // tokens, per request
   double ttft_ms_mean = 0;
   double itl_ms_mean = 0;
   CacheStats cache;
   int64_t kv_bytes_total = 0;
   int64_t kv_bytes_used_peak = 0;
+  uint64_t drafted_tokens = 0;  // drafted decoding, all requests
+  uint64_t accepted_tokens = 0;
+  uint64_t draft_steps = 0;  // steps that verified a draft
 };
 
 struct ModelInfo {
@@ -136,10 +146,10 @@ struct ModelInfo {
   std::string chat_template_detail;  // how it was chosen, e.g. "qwen3 (recognised in ...)"
   std::string chat_template_notice;  // set when the model's own template was not recognised
   bool reasoning = false;            // replies open with a <think> block (qwen3, deepseek-r1)
-  std::string backend;         // "cpu" or "cuda"
-  std::string device;          // "CPU (2 threads)" or the GPU's name
-  std::string backend_reason;  // why that backend
-  std::string cache;           // policy in use
+  std::string backend;               // "cpu" or "cuda"
+  std::string device;                // "CPU (2 threads)" or the GPU's name
+  std::string backend_reason;        // why that backend
+  std::string cache;                 // policy in use
   int64_t kv_pool_tokens = 0;
   std::string kv_type;  // "F16", "BF16" or "F32"
 };
@@ -177,7 +187,8 @@ class Engine {
   virtual Result<std::vector<int32_t>> tokenize(const std::string& text, bool add_bos) const = 0;
   virtual std::string detokenize(const std::vector<int32_t>& tokens) const = 0;
   // The exact tokens a conversation renders to (with the assistant turn open).
-  virtual Result<std::vector<int32_t>> render_chat(const std::vector<ChatMessage>& messages) const = 0;
+  virtual Result<std::vector<int32_t>> render_chat(
+      const std::vector<ChatMessage>& messages) const = 0;
 };
 
 }  // namespace rc

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <stdexcept>
@@ -55,16 +56,20 @@ class RuntimeRig {
     cc.page_size = o.page_size;
     cc.total_pages = pages;
     cache_ = std::move(make_kv_cache(cc).value());
-    runner_ = std::move(ModelRunner::create(*model_, *backend_, *pool_, o.sched.max_batch_tokens,
-                                            o.sched.max_running)
-                            .value());
+    // Drafted steps verify several positions of a request at once.
+    const int rows =
+        std::min(o.sched.max_batch_tokens, o.sched.max_running + (o.sched.speculate ? 32 : 0));
+    runner_ = std::move(
+        ModelRunner::create(*model_, *backend_, *pool_, o.sched.max_batch_tokens, rows).value());
     sched_ = std::make_unique<Scheduler>(o.sched, *cache_, *runner_, *tok_);
   }
 
-  // Queues `prompt` (token ids) for greedy generation of max_tokens tokens.
-  RequestId add(std::vector<int32_t> prompt, int max_tokens) {
+  // Queues `prompt` (token ids) for generation of max_tokens tokens (greedy
+  // unless `sampling` says otherwise).
+  RequestId add(std::vector<int32_t> prompt, int max_tokens, const SamplingParams& sampling = {}) {
     GenerateRequest params;
     params.max_tokens = max_tokens;
+    params.sampling = sampling;
     params.ignore_eos = true;
     const RequestId id = next_id_++;
     results_.emplace_back();
@@ -106,6 +111,7 @@ class RuntimeRig {
   }
 
   Scheduler& sched() { return *sched_; }
+  int vocab() const { return model_->config.n_vocab; }
   KvCache& cache() { return *cache_; }
   const Finished& result(RequestId id) const { return results_[id - 1]; }
 

@@ -1,0 +1,58 @@
+#include "drafter.h"
+
+#include <algorithm>
+
+namespace rc::runtime {
+
+void DraftBudget::update(int drafted, int accepted) {
+  if (drafted <= 0) return;
+  if (accepted == drafted) {
+    limit_ = std::min(kMaxTokens, 2 * limit_);
+    min_match_ = std::max(kMinMatch, min_match_ - 1);
+  } else {
+    limit_ = std::max(1, accepted + 1);
+    if (accepted == 0) min_match_ = std::min(kMaxMatch + 1, min_match_ + 1);
+  }
+}
+
+namespace {
+
+// The continuation of the latest earlier occurrence of the sequence's last
+// m tokens, for the longest m in [min_match, kMaxMatch] that has one.
+Draft prompt_lookup(std::span<const int32_t> seq, int max_tokens, int min_match) {
+  Draft d;
+  const int n = int(seq.size());
+  int best_len = 0, best_end = -1;  // match length, and where its continuation starts
+  for (int end = n - 1; end >= min_match; --end) {
+    // seq[end - m, end) against the last m tokens, m as long as they agree.
+    int m = 0;
+    while (m < DraftBudget::kMaxMatch && m < end && seq[end - 1 - m] == seq[n - 1 - m]) ++m;
+    if (m > best_len && m >= min_match) {
+      best_len = m;
+      best_end = end;
+      if (m == DraftBudget::kMaxMatch) break;
+    }
+  }
+  if (best_end < 0) return d;
+  const int take = std::min(max_tokens, n - best_end);
+  d.tokens.assign(seq.begin() + best_end, seq.begin() + best_end + take);
+  d.source = DraftSource::prompt;
+  return d;
+}
+
+}  // namespace
+
+Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence, int max_tokens,
+                    int min_match) {
+  Draft d;
+  if (max_tokens <= 0 || sequence.empty()) return d;
+  d.tokens = cache.peek_continuation(sequence, size_t(max_tokens));
+  if (!d.tokens.empty()) {
+    d.source = DraftSource::tree;
+    return d;
+  }
+  if (min_match > DraftBudget::kMaxMatch) return d;
+  return prompt_lookup(sequence, max_tokens, min_match);
+}
+
+}  // namespace rc::runtime
