@@ -15,6 +15,8 @@
 //                       its name) in lesson mode; --screenshot is taken once
 //                       step K (default: the last) is on screen
 // Downloaded models go to <data dir>/models (HF_ENDPOINT replaces the Hub).
+#include <unistd.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -49,6 +51,7 @@ void complain(const QString& message) {
 // files left by older versions are narrowed, with one line saying so.
 bool restrictToOwner(const std::filesystem::path& dbPath, const QString& settingsFile) {
   std::vector<std::filesystem::path> config;
+  std::filesystem::path settings = settingsFile.toStdString();
   if (settingsFile.isEmpty()) {
     // QSettings' default place for this organization (main-window.h).
     const std::filesystem::path dir =
@@ -58,8 +61,13 @@ bool restrictToOwner(const std::filesystem::path& dbPath, const QString& setting
       complain(QString::fromStdString(s.message()));
       return false;
     }
-    config = {dir, dir / "radixchat.conf"};
+    settings = dir / "radixchat.conf";
+    config = {dir, settings};
   }
+  // QSettings keeps an existing file's mode when it rewrites it, and
+  // creates a new one 0644: make it first, 0600.
+  if (rc::Result<int> fd = rc::open_private_file(settings, rc::CreateMode::keep); fd.ok())
+    ::close(fd.value());
   rc::Result<std::string> data = rc::store::restrict_data_folder(dbPath);
   rc::Result<std::vector<std::filesystem::path>> conf = rc::tighten_to_owner(config);
   if (!data.ok() || !conf.ok()) {
