@@ -122,6 +122,8 @@ void print_text(const std::string& path, const CacheReport& r, const Text& text,
       r.summary.page_size, (long long)r.summary.total_pages, (long long)r.requests,
       (unsigned long long)r.summary.events, r.summary.duration_ms / 1000);
   if (r.summary.meta.count("stopped")) std::printf("note: %s\n", meta("stopped").c_str());
+  if (recording::is_redacted(r.summary.meta))
+    std::printf("note: a redacted recording (token ids hashed): spans show as lengths\n");
   std::printf(
       "hit rate %.1f%%: %lld of %lld prompt tokens from the cache (%lld finished requests)\n",
       100 * r.hit_rate, (long long)r.matched_tokens, (long long)r.prompt_tokens,
