@@ -7,14 +7,17 @@ tcp://0.0.0.0:PORT with --kv-events-curve-secret (allowed without
 --kv-events-allow-remote because of CURVE). Three cache-watch processes
 follow it for 6 s while chats run: with the server's .pub file, with the
 other pair's .pub, and plain. Only the first may see any message; the other
-two must report none.
+two must report none. The first also records what it saw with --redact:
+the file is 0600 and every token id in it is a hash (>= 2^30).
 
 Usage: curve-serve-test.py RADIXCHAT_CLI. Ports 24540-24549.
 """
 import json
 import os
 import signal
+import sqlite3
 import stat
+import struct
 import subprocess
 import sys
 import tempfile
@@ -63,7 +66,9 @@ def main():
                   f"{serve.stderr.read() if serve.poll() is not None else ''}")
             base = line.split()[-1]
             endpoint = f"tcp://127.0.0.1:{PORT}"
-            for name, extra in (("right", ["--kv-events-curve-server-key", key + ".pub"]),
+            watch_rec = os.path.join(tmp, "watch.db")
+            for name, extra in (("right", ["--kv-events-curve-server-key", key + ".pub",
+                                           "--record", watch_rec, "--redact"]),
                                 ("wrong", ["--kv-events-curve-server-key", other + ".pub"]),
                                 ("plain", [])):
                 watchers[name] = subprocess.Popen(
@@ -96,6 +101,17 @@ def main():
               f"the key holder saw nothing: {seen['right']}")
         check(seen["wrong"]["messages"] == 0, f"a wrong key received events: {seen['wrong']}")
         check(seen["plain"]["messages"] == 0, f"a plain subscriber received events: {seen['plain']}")
+        # What it watched, recorded redacted and owner-only.
+        check(stat.S_IMODE(os.stat(watch_rec).st_mode) == 0o600, "the recording is not 0600")
+        db = sqlite3.connect(watch_rec)
+        meta = dict(db.execute("SELECT key, value FROM meta"))
+        check(meta.get("redacted") == "salted-hash-v1", f"not redacted: {meta}")
+        blobs = [b for (b,) in db.execute("SELECT tokens FROM events WHERE tokens IS NOT NULL")]
+        check(blobs, "no insert events recorded")
+        for b in blobs:
+            ids = struct.unpack(f"<{len(b) // 4}i", b)
+            check(all(i >= 1 << 30 for i in ids), "a recorded token id is not hashed")
+        db.close()
         print("ok:", {k: v["messages"] for k, v in seen.items()})
 
 
