@@ -51,6 +51,11 @@ Result<KeyFile> parse_key_file(const fs::path& path) {
   std::string line;
   while (std::getline(in, line)) {
     line = trim(line);
+    // Z85 has '#' in its alphabet: a bare key is never taken for a comment.
+    if (valid_z85_key(line)) {
+      k.bare.push_back(line);
+      continue;
+    }
     if (line.empty() || line[0] == '#' || line.rfind("==", 0) == 0) continue;
     const auto eq = line.find('=');
     // A Z85 key may itself contain '='; a "name = value" line has a name.

@@ -102,6 +102,14 @@ TEST(KvEventsCurve, KeyFilesRoundTripAndAreChecked) {
   ASSERT_FALSE(wrong_file.ok());
   EXPECT_NE(wrong_file.status().message().find(".pub"), std::string::npos);
   EXPECT_FALSE(read_curve_public_key("not-a-key").ok());
+  // curve_keygen's layout: a header line, then the bare key.
+  {
+    std::ofstream bare(dir / "bare.pub");
+    bare << "== CURVE PUBLIC KEY ==\n" << keys->public_key << "\n";
+  }
+  auto from_bare = read_curve_public_key((dir / "bare.pub").string());
+  ASSERT_TRUE(from_bare.ok()) << from_bare.status().message();
+  EXPECT_EQ(from_bare.value(), keys->public_key);
   EXPECT_FALSE(read_curve_secret_file(dir / "missing").ok());
   {
     std::ofstream bad(dir / "bad.key");
