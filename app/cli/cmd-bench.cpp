@@ -36,6 +36,8 @@ struct BenchOptions {
   int record_max_mb = 1024;
   std::string planted_span;                 // system | user (bench-planted-span.h)
   recording::Recorder* recorder = nullptr;  // set while recording
+  // Token ids hashed in the recording (recording/redaction.h).
+  bool record_redact = false;
 };
 
 struct BenchResult {
@@ -266,6 +268,7 @@ Result<BenchResult> run_recorded(Engine& engine, const Workload& w, const BenchO
   recording::RecorderOptions ro;
   ro.source = "bench";
   ro.max_bytes = int64_t(o.record_max_mb) << 20;
+  ro.redact = o.record_redact;
   ro.render = [&engine](const std::vector<ChatMessage>& m) { return engine.render_chat(m); };
   ro.on_stop = [](const std::string& why) {
     std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str());
@@ -354,6 +357,9 @@ Command add_bench_command(CLI::App& root) {
                   "write a recording of the cache events, snapshots and requests (SQLite)");
   app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
       ->check(CLI::PositiveNumber);
+  app->add_flag("--redact", o->record_redact,
+                "record token ids as salted hashes and no text, for bug reports")
+      ->needs("--record");
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "
                   "(system|user; shared-system)");

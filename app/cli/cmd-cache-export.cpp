@@ -4,11 +4,11 @@
 // from a live RadixChat server's GET /v1/cache. SVG from recording/tree-svg.h;
 // PNG is that SVG rasterized by Qt (recording/tree-png.h, GUI builds only).
 // Labels: a recording's tokens through --model's tokenizer (or the bundled
-// model's, for a recording made with it), else token counts; a server's
-// nodes carry their text.
+// model's, for a recording made with it), else token ids; a redacted
+// recording's, token counts; a server's nodes carry their text. The file is
+// written owner-only (it shows cached prompts).
 #include <cctype>
 #include <cstdio>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
@@ -16,7 +16,9 @@
 
 #include "commands.h"
 #include "radixchat/engine.h"
+#include "radixchat/private-files.h"
 #include "recording/recording-reader.h"
+#include "recording/redaction.h"
 #include "recording/tree-svg.h"
 #include "server-cache-snapshot.h"
 #if RADIXCHAT_HAVE_PNG
@@ -66,6 +68,14 @@ Status from_recording(const ExportOptions& o, Picture& p) {
   p.tree = std::move(tree.value());
   p.title = o.recording + " at event " + std::to_string(seq);
   auto meta = (*rec)->summary().meta;
+  if (recording::is_redacted(meta)) {
+    if (!o.model.empty())
+      return Status(StatusCode::invalid_argument,
+                    "the recording is redacted (token ids hashed): --model cannot label it, "
+                    "leave it out");
+    p.label = [](const std::vector<int32_t>& t) { return recording::redacted_label(t.size()); };
+    return {};
+  }
   if (!o.model.empty() || meta["model"] == "radixchat-demo")
     return load_tokenizer(o.model, !o.model.empty(), p);
   return {};
@@ -120,8 +130,8 @@ Status write_picture(const ExportOptions& o, const Picture& p) {
   const std::string doc = recording::tree_svg(p.tree, p.label, so, &drawn);
   std::string size;
   if (o.format == "svg") {
-    std::ofstream f(o.out, std::ios::binary | std::ios::trunc);
-    if (!(f << doc) || !f.flush()) return Status(StatusCode::not_found, "cannot write " + o.out);
+    if (Status s = write_private_file(o.out, doc); !s.ok())
+      return Status(StatusCode::not_found, "cannot write " + o.out + ": " + s.message());
   } else {
 #if RADIXCHAT_HAVE_PNG
     recording::PngInfo info;

@@ -3,7 +3,7 @@
 // cached path when it was matched), and the prompt-layout advisor's
 // findings (recording/cache-report.h). With a model (--model, or the
 // bundled one when the recording was made with it) token spans are shown
-// as text; otherwise as ids.
+// as text; otherwise as ids; in a redacted recording as lengths.
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "engine-options.h"
 #include "recording/cache-report.h"
+#include "recording/redaction.h"
 
 namespace rc::cli {
 
@@ -23,8 +24,10 @@ using Ids = std::vector<int32_t>;
 
 struct Text {
   std::unique_ptr<Engine> engine;
+  bool redacted = false;  // hashed ids (recording/redaction.h): lengths only
   // One line: newlines and tabs made visible.
   std::string operator()(const Ids& ids) const {
+    if (redacted) return recording::redacted_label(ids.size());
     std::string raw;
     if (engine) {
       raw = engine->detokenize(ids);
@@ -119,6 +122,8 @@ void print_text(const std::string& path, const CacheReport& r, const Text& text,
       r.summary.page_size, (long long)r.summary.total_pages, (long long)r.requests,
       (unsigned long long)r.summary.events, r.summary.duration_ms / 1000);
   if (r.summary.meta.count("stopped")) std::printf("note: %s\n", meta("stopped").c_str());
+  if (recording::is_redacted(r.summary.meta))
+    std::printf("note: a redacted recording (token ids hashed): spans show as lengths\n");
   std::printf(
       "hit rate %.1f%%: %lld of %lld prompt tokens from the cache (%lld finished requests)\n",
       100 * r.hit_rate, (long long)r.matched_tokens, (long long)r.prompt_tokens,
@@ -190,8 +195,16 @@ Command add_cache_report_command(CLI::App& root) {
             ro.min_shared = o->min_shared;
             auto rep = recording::make_cache_report(**rec, ro);
             if (!rep.ok()) return fail(rep.status());
-            Text text{open_text_engine(o->model, rep.value())};
-            if (!o->model.empty() && !text.engine) return 1;  // the error is printed
+            Text text;
+            text.redacted = recording::is_redacted(rep->summary.meta);
+            if (text.redacted && !o->model.empty())
+              return fail(
+                  "the recording is redacted (token ids hashed): --model cannot show "
+                  "its text, leave it out");
+            if (!text.redacted) {
+              text.engine = open_text_engine(o->model, rep.value());
+              if (!o->model.empty() && !text.engine) return 1;  // the error is printed
+            }
             if (o->json)
               std::printf("%s\n", to_json(rep.value(), text).dump(2).c_str());
             else

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "kv-security.h"
 #include "kv-subscriber.h"
 #include "radixchat/vocabulary.h"
 #include "recording/block-recording.h"
@@ -29,7 +30,9 @@ void on_sigint(int) { g_stop = 1; }
 struct WatchOptions {
   std::vector<std::string> pubs, replays;
   std::string topic, url, api_key, model, record;
+  std::string curve_server_key;  // kv-security.h: a Z85 key or a file holding it
   int record_max_mb = 1024;
+  bool redact = false;
   double seconds = 0;
   bool json = false;
 };
@@ -68,9 +71,16 @@ Result<std::unique_ptr<kv_events::BlockFeed>> open_feed(const WatchOptions& o) {
     return Status(StatusCode::invalid_argument, "--kv-events ENDPOINT or --url URL is required");
   if (o.replays.size() > o.pubs.size())
     return Status(StatusCode::invalid_argument, "more --replay than --kv-events endpoints");
+  std::string server_key;
+  if (!o.curve_server_key.empty()) {
+    auto k = kv_events::read_curve_public_key(o.curve_server_key);
+    if (!k.ok())
+      return Status(k.status().code(), "--kv-events-curve-server-key: " + k.status().message());
+    server_key = k.value();
+  }
   std::vector<kv_events::Endpoint> eps;
   for (size_t i = 0; i < o.pubs.size(); ++i)
-    eps.push_back({o.pubs[i], i < o.replays.size() ? o.replays[i] : std::string()});
+    eps.push_back({o.pubs[i], i < o.replays.size() ? o.replays[i] : std::string(), server_key});
   auto sub = kv_events::Subscriber::connect(eps, o.topic);
   if (!sub.ok()) return sub.status();
   return std::unique_ptr<kv_events::BlockFeed>(std::move(sub.value()));
@@ -111,6 +121,7 @@ Result<WatchRecording> start_recording(const WatchOptions& o, kv_events::BlockFe
   if (o.record.empty()) return w;
   recording::RecorderOptions ro;
   ro.source = "cache-watch";
+  ro.redact = o.redact;
   ro.max_bytes = int64_t(o.record_max_mb) << 20;
   ro.on_stop = [](const std::string& why) {
     std::fprintf(stderr, "radixchat-cli: %s\n", why.c_str());
@@ -171,6 +182,10 @@ Command add_cache_watch_command(CLI::App& root) {
   app->add_option("--replay", o->replays,
                   "replay ROUTER endpoint, paired in order with --kv-events");
   app->add_option("--kv-events-topic", o->topic, "topic prefix to subscribe to (default: all)");
+  app->add_option("--kv-events-curve-server-key", o->curve_server_key,
+                  "the publisher's CURVE public key (40 Z85 characters) or its .pub file "
+                  "(serve --kv-events-curve-secret; kv-events-keygen makes the pair)")
+      ->needs("--kv-events");
   app->add_option("--url", o->url, "a RadixChat server, http://HOST:PORT (its /v1/cache/events)");
   app->add_option("--api-key", o->api_key, "the server's API key (with --url)")
       ->envname("RADIXCHAT_API_KEY");
@@ -183,6 +198,9 @@ Command add_cache_watch_command(CLI::App& root) {
                   "write what is watched as a recording (SQLite; one node per block)");
   app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
       ->check(CLI::PositiveNumber);
+  app->add_flag("--redact", o->redact,
+                "record token ids as salted hashes and no text, for bug reports")
+      ->needs("--record");
   return {app, [o] { return run_cache_watch(*o); }};
 }
 

@@ -2,11 +2,12 @@
 // position as n_vocab little-endian float32 (design.md section 7). The ids
 // are used as given; no BOS is added.
 #include <bit>
-#include <cstdio>
 #include <sstream>
+#include <string_view>
 
 #include "commands.h"
 #include "engine-options.h"
+#include "radixchat/private-files.h"
 
 namespace rc::cli {
 
@@ -44,11 +45,11 @@ int run_logits(const LogitsOptions& o) {
   if (!engine) return 1;
   Result<std::vector<float>> logits = engine->last_logits(ids.value());
   if (!logits.ok()) return fail(logits.status());
-  FILE* f = std::fopen(o.out.c_str(), "wb");
-  if (!f) return fail("cannot write '" + o.out + "'");
-  const size_t n = logits->size();
-  const bool ok = std::fwrite(logits->data(), sizeof(float), n, f) == n;
-  if (std::fclose(f) != 0 || !ok) return fail("failed writing '" + o.out + "'");
+  // Owner-only, as every file RadixChat writes (radixchat/private-files.h).
+  const std::string_view bytes(reinterpret_cast<const char*>(logits->data()),
+                               logits->size() * sizeof(float));
+  if (Status s = write_private_file(o.out, bytes); !s.ok())
+    return fail("cannot write '" + o.out + "': " + s.message());
   return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "access.h"
 #include "commands.h"
 #include "engine-options.h"
+#include "kv-security.h"
 #include "serve-recording.h"
 #include "server.h"
 
@@ -28,6 +29,9 @@ struct ServeOptions {
   double shutdown_grace_s = 5.0;
   std::string record;  // serve-recording.h
   int record_max_mb = 1024;
+  bool record_redact = false;
+  bool kv_events_allow_remote = false;
+  std::string kv_events_curve_secret;  // the key file (kv-security.h)
 };
 
 // SIGINT/SIGTERM reach whichever thread the kernel picks, including
@@ -54,11 +58,33 @@ bool install_stop_handlers() {
   return sigaction(SIGINT, &sa, nullptr) == 0 && sigaction(SIGTERM, &sa, nullptr) == 0;
 }
 
+// KV events stay on the machine unless asked (kv-security.h): a remote
+// endpoint needs --kv-events-allow-remote or a CURVE key, read here.
+Status check_kv_events_access(ServeOptions& o) {
+  const bool curve = !o.kv_events_curve_secret.empty();
+  const bool remote = o.kv_events_allow_remote;
+  if (Status s = kv_events::check_publish_endpoint("--kv-events", o.server.kv_events_endpoint,
+                                                   remote, curve);
+      !s.ok())
+    return s;
+  if (Status s = kv_events::check_publish_endpoint("--kv-events-replay", o.server.kv_events_replay,
+                                                   remote, curve);
+      !s.ok())
+    return s;
+  if (!curve) return {};
+  auto keys = kv_events::read_curve_secret_file(o.kv_events_curve_secret);
+  if (!keys.ok())
+    return Status(keys.status().code(), "--kv-events-curve-secret: " + keys.status().message());
+  o.server.kv_events_curve_secret = keys->secret_key;
+  return {};
+}
+
 int run_serve(ServeOptions& o) {
   // Refuse a bad bind before spending seconds loading the model.
   if (Status st = server::check_bind_address(o.server.host, o.server.api_key); !st.ok()) {
     return fail(st.message());
   }
+  if (Status st = check_kv_events_access(o); !st.ok()) return fail(st.message());
   if (o.parallel > 0) o.engine.config.max_running = o.parallel;
   o.server.shutdown_grace =
       std::chrono::milliseconds(static_cast<int64_t>(o.shutdown_grace_s * 1000));
@@ -70,7 +96,7 @@ int run_serve(ServeOptions& o) {
   if (!engine) return 1;
   std::unique_ptr<ServeRecording> recording;
   if (!o.record.empty()) {
-    auto r = ServeRecording::create(o.record, o.record_max_mb, *engine);
+    auto r = ServeRecording::create(o.record, o.record_max_mb, o.record_redact, *engine);
     if (!r.ok()) return fail(r.status());
     recording = std::move(r.value());
     o.server.request_observer = recording->observer();
@@ -163,17 +189,30 @@ Command add_serve_command(CLI::App& root) {
                   "write a recording of the cache events, snapshots and requests (SQLite)");
   app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")
       ->check(CLI::PositiveNumber);
+  app->add_flag("--redact", o->record_redact,
+                "record token ids as salted hashes and no text (shape, lengths, hits and "
+                "timings kept), for bug reports")
+      ->needs("--record");
   app->add_option("--shutdown-grace", o->shutdown_grace_s,
                   "seconds requests in flight get to finish on SIGINT/SIGTERM (default 5)")
       ->check(CLI::Range(0.0, 3600.0));
   app->add_option("--kv-events", s.kv_events_endpoint,
                   "publish the cache as vLLM-format KV events on this ZeroMQ endpoint, e.g. "
-                  "tcp://127.0.0.1:5557 (no authentication: loopback or a private network)");
+                  "tcp://127.0.0.1:5557 (a remote one needs --kv-events-allow-remote or "
+                  "--kv-events-curve-secret)");
   app->add_option("--kv-events-replay", s.kv_events_replay,
                   "ZeroMQ ROUTER endpoint answering replay requests for lost KV events")
       ->needs("--kv-events");
   app->add_option("--kv-events-topic", s.kv_events_topic,
                   "topic frame of every KV-events message (default kv-events)")
+      ->needs("--kv-events");
+  app->add_flag("--kv-events-allow-remote", o->kv_events_allow_remote,
+                "allow a --kv-events endpoint other machines can reach, in the clear (the "
+                "events carry every prompt's token ids)")
+      ->needs("--kv-events");
+  app->add_option("--kv-events-curve-secret", o->kv_events_curve_secret,
+                  "encrypt KV events with ZeroMQ CURVE: this key file's secret key (make one "
+                  "with kv-events-keygen); subscribers need its .pub")
       ->needs("--kv-events");
   return {app, [o] { return run_serve(*o); }};
 }

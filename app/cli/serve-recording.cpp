@@ -48,11 +48,12 @@ class RecordingObserver final : public server::RequestObserver {
 }  // namespace
 
 Result<std::unique_ptr<ServeRecording>> ServeRecording::create(const std::string& path, int max_mb,
-                                                               Engine& engine) {
+                                                               bool redact, Engine& engine) {
   std::unique_ptr<ServeRecording> s(new ServeRecording());
   s->engine_ = &engine;
   recording::RecorderOptions ro;
   ro.source = "serve";
+  ro.redact = redact;
   ro.max_bytes = int64_t(max_mb) << 20;
   ro.render = [&engine](const std::vector<ChatMessage>& m) { return engine.render_chat(m); };
   ro.on_stop = [](const std::string& why) {

@@ -14,10 +14,10 @@ namespace rc::cli {
 
 class ServeRecording {
  public:
-  // Creates the file; hand observer() to ServerOptions before the server
-  // is created, then attach() once it is.
+  // Creates the file (redacted: recording/redaction.h); hand observer() to
+  // ServerOptions before the server is created, then attach() once it is.
   static Result<std::unique_ptr<ServeRecording>> create(const std::string& path, int max_mb,
-                                                        Engine& engine);
+                                                        bool redact, Engine& engine);
   ~ServeRecording();
   std::shared_ptr<server::RequestObserver> observer() const { return observer_; }
   Status attach(server::Server& srv);

@@ -1,10 +1,10 @@
 // ChatController: the conversation list, presets, export and the lookups
 // the cache panel asks for (which conversations share a prefix, which
 // tokens a message's prompt renders to).
-#include <fstream>
 
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
+#include "radixchat/private-files.h"
 #include "welcome.h"
 
 namespace rc::gui {
@@ -234,10 +234,8 @@ void ChatController::exportConversation(qint64 id, const QString& format, const 
       [id, json, file](Store& s) -> QString {
         Result<std::string> text = json ? s.export_json(id) : s.export_markdown(id);
         if (!text.ok()) return failure(QObject::tr("Cannot export"), text.status());
-        std::ofstream out(file, std::ios::binary | std::ios::trunc);
-        out.write(text->data(), static_cast<std::streamsize>(text->size()));
-        out.close();
-        if (!out) return QObject::tr("Cannot write %1").arg(qstr(file));
+        const Status written = write_private_file(file, text.value());
+        if (!written.ok()) return QObject::tr("Cannot write %1").arg(qstr(file));
         return {};
       },
       [this, path](QString error) {

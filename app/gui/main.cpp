@@ -15,12 +15,19 @@
 //                       its name) in lesson mode; --screenshot is taken once
 //                       step K (default: the last) is on screen
 // Downloaded models go to <data dir>/models (HF_ENDPOINT replaces the Hub).
+#include <unistd.h>
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <cstdio>
+#include <filesystem>
+#include <vector>
+
+#include "radixchat/private-files.h"
 
 #include "app-style.h"
 #include "dev-driver.h"
@@ -37,6 +44,41 @@ QCommandLineOption hidden(QCommandLineOption o) {
 
 void complain(const QString& message) {
   std::fprintf(stderr, "radixchat: %s\n", message.toLocal8Bit().constData());
+}
+
+// The history, settings and downloads are the user's alone on a shared
+// machine: their folders are made 0700 (new ones are created so) and wider
+// files left by older versions are narrowed, with one line saying so.
+bool restrictToOwner(const std::filesystem::path& dbPath, const QString& settingsFile) {
+  std::vector<std::filesystem::path> config;
+  std::filesystem::path settings = settingsFile.toStdString();
+  if (settingsFile.isEmpty()) {
+    // QSettings' default place for this organization (main-window.h).
+    const std::filesystem::path dir =
+        QStandardPaths::writableLocation(QStandardPaths::GenericConfigLocation).toStdString() +
+        "/RadixChat";
+    if (rc::Status s = rc::make_private_dir(dir); !s.ok()) {
+      complain(QString::fromStdString(s.message()));
+      return false;
+    }
+    settings = dir / "radixchat.conf";
+    config = {dir, settings};
+  }
+  // QSettings keeps an existing file's mode when it rewrites it, and
+  // creates a new one 0644: make it first, 0600.
+  if (rc::Result<int> fd = rc::open_private_file(settings, rc::CreateMode::keep); fd.ok())
+    ::close(fd.value());
+  rc::Result<std::string> data = rc::store::restrict_data_folder(dbPath);
+  rc::Result<std::vector<std::filesystem::path>> conf = rc::tighten_to_owner(config);
+  if (!data.ok() || !conf.ok()) {
+    complain(QString::fromStdString((data.ok() ? conf.status() : data.status()).message()));
+    return false;
+  }
+  std::string notice = data.value();
+  const std::string more = rc::tightened_notice(conf.value());
+  if (!more.empty()) notice = notice.empty() ? more : notice + "; " + more;
+  if (!notice.empty()) complain(QString::fromStdString(notice));
+  return true;
 }
 
 }  // namespace
@@ -77,7 +119,10 @@ int main(int argc, char** argv) {
   std::filesystem::path dbPath;
   if (cli.isSet(dataDir)) {
     const QString dir = QDir(cli.value(dataDir)).absolutePath();
-    QDir().mkpath(dir);
+    if (rc::Status s = rc::make_private_dir(dir.toStdString()); !s.ok()) {
+      complain(QString::fromStdString(s.message()));
+      return 3;
+    }
     dbPath = QDir(dir).filePath(QStringLiteral("radixchat.db")).toStdString();
     options.settingsFile = QDir(dir).filePath(QStringLiteral("settings.ini"));
     options.modelsDir = QDir(dir).filePath(QStringLiteral("models"));
@@ -91,6 +136,7 @@ int main(int argc, char** argv) {
     options.modelsDir = QString::fromStdString((dbPath.parent_path() / "models").string());
   }
   if (cli.isSet(model)) options.modelPath = QFileInfo(cli.value(model)).absoluteFilePath();
+  if (!restrictToOwner(dbPath, options.settingsFile)) return 3;
 
   rc::Result<std::unique_ptr<rc::store::StoreThread>> store = rc::store::StoreThread::open(dbPath);
   if (!store.ok()) {

@@ -1,7 +1,6 @@
 #include "model-download.h"
 
 #include <QCoreApplication>
-#include <QDir>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -12,12 +11,16 @@
 #include <QStorageInfo>
 #include <QTimer>
 
+#include "radixchat/private-files.h"
+
 namespace rc::gui {
 
 namespace {
 
 constexpr qint64 kHashChunk = 4 << 20;  // bytes hashed per event-loop turn
 constexpr int kMaxHops = 5;
+// Mode of the .part and its record when QFile creates them (0600).
+constexpr QFileDevice::Permissions kOwnerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
 
 // X-Linked-Etag / ETag -> lowercase SHA-256 hex, or empty when the value is
 // not one (a git blob id of a small non-LFS file is 40 hex digits).
@@ -141,7 +144,7 @@ void ModelDownload::start(const Options& options) {
   retries_ = 0;
   restartedOnce_ = false;
   const QString dir = QFileInfo(options_.destination).absolutePath();
-  if (!QDir().mkpath(dir)) {
+  if (!rc::make_private_dir(dir.toStdString()).ok()) {
     fail(tr("Cannot create the folder %1.").arg(dir), true);
     return;
   }
@@ -172,7 +175,8 @@ void ModelDownload::start(const Options& options) {
 
 bool ModelDownload::openPart() {
   part_.setFileName(partPath(options_.destination));
-  if (!part_.open(QIODevice::ReadWrite)) {
+  // Owner-only from creation (the user's downloads are nobody else's).
+  if (!part_.open(QIODevice::ReadWrite, kOwnerOnly)) {
     fail(tr("Cannot write %1: %2").arg(part_.fileName(), part_.errorString()), true);
     return false;
   }
@@ -416,7 +420,8 @@ void ModelDownload::verifyAndInstall() {
 
 void ModelDownload::writeMeta() const {
   QFile meta(metaPath(options_.destination));
-  if (!meta.open(QIODevice::WriteOnly | QIODevice::Truncate)) return;  // resume then restarts
+  if (!meta.open(QIODevice::WriteOnly | QIODevice::Truncate, kOwnerOnly))
+    return;  // resume then restarts
   QJsonObject o;
   o.insert(QLatin1String("url"), options_.url.toString());
   o.insert(QLatin1String("sha256"), hubSha_);

@@ -7,13 +7,14 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 
 #include "radixchat/model-tools.h"
+#include "radixchat/private-files.h"
 #include "radixchat/vocabulary.h"
 #include "recording/cache-report.h"
 #include "recording/miss-analysis.h"
 #include "recording/recording-reader.h"
+#include "recording/redaction.h"
 #include "recording/replay-tree.h"
 #include "recording/tree-png.h"
 #include "recording/tree-svg.h"
@@ -64,7 +65,8 @@ class FileSource : public RecordingSource {
 
   Status load(const std::function<LoadedModel()>& current) {
     const recording::RecordingSummary& s = rec_->summary();
-    vocab_ = pick_vocabulary(s, current);
+    redacted_ = recording::is_redacted(s.meta);
+    if (!redacted_) vocab_ = pick_vocabulary(s, current);
     auto snaps = rec_->snapshots();
     if (!snaps.ok()) return snaps.status();
     if (snaps->empty())
@@ -102,6 +104,7 @@ class FileSource : public RecordingSource {
     const std::string source = meta_of(s, "source"), model = meta_of(s, "model");
     if (!source.empty()) d += ", from " + source;
     if (!model.empty()) d += ", model " + model;
+    if (redacted_) d += ", redacted (token counts instead of text)";
     return d + ", cache " + policy();
   }
   uint64_t first_seq() const override { return first_; }
@@ -170,6 +173,7 @@ class FileSource : public RecordingSource {
 
  private:
   std::string text(const std::vector<int32_t>& ids) const {
+    if (redacted_) return "<" + recording::redacted_label(ids.size()) + ">";
     if (vocab_) {
       std::vector<int64_t> wide(ids.begin(), ids.end());
       return vocab_->text(wide);
@@ -216,6 +220,7 @@ class FileSource : public RecordingSource {
   const std::string path_;
   std::unique_ptr<recording::Recording> rec_;
   std::unique_ptr<Vocabulary> vocab_;
+  bool redacted_ = false;  // hashed ids (recording/redaction.h): lengths, never a vocabulary
   uint64_t first_ = 0, end_ = 0;
   std::vector<recording::RequestRecord> records_;  // sorted like requests_
   std::vector<RecordedRequest> requests_;
@@ -320,9 +325,8 @@ rc::ui::panel::TreeExporter make_tree_exporter() {
       const Status s = recording::svg_to_png(doc, path);
       return s.ok() ? std::string() : s.message();
     }
-    std::ofstream f(path, std::ios::binary | std::ios::trunc);
-    if (!(f << doc) || !f.flush()) return "cannot write " + path;
-    return {};
+    const Status s = write_private_file(path, doc);
+    return s.ok() ? std::string() : s.message();
   };
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kv-security.h"
 #include "kv-subscriber.h"
 #include "server-cache-feed.h"
 
@@ -67,9 +68,15 @@ Result<std::unique_ptr<rc::ui::panel::RemoteBlockSource>> connect(
     if (replays.size() > pubs.size())
       return Status(StatusCode::invalid_argument,
                     "more replay endpoints than publishers (give them in the same order)");
+    std::string server_key;
+    if (!r.curve_server_key.empty()) {
+      auto k = kv_events::read_curve_public_key(r.curve_server_key);
+      if (!k.ok()) return k.status();
+      server_key = k.value();
+    }
     std::vector<kv_events::Endpoint> eps;
     for (size_t i = 0; i < pubs.size(); ++i)
-      eps.push_back({pubs[i], i < replays.size() ? replays[i] : std::string()});
+      eps.push_back({pubs[i], i < replays.size() ? replays[i] : std::string(), server_key});
     auto s = kv_events::Subscriber::connect(eps, r.topic);
     if (!s.ok()) return s.status();
     feed = std::move(s.value());

@@ -1,6 +1,8 @@
 // Publisher (kv-publisher.h) on cppzmq.
 #include "kv-publisher.h"
 
+#include "kv-security.h"
+
 #include <zmq.hpp>
 #include <zmq_addon.hpp>
 
@@ -36,12 +38,18 @@ Result<std::unique_ptr<Publisher>> Publisher::bind(const PublisherOptions& o) {
   try {
     im.pub = zmq::socket_t(im.ctx, zmq::socket_type::pub);
     im.pub.set(zmq::sockopt::linger, 0);
+    if (!o.curve_secret_key.empty()) {
+      if (Status s = make_curve_server(im.pub.handle(), o.curve_secret_key); !s.ok()) return s;
+    }
     im.pub.bind(o.endpoint);
     p->bound_ = im.pub.get(zmq::sockopt::last_endpoint);
     if (!o.replay_endpoint.empty()) {
       at = &o.replay_endpoint;
       im.replay = zmq::socket_t(im.ctx, zmq::socket_type::router);
       im.replay.set(zmq::sockopt::linger, 0);
+      if (!o.curve_secret_key.empty()) {
+        if (Status s = make_curve_server(im.replay.handle(), o.curve_secret_key); !s.ok()) return s;
+      }
       im.replay.bind(o.replay_endpoint);
       p->replay_bound_ = im.replay.get(zmq::sockopt::last_endpoint);
     }

@@ -6,7 +6,8 @@
 //
 // Thread contract: ZeroMQ sockets belong to one thread; create, publish()
 // and serve_replay() on that thread only. No authentication exists in
-// ZeroMQ's plain transport: bind loopback or a private network only.
+// ZeroMQ's plain transport: bind loopback unless CURVE is on
+// (kv-security.h; callers check the endpoint with check_publish_endpoint).
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,10 @@ struct PublisherOptions {
   std::string replay_endpoint;  // "" for none
   std::string topic = "kv-events";
   size_t buffer_messages = 10000;  // replayable messages kept
+  // Z85 CURVE secret key (kv-security.h): both sockets become CURVE
+  // servers, and only subscribers holding the public key get anything.
+  // "" for vLLM's plain format.
+  std::string curve_secret_key;
 };
 
 class Publisher {

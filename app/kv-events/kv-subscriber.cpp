@@ -6,6 +6,8 @@
 // empty delimiter frame a REQ would, so the publisher sees the same frames.
 #include "kv-subscriber.h"
 
+#include "kv-security.h"
+
 #include <cerrno>
 #include <chrono>
 
@@ -44,10 +46,18 @@ Result<std::unique_ptr<Subscriber>> Subscriber::connect(const std::vector<Endpoi
       src->sub = zmq::socket_t(s->impl_->ctx, zmq::socket_type::sub);
       src->sub.set(zmq::sockopt::linger, 0);
       src->sub.set(zmq::sockopt::subscribe, topic);
+      if (!e.curve_server_key.empty()) {
+        if (Status st = make_curve_client(src->sub.handle(), e.curve_server_key); !st.ok())
+          return st;
+      }
       src->sub.connect(e.pub);
       if (!e.replay.empty()) {
         src->replay = zmq::socket_t(s->impl_->ctx, zmq::socket_type::dealer);
         src->replay.set(zmq::sockopt::linger, 0);
+        if (!e.curve_server_key.empty()) {
+          if (Status st = make_curve_client(src->replay.handle(), e.curve_server_key); !st.ok())
+            return st;
+        }
         src->replay.connect(e.replay);
       }
     } catch (const zmq::error_t& err) {

@@ -2,7 +2,8 @@
 // (vLLM and SGLang run one publisher per data-parallel rank), each with an
 // optional replay endpoint asked for the messages a sequence gap lost. The
 // decoded batches feed one BlockTree. No authentication exists in ZeroMQ's
-// plain transport: point it at loopback or a private network only.
+// plain transport: point it at loopback, or use CURVE (Endpoint::
+// curve_server_key) for a publisher elsewhere.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +20,9 @@ namespace rc::kv_events {
 struct Endpoint {
   std::string pub;     // e.g. tcp://127.0.0.1:5557
   std::string replay;  // "" when the publisher has no replay socket
+  // The publisher's Z85 CURVE public key (kv-security.h); "" for plain.
+  // With a wrong key no handshake completes and nothing arrives.
+  std::string curve_server_key;
 };
 
 class Subscriber final : public BlockFeed {

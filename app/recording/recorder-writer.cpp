@@ -47,9 +47,14 @@ Result<std::unique_ptr<Recorder::Writer>> Recorder::Writer::create(const std::st
   auto db = open_recording_db(path, true);
   if (!db.ok()) return db.status();
   std::unique_ptr<Writer> w(new Writer(db.value(), options));
+  if (options.redact) w->redactor_ = TokenRedactor::with_random_salt();
   RC_STORE_TRY(create_schema(w->db_));
   RC_STORE_TRY(w->prepare());
   RC_STORE_TRY(w->begin());
+  if (options.redact) {
+    MetaItem redacted{kRedactedMetaKey, kRedactedMetaValue};
+    RC_STORE_TRY(w->write(0, redacted));
+  }
   MetaItem format{"format", "radixchat-recording " + std::to_string(kFormatVersion)};
   MetaItem started{"started", utc_now()};
   MetaItem source{"source", options.source};
@@ -148,6 +153,8 @@ RecorderStats Recorder::Writer::stats() const {
 }
 
 Status Recorder::Writer::write(double, MetaItem& item) {
+  // A path names the user's folders; the model's name stays.
+  if (redactor_ && item.key == "model_path") return {};
   RC_STORE_TRY(begin());
   ins_meta_.reset();
   ins_meta_.bind(1, std::string_view(item.key));
@@ -157,7 +164,14 @@ Status Recorder::Writer::write(double, MetaItem& item) {
 
 Status Recorder::Writer::store_snapshot(double t_ms, const CacheSnapshot& snap,
                                         const std::string& source) {
-  const std::string blob = encode_snapshot_nodes(snap.nodes);
+  std::string blob;
+  if (redactor_) {
+    std::vector<CacheNodeInfo> nodes = snap.nodes;
+    for (CacheNodeInfo& n : nodes) n.tokens = stored_ids(n.tokens);
+    blob = encode_snapshot_nodes(nodes);
+  } else {
+    blob = encode_snapshot_nodes(snap.nodes);
+  }
   ins_snapshot_.reset();
   ins_snapshot_.bind(1, int64_t(snap.next_seq));
   ins_snapshot_.bind(2, t_ms);
@@ -250,7 +264,7 @@ Status Recorder::Writer::store_event(double t_ms, const CacheEvent& e) {
     ins_event_.bind_null(10);
     ins_event_.bind_null(11);
   } else {
-    const std::string t = encode_ids(e.tokens), p = encode_ids(e.pages);
+    const std::string t = encode_ids(stored_ids(e.tokens)), p = encode_ids(e.pages);
     ins_event_.bind_blob(10, t.data(), t.size());
     ins_event_.bind_blob(11, p.data(), p.size());
   }
@@ -306,7 +320,7 @@ Status Recorder::Writer::write(double t_ms, ArrivalItem& item) {
     auto r = options_.render(item.messages);
     if (r.ok()) item.prompt = std::move(r.value());
   }
-  const std::string blob = encode_ids(item.prompt);
+  const std::string blob = encode_ids(stored_ids(item.prompt));
   ins_request_.reset();
   ins_request_.bind(1, int64_t(item.id));
   ins_request_.bind(2, t_ms);
@@ -334,7 +348,7 @@ Status Recorder::Writer::write(double t_ms, ArrivalItem& item) {
 Status Recorder::Writer::write(double t_ms, FinishItem& item) {
   RC_STORE_TRY(begin());
   const RequestMetrics& m = item.metrics;
-  const std::string blob = encode_ids(item.output);
+  const std::string blob = encode_ids(stored_ids(item.output));
   upd_finish_.reset();
   upd_finish_.bind(1, m.cached_tokens);
   upd_finish_.bind(2, m.ttft_ms);

@@ -7,6 +7,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -14,6 +15,7 @@
 #include <sqlite3.h>
 
 #include "recording/recorder.h"
+#include "recording/redaction.h"
 #include "recording/replay-tree.h"
 #include "store/sqlite-util.h"
 
@@ -77,6 +79,10 @@ class Recorder::Writer {
     std::vector<Token> path;  // the matched tokens
   };
   Writer(sqlite3* db, const RecorderOptions& options) : db_(db), options_(options) {}
+  // The ids as they go into the file: hashed when redacting.
+  std::vector<int32_t> stored_ids(const std::vector<int32_t>& ids) const {
+    return redactor_ ? (*redactor_)(ids) : ids;
+  }
   Status prepare();
   Status begin();
   Status store_snapshot(double t_ms, const CacheSnapshot& snap, const std::string& source);
@@ -87,6 +93,7 @@ class Recorder::Writer {
 
   sqlite3* db_;
   const RecorderOptions& options_;
+  std::optional<TokenRedactor> redactor_;  // set when options_.redact
   store::detail::Stmt ins_event_, ins_snapshot_, ins_request_, upd_match_, upd_finish_, ins_gap_,
       ins_meta_;
   bool in_txn_ = false;

@@ -42,6 +42,9 @@ struct RecorderOptions {
   int64_t max_bytes = int64_t(1) << 30;
   size_t max_queued_events = size_t(1) << 20;
   std::string source;  // meta('source'): "bench", "serve", "cache-watch", "panel"
+  // Token ids written as salted hashes, meta('model_path') not written
+  // (redaction.h): a file to attach to a bug report.
+  bool redact = false;
   // Turns a request's messages into its prompt tokens; runs on the writer
   // thread (Engine::render_chat is safe there). Unset: only token prompts.
   std::function<Result<std::vector<int32_t>>(const std::vector<ChatMessage>&)> render;

@@ -3,6 +3,9 @@
 #include <cstring>
 #include <filesystem>
 
+#include <unistd.h>
+
+#include "radixchat/private-files.h"
 #include "store/sqlite-util.h"
 
 namespace rc::recording {
@@ -125,9 +128,16 @@ Result<std::vector<CacheNodeInfo>> decode_snapshot_nodes(const void* data, size_
 }
 
 Result<sqlite3*> open_recording_db(const std::string& path, bool create) {
-  if (create && std::filesystem::exists(path))
-    return Status(StatusCode::invalid_argument,
-                  "the recording " + path + " already exists; choose a new file name");
+  if (create) {
+    // Created 0600 here, before SQLite opens it: a recording holds every
+    // prompt, and SQLite gives the -wal and -shm files the same mode.
+    auto fd = open_private_file(path, CreateMode::exclusive);
+    if (!fd.ok() && fd.status().code() == StatusCode::invalid_argument)
+      return Status(StatusCode::invalid_argument,
+                    "the recording " + path + " already exists; choose a new file name");
+    if (!fd.ok()) return fd.status();
+    ::close(*fd);
+  }
   if (!create && !std::filesystem::exists(path))
     return Status(StatusCode::not_found, "no recording at " + path);
   sqlite3* db = nullptr;

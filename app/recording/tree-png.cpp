@@ -1,5 +1,6 @@
 #include "recording/tree-png.h"
 
+#include <QBuffer>
 #include <QByteArray>
 #include <QGuiApplication>
 #include <QImage>
@@ -10,6 +11,8 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+
+#include "radixchat/private-files.h"
 
 namespace rc::recording {
 
@@ -62,8 +65,15 @@ Status svg_to_png(const std::string& svg, const std::string& path, const PngOpti
     painter.setRenderHint(QPainter::TextAntialiasing);
     renderer.render(&painter, QRectF(0, 0, w, h));
   }
-  if (!image.save(QString::fromStdString(path), "PNG"))
-    return Status(StatusCode::not_found, "cannot write " + path);
+  // Encoded in memory, then written through the owner-only helper: the
+  // picture shows cached prompts.
+  QByteArray png;
+  QBuffer buffer(&png);
+  if (!buffer.open(QIODevice::WriteOnly) || !image.save(&buffer, "PNG"))
+    return Status(StatusCode::internal, "Qt could not encode the PNG");
+  if (Status s = write_private_file(path, std::string_view(png.constData(), size_t(png.size())));
+      !s.ok())
+    return Status(StatusCode::not_found, "cannot write " + path + ": " + s.message());
   if (info) *info = {w, h, scale};
   return {};
 }

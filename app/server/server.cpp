@@ -89,8 +89,12 @@ class HttpServer final : public Server {
     }
     port_ = port;
     if (!o.kv_events_endpoint.empty()) {
-      auto pub = KvEventsPublisher::start(
-          ctx_.engine, ctx_.hub, {o.kv_events_endpoint, o.kv_events_replay, o.kv_events_topic});
+      kv_events::PublisherOptions po;
+      po.endpoint = o.kv_events_endpoint;
+      po.replay_endpoint = o.kv_events_replay;
+      po.topic = o.kv_events_topic;
+      po.curve_secret_key = o.kv_events_curve_secret;
+      auto pub = KvEventsPublisher::start(ctx_.engine, ctx_.hub, po);
       if (!pub.ok()) return pub.status();
       kv_pub_ = std::move(pub.value());
     }

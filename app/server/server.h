@@ -55,6 +55,9 @@ struct ServerOptions {
   std::string kv_events_endpoint;
   std::string kv_events_replay;  // replay ROUTER endpoint, "" for none
   std::string kv_events_topic = "kv-events";
+  // Z85 CURVE secret key: the KV-event sockets encrypt and admit only
+  // subscribers holding the public key (kv-security.h); "" for plain.
+  std::string kv_events_curve_secret;
   // serve --record: told of every generation (request-observer.h).
   std::shared_ptr<RequestObserver> request_observer;
 };

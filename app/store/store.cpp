@@ -9,8 +9,11 @@
 #include <string>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
+#include "radixchat/private-files.h"
 #include "store/schema.h"
 #include "store/sqlite-util.h"
 #include "store/store-rows.h"
@@ -244,6 +247,15 @@ Result<std::unique_ptr<Store>> Store::open(const fs::path& path) {
   RC_STORE_TRY(check_header(path, exists));
 
   const Sidecars sidecars_before = sidecars_of(path);
+  // A new database is created here, 0600, before SQLite sees it (SQLite
+  // treats an empty file as a new database and gives its -wal and -shm the
+  // database file's mode), so no file of the history is ever readable by
+  // other users, whatever the umask.
+  if (!exists) {
+    auto fd = open_private_file(path, CreateMode::exclusive);
+    if (!fd.ok() && fd.status().code() != StatusCode::invalid_argument) return fd.status();
+    if (fd.ok()) ::close(*fd);
+  }
   sqlite3* raw = nullptr;
   const int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_EXRESCODE;
   const int orc = sqlite3_open_v2(path.c_str(), &raw, flags, nullptr);

@@ -142,7 +142,8 @@ class Store {
   // those cases the file is left byte-for-byte unchanged. Otherwise enables
   // WAL, foreign keys and a 5 s busy timeout, and runs the pending
   // migrations, each in its own transaction. A write-protected file ->
-  // invalid_argument; a missing parent folder -> not_found.
+  // invalid_argument; a missing parent folder -> not_found. A new file is
+  // created 0600, so its -wal and -shm are too (SQLite copies the mode).
   static Result<std::unique_ptr<Store>> open(const std::filesystem::path& path);
 
   ~Store();
@@ -236,8 +237,16 @@ class Store {
 
 // $XDG_DATA_HOME/radixchat/radixchat.db, or ~/.local/share/radixchat/radixchat.db
 // when XDG_DATA_HOME is unset, empty or relative (the XDG spec says ignore it).
-// Creates the folder. internal when neither HOME nor XDG_DATA_HOME is usable
-// or the folder cannot be created. Any thread.
+// Creates the folder 0700 (rc::make_private_dir). internal when neither HOME
+// nor XDG_DATA_HOME is usable or the folder cannot be created. Any thread.
 Result<std::filesystem::path> default_database_path();
+
+// Narrows the database's folder to 0700 and every file or folder directly in
+// it (the database with its -wal and -shm, settings, models) to owner-only,
+// for histories created before RadixChat did so or copied in with wider
+// modes. Returns the one notice line to log ("" when nothing was wider).
+// Call before Store::open (SQLite gives new -wal/-shm files the database's
+// mode). internal when a mode cannot be changed. Any thread.
+Result<std::string> restrict_data_folder(const std::filesystem::path& database);
 
 }  // namespace rc::store

@@ -53,13 +53,16 @@ void RemoteAttach::draw() {
       tooltip("One publisher per data-parallel rank: separate them with commas");
     ImGui::InputText("replay (optional)", replay_, sizeof replay_);
     ImGui::InputText("topic (optional)", topic_, sizeof topic_);
+    ImGui::InputText("CURVE server key (optional)", curve_key_, sizeof curve_key_);
+    if (ImGui::IsItemHovered())
+      tooltip("The publisher's public key, or its .pub file, for an encrypted stream");
   } else {
     ImGui::InputText("URL", url_, sizeof url_);
     ImGui::InputText("API key", key_, sizeof key_, ImGuiInputTextFlags_Password);
   }
   ImGui::InputText("vocabulary GGUF (optional)", vocab_, sizeof vocab_);
   ImGui::PopItemWidth();
-  ImGui::TextDisabled("ZeroMQ has no authentication: loopback or a private network only.");
+  ImGui::TextDisabled("Without a CURVE key, ZeroMQ has no authentication: loopback only.");
   if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", error_.c_str());
   if (ImGui::Button("Attach")) {
     AttachRequest r;
@@ -67,6 +70,7 @@ void RemoteAttach::draw() {
     r.endpoint = endpoint_;
     r.replay = replay_;
     r.topic = topic_;
+    r.curve_server_key = curve_key_;
     r.url = url_;
     r.api_key = key_;
     r.vocab = vocab_;

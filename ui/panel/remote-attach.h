@@ -25,6 +25,9 @@ struct AttachRequest {
   std::string url;       // radixchat: http://HOST:PORT
   std::string api_key;   // radixchat
   std::string vocab;     // any GGUF for token text; "" shows ids
+  // kv_events: the publisher's CURVE public key (40 Z85 characters) or a
+  // file holding it (serve --kv-events-curve-secret); "" for plain ZeroMQ.
+  std::string curve_server_key;
 };
 
 using RemoteConnector =
@@ -52,6 +55,7 @@ class RemoteAttach {
   char endpoint_[512] = "tcp://127.0.0.1:5557";
   char replay_[512] = "";
   char topic_[128] = "";
+  char curve_key_[512] = "";
   char url_[256] = "http://127.0.0.1:8080";
   char key_[256] = "";
   char vocab_[512] = "";

@@ -3,6 +3,7 @@
 // ranges). The oracle is the bytes the server was given and their SHA-256
 // computed here; the Range headers are the ones the server logged.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <QFile>
 #include <QFileInfo>
@@ -26,6 +27,11 @@ using State = ModelDownload::State;
 QByteArray readAll(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+unsigned modeOf(const QString& path) {
+  struct stat st;
+  return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? st.st_mode & 0777 : 07777;
 }
 
 bool settle(ModelDownload& d, int ms = 30000) {
@@ -88,11 +94,18 @@ TEST_F(DownloadTest, PauseKeepsThePartAndResumeAsksForTheRestFromItsLength) {
   FakeHub hub({f});
   ASSERT_TRUE(hub.ok()) << hub.error().toStdString();
   ModelDownload d;
+  const mode_t oldUmask = ::umask(022);
   d.start(opts(hub, dest()));
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return d.received() == 1'000'000 || d.state() == State::Failed; }, 30000));
   d.pause();
+  ::umask(oldUmask);
   ASSERT_EQ(d.state(), State::Paused);
+  // Owner-only under the default umask: the models folder, the .part and
+  // its record.
+  EXPECT_EQ(modeOf(QFileInfo(dest()).absolutePath()), 0700u);
+  EXPECT_EQ(modeOf(ModelDownload::partPath(dest())), 0600u);
+  EXPECT_EQ(modeOf(ModelDownload::metaPath(dest())), 0600u);
   const qint64 kept = QFileInfo(ModelDownload::partPath(dest())).size();
   EXPECT_EQ(kept, d.received());
   ASSERT_GT(kept, 0);
