@@ -4,11 +4,12 @@ namespace rc::server {
 
 namespace {
 thread_local bool t_overflow = false;
-std::atomic<uint64_t> g_overflowed{0};
+thread_local ConnectionQueue* t_queue = nullptr;
 }  // namespace
 
 ConnectionQueue::ConnectionQueue(int workers, int max_waiting, int overflow_workers)
-    : max_waiting_(static_cast<size_t>(std::max(max_waiting, 0))) {
+    : max_waiting_(static_cast<size_t>(std::max(max_waiting, 0))),
+      busy_idle_(std::max(workers / 8, 1)) {
   for (int i = 0; i < std::max(workers, 1); ++i) {
     main_.threads.emplace_back([this] { work(main_, false); });
   }
@@ -21,7 +22,12 @@ ConnectionQueue::~ConnectionQueue() { shutdown(); }
 
 bool ConnectionQueue::serving_overflow() { return t_overflow; }
 
-uint64_t ConnectionQueue::overflowed_total() { return g_overflowed.load(); }
+bool ConnectionQueue::pool_busy() { return t_queue && t_queue->busy(); }
+
+bool ConnectionQueue::busy() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !main_.jobs.empty() || main_.idle < busy_idle_;
+}
 
 void ConnectionQueue::enqueue(std::function<void()> fn) {
   Lane* lane = &main_;
@@ -31,7 +37,6 @@ void ConnectionQueue::enqueue(std::function<void()> fn) {
     // max_waiting_ connections wait for a worker to free up.
     if (main_.jobs.size() >= static_cast<size_t>(main_.idle) + max_waiting_) {
       lane = &overflow_;
-      g_overflowed.fetch_add(1, std::memory_order_relaxed);
     }
     lane->jobs.push_back(std::move(fn));
   }
@@ -40,6 +45,7 @@ void ConnectionQueue::enqueue(std::function<void()> fn) {
 
 void ConnectionQueue::work(Lane& lane, bool overflow) {
   t_overflow = overflow;
+  t_queue = this;
   for (;;) {
     std::function<void()> fn;
     {

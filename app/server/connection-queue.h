@@ -13,7 +13,6 @@
 
 #include <httplib.h>
 
-#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -35,9 +34,12 @@ class ConnectionQueue final : public httplib::TaskQueue {
   // True on an overflow worker: the request being handled on this thread
   // must be answered with 503 and Retry-After, not served.
   static bool serving_overflow();
-  // Connections sent to the overflow pool since the process started (all
-  // servers in it), for /metrics.
-  static uint64_t overflowed_total();
+  // True on a worker of a pool with few idle workers left: a response
+  // should close its connection (Connection: close) rather than keep it
+  // open. An idle keep-alive connection holds a worker here, and one the
+  // server closes after its idle timeout resets a client that was just
+  // sending on it (a starved client takes seconds between requests).
+  static bool pool_busy();
 
  private:
   struct Lane {
@@ -47,10 +49,12 @@ class ConnectionQueue final : public httplib::TaskQueue {
     int idle = 0;
   };
   void work(Lane& lane, bool overflow);
+  bool busy();
 
   std::mutex mu_;
   Lane main_, overflow_;
   const size_t max_waiting_;
+  const int busy_idle_;  // fewer idle workers than this: pool_busy()
   bool shutdown_ = false;
 };
 

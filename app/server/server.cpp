@@ -140,10 +140,10 @@ class HttpServer final : public Server {
                       "cannot listen on " + o.host + ": " + bind_failure(o.host, 0));
       }
     } else if (!svr_.bind_to_port(o.host, port)) {
-      return Status(StatusCode::invalid_argument, "cannot listen on " + o.host + ":" +
-                                              std::to_string(port) + ": " +
-                                              bind_failure(o.host, port) +
-                                              " (is another server running? try another --port)");
+      return Status(StatusCode::invalid_argument,
+                    "cannot listen on " + o.host + ":" + std::to_string(port) + ": " +
+                        bind_failure(o.host, port) +
+                        " (is another server running? try another --port)");
     }
     if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);
     port_ = port;
@@ -241,7 +241,6 @@ class HttpServer final : public Server {
     write_error(res, unavailable("The server is busy: every connection slot is taken. Retry "
                                  "after the number of seconds in Retry-After."));
     res.set_header("Retry-After", "1");
-    res.set_header("Connection", "close");
     return true;
   }
 
@@ -361,6 +360,14 @@ class HttpServer final : public Server {
           e.message = "internal error: " + what;
           write_error(res, e);
         });
+    // Under load, answer and close: the client reconnects (or gets 503)
+    // instead of racing the idle timeout on a kept-alive connection.
+    svr_.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+      if (ConnectionQueue::serving_overflow() || ConnectionQueue::pool_busy()) {
+        res.headers.erase("Keep-Alive");
+        if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+      }
+    });
     svr_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
       ctx_.http.count(route_label(req.path), res.status);
     });
