@@ -5,7 +5,7 @@ Starts one `radixchat-cli serve` holding an HTTP port, a KV-events port and
 a replay port, then starts a second `serve` on each of those ports in turn.
 Each second server must exit with status 1 and one stderr line saying
 "Address already in use" and naming the port, while the first keeps
-answering. Usage: port-in-use-test.py RADIXCHAT_CLI MODEL BASE_PORT
+answering, with a listen backlog of 512. Usage: port-in-use-test.py RADIXCHAT_CLI MODEL BASE_PORT
 """
 import socket
 import subprocess
@@ -67,6 +67,17 @@ def main():
             print("%s in use: %s in %.1f s: %s" % (name, status, time.monotonic() - t0, last))
             if bad:
                 failures.append(name)
+        # The listen backlog (ss's Send-Q for a listening socket): 512, not
+        # the HTTP library's 5, which overflows under a burst of connections.
+        try:
+            ss = subprocess.run(["ss", "-ltnH", "sport = :%d" % http], capture_output=True,
+                                text=True, timeout=10).stdout.split()
+            backlog = int(ss[2]) if len(ss) > 2 else None
+            print("listen backlog: %s" % backlog)
+            if backlog != 512:
+                failures.append("listen backlog %s, not 512" % backlog)
+        except FileNotFoundError:
+            print("ss not installed: listen backlog not checked")
         for _ in range(8):
             with urllib.request.urlopen("http://127.0.0.1:%d/v1/models" % http, timeout=10) as r:
                 if r.status != 200:
