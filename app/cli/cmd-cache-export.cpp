@@ -13,10 +13,12 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "commands.h"
 #include "radixchat/engine.h"
 #include "radixchat/private-files.h"
+#include "recording/chain-fold.h"
 #include "recording/recording-reader.h"
 #include "recording/redaction.h"
 #include "recording/tree-svg.h"
@@ -41,7 +43,8 @@ struct Picture {
   CacheSnapshot tree;
   Labeler label;
   std::string title;
-  std::unique_ptr<Engine> engine;  // owns the tokenizer label uses
+  std::unordered_map<NodeId, size_t> blocks;  // folded runs of KV-event blocks
+  std::unique_ptr<Engine> engine;             // owns the tokenizer label uses
   std::map<std::vector<int32_t>, std::string> text;
 };
 
@@ -67,6 +70,14 @@ Status from_recording(const ExportOptions& o, Picture& p) {
   if (!tree.ok()) return tree.status();
   p.tree = std::move(tree.value());
   p.title = o.recording + " at event " + std::to_string(seq);
+  if (recording::is_block_recording((*rec)->summary())) {
+    // One node per KV-event block: draw runs of single-child blocks as the
+    // radix nodes they are, each labelled with its length.
+    recording::FoldedTree folded = recording::fold_single_child_chains(p.tree);
+    p.title += " (" + std::to_string(p.tree.nodes.size() - 1) + " blocks)";
+    p.tree = std::move(folded.tree);
+    p.blocks = std::move(folded.blocks);
+  }
   auto meta = (*rec)->summary().meta;
   if (recording::is_redacted(meta)) {
     if (!o.model.empty())
@@ -126,6 +137,7 @@ Status check(ExportOptions& o) {
 Status write_picture(const ExportOptions& o, const Picture& p) {
   recording::SvgOptions so;
   so.title = p.title;
+  so.blocks = p.blocks;
   size_t drawn = 0;
   const std::string doc = recording::tree_svg(p.tree, p.label, so, &drawn);
   std::string size;

@@ -14,6 +14,7 @@
 #include "engine-options.h"
 #include "recording/cache-report.h"
 #include "recording/redaction.h"
+#include "recording/chain-fold.h"
 
 namespace rc::cli {
 
@@ -103,7 +104,12 @@ nlohmann::json to_json(const CacheReport& r, const Text& text) {
           {"finished", r.finished},
           {"prompt_tokens", r.prompt_tokens},
           {"matched_tokens", r.matched_tokens},
-          {"hit_rate", r.hit_rate},
+          // null: nothing to measure a hit rate on (no prompt was recorded)
+          {"hit_rate", r.prompt_tokens > 0 ? nlohmann::json(r.hit_rate) : nlohmann::json()},
+          // null: the pool size is unknown (a recording of KV events)
+          {"total_pages", recording::is_block_recording(r.summary)
+                              ? nlohmann::json()
+                              : nlohmann::json(r.summary.total_pages)},
           {"sim_hit_tokens", r.sim_hit_tokens},
           {"misses", misses},
           {"findings", findings}};
@@ -113,21 +119,31 @@ void print_text(const std::string& path, const CacheReport& r, const Text& text,
                 size_t max_misses) {
   auto meta = [&](const char* k) {
     auto it = r.summary.meta.find(k);
-    return it == r.summary.meta.end() ? std::string("?") : it->second;
+    return it == r.summary.meta.end() ? std::string("unknown") : it->second;
   };
+  // KV events carry blocks only: no pool size, model or requests.
+  const bool blocks = recording::is_block_recording(r.summary);
+  const std::string pool =
+      blocks ? "pool size unknown" : std::to_string(r.summary.total_pages) + " pages";
   std::printf(
-      "recording %s: %s, model %s, cache %s (page %d, %lld pages), %lld requests, %llu events over "
+      "recording %s: %s, model %s, cache %s (page %d, %s), %lld requests, %llu events over "
       "%.1f s\n",
       path.c_str(), meta("source").c_str(), meta("model").c_str(), meta("policy").c_str(),
-      r.summary.page_size, (long long)r.summary.total_pages, (long long)r.requests,
+      r.summary.page_size, pool.c_str(), (long long)r.requests,
       (unsigned long long)r.summary.events, r.summary.duration_ms / 1000);
   if (r.summary.meta.count("stopped")) std::printf("note: %s\n", meta("stopped").c_str());
   if (recording::is_redacted(r.summary.meta))
     std::printf("note: a redacted recording (token ids hashed): spans show as lengths\n");
-  std::printf(
-      "hit rate %.1f%%: %lld of %lld prompt tokens from the cache (%lld finished requests)\n",
-      100 * r.hit_rate, (long long)r.matched_tokens, (long long)r.prompt_tokens,
-      (long long)r.finished);
+  if (r.prompt_tokens > 0) {
+    std::printf(
+        "hit rate %.1f%%: %lld of %lld prompt tokens from the cache (%lld finished requests)\n",
+        100 * r.hit_rate, (long long)r.matched_tokens, (long long)r.prompt_tokens,
+        (long long)r.finished);
+  } else {
+    std::printf("hit rate n/a: %s\n", blocks
+                                          ? "KV events carry no requests, so no prompt was recorded"
+                                          : "no finished request in the recording");
+  }
   std::printf("\n%zu requests matched less than their prompt", r.misses.size());
   std::printf(r.misses.size() > max_misses ? " (the %zu that lost most shown):\n" : ":\n",
               max_misses);

@@ -48,6 +48,12 @@ nlohmann::json stats_json(const kv_events::BlockFeed& feed) {
           {"removed_unknown_blocks", t.removed_unknown_blocks},
           {"roots", t.roots},
           {"max_depth_blocks", t.max_depth_blocks},
+          {"unknown_parent_roots", t.unknown_parent_roots},
+          {"unknown_parent_blocks", t.unknown_parent_blocks},
+          {"history_messages", s.history_messages},
+          {"history_unheld_messages", s.history_unheld_messages},
+          {"resync_requests", s.resync_requests},
+          {"resync_pending", s.resync_pending},
           {"messages", s.messages},
           {"replayed_messages", s.replayed_messages},
           {"malformed_messages", s.malformed_messages},
@@ -101,13 +107,7 @@ void print_text(const kv_events::BlockFeed& feed, const Vocabulary* vocab) {
       (unsigned long long)s.messages, (unsigned long long)s.malformed_messages,
       (unsigned long long)s.dropped_messages, (unsigned long long)s.seq_gaps);
   if (!s.last_error.empty()) std::printf("last error: %s\n", s.last_error.c_str());
-  // Lost events leave blocks the publisher has since evicted, or miss
-  // ones it stored: say so rather than show the tree as exact.
-  if (s.dropped_messages > 0)
-    std::printf(
-        "warning: %llu messages lost and not replayed; the tree may differ from the "
-        "server's\n",
-        (unsigned long long)s.dropped_messages);
+  std::printf("%s\n", kv_events::unknown_status(t, s).c_str());
 }
 
 struct WatchRecording {

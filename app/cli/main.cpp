@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "parse-errors.h"
 
 namespace rc::cli {
 
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
     return root.exit(e);
   } catch (const CLI::ParseError& e) {
     // One clear line, never a usage dump: scripts read stderr.
-    return fail(std::string(e.what()) + " (see --help)");
+    return fail(explain_parse_error(e, root, std::vector<std::string>(argv + 1, argv + argc)));
   }
 
   for (const Command& c : commands) {

@@ -23,10 +23,25 @@ struct SubscriberStats {
   uint64_t dropped_messages = 0;    // lost in gaps and not recovered
   uint64_t seq_gaps = 0;
   uint64_t publisher_restarts = 0;
-  uint64_t resyncs = 0;    // the whole tree replaced from a snapshot
+  uint64_t resyncs = 0;  // the whole tree replaced from a snapshot
+  // Lost messages make the subscriber ask for a snapshot (a RadixChat
+  // publisher answers a new subscription with one; vLLM and SGLang do not).
+  uint64_t resync_requests = 0;
+  bool resync_pending = false;  // asked, and no snapshot has come since
+  // Attaching late: the messages replayed from the publisher's buffer, and
+  // how many earlier ones it no longer held (their blocks' prefixes are
+  // unknown: kv-block-tree.h groups them).
+  uint64_t history_messages = 0;
+  uint64_t history_unheld_messages = 0;
   bool connected = true;   // false once the stream ended (server gone)
   std::string last_error;  // the latest malformed message's or stream's reason
 };
+
+// One status line saying how much of the tree cannot be known: blocks
+// stored before the subscriber attached (their prefixes unknown), messages
+// the publisher no longer held or that were lost, and whether a resync was
+// asked for and came. "view: complete" when nothing is unknown.
+std::string unknown_status(const TreeStats& tree, const SubscriberStats& feed);
 
 class BlockFeed {
  public:

@@ -36,11 +36,12 @@ Result<std::unique_ptr<Publisher>> Publisher::bind(const PublisherOptions& o) {
   if (o.buffer_messages == 0) im.options.buffer_messages = 1;
   const std::string* at = &o.endpoint;
   try {
-    im.pub = zmq::socket_t(im.ctx, zmq::socket_type::pub);
+    im.pub = zmq::socket_t(im.ctx, zmq::socket_type::xpub);
     im.pub.set(zmq::sockopt::linger, 0);
     if (!o.curve_secret_key.empty()) {
       if (Status s = make_curve_server(im.pub.handle(), o.curve_secret_key); !s.ok()) return s;
     }
+    im.pub.set(zmq::sockopt::xpub_verbose, 1);
     im.pub.bind(o.endpoint);
     p->bound_ = im.pub.get(zmq::sockopt::last_endpoint);
     if (!o.replay_endpoint.empty()) {
@@ -78,6 +79,18 @@ uint64_t Publisher::publish(const Batch& batch) {
     while (im.ring.size() > im.options.buffer_messages) im.ring.pop_front();
   }
   return seq;
+}
+
+bool Publisher::take_subscriptions() {
+  bool joined = false;
+  try {
+    zmq::message_t m;
+    while (impl_->pub.recv(m, zmq::recv_flags::dontwait)) {
+      if (m.size() > 0 && static_cast<const unsigned char*>(m.data())[0] == 1) joined = true;
+    }
+  } catch (const zmq::error_t&) {
+  }
+  return joined;
 }
 
 void Publisher::serve_replay(int limit) {

@@ -1,4 +1,5 @@
-// A KV-events publisher over ZeroMQ in vLLM's protocol: a PUB socket sends
+// A KV-events publisher over ZeroMQ in vLLM's protocol: an XPUB socket
+// (wire-compatible with PUB; it also reports subscriptions) sends
 // (topic, 8-byte big-endian sequence, msgpack batch) per message, numbered
 // 0, 1, 2...; an optional ROUTER replay socket answers an 8-byte start
 // sequence with every buffered (sequence, batch) from there on, then
@@ -42,6 +43,10 @@ class Publisher {
   uint64_t publish(const Batch& batch);
   // Answers the replay requests waiting now (up to `limit`); never blocks.
   void serve_replay(int limit = 16);
+  // True when a subscriber subscribed since the last call: a new one, or
+  // one that lost messages and subscribed again to ask for a snapshot (the
+  // PUB socket is an XPUB that reports every subscription). Never blocks.
+  bool take_subscriptions();
 
   // The endpoints as bound (a "*" port resolved), for printing.
   const std::string& endpoint() const { return bound_; }

@@ -27,7 +27,12 @@ struct Endpoint {
 
 class Subscriber final : public BlockFeed {
  public:
-  // Connects every endpoint. topic filters by prefix ("" takes all).
+  // Connects every endpoint. topic filters by prefix ("" takes all). With a
+  // replay endpoint, the first poll() asks for everything the publisher
+  // still buffers and applies it before any live message (attaching late).
+  // A gap replay cannot fill asks for a resync by subscribing again: a
+  // RadixChat publisher answers with a snapshot (AllBlocksCleared, then
+  // every block); stats() says whether one came.
   static Result<std::unique_ptr<Subscriber>> connect(const std::vector<Endpoint>& endpoints,
                                                      const std::string& topic);
   ~Subscriber() override;

@@ -11,6 +11,7 @@
 #include <optional>
 #include <thread>
 
+#include "http-failure.h"
 #include "radixchat/kv-cache-blocks.h"
 
 namespace rc::kv_events {
@@ -146,7 +147,7 @@ Result<std::unique_ptr<ServerCacheFeed>> ServerCacheFeed::connect(const std::str
   auto probe = im.client->Get("/v1/cache?tokens=0&text=0&pages=0", im.headers);
   if (!probe)
     return Status(StatusCode::not_found,
-                  "cannot reach " + base + ": " + httplib::to_string(probe.error()));
+                  "cannot reach " + base + ": " + http_failure(base, probe.error()));
   if (probe->status == 401 || probe->status == 403)
     return Status(StatusCode::invalid_argument,
                   base + " refused the API key (HTTP " + std::to_string(probe->status) + ")");

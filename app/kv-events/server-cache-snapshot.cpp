@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "http-failure.h"
+
 namespace rc::kv_events {
 
 using nlohmann::json;
@@ -59,7 +61,7 @@ Result<ServerCache> fetch_server_cache(const std::string& url, const std::string
   auto res = client.Get("/v1/cache?tokens=1&text=1&pages=1", headers);
   if (!res)
     return Status(StatusCode::not_found,
-                  "cannot reach " + out.base_url + ": " + httplib::to_string(res.error()));
+                  "cannot reach " + out.base_url + ": " + http_failure(out.base_url, res.error()));
   if (res->status == 401 || res->status == 403)
     return Status(StatusCode::invalid_argument,
                   out.base_url + " refused the API key (HTTP " + std::to_string(res->status) + ")");

@@ -144,6 +144,8 @@ std::string tree_svg(const CacheSnapshot& tree,
         id == kRootNode ? std::string("root")
                         : clip(text ? text(n.tokens) : std::to_string(n.tokens.size()) + " tokens",
                                o.label_chars);
+    const auto run = o.blocks.find(id);
+    if (run != o.blocks.end()) label = std::to_string(run->second) + " blocks: " + label;
     std::snprintf(buf, sizeof buf,
                   "<g class=\"node\" data-id=\"%u\" data-tokens=\"%zu\" data-hits=\"%llu\">"
                   "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" rx=\"4\" fill=\"%s\" "
@@ -151,8 +153,10 @@ std::string tree_svg(const CacheSnapshot& tree,
                   id, n.tokens.size(), (unsigned long long)n.hits, x_of(id), y_of(id), kBoxW, kBoxH,
                   fill, x_of(id) + 4, y_of(id) + 14);
     out += buf;
-    out += xml_escape(label) + "</text><title>" + std::to_string(n.tokens.size()) + " tokens, " +
-           std::to_string(n.hits) + " hits, lock " + std::to_string(n.lock_ref) + "</title></g>\n";
+    out += xml_escape(label) + "</text><title>" +
+           (run != o.blocks.end() ? std::to_string(run->second) + " blocks, " : std::string()) +
+           std::to_string(n.tokens.size()) + " tokens, " + std::to_string(n.hits) + " hits, lock " +
+           std::to_string(n.lock_ref) + "</title></g>\n";
   }
   out += "</svg>\n";
   if (drawn) *drawn = l.order.size();

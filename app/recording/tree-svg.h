@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "radixchat/cache.h"
@@ -19,6 +20,9 @@ struct SvgOptions {
   size_t max_nodes = 4000;  // beyond: the deepest-first rest is left out and counted
   size_t label_chars = 24;
   std::string title;
+  // Nodes that stand for a run of KV-event blocks (chain-fold.h): their
+  // label starts with the run's length, "144 blocks: ...".
+  std::unordered_map<NodeId, size_t> blocks;
 };
 
 // `text` turns a node's tokens into its label (ids when unset). Returns

@@ -67,6 +67,9 @@ void KvEventsPublisher::run() {
       pub_->publish(batch);
     }
     pub_->serve_replay();
+    // A subscriber that joined (or lost messages and subscribed again)
+    // gets the whole tree, as an SSE viewer does.
+    if (pub_->take_subscriptions()) need_snapshot = true;
   }
 }
 

@@ -8,7 +8,10 @@
 // the ZeroMQ sockets, answering replay requests between batches. When the
 // hub says events were lost (this thread fell behind) it takes a new
 // snapshot and publishes AllBlocksCleared plus every block again, so a
-// subscriber's view is exact once it has applied that batch.
+// subscriber's view is exact once it has applied that batch. A new
+// subscription (a subscriber joining late, or one that lost messages and
+// subscribed again) is answered the same way, so attaching late to a
+// RadixChat server always gives the whole tree.
 #pragma once
 
 #include <atomic>

@@ -3,7 +3,12 @@
 #include "server.h"
 
 #include <httplib.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 #include <thread>
@@ -11,6 +16,7 @@
 #include "access.h"
 #include "cache-routes.h"
 #include "completion-routes.h"
+#include "connection-queue.h"
 #include "http-util.h"
 #include "kv-publish.h"
 #include "metrics-text.h"
@@ -54,6 +60,42 @@ std::string route_label(const std::string& path) {
   return "other";
 }
 
+// Connections the kernel queues for accept(). Debian's cpp-httplib is a
+// compiled library, so CPPHTTPLIB_LISTEN_BACKLOG (5 there) cannot be
+// changed from here; listen() on the bound socket again sets the backlog.
+constexpr int kListenBacklog = 512;
+// Workers that only answer 503 to connections beyond the pool; a 503 is
+// quick, so a few keep up with many rejected clients.
+constexpr int kOverflowWorkers = 8;
+
+// Why `host:port` cannot be bound, in the kernel's words ("Address already
+// in use"): a plain bind like the server's, made only to read errno.
+std::string bind_failure(const std::string& host, int port) {
+  addrinfo hints = {};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  if (int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    return gai_strerror(rc);
+  }
+  std::string why = "cannot bind";
+  for (addrinfo* a = found; a; a = a->ai_next) {
+    const int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      why = std::strerror(errno);
+      continue;
+    }
+    const int yes = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    const bool bound = ::bind(fd, a->ai_addr, a->ai_addrlen) == 0;
+    why = bound ? "it was busy and has just been released; try again" : std::strerror(errno);
+    close(fd);
+    if (bound) break;
+  }
+  freeaddrinfo(found);
+  return why;
+}
+
 const RouteInfo* find_route(const std::string& path) {
   for (const RouteInfo& r : kRoutes) {
     if (path == r.path) return &r;
@@ -72,7 +114,19 @@ class HttpServer final : public Server {
   Status bind() {
     const ServerOptions& o = ctx_.options;
     const int threads = std::max(o.http_threads, 4);
-    svr_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+    // Connections beyond the workers and a short wait get 503 from the
+    // overflow workers (connection-queue.h).
+    svr_.new_task_queue = [threads] {
+      return new ConnectionQueue(threads, std::max(threads / 4, 1), kOverflowWorkers);
+    };
+    // httplib's default options set SO_REUSEPORT, which lets a second
+    // process of the same user bind this port and take half its traffic.
+    // SO_REUSEADDR alone still refuses a port another socket listens on.
+    svr_.set_socket_options([this](socket_t sock) {
+      const int yes = 1;
+      setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+      listen_fd_ = sock;
+    });
     svr_.set_payload_max_length(o.max_body_bytes);
     svr_.set_tcp_nodelay(true);  // a token is one small write; do not delay it
     svr_.set_keep_alive_timeout(5);
@@ -81,12 +135,17 @@ class HttpServer final : public Server {
     int port = o.port;
     if (port == 0) {
       port = svr_.bind_to_any_port(o.host);
-      if (port < 0) return Status(StatusCode::internal, "cannot listen on " + o.host);
+      if (port < 0) {
+        return Status(StatusCode::internal,
+                      "cannot listen on " + o.host + ": " + bind_failure(o.host, 0));
+      }
     } else if (!svr_.bind_to_port(o.host, port)) {
-      return Status(StatusCode::internal, "cannot listen on " + o.host + ":" +
-                                              std::to_string(port) +
-                                              " (in use? try another --port)");
+      return Status(StatusCode::invalid_argument,
+                    "cannot listen on " + o.host + ":" + std::to_string(port) + ": " +
+                        bind_failure(o.host, port) +
+                        " (is another server running? try another --port)");
     }
+    if (listen_fd_ >= 0) ::listen(listen_fd_, kListenBacklog);
     port_ = port;
     if (!o.kv_events_endpoint.empty()) {
       kv_events::PublisherOptions po;
@@ -178,8 +237,20 @@ class HttpServer final : public Server {
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
   using BodyHandler = std::function<void(const std::string& body, httplib::Response&)>;
 
+  // A connection the workers could not take (connection-queue.h): 503,
+  // with the request read in full first so closing the socket sends no
+  // reset over the answer.
+  static bool answer_overload(httplib::Response& res) {
+    if (!ConnectionQueue::serving_overflow()) return false;
+    write_error(res, unavailable("The server is busy: every connection slot is taken. Retry "
+                                 "after the number of seconds in Retry-After."));
+    res.set_header("Retry-After", "1");
+    return true;
+  }
+
   void get(const char* pattern, Handler h) {
     svr_.Get(pattern, [this, h](const httplib::Request& req, httplib::Response& res) {
+      if (answer_overload(res)) return;
       if (auto e = refuse(req)) return write_error(res, *e);
       h(req, res);
     });
@@ -204,6 +275,7 @@ class HttpServer final : public Server {
       });
       if (too_big || res.status == 413) return write_error(res, body_too_large());
       if (!ok) return write_error(res, invalid_request("could not read the request body"));
+      if (answer_overload(res)) return;
       if (auto e = refuse(req)) return write_error(res, *e);
       res.status = -1;
       h(body, res);
@@ -292,6 +364,14 @@ class HttpServer final : public Server {
           e.message = "internal error: " + what;
           write_error(res, e);
         });
+    // Under load, answer and close: the client reconnects (or gets 503)
+    // instead of racing the idle timeout on a kept-alive connection.
+    svr_.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+      if (ConnectionQueue::serving_overflow() || ConnectionQueue::pool_busy()) {
+        res.headers.erase("Keep-Alive");
+        if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
+      }
+    });
     svr_.set_logger([this](const httplib::Request& req, const httplib::Response& res) {
       ctx_.http.count(route_label(req.path), res.status);
     });
@@ -313,6 +393,7 @@ class HttpServer final : public Server {
   ServerContext ctx_;
   httplib::Server svr_;
   int port_ = 0;
+  socket_t listen_fd_ = -1;                    // set by the socket options while binding
   std::unique_ptr<KvEventsPublisher> kv_pub_;  // after ctx_: stops before the hub goes
   std::atomic<bool> run_entered_{false}, run_returned_{false}, stopping_{false};
   std::mutex shutdown_mu_;

@@ -14,8 +14,10 @@
 //
 // Threads: run() serves on the calling thread with a pool of HTTP worker
 // threads (one per open connection; a streaming response holds its worker
-// until it ends). The engine is shared and outlives the server. shutdown()
-// may be called from any thread except an HTTP worker. Destroy the Server
+// until it ends). Connections beyond the pool and a short wait are answered
+// 503 with Retry-After by overflow workers (connection-queue.h). The engine
+// is shared and outlives the server. shutdown() may be called from any
+// thread except an HTTP worker. Destroy the Server
 // only after run() has returned (the destructor calls shutdown()).
 #pragma once
 
@@ -66,7 +68,9 @@ class Server {
  public:
   // Checks the options (the bind rule of access.h) and binds the listening
   // socket, so the port is known and taken before run(). invalid_argument
-  // for a refused host, internal when the address cannot be bound.
+  // for a refused host or a port already in use (the message has the
+  // system's reason, "Address already in use"), internal when no port can
+  // be bound at all.
   static Result<std::unique_ptr<Server>> create(Engine& engine, ServerOptions options);
   virtual ~Server() = default;
 

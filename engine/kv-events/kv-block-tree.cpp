@@ -55,6 +55,10 @@ void BlockTree::apply(const Batch& batch) {
   }
 }
 
+bool BlockTree::has_unknown_parent(const Block& b) const {
+  return b.parent && !blocks_.count(key(b.rank, *b.parent));
+}
+
 std::vector<std::pair<const Block*, int>> BlockTree::walk() const {
   // Children by parent key, in (rank, hash) order so output is stable.
   std::map<std::string, std::vector<const Block*>> children;
@@ -68,7 +72,11 @@ std::vector<std::pair<const Block*, int>> BlockTree::walk() const {
   auto order = [](const Block* a, const Block* b) {
     return a->rank != b->rank ? a->rank < b->rank : a->hash < b->hash;
   };
-  std::sort(roots.begin(), roots.end(), order);
+  std::sort(roots.begin(), roots.end(), [&](const Block* a, const Block* b) {
+    if (a->rank != b->rank) return a->rank < b->rank;
+    if (a->parent.has_value() != b->parent.has_value()) return !a->parent.has_value();
+    return a->hash < b->hash;
+  });
   for (auto& [k, v] : children) std::sort(v.begin(), v.end(), order);
   // Iterative depth-first walk: chains can be as long as a context (page
   // size 1), too deep for recursion. A cycle (a forged parent link) cannot
@@ -93,8 +101,14 @@ TreeStats BlockTree::stats() const {
   s.blocks = blocks_.size();
   s.roots = 0;
   s.max_depth_blocks = 0;
+  bool under_unknown = false;  // the current root's subtree hangs from an unknown parent
   for (const auto& [b, depth] : walk()) {
-    if (depth == 1) ++s.roots;
+    if (depth == 1) {
+      ++s.roots;
+      under_unknown = b->parent.has_value();
+      if (under_unknown) ++s.unknown_parent_roots;
+    }
+    if (under_unknown) ++s.unknown_parent_blocks;
     s.max_depth_blocks = std::max<uint64_t>(s.max_depth_blocks, static_cast<uint64_t>(depth));
   }
   return s;
@@ -133,9 +147,19 @@ std::string BlockTree::to_text(size_t max_tokens, const TokenText& text) const {
   std::map<std::string, int> child_count;
   for (const auto& [b, d] : nodes)
     if (d > 1 && b->parent) ++child_count[key(b->rank, *b->parent)];
+  // Per rank, the unknown-parent group's counts, for its heading line.
+  std::map<int, std::pair<uint64_t, uint64_t>> unknown;  // rank -> (roots, blocks)
+  bool under_unknown = false;
+  for (const auto& [b, d] : nodes) {
+    if (d == 1) under_unknown = b->parent.has_value();
+    if (!under_unknown) continue;
+    if (d == 1) ++unknown[b->rank].first;
+    ++unknown[b->rank].second;
+  }
   std::map<std::string, int> line_level;  // last block of a line -> its indent
   std::string out;
   int last_rank = -1;
+  int base = 1;  // indent of a root line: one deeper inside the unknown-parent group
   for (size_t i = 0; i < nodes.size();) {
     const Block* first = nodes[i].first;
     const int depth = nodes[i].second;
@@ -144,6 +168,13 @@ std::string BlockTree::to_text(size_t max_tokens, const TokenText& text) const {
       out += std::to_string(first->rank);
       out += '\n';
       last_rank = first->rank;
+      base = 1;
+    }
+    if (depth == 1 && first->parent && base == 1) {
+      const auto& [roots, blocks] = unknown[first->rank];
+      out += "  (stored before you attached: " + std::to_string(blocks) + " blocks under " +
+             std::to_string(roots) + " parents never seen)\n";
+      base = 2;
     }
     // Fold the run: while this block has exactly one child, the next node in
     // the walk is that child.
@@ -159,7 +190,7 @@ std::string BlockTree::to_text(size_t max_tokens, const TokenText& text) const {
     }
     // Indent by folded lines, not blocks: a folded run's children sit one
     // level below the run's line.
-    int level = 1;
+    int level = base;
     if (depth > 1 && first->parent) {
       auto p = line_level.find(key(first->rank, *first->parent));
       if (p != line_level.end()) level = p->second + 1;

@@ -14,6 +14,7 @@
 
 #include "radixchat/kv-block-tree.h"
 #include "recording/block-recording.h"
+#include "recording/chain-fold.h"
 #include "recording/recording-reader.h"
 
 namespace rc::recording {
@@ -133,6 +134,44 @@ TEST(BlockRecording, ReplaysToTheBlockTreeOneRank) {
 
 TEST(BlockRecording, ReplaysToTheBlockTreeTwoRanks) {
   for (uint32_t seed = 11; seed <= 13; ++seed) run(seed, 2);
+}
+
+// cache-export's view of a block recording: root -> 1 -> 2 -> 3, where 3
+// branches into 4 and 5 -> 6. Runs of single children fold into one node
+// that keeps the run's first id and counts its blocks; branches stay.
+TEST(ChainFold, FoldsSingleChildRunsOnly) {
+  CacheSnapshot s;
+  auto add = [&](NodeId id, NodeId parent, Token t, uint64_t hits) {
+    CacheNodeInfo n;
+    n.id = id;
+    n.parent = parent;
+    if (id != kRootNode) n.tokens = {t};
+    if (id != kRootNode) n.pages = {int32_t(id)};
+    n.hits = hits;
+    s.nodes.push_back(n);
+  };
+  add(kRootNode, kNoNode, 0, 0);
+  add(1, kRootNode, 10, 5);
+  add(2, 1, 20, 7);
+  add(3, 2, 30, 1);
+  add(4, 3, 40, 0);
+  add(5, 3, 50, 0);
+  add(6, 5, 60, 2);
+  const FoldedTree f = fold_single_child_chains(s);
+  ASSERT_EQ(f.tree.nodes.size(), 4u);  // root, 1-2-3, 4, 5-6
+  EXPECT_EQ(f.tree.nodes[0].id, kRootNode);
+  EXPECT_EQ(f.tree.nodes[1].id, 1u);
+  EXPECT_EQ(f.tree.nodes[1].tokens, (std::vector<Token>{10, 20, 30}));
+  EXPECT_EQ(f.tree.nodes[1].pages, (std::vector<PageId>{1, 2, 3}));
+  EXPECT_EQ(f.tree.nodes[1].hits, 7u);
+  EXPECT_EQ(f.tree.nodes[2].id, 4u);
+  EXPECT_EQ(f.tree.nodes[2].parent, 1u);
+  EXPECT_EQ(f.tree.nodes[3].id, 5u);
+  EXPECT_EQ(f.tree.nodes[3].parent, 1u);
+  EXPECT_EQ(f.tree.nodes[3].tokens, (std::vector<Token>{50, 60}));
+  EXPECT_EQ(f.blocks.at(1), 3u);
+  EXPECT_EQ(f.blocks.at(5), 2u);
+  EXPECT_EQ(f.blocks.count(4), 0u);
 }
 
 }  // namespace

@@ -32,6 +32,11 @@ struct TreeStats {
   uint64_t removed_unknown_blocks = 0;  // BlockRemoved naming a block not held
   uint64_t roots = 0;                   // blocks whose parent is not held
   uint64_t max_depth_blocks = 0;        // longest root-to-leaf chain
+  // Of the roots, those naming a parent this tree never held (stored before
+  // the subscriber attached, or under a block whose events were lost), and
+  // every block below them: the part of the tree whose prefix is unknown.
+  uint64_t unknown_parent_roots = 0;
+  uint64_t unknown_parent_blocks = 0;
 };
 
 class BlockTree {
@@ -47,12 +52,18 @@ class BlockTree {
   TreeStats stats() const;  // counts plus roots/depth computed now
 
   // Roots first, then children, ordered by (rank, hash); the order the text
-  // view prints them. Each entry is a block and its depth (root = 1).
+  // view prints them. Each entry is a block and its depth (root = 1). In
+  // each rank the true roots (no parent) come before the blocks whose
+  // parent is unknown (has_unknown_parent).
   std::vector<std::pair<const Block*, int>> walk() const;
+  // True when `b` names a parent this tree does not hold.
+  bool has_unknown_parent(const Block& b) const;
 
   // Indented text: one line per radix node, where a run of single-child
   // blocks is folded into one line (SGLang with page size 1 sends a block per
-  // token). At most max_tokens ids are shown per line; with `text` (a
+  // token). Blocks with an unknown parent are grouped, per rank, under one
+  // "(stored before you attached: ...)" line with their counts, never shown
+  // as if they began at the root. At most max_tokens ids are shown per line; with `text` (a
   // vocabulary), the line's tokens as quoted text instead (escaped, at most
   // 4 * max_tokens bytes).
   using TokenText = std::function<std::string(const std::vector<int64_t>&)>;

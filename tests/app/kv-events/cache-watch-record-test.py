@@ -8,7 +8,8 @@ its `events` table itself (insert / evict / reset from the empty first
 snapshot) and compares the tree with the blocks cache-watch printed (--json
 counts) and with the tree the fake server's last snapshot describes, cut
 into blocks of its page size. Then radixchat-cli cache-export draws the
-recording (its own reader) with one node element per block plus the root,
+recording (its own reader) with one node element per radix node (runs of
+single-child blocks folded, labelled with their length) plus the root,
 and a second --record onto the same file is refused in one line; a
 --record-max-mb cap stops recording with one message. Then the
 same against a ZeroMQ KV-events publisher (skipped without python3-zmq).
@@ -18,6 +19,7 @@ import http.server
 import importlib.util
 import json
 import os
+import re
 import sqlite3
 import struct
 import subprocess
@@ -223,13 +225,21 @@ def main():
         assert roots == shown["roots"], (roots, shown)
         assert max(len(p) for p in got) == shown["max_depth_blocks"], (got, shown)
         assert got == expected_blocks(), (got, expected_blocks())
-        # The reader's replay (cache-export) agrees: one element per node.
+        # The reader's replay (cache-export) agrees: one element per radix
+        # node (a run of single-child blocks folded into one), plus the root.
         svg = os.path.join(tmp, "watch.svg")
         ex = subprocess.run([cli, "cache-export", db, "--format", "svg", "--out", svg],
                             capture_output=True, text=True, timeout=30)
         assert ex.returncode == 0, ex.stderr
-        drawn = open(svg, encoding="utf-8").read().count('<g class="node"')
-        assert drawn == len(nodes) + 1, (drawn, len(nodes))
+        doc = open(svg, encoding="utf-8").read()
+        drawn = doc.count('<g class="node"')
+        kids = {}
+        for n, (p, _) in nodes.items():
+            kids.setdefault(p, []).append(n)
+        folded = sum(1 for p, _ in nodes.values() if p == 0 or len(kids[p]) != 1)
+        assert drawn == folded + 1, (drawn, folded, len(nodes))
+        runs = [int(n) for n in re.findall(r">(\d+) blocks: ", doc)]
+        assert sum(runs) + (folded - len(runs)) == len(nodes), (runs, folded, len(nodes))
         again = subprocess.run([cli, "cache-watch", "--url", url, "--api-key", fake.KEY,
                                 "--seconds", "1", "--record", db],
                                capture_output=True, text=True, timeout=30)

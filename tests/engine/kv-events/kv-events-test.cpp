@@ -320,6 +320,18 @@ TEST(KvBlockTree, ChainsRanksRemovalAndClear) {
   EXPECT_EQ(s.roots, 5u);
   EXPECT_EQ(s.removed_events, 1u);
   EXPECT_EQ(s.removed_unknown_blocks, 1u);
+  // Their parent is gone: they are grouped under one heading, after the
+  // true roots, never shown as starting at the root.
+  EXPECT_EQ(s.unknown_parent_roots, 2u);
+  EXPECT_EQ(s.unknown_parent_blocks, 2u);
+  EXPECT_NE(t.to_text().find("rank 0\n  0000000000000001 blocks=1 tokens=2: 1 2\n"
+                             "  0000000000000005 blocks=1 tokens=2: 7 7\n"
+                             "  (stored before you attached: 2 blocks under 2 parents never "
+                             "seen)\n"
+                             "    0000000000000003 blocks=1 tokens=2: 5 6\n"
+                             "    0000000000000004 blocks=1 tokens=2: 9 9\nrank 1\n"),
+            std::string::npos)
+      << t.to_text();
   // Clearing rank 1 leaves rank 0 alone.
   Batch clr;
   clr.rank = 1;
