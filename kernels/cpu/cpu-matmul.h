@@ -16,8 +16,8 @@
 // quantized weights (Q8_0, Q4_0, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K) for
 // n >= kGemmMinTokens, with activations quantized once per call and integer
 // dots; F16/BF16/F32 for every n, with F16C + FMA on the fp32 activations
-// (F16: measured 2-3x OpenBLAS on dequantized tiles at 16-512 tokens and
-// ~1.7x the row dots in decode, matmul-bench). F32 takes them rather than
+// (F16: faster than OpenBLAS on dequantized tiles and than the row dots
+// in decode; matmul-bench compares them). F32 takes them rather than
 // OpenBLAS because a token's result must not depend on how many tokens
 // share the call: sampled replies with and without a cache hit (whose
 // steps batch other tokens) must be the same. Tiles of 8 weight rows x up to

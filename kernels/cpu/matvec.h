@@ -23,8 +23,8 @@
 // - bsum: BlockQ8K::bsum of every 256-block (8 per block), for the mins of
 //   Q4_K / Q5_K.
 // Each array starts on a 64-byte boundary, so no 512-bit load of the
-// activation straddles two cache lines (kernel-bench --decode-core, one
-// core from L2: Q6_K 40.8 -> 46.2 GB/s with the alignment).
+// activation straddles two cache lines (kernel-bench --decode-core shows
+// the gain from L2).
 // Float weights (F32, F16, BF16) read the fp32 row itself (act.x).
 #pragma once
 

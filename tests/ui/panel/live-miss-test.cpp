@@ -1,4 +1,4 @@
-// "Why did this request miss" for a live chat message (issue 19), without a
+// "Why did this request miss" for a live chat message, without a
 // window or GL: an Engine on the bundled model caches one prompt; a second
 // prompt shares its long system prompt except for a planted date. Locating
 // the second in the panel explains it against the cache now through the

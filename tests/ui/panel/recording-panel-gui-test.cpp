@@ -1,4 +1,4 @@
-// A recording opened in the cache panel (issue 19), under xvfb-run: the
+// A recording opened in the cache panel, under xvfb-run: the
 // built radixchat-cli records a bench run on the bundled model (bench
 // --record); the panel opens it through the app's opener and is scrubbed
 // to an early moment, a late one and the early one again, with a

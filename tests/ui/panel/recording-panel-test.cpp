@@ -1,4 +1,4 @@
-// The panel's recordings without a window (issue 19): a recording made in
+// The panel's recordings without a window: a recording made in
 // the test (a radix cache driven like the scheduler, its events, snapshots
 // and requests written through the Recorder), opened through the app's
 // opener (app/gui/recording-source) and shown by the panel's own state.

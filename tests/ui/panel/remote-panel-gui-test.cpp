@@ -1,4 +1,4 @@
-// The cache panel attached to a remote cache (issue 18), under xvfb-run: a
+// The cache panel attached to a remote cache, under xvfb-run: a
 // KV-events publisher in this process (the same one `serve --kv-events`
 // uses) sends two ranks' block chains in vLLM's format; the panel, attached
 // through the app's connector (ZeroMQ subscriber) with the bundled model's

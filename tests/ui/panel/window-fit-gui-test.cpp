@@ -1,5 +1,5 @@
 // The cache panel inside the real app window at the sizes a class uses
-// (issue 17), run under xvfb-run (the panel needs GL): at 1024x700,
+//, run under xvfb-run (the panel needs GL): at 1024x700,
 // 1280x800 and 1440x900 the panel widget lies inside the window (Qt
 // geometry), and every ImGui window and item of every tab lies inside the
 // panel (the panel's own fit measure, panel-fit.h), also at a projector's
