@@ -22,17 +22,14 @@
 #include "recording/recorder.h"
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-recpanel-" + std::to_string(getpid()) + "-" + name);
-  fs::remove(p);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-recpanel", name); }
 
 // Prompts: one of three system prompts, a short span that varies (a date),
 // a long shared part, then a question. The varying span makes misses that
