@@ -12,7 +12,7 @@ protected, RSS back near its warmed-up baseline. Exit status 0 only when at
 least one request completed, every metric the checks read was present, and
 the run had no errors and no leak.
 
-Example (the README's figures):
+Example (docs/notes/reliability.md's figures):
   tests/server/load-test.py --server-bin build/app/radixchat-cli \
       --clients 32 --duration 180 --max-requests 20000
 """

@@ -1,7 +1,7 @@
 // The generated token ids saved with an assistant reply (schema v3,
-// docs/architecture.md section 10): round trip through every read path, the blob's byte layout, a v2
-// database migrated with its data, and damaged blobs reported as
-// corrupt_data (never a crash, never guessed ids).
+// docs/architecture.md section 10): round trip through every read path,
+// the blob's byte layout, a v2 database migrated with its data, and
+// damaged blobs reported as corrupt_data (never a crash, never guessed ids).
 #include <climits>
 
 #include "store/schema.h"
