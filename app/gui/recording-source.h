@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 #include "radixchat/engine.h"
 
 namespace rc::gui {

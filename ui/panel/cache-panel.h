@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 #include "panel/remote-attach.h"
 
 namespace rc {

@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 
 namespace rc::ui::panel {
 

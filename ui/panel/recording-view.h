@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "panel/cache-feed.h"
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 
 namespace rc::ui::panel {
 
