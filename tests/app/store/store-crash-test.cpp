@@ -21,7 +21,7 @@
 #include <set>
 #include <thread>
 
-#include "store/store-test-util.h"
+#include "store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

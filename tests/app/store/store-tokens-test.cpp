@@ -4,8 +4,8 @@
 // damaged blobs reported as corrupt_data (never a crash, never guessed ids).
 #include <climits>
 
+#include "store-test-util.h"
 #include "store/schema.h"
-#include "store/store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

@@ -13,7 +13,7 @@ least one request completed, every metric the checks read was present, and
 the run had no errors and no leak.
 
 Example (docs/notes/reliability.md's figures):
-  tests/server/load-test.py --server-bin build/app/radixchat-cli \
+  tests/app/server/load-test.py --server-bin build/app/radixchat-cli \
       --clients 32 --duration 180 --max-requests 20000
 """
 import argparse
