@@ -1,4 +1,4 @@
-// The compute interface the model runner needs (design.md section 5).
+// The compute interface the model runner needs (docs/architecture.md section 11).
 //
 // A backend knows tensors, page tables and streams, never requests or trees.
 // Every pointer passed to an op lives in the backend's memory (host memory

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The server's resident memory, as the README's "Memory" figures were made:
+# The server's resident memory (the user guide's memory note):
 #   packaging/serve-rss.sh CLI PORT [SERVE ARGS...]
 # starts `CLI serve --port PORT ARGS` on the bundled model, waits until
 # /v1/models answers, prints VmRSS then (cold) and after 3 short completions

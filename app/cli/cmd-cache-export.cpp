@@ -1,6 +1,6 @@
 // `radixchat-cli cache-export [RECORDING [--at SEQ] | --url URL [--api-key K]]
-// --format svg|png --out FILE`: the cache tree as a picture (design.md
-// section 7). From a recording at a recorded moment (default: its end), or
+// --format svg|png --out FILE`: the cache tree as a picture (docs/architecture.md
+// section 18). From a recording at a recorded moment (default: its end), or
 // from a live RadixChat server's GET /v1/cache. SVG from recording/tree-svg.h;
 // PNG is that SVG rasterized by Qt (recording/tree-png.h, GUI builds only).
 // Labels: a recording's tokens through --model's tokenizer (or the bundled

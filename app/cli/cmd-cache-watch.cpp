@@ -1,6 +1,6 @@
 // `radixchat-cli cache-watch`: follow a remote cache without a window, and
 // on exit (after --seconds, or SIGINT) print its block tree as text or as
-// one JSON object (design.md section 7). The cache is either a
+// one JSON object (docs/architecture.md section 18). The cache is either a
 // vLLM/SGLang/Dynamo-format KV-events publisher (--kv-events, ZeroMQ) or a
 // RadixChat server (--url, its /v1/cache/events); both arrive as a
 // kv_events::BlockFeed. --model names a vocabulary for token text.

@@ -1,5 +1,5 @@
 // `radixchat-cli logits --tokens 1,2,3 --out FILE`: the logits of the last
-// position as n_vocab little-endian float32 (design.md section 7). The ids
+// position as n_vocab little-endian float32 (docs/architecture.md section 18). The ids
 // are used as given; no BOS is added.
 #include <bit>
 #include <sstream>

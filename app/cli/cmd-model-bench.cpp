@@ -2,7 +2,7 @@
 // --prompt N --decode N [--repeats N] [--json]`: prefill and decode tokens/s of the CPU
 // runtime per file, like llama-bench's pp/tg, with the memory bandwidth
 // decode can reach and the decode roofline measured in the same run
-// (design.md section 7; what is measured: radixchat/model-bench.h).
+// (docs/architecture.md section 18; what is measured: radixchat/model-bench.h).
 //
 // --json prints one JSON object per file, one per line, with at least
 // model, type, threads, prompt_tokens, prefill_tok_s, decode_tok_s.

@@ -1,5 +1,5 @@
-// `radixchat-cli tokenize`: the token ids of a text as a JSON array (design.md
-// section 7). Only the vocabulary is read, so any GGUF with a vocabulary
+// `radixchat-cli tokenize`: the token ids of a text as a JSON array
+// (docs/architecture.md section 18). Only the vocabulary is read, so any GGUF with a vocabulary
 // (sentencepiece or byte-level BPE) works, including vocabulary-only files.
 // The text is encoded as a user's would be: control-token spellings such as
 // <|im_end|> stay plain text unless --special.

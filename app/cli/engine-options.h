@@ -1,4 +1,4 @@
-// Flags shared by every command that runs the model (design.md section 7):
+// Flags shared by every command that runs the model (docs/architecture.md section 18):
 // --model (default: the bundled model), --backend, --threads, --cache,
 // --ctx, --kv-tokens, --kv-type, --speculate. Registers them on a subcommand and builds the
 // EngineConfig from what the user gave.

@@ -1,5 +1,5 @@
 // radixchat-cli: the engine headless. The command-line contract is fixed by
-// design.md section 7; scripts depend on it.
+// docs/architecture.md section 18; scripts depend on it.
 #include <cstdio>
 #include <vector>
 

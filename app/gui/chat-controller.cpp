@@ -326,7 +326,7 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
   const rc::store::MessageMetrics stored = toStoreMetrics(metrics);
   const std::string text = utf8(g.text);
   const Id id = g.messageId;
-  // The generated ids are saved with the text (issue #17): a reopened
+  // The generated ids are saved with the text (docs/architecture.md section 10): a reopened
   // conversation's next prompt then holds exactly what was generated.
   storeCall<rc::Status>([id, text, stored, tokens = outcome.tokens](
                             Store& s) { return s.update_message(id, text, stored, tokens); },

@@ -1,5 +1,5 @@
 // ChatController: the chat's logic between the widgets, the store and the
-// engine (design.md sections 2 and 6).
+// engine (docs/architecture.md sections 3 and 16).
 //
 // Threads: lives on the GUI thread and is called only there. It never
 // blocks: store work is posted to the StoreThread and its results come back
@@ -60,7 +60,7 @@ class ChatController : public QObject {
   qint64 defaultPresetId() const { return defaultPresetId_; }
   std::optional<ReplyMetrics> lastMetrics() const { return lastMetrics_; }
 
-  // ---- the model: the local engine, or a remote server (issue 18) ----
+  // ---- the model: the local engine, or a remote server ----
   // Replies go to `client` (a remote OpenAI-compatible server) while it is
   // set and connected; null returns to the local engine. History is saved
   // locally either way. The client must outlive the controller or be unset

@@ -1,4 +1,4 @@
-// ConnectServerDialog: "Connect to a server..." (issue 18). The chat's model
+// ConnectServerDialog: "Connect to a server...". The chat's model
 // becomes a remote OpenAI-compatible server (URL, API key, model name), and
 // optionally the cache panel attaches to that server's cache at the same
 // time: a vLLM/SGLang/Dynamo KV-events endpoint (tcp://...), or, with no

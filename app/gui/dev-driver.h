@@ -9,7 +9,7 @@
 // starts downloading catalog entry `id` when given); the screenshot is then
 // of that dialog, taken a few seconds later. With runLesson it starts a
 // cache-panel demo in lesson mode once the window is ready and takes the
-// screenshot when the chosen step is on screen (docs: the README's lesson).
+// screenshot when the chosen step is on screen (docs/user-guide.md, lessons).
 // GUI thread.
 #pragma once
 

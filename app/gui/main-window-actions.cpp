@@ -229,7 +229,7 @@ void MainWindow::connectPanel() {
             loadModel(engine_->hasModel() ? engine_->modelRequest().path : loadingPath_, policy,
                       poolTokens);
           });
-  // Recordings (issue 19): open a file in the panel, or record this engine.
+  // Recordings: open a file in the panel, or record this engine.
   // A chat reply is recorded as a request; its prompt is the thread on
   // screen up to the reply, which is what the controller sent.
   rc::ui::EngineHost* host = engine_.get();

@@ -1,4 +1,4 @@
-// MainWindow: the chat on a remote server, "Connect to a server…" (issue 18).
+// MainWindow: the chat on a remote server, "Connect to a server…".
 // The controller sends replies to the RemoteChatClient; the panel follows
 // the server's cache when the user asked for it.
 #include <QLabel>

@@ -1,4 +1,4 @@
-// MainWindow: the desktop chat (issue 6) put together: conversations on the
+// MainWindow: the desktop chat put together: conversations on the
 // left, the chat in the middle, the live cache panel (ui/panel) on the
 // right; the model picker and backend in the tool bar; reply figures and
 // model loading in the status bar.
@@ -70,7 +70,7 @@ class MainWindow : public QMainWindow {
   // download runs in the background). Null when the catalog is unreadable.
   GetModelDialog* openGetModel();
 
-  // Model > Connect to a server… (issue 18): the chat answers from a remote
+  // Model > Connect to a server…: the chat answers from a remote
   // OpenAI-compatible server, the panel optionally watches its cache.
   // connectToServer() is what the dialog's Connect does (tests call it):
   // serverConnected or serverConnectFailed follows. useLocalModel() goes

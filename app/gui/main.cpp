@@ -1,4 +1,4 @@
-// radixchat: the desktop chat (design.md section 6).
+// radixchat: the desktop chat (docs/architecture.md section 16).
 //
 // Usage: radixchat [--model FILE.gguf]
 // Hidden developer flags, for tests and documentation screenshots:

@@ -4,7 +4,7 @@
 // "Get a model…" dialog drives it, and tests drive it against a local server.
 //
 // How the Hub is spoken to (checked against huggingface_hub's file_download
-// and other clients; see README "Getting a model"):
+// and other clients; see docs/models.md, "Getting a model"):
 //  - GET {endpoint}/{repo}/resolve/main/{file}. For an LFS/Xet file the Hub
 //    answers 302 to a CDN URL and puts the file's SHA-256 in X-Linked-Etag
 //    (quoted, maybe W/-prefixed) and its size in X-Linked-Size. Redirects are

@@ -1,4 +1,4 @@
-// The app's side of the panel's recordings (issue 19): ui/panel may not see
+// The app's side of the panel's recordings (docs/architecture.md section 15): ui/panel may not see
 // SQLite or app/recording, so the app hands the CachePanel
 //
 //   - an opener (make_recording_opener): a recording file as a
@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 #include "radixchat/engine.h"
 
 namespace rc::gui {

@@ -1,5 +1,5 @@
 // RemoteChatClient: the chat's model is a remote OpenAI-compatible server
-// (vLLM, SGLang, a RadixChat `serve`): "Connect to a server..." (issue 18).
+// (vLLM, SGLang, a RadixChat `serve`): "Connect to a server...".
 // Each reply is one streaming POST /v1/chat/completions with the whole
 // conversation (the server's prefix cache reuses the earlier turns), the
 // API key as a Bearer token, the model name, and stream_options.include_usage

@@ -1,5 +1,5 @@
 // The recording file format: one SQLite database per recording, so a
-// recording is queryable with the sqlite3 shell (design.md section 6).
+// recording is queryable with the sqlite3 shell (docs/architecture.md section 15).
 //
 // Tables (schema version 1, PRAGMA user_version):
 //   meta(key, value)          recording facts: format, started, source, policy,

@@ -1,4 +1,4 @@
-// radixchat's local OpenAI-compatible HTTP server (design.md sections 6, 7).
+// radixchat's local OpenAI-compatible HTTP server (docs/architecture.md sections 17, 18).
 //
 // Routes (all behind the access rules of access.h):
 //   POST /v1/chat/completions   chat, streaming (SSE) or not

@@ -59,7 +59,7 @@ ALTER TABLE messages ADD COLUMN finish_reason TEXT;
 CREATE INDEX messages_by_parent ON messages(parent_id, created_at, id);
 CREATE INDEX conversations_by_leaf ON conversations(current_leaf_id);
 )sql",
-    // v3: the token ids an assistant reply was generated as (issue #17), so
+    // v3: the token ids an assistant reply was generated as (docs/architecture.md section 10), so
     // a reopened conversation's next prompt holds exactly the ids the cache
     // held instead of the re-encoded text. Little-endian int32 each; NULL:
     // not known (older rows, remote replies).

@@ -1,5 +1,5 @@
 // StoreThread: a Store living on its own std::thread, fed by a FIFO task queue,
-// so the GUI thread never waits on disk (design.md section 6). Qt-free: the UI
+// so the GUI thread never waits on disk (docs/architecture.md section 16). Qt-free: the UI
 // posts a task and, inside it, marshals results back itself (for example with
 // QMetaObject::invokeMethod(receiver, lambda, Qt::QueuedConnection)).
 //

@@ -1,5 +1,5 @@
 // The chat history store: conversations, messages with branches, system-prompt
-// presets and settings in one SQLite file (design.md section 6).
+// presets and settings in one SQLite file (docs/architecture.md section 16).
 //
 // Threading: a Store owns one sqlite3 connection and is NOT thread-safe. Use it
 // from one thread at a time; the app keeps it on a StoreThread

@@ -1,4 +1,4 @@
-// RadixCache: the RadixAttention tree (design.md section 3).
+// RadixCache: the RadixAttention tree (docs/architecture.md section 4).
 //
 // Layout for speed (targets: match < 5 ns/token, insert < 20 ns/token):
 // nodes live in one vector (a pool indexed by NodeId, free slots reused);

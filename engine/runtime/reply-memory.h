@@ -1,4 +1,4 @@
-// The ids of recently generated chat replies, by their text (issue #17).
+// The ids of recently generated chat replies, by their text (docs/architecture.md section 10).
 //
 // A client (the server's, the bench's, the GUI's before it saved the ids)
 // sends a reply back as text in the next turn's history. The engine looks

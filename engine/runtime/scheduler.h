@@ -1,4 +1,4 @@
-// Continuous batching over the radix cache (design.md section 2).
+// Continuous batching over the radix cache (docs/architecture.md section 3).
 //
 // Each step() builds one forward batch: one decode token for every running
 // request (followed by draft tokens to verify when speculating: drafter.h),

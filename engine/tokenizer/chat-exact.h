@@ -1,4 +1,4 @@
-// Token-exact chat history (issue #17).
+// Token-exact chat history (docs/architecture.md section 10).
 //
 // A reply is generated as ids, shown as text, and comes back as text in the
 // next turn's history. Encoding that text again need not give the ids that

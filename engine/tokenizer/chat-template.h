@@ -1,4 +1,4 @@
-// Chat templates (design.md section 4), rendered in C++ (no jinja): the
+// Chat templates (docs/architecture.md section 10), rendered in C++ (no jinja): the
 // bundled model's "radixchat" format and the families real GGUFs carry. A
 // GGUF's tokenizer.chat_template is recognised by distinctive substrings of
 // its jinja text (detect() says which ones); the user may name a template

@@ -16,8 +16,8 @@ namespace {
 constexpr int kTile = kAttentionTile;
 constexpr int kRowBlock = 1;
 // A 16-bit V element widens in software here, so every task widens V into
-// an fp32 tile once rather than once per row (that measured 3-4x slower
-// decode on the demo model, 13-16x slower prefill).
+// an fp32 tile once rather than once per row (widening per row was much
+// slower, in decode and more so in prefill).
 constexpr bool kDecodeReadsVInPlace = false;
 
 template <DType kT>

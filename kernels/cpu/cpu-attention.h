@@ -101,7 +101,7 @@ void set_attention_prefetch_enabled(bool on);
 // The K and V rows of positions p0 .. p0 + tn - 1 of one kv head (at
 // kv_off_bytes in each slot's row), through the sequence's page table: one
 // table lookup (and one division) per page the positions touch, not per
-// position (a division per row was 7% of decode attention's samples).
+// position (a division per row showed up in decode attention's profile).
 inline void attention_tile_rows(const AttentionArgs& a, const AttentionSeq& seq,
                                 int64_t kv_off_bytes, int p0, int tn, const char** k,
                                 const char** v) {

@@ -49,11 +49,10 @@ class CpuBackend final : public Backend {
     return make_host_kv_pool(shape);
   }
 
-  // Copies in huge pages (host_alloc): a TinyLlama-shape F16 file decoded
-  // 1.45x as fast from them as from the file mapping's 4 KiB pages, Q4_K_M
-  // 1.07x, the other types within noise (README, CPU runtime); copies in
-  // 4 KiB pages gained less, and less steadily (1.02x and 1.21x in two
-  // rounds). Only where the kernel gives huge pages, and only when the copy
+  // Copies in huge pages (host_alloc): F16 weights decode much faster from
+  // them than from the file mapping's 4 KiB pages, Q4_K_M a little, the
+  // other types within noise; copies in 4 KiB pages gained less, and less
+  // steadily. Only where the kernel gives huge pages, and only when the copy
   // leaves a quarter of the available memory: a larger model keeps running
   // from the mapping, which the kernel can page.
   bool prefers_weight_copies(uint64_t bytes) const override {

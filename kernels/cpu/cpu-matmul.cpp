@@ -15,9 +15,8 @@ namespace {
 // each thread reads on through its own consecutive rows, so the kernels'
 // 16 KiB software prefetch runs ahead into rows the same thread reads next.
 // Handed out in sixteen ranges instead, every range started unprefetched.
-// Decode tok/s measured the same within noise, decode against the
-// bandwidth probe a few points higher for four of five types (README, CPU
-// runtime). The grain is what a finished thread takes from another's
+// Decode speed was the same within noise, and closer to the bandwidth
+// probe for most types. The grain is what a finished thread takes from another's
 // region, so the threads finish within one grain of each other.
 constexpr int64_t kDecodeGrainRows = 16;
 
@@ -225,9 +224,9 @@ void CpuMatmul::run_gemm(const Weight& w, const float* bias, const float* x, flo
     });
     xa = act_f32_.data();
   }
-  // 128-row tiles: OpenBLAS's single-thread sgemm (Cooperlake kernels on
-  // Zen 4) measured 85-95 GFLOP/s at 64-128 rows x 512 tokens and ~55 at
-  // 256; the tile also stays within L2 for K <= 2048.
+  // 128-row tiles: OpenBLAS's single-thread sgemm runs near its peak at
+  // 64-128 rows and falls off at 256; the tile also stays within L2 for
+  // K <= 2048.
   const int64_t tile = std::min<int64_t>(rows, 128);
   const bool f32 = w.type == DType::f32;
   if (!f32) {

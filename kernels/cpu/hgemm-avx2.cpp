@@ -123,10 +123,9 @@ void tile_float(const QTileArgs& a) {
   if (a.tokens <= 2) {
     // Decode: four rows at once. Each row is one FMA chain (its bits fix
     // the order), so the rows in flight set the rate: two chains take 16
-    // weights per FMA latency (about 29 GB/s of F16 per core at 3.6 GHz),
-    // under what this Zen 5 VM's memory gives two cores at its best. In the
-    // model the four rows measured no slower (README, CPU runtime); eight
-    // measured slower (rows 4 KiB apart share an L1 set, which eight rows
+    // weights per FMA latency, under what memory gives two cores of a
+    // current desktop CPU. In the model four rows were no slower; eight
+    // were slower (rows 4 KiB apart share an L1 set, which eight rows
     // and their prefetched lines overflow). Not measured on an AVX2-only CPU.
     for (int r0 = 0; r0 < a.rows; r0 += 4) rows_block<kW, 4, true>(w + r0, a, r0);
     return;

@@ -67,8 +67,8 @@ inline float w_scalar(uint16_t h) {
   }
 }
 
-// A register tile is 6 rows x 4 token pairs: on Zen 5, 4-row tiles of any
-// width reach about 75% of the FMA rate that 5- and 6-row tiles do.
+// A register tile is 6 rows x 4 token pairs: 4-row tiles of any width
+// reach a clearly lower FMA rate than 5- and 6-row tiles.
 // Blocking over k (accumulators spilled between blocks) measured slower
 // than one pass over K.
 constexpr int kRows = 6;
@@ -100,8 +100,8 @@ PrefetchShare prefetch_share(const Q512Args& a, int64_t c, int64_t count, int64_
 
 // A weight row's eight values at step s as fp32 in both halves of a
 // register, converted where they are read: a conversion pass into fp32
-// scratch instead stalled on its loads and stores and cost about a fifth
-// of an F16 prefill (README, matmul kernels).
+// scratch instead stalled on its loads and stores and cost a sizeable
+// share of an F16 prefill.
 template <FloatWeight kW>
 inline __m512 row_step(const void* row, int64_t s) {
   if constexpr (kW == FloatWeight::f32) {

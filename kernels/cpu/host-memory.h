@@ -15,7 +15,7 @@ inline constexpr size_t kHostAlign = 64;
 // Allocations of at least this many bytes start on a 2 MiB boundary and
 // ask the kernel for transparent huge pages (madvise MADV_HUGEPAGE): a
 // decode step streams every weight once, and with 4 KiB pages its reads
-// also walk page tables (README, CPU runtime).
+// also walk page tables.
 inline constexpr size_t kHugePageBytes = size_t(2) << 20;
 
 // nullptr when out of memory; bytes == 0 gives a valid unique pointer.

@@ -32,9 +32,8 @@ inline __m256i load32(const void* p) { return _mm256_loadu_si256(static_cast<con
 
 // Software prefetch this many bytes ahead of the weight stream. The
 // hardware prefetchers stop at 4 KiB page boundaries (mmapped weights are in
-// 4 KiB pages), and one core's DRAM stream measured 1.5-2x faster with it
-// (kernel-bench --decode-core, thread CPU time: Q8_0 7.5 -> 13.2 GB/s per
-// core at 16 KiB; 4-16 KiB all helped, 16 KiB most).
+// 4 KiB pages), so one core's DRAM stream is much faster with it
+// (kernel-bench --decode-core shows it; 4-16 KiB all help, 16 KiB most).
 constexpr int64_t kPrefetchBytes = 16384;
 inline void prefetch(const void* p) {
   _mm_prefetch(static_cast<const char*>(p) + kPrefetchBytes, _MM_HINT_T0);

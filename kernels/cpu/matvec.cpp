@@ -126,8 +126,8 @@ MatvecFn matvec_fn(DType t) {
   // Float weights decode with the AVX2 tiles' own blocks wherever the tiles
   // run: a token gets the same bits at n = 1 as in any prefill chunk, which
   // the cache's chunking independence relies on (qgemm.h). AVX-512 float
-  // kernels with 16-lane sums (other bits) measured only ~1.1x them per
-  // core from DRAM and the same in a model's decode (README, CPU runtime).
+  // kernels with 16-lane sums (other bits) were barely faster per core
+  // from DRAM and no faster in a model's decode.
   if (act_format(t) == ActFormat::f32) {
     return qtile_mode() == QTileMode::off ? nullptr : hdecode_avx2(t);
   }

@@ -9,8 +9,8 @@
 // broadcast, with the same four bytes of all 8 tokens, and madd turns them
 // into that row's 8 token sums. The tile kernels of qgemm.h keep one
 // register per block and must reduce eight lanes per (row, token, block);
-// here no horizontal reduction is needed, which on Zen 1 measured about a
-// third of the Q8_0 tile's time. maddubs takes an unsigned and a signed
+// here no horizontal reduction is needed, which saves a large share of the
+// Q8_0 tile's time on CPUs with slow horizontal adds. maddubs takes an unsigned and a signed
 // operand: Q8_0 multiplies the weights' magnitudes, decoded once per row
 // tile, with the activations carrying the weights' signs (vpsignb), as the
 // tiles do; K-quants (unsigned quants, decoded to bytes once per row tile

@@ -11,7 +11,7 @@
 // matvec kernels run; SSE2 where AVX2 is absent) and independent
 // accumulators, so it is bound by memory, not by adder latency; it keeps
 // the fastest pattern. A probe on a fresh 1 GiB buffer read lower than
-// decode itself (F16 decode at 116% of it): small or freshly faulted
+// decode itself: small or freshly faulted
 // buffers, other page sizes and one-shot thread start-up all differ from
 // what decode reads.
 #pragma once

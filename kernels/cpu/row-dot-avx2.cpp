@@ -22,7 +22,7 @@ using namespace avx2;
 
 // Software prefetch this far ahead of the weight stream: the hardware
 // prefetchers stop at 4 KiB page boundaries, and a core's DRAM stream
-// measured 1.5-2x faster with it (as in matvec-avx512.cpp; kernel-bench
+// is much faster with it (as in matvec-avx512.cpp; kernel-bench
 // --decode-core with RADIXCHAT_CPU_MATVEC=0 shows the row dots' rate). A
 // prefetch past the end of the weights is harmless (no fault).
 constexpr int64_t kPrefetchBytes = 16384;
@@ -131,8 +131,8 @@ inline int32_t sum_pair(const BlockQ8A& a) {
 
 // Q4_0 / Q5_0 / Q5_1 / Q8_0 x Q8A. Each block has its own weight and
 // activation scale, so four blocks are reduced together (two rounds of
-// unpack-and-add leave one int32 per block and 128-bit half; on Zen 1 this
-// measured 1.04-1.05x the three horizontal adds it replaced) and scaled by
+// unpack-and-add leave one int32 per block and 128-bit half, a little
+// faster than the three horizontal adds it replaced) and scaled by
 // one vector of four products, instead of a scalar multiply and broadcast
 // per block.
 template <class Block>
@@ -230,8 +230,8 @@ alignas(16) constexpr uint8_t kScaleQuads[4][16] = {
 // fold_pair with the sub-block that shares its bytes) before one madd by
 // the scales of both. On 128-bit vectors, because the halves of a
 // sub-block then sit in two registers and add in one instruction: on a CPU
-// that splits 256-bit operations in two (Zen 1) this measured 1.15-1.2x
-// the 256-bit kernel's rate, which needed a shuffle per half. Q5_K adds bit
+// that splits 256-bit operations in two (Zen 1) this beat the 256-bit
+// kernel, which needed a shuffle per half. Q5_K adds bit
 // j of qh[l] as 16 to element l of sub-block j.
 template <class Block>
 float dot_qk_affine(const void* w, const void* act, int64_t n) {

@@ -10,13 +10,13 @@ namespace rc::kernels {
 namespace {
 
 // One step of a spin-wait, between two polls: a PAUSE, then 256 TSC ticks
-// of busy time without one (about 0.15 us a step on a 2.1 GHz TSC). Under a hypervisor, PAUSEs
+// of busy time without one. Under a hypervisor, PAUSEs
 // closer together than ~128 cycles look like a vCPU spinning on a lock
 // whose holder was preempted (KVM's pause-loop exiting), and the spinning
-// vCPU is descheduled for microseconds: on a 2-vCPU KVM guest, with a
-// PAUSE per poll, 15% of a decode's matmuls waited 8 to 16+ us for their
+// vCPU is descheduled for microseconds: on a small KVM guest, with a
+// PAUSE per poll, many of a decode's matmuls waited that long for their
 // worker to join (a worker that never had anything else to do); spaced
-// out, 3%, nearly all of them wake-ups from sleep.
+// out, few did, nearly all of them wake-ups from sleep.
 inline void spin_step() {
 #if defined(__x86_64__) || defined(__i386__)
   _mm_pause();

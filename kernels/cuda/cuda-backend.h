@@ -1,4 +1,4 @@
-// The CUDA backend (design.md section 5), callable from plain C++: no CUDA
+// The CUDA backend (docs/architecture.md section 11), callable from plain C++: no CUDA
 // type appears here, so the engine and the tests include it with g++.
 //
 // Memory: every buffer, weight and the KV pool live in device memory of

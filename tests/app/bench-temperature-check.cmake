@@ -1,4 +1,4 @@
-# Issue #17: the multi-turn bench at temperature 1 hits the cache as much as
+# Token-exact history: the multi-turn bench at temperature 1 hits the cache as much as
 # at temperature 0 (replies are sent back as text; the engine renders them as
 # the ids it generated). Runs `bench --compare` at temperature 1 (which also
 # fails when any cache setting's replies differ from off's) and radix at

@@ -1,6 +1,6 @@
 // panel-bench: frame time of the cache panel on a 10,000-node tree, in a
-// real window (run it under Xvfb with Mesa: see README "Cache panel frame
-// time"). A program that prints figures, not a test.
+// real window (run it under Xvfb with Mesa, as below). A program that
+// prints figures, not a test.
 //
 //   xvfb-run -a -s '-screen 0 1280x800x24' build/tests/bench/panel-bench [--nodes N] [--frames N]
 //   [--size WxH]

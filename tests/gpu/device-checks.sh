@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# device-checks.sh: everything issue 8 asks of a machine with an NVIDIA GPU,
+# device-checks.sh: everything the CUDA backend must pass on a machine with an NVIDIA GPU,
 # in one run of at most 8 minutes:
 #   1. configure a fresh Release build for this GPU's architecture only
 #      (RADIXCHAT_CUDA=ON, no GUI) and build just what the checks need;

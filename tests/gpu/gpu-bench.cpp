@@ -1,5 +1,5 @@
 // gpu-bench: speed of the CUDA backend on GGUF models, against ceilings
-// measured in the same run (design: issue 8's "done means").
+// measured in the same run.
 //
 //   gpu-bench --model a.gguf [--model b.gguf ...] [--prefill 2048]
 //             [--context 512] [--steps 64] [--batch 1 --batch 32] [--json FILE]

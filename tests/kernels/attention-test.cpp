@@ -8,8 +8,8 @@
 // measured against max |V|. Against the reference over the same pool (both
 // read the same stored 16-bit values): 1e-5 * max|V| (fp32 dots and an
 // online softmax against a double textbook softmax). Against the reference
-// over an F32 pool, which adds the storage rounding of K and V: design.md
-// section 8's 1e-2 for F16/BF16.
+// over an F32 pool, which adds the storage rounding of K and V: docs/architecture.md
+// section 11's 1e-2 for F16/BF16.
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 // ChatModel: the thread on screen (root .. current leaf), one row per
-// message. Touched on the GUI thread only (design.md 9: the model is never
-// touched by the worker); the controller fills it from store results and
+// message. Touched on the GUI thread only (docs/architecture.md section 16:
+// the model is never touched by the worker); the controller fills it from store results and
 // streams tokens into the last row.
 #pragma once
 

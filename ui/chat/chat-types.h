@@ -1,6 +1,6 @@
 // Plain value types shared by the chat widgets, the chat models and the
 // engine worker. No store types here: ui/ knows the engine's public API only
-// (design.md section 1); app/gui converts between these and rc::store rows.
+// (docs/architecture.md section 1); app/gui converts between these and rc::store rows.
 #pragma once
 
 #include <QMetaType>

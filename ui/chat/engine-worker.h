@@ -1,4 +1,4 @@
-// EngineWorker: the one place the GUI talks to rc::Engine (design.md 6).
+// EngineWorker: the one place the GUI talks to rc::Engine (docs/architecture.md section 16).
 //
 // Threads:
 //   - An EngineWorker lives on its own QThread (EngineHost makes it). Its

@@ -3,7 +3,7 @@
 // the drained event stream, stats and a way to render tokens as text.
 //
 // Thread contract: the panel calls these on the GUI thread. The engine feed
-// only uses Engine's thread-safe public API (design.md section 6); the
+// only uses Engine's thread-safe public API (docs/architecture.md section 12); the
 // KvCache feed must be driven on the thread that owns the cache.
 #pragma once
 

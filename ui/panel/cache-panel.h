@@ -1,4 +1,4 @@
-// CachePanel: the live radix-tree panel beside the chat (issue 7).
+// CachePanel: the live radix-tree panel beside the chat.
 //
 // A QWidget the chat window embeds. Inside it is either
 //   - a QOpenGLWidget hosting Dear ImGui 1.86 that draws the engine's KV
@@ -24,7 +24,7 @@
 #include <memory>
 #include <vector>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 #include "panel/remote-attach.h"
 
 namespace rc {
@@ -73,7 +73,7 @@ class CachePanel : public QWidget {
   void markContextCut(int droppedMessages, const std::vector<int32_t>& promptTokens = {},
                       int cachedTokens = 0);
 
-  // Remote caches (issue 18). The app supplies the connector (it owns ZeroMQ
+  // Remote caches. The app supplies the connector (it owns ZeroMQ
   // and HTTP, app/kv-events); without one the panel has no "Attach to a
   // cache..." control. attachRemote() does what the control does and
   // returns "" or why it failed; the remote tree replaces the engine's after
@@ -83,7 +83,7 @@ class CachePanel : public QWidget {
   void detachRemote();
   bool remoteAttached() const;
 
-  // Recordings (issue 19). The app supplies the opener (a recording file as
+  // Recordings. The app supplies the opener (a recording file as
   // a RecordingSource) and the starter (Record/Stop of the local engine);
   // without them the panel has no "Open recording..." / "Record..."
   // controls. The buttons ask for a file with a QFileDialog (queued after

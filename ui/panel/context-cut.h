@@ -1,4 +1,4 @@
-// Where a context cut left the cached path (issue 17). When a chat's
+// Where a context cut left the cached path. When a chat's
 // history no longer fits the context, its earliest messages are dropped
 // and the prompt sent next shares only a prefix (usually the system
 // prompt) with the path the cache held for that chat. The app reports the

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 
 namespace rc::ui::panel {
 

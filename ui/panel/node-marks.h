@@ -1,4 +1,4 @@
-// Marks on the tree's boxes that explain a cache miss (issue 17), drawn by
+// Marks on the tree's boxes that explain a cache miss, drawn by
 // tree-view-marks.cpp and described in the Node tab by panel-marks.cpp:
 //   look-alike  an amber corner and a "same text" tag on a node whose
 //               sibling reads the same with other token ids (sibling-diff.h)

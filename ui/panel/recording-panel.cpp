@@ -1,4 +1,4 @@
-// The panel's recordings (issue 19): Record/Stop and Open in the header,
+// The panel's recordings: Record/Stop and Open in the header,
 // the timeline over the tree while a recording is shown, and its Request
 // and Advisor tabs. The logic is in recording-view.cpp; the timeline item
 // in recording-timeline.cpp.

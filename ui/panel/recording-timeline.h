@@ -1,4 +1,4 @@
-// The recording's timeline (issue 19): one axis of event seqs with the
+// The recording's timeline: one axis of event seqs with the
 // hit-rate and memory plots above it and a row of request markers below,
 // the cursor across all three. Clicking or dragging moves the cursor; a
 // click on a marker selects that request.
@@ -10,7 +10,7 @@
 
 #include <cstdint>
 
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 
 namespace rc::ui::panel {
 

@@ -1,4 +1,4 @@
-// The panel's recordings (issue 19), without drawing: Record/Stop of the
+// The panel's recordings, without drawing: Record/Stop of the
 // local engine (a RecordingSink the app makes), and an opened recording
 // (a RecordingSource) shown through a CacheFeed whose tree follows a cursor
 // on the recording's event seqs.
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "panel/cache-feed.h"
-#include "panel/recording-source.h"
+#include "panel/recording-access.h"
 
 namespace rc::ui::panel {
 

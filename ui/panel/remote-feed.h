@@ -1,7 +1,7 @@
-// The panel attached to a remote cache (issue 18): a vLLM / SGLang / Dynamo
+// The panel attached to a remote cache: a vLLM / SGLang / Dynamo
 // KV-events publisher, or a RadixChat server's /v1/cache/events. The app
 // owns the transport (ZeroMQ, HTTP: app/kv-events) and hands the panel a
-// RemoteBlockSource; ui never sees sockets (design.md layering: ui <- app).
+// RemoteBlockSource; ui never sees sockets (docs/architecture.md section 1: ui <- app).
 //
 // The feed turns the remote BlockTree into the panel's node model: each run
 // of single-child blocks is one radix node (SGLang with page size 1 sends a

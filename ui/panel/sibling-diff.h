@@ -1,4 +1,4 @@
-// Siblings that look alike (issue 17): two children of one radix node whose
+// Siblings that look alike: two children of one radix node whose
 // text renders the same, or nearly (whitespace, control tokens, or as far
 // as a label shows), while their token ids differ. A reply re-encoded from
 // its saved text instead of the ids that were generated is the usual cause:

@@ -24,7 +24,7 @@
 // leave the cache unchanged unless the comment says otherwise. A broken
 // internal invariant is a bug: RC_ASSERT aborts with file and line.
 //
-// The request protocol (design.md section 2, SGLang's cache_unfinished_req):
+// The request protocol (docs/architecture.md section 5; SGLang's cache_unfinished_req):
 //   m = match_prefix(tokens)           // hit: m.tokens, m.pages, m.node
 //   lock(m.node)                       // m.pages cannot be evicted now
 //   alloc_pages(need, table)           // evicts LRU leaves when short
@@ -71,7 +71,7 @@ struct CacheConfig {
   KvShape shape;            // optional; zero means bytes are not reported
   bool events = true;       // emit CacheEvents (off for pure benchmarks)
   size_t event_capacity = 1 << 16;
-  // Merge a parent left with one child after eviction (design.md section 3).
+  // Merge a parent left with one child after eviction (docs/architecture.md section 4).
   // Off reproduces the plain SGLang tree, node for node.
   bool merge_after_evict = true;
 };
@@ -208,7 +208,7 @@ class KvCache {
   virtual CacheStats stats() const = 0;
   virtual int64_t free_page_count() const = 0;
   virtual int64_t node_count() const = 0;  // excluding the root
-  // ok, or internal with the first violated invariant of design.md section 3.
+  // ok, or internal with the first violated invariant of docs/architecture.md section 5.
   // O(nodes + pages): for tests and debugging, not the hot path.
   virtual Status check_integrity() const = 0;
   // The only member other threads may touch (through drain()).

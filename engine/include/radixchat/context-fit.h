@@ -1,5 +1,5 @@
-// What to send when a chat no longer fits the context (design.md 6; LM
-// Studio's stop / truncate middle / rolling window).
+// What to send when a chat no longer fits the context (docs/architecture.md
+// section 10; LM Studio's stop / truncate middle / rolling window).
 //
 // Cache-friendly cutting. Dropping the oldest message every turn would
 // change the first kept message every turn, so only the system prompt would

@@ -1,4 +1,4 @@
-// The engine as a service (design.md sections 2 and 6).
+// The engine as a service (docs/architecture.md sections 3 and 12).
 //
 // An Engine owns one model, one KV cache and one thread (the engine thread)
 // that runs the scheduler: continuous batching of chunked prefills and

@@ -1,6 +1,6 @@
 // Prefill and decode speed of the CPU runtime on one GGUF model, like
 // llama-bench's pp/tg, with the decode roofline measured in the same run
-// (radixchat-cli model-bench; design.md section 7).
+// (radixchat-cli model-bench; docs/architecture.md section 18).
 //
 // Prefill runs one sequence of `prompt_tokens` random tokens in chunks of
 // up to 512; decode then generates `decode_tokens` greedy tokens one at a

@@ -1,4 +1,4 @@
-// Sampling settings of one request (design.md section 4).
+// Sampling settings of one request (docs/architecture.md section 9).
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// Structured output: generation constrained to JSON (design.md section 6).
+// Structured output: generation constrained to JSON (docs/architecture.md section 13).
 //
 // A request with a ResponseFormat other than `text` is decoded under a
 // grammar: at every step only tokens whose bytes keep the output a prefix of

@@ -5,7 +5,7 @@
 // replay == snapshot after every step.
 //
 // RADIXCHAT_CACHE_FUZZ_STEPS=N runs the long form instead (N steps per
-// policy and page size, e.g. 10000000 for the README's reliability figures):
+// policy and page size, e.g. 10000000 for docs/notes/reliability.md):
 //   RADIXCHAT_CACHE_FUZZ_STEPS=10000000 test_cache --gtest_filter='CacheFuzzLong*'
 // It is skipped in the suite.
 #include <gtest/gtest.h>

@@ -1,5 +1,5 @@
 // Helpers shared by the cache suites: build caches, run the request
-// protocol of design.md section 2, read the tree back as plain strings.
+// protocol of docs/architecture.md section 5, read the tree back as plain strings.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -94,7 +94,7 @@ TEST(EngineGolden, F16KvLogitsWithinTheirRoundingAndSameGreedyTokens) {
 }
 
 // The same tokens with a warm radix cache (prefix served from pages written
-// by other requests) give the logits of a cold run: design.md section 4's
+// by other requests) give the logits of a cold run: docs/architecture.md section 7's
 // invariant, 1e-4 of the logit range on CPU fp32.
 TEST(EngineCache, CachedEqualsUncached) {
   std::vector<GoldenCase> cases = load_golden();

@@ -232,7 +232,7 @@ TEST_F(ChatControllerTest, SecondMessageIsServedFromTheCache) {
 }
 
 TEST_F(ChatControllerTest, TemperatureOneChatComputesOnlyTheNewTurn) {
-  // Issue #17: sampled replies go back into the history as the ids they
+  // Token-exact history: sampled replies go back into the history as the ids they
   // were generated as, so each turn computes only the new user message and
   // the template's markers (from the per-reply metrics).
   ChatSampling s = controller_->sampling();

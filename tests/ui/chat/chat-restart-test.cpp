@@ -1,4 +1,4 @@
-// Token-exact history across an app restart (issue #17): a temperature-1
+// Token-exact history across an app restart: a temperature-1
 // chat is saved, the app "restarts" (a new engine with no memory of the
 // replies, the store reopened, a new controller), and the next turn still
 // computes only the new user turn, because the replies' generated ids come

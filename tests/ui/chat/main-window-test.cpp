@@ -192,7 +192,7 @@ TEST_F(MainWindowTest, CachePanelRequestsAreServed) {
   ASSERT_TRUE(waitUntil([&] { return tokens.count() > 0; }, 10000));
   const auto path = tokens.at(0).at(1).value<std::vector<int32_t>>();
   ASSERT_FALSE(path.empty());
-  // ... and the panel explains why its request missed (issue 19), from the
+  // ... and the panel explains why its request missed, from the
   // reply's own metrics: its prompt is the path's first promptTokens.
   const rc::ui::CachePanelState& st = *panel->state();
   const auto& rows = w->controller()->chatModel()->rows();

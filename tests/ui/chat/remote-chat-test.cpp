@@ -1,4 +1,4 @@
-// The chat on a remote OpenAI-compatible server (issue 18, "Connect to a
+// The chat on a remote OpenAI-compatible server ("Connect to a
 // server..."). Three layers:
 //   - OpenAiStream, the SSE reader: the same result for every way the bytes
 //     can be split, every malformed input refused with one reason, seeded

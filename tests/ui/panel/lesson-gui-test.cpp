@@ -20,16 +20,15 @@
 #include "radixchat/engine.h"
 #include "skip-or-fail.h"
 #include "store/store-thread.h"
+#include "test-paths.h"
 
 namespace {
 
-std::string model_path() {
-  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
-  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
-}
+using rc::test::test_model_path;
 
 TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+  if (!std::filesystem::exists(test_model_path()))
+    RC_SKIP_OR_FAIL("no model at " << test_model_path());
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   QTemporaryDir dir;

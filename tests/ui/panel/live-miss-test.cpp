@@ -1,4 +1,4 @@
-// "Why did this request miss" for a live chat message (issue 19), without a
+// "Why did this request miss" for a live chat message, without a
 // window or GL: an Engine on the bundled model caches one prompt; a second
 // prompt shares its long system prompt except for a planted date. Locating
 // the second in the panel explains it against the cache now through the
@@ -25,15 +25,13 @@
 #include "recording-source.h"
 #include "recording/miss-analysis.h"
 #include "skip-or-fail.h"
+#include "test-paths.h"
 #include "ui/panel/headless-imgui.h"
 
 namespace rc::ui {
 namespace {
 
-std::string model_path() {
-  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
-  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
-}
+using rc::test::test_model_path;
 
 std::vector<ChatMessage> chat(const std::string& date, const std::string& question) {
   return {{"system", "You are the RadixChat assistant. Today is " + date +
@@ -65,9 +63,10 @@ int64_t cached_prefix(const CacheSnapshot& tree, const std::vector<Token>& p) {
 class LiveMiss : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+    if (!std::filesystem::exists(test_model_path()))
+      RC_SKIP_OR_FAIL("no model at " << test_model_path());
     EngineConfig cfg;
-    cfg.model_path = model_path();
+    cfg.model_path = test_model_path();
     cfg.n_threads = 2;
     cfg.kv_pool_tokens = 4096;
     auto e = Engine::create(cfg);

@@ -20,14 +20,12 @@
 #include "panel/cache-panel.h"
 #include "radixchat/engine.h"
 #include "skip-or-fail.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
-std::string model_path() {
-  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
-  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
-}
+using rc::test::test_model_path;
 
 bool wait_for(const std::function<bool()>& done, int timeout_ms) {
   QElapsedTimer t;
@@ -51,11 +49,12 @@ size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& 
 }
 
 TEST(MarksGui, AReencodedReplyAndAContextCutAreMarked) {
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+  if (!std::filesystem::exists(test_model_path()))
+    RC_SKIP_OR_FAIL("no model at " << test_model_path());
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   EngineConfig cfg;
-  cfg.model_path = model_path();
+  cfg.model_path = test_model_path();
   cfg.n_threads = 2;
   cfg.kv_pool_tokens = 8192;
   auto engine = Engine::create(cfg);

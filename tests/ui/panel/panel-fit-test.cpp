@@ -1,4 +1,4 @@
-// The panel at the sizes people use it (issue 17): every control inside the
+// The panel at the sizes people use it: every control inside the
 // window at the narrowest panel beside a 1024x700 window and at a projector
 // text scale, tooltips inside the display, the legend and caption never
 // over the newest node, recentring on resize, eviction ghosts held over the

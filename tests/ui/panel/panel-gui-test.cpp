@@ -26,14 +26,12 @@
 #include "panel/imgui-input.h"
 #include "radixchat/engine.h"
 #include "skip-or-fail.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
-std::string model_path() {
-  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
-  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
-}
+using rc::test::test_model_path;
 
 std::string screenshot_path() {
   if (const char* env = std::getenv("RADIXCHAT_PANEL_SCREENSHOT"); env && *env) return env;
@@ -70,7 +68,7 @@ bool chat(Engine& e, const std::vector<ChatMessage>& messages, int max_tokens = 
 // Why a test with a live panel and the bundled model cannot run here ("":
 // it can).
 std::string live_panel_missing() {
-  if (!std::filesystem::exists(model_path())) return "no model at " + model_path();
+  if (!std::filesystem::exists(test_model_path())) return "no model at " + test_model_path();
   if (QGuiApplication::platformName() == "offscreen") return "needs a display (run under xvfb-run)";
   return "";
 }
@@ -78,7 +76,7 @@ std::string live_panel_missing() {
 // The bundled model on two threads with a pool of `pool` tokens.
 std::unique_ptr<Engine> bundled_engine(int64_t pool) {
   EngineConfig cfg;
-  cfg.model_path = model_path();
+  cfg.model_path = test_model_path();
   cfg.n_threads = 2;
   cfg.kv_pool_tokens = pool;
   auto engine = Engine::create(cfg);
@@ -93,11 +91,12 @@ size_t common_prefix(const std::vector<int32_t>& a, const std::vector<int32_t>& 
 }
 
 TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+  if (!std::filesystem::exists(test_model_path()))
+    RC_SKIP_OR_FAIL("no model at " << test_model_path());
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
   EngineConfig cfg;
-  cfg.model_path = model_path();
+  cfg.model_path = test_model_path();
   cfg.n_threads = 2;
   cfg.kv_pool_tokens = 8192;
   auto engine = Engine::create(cfg);

@@ -1,4 +1,4 @@
-// The panel's explanation marks (issue 17), without a window or GL: siblings
+// The panel's explanation marks, without a window or GL: siblings
 // that read the same with other token ids (first differing token, both ids
 // and pieces, why), and the context cut's badge on the node where the
 // prompt sent after the cut leaves the cached path. Real KvCaches feed the

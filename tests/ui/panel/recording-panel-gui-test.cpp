@@ -1,4 +1,4 @@
-// A recording opened in the cache panel (issue 19), under xvfb-run: the
+// A recording opened in the cache panel, under xvfb-run: the
 // built radixchat-cli records a bench run on the bundled model (bench
 // --record); the panel opens it through the app's opener and is scrubbed
 // to an early moment, a late one and the early one again, with a
@@ -32,13 +32,14 @@
 #include "recording/recording-reader.h"
 #include "skip-or-fail.h"
 #include "store/store-thread.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string model_path() { return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf"; }
+using rc::test::test_model_path;
 std::string out_dir() { return RADIXCHAT_BINARY_DIR "/tests/ui/panel"; }
 
 bool wait_for(const std::function<bool()>& done, int timeout_ms) {
@@ -67,13 +68,13 @@ class RecordingPanelGui : public ::testing::Test {
   void SetUp() override {
     if (QGuiApplication::platformName() == "offscreen")
       RC_SKIP_OR_FAIL("no display (run under xvfb-run)");
-    if (!fs::exists(model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
+    if (!fs::exists(test_model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
     fs::create_directories(out_dir());
     path_ = out_dir() + "/recording-panel-gui.rcrec";
     fs::remove(path_);
     QProcess cli;
     cli.start(RADIXCHAT_CLI,
-              {"bench", "--model", QString::fromStdString(model_path()), "--workload",
+              {"bench", "--model", QString::fromStdString(test_model_path()), "--workload",
                "shared-system", "--planted-span", "system", "--cache", "radix", "--requests", "12",
                "--record", QString::fromStdString(path_)});
     ASSERT_TRUE(cli.waitForFinished(240000)) << "bench --record did not finish";
@@ -202,7 +203,7 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
 // each tied to its match event (so the prompt rebuilt from the chat on
 // screen is the one the engine ran), and ends at the engine's tree.
 TEST(RecordingPanelApp, RecordsTheChatsRequestsAndTree) {
-  if (!fs::exists(model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
+  if (!fs::exists(test_model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("no display (run under xvfb-run)");
   QTemporaryDir dir;

@@ -1,4 +1,4 @@
-// The panel's recordings without a window (issue 19): a recording made in
+// The panel's recordings without a window: a recording made in
 // the test (a radix cache driven like the scheduler, its events, snapshots
 // and requests written through the Recorder), opened through the app's
 // opener (app/gui/recording-source) and shown by the panel's own state.
@@ -22,17 +22,14 @@
 #include "recording/recorder.h"
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-recpanel-" + std::to_string(getpid()) + "-" + name);
-  fs::remove(p);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-recpanel", name); }
 
 // Prompts: one of three system prompts, a short span that varies (a date),
 // a long shared part, then a question. The varying span makes misses that

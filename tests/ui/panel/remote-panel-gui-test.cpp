@@ -1,4 +1,4 @@
-// The cache panel attached to a remote cache (issue 18), under xvfb-run: a
+// The cache panel attached to a remote cache, under xvfb-run: a
 // KV-events publisher in this process (the same one `serve --kv-events`
 // uses) sends two ranks' block chains in vLLM's format; the panel, attached
 // through the app's connector (ZeroMQ subscriber) with the bundled model's
@@ -23,11 +23,12 @@
 #include "radixchat/model-tools.h"
 #include "remote-cache-source.h"
 #include "skip-or-fail.h"
+#include "test-paths.h"
 
 namespace rc::ui {
 namespace {
 
-std::string model_path() { return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf"; }
+using rc::test::test_model_path;
 
 std::string screenshot_path() {
   if (const char* env = std::getenv("RADIXCHAT_REMOTE_PANEL_SCREENSHOT"); env && *env) return env;
@@ -47,7 +48,7 @@ bool wait_for(const std::function<bool()>& done, int timeout_ms,
 }
 
 std::vector<int64_t> tokens(const std::string& text, size_t block) {
-  auto ids = tokenize_with_model(model_path(), text, false, false);
+  auto ids = tokenize_with_model(test_model_path(), text, false, false);
   EXPECT_TRUE(ids.ok());
   std::vector<int64_t> out(ids->begin(), ids->end());
   out.resize(out.size() / block * block);  // whole blocks only, as vLLM sends
@@ -75,7 +76,7 @@ kv_events::Event stored(const std::vector<int64_t>& toks, std::optional<uint64_t
 TEST(RemotePanelGui, AttachesToKvEventsAndDrawsTheRemoteTree) {
   if (QGuiApplication::platformName() == "offscreen")
     RC_SKIP_OR_FAIL("no display (run under xvfb-run)");
-  if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
+  if (!std::filesystem::exists(test_model_path())) RC_SKIP_OR_FAIL("the bundled model is missing");
   auto pub = kv_events::Publisher::bind({"tcp://127.0.0.1:*", "", "kv-events", 100});
   ASSERT_TRUE(pub.ok()) << pub.status().message();
 
@@ -97,7 +98,7 @@ TEST(RemotePanelGui, AttachesToKvEventsAndDrawsTheRemoteTree) {
 
   panel::AttachRequest req;
   req.endpoint = (*pub)->endpoint();
-  req.vocab = model_path();
+  req.vocab = test_model_path();
   ASSERT_EQ(panel->attachRemote(req).toStdString(), "");
   ASSERT_TRUE(panel->remoteAttached());
 

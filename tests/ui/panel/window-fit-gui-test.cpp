@@ -1,5 +1,5 @@
-// The cache panel inside the real app window at the sizes a class uses
-// (issue 17), run under xvfb-run (the panel needs GL): at 1024x700,
+// The cache panel inside the real app window at the sizes a class uses,
+// run under xvfb-run (the panel needs GL): at 1024x700,
 // 1280x800 and 1440x900 the panel widget lies inside the window (Qt
 // geometry), and every ImGui window and item of every tab lies inside the
 // panel (the panel's own fit measure, panel-fit.h), also at a projector's
@@ -24,13 +24,11 @@
 #include "panel/cache-panel.h"
 #include "skip-or-fail.h"
 #include "store/store-thread.h"
+#include "test-paths.h"
 
 namespace {
 
-std::string model_path() {
-  if (const char* env = std::getenv("RADIXCHAT_MODEL"); env && *env) return env;
-  return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
-}
+using rc::test::test_model_path;
 
 // Lets the panel paint `n` more frames (it paints on its own timer).
 bool paint_frames(rc::ui::CachePanelGl* gl, int n) {
@@ -51,7 +49,8 @@ QRect in_window(QWidget* w, QWidget* window) {
 class WindowFit : public testing::Test {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(model_path())) RC_SKIP_OR_FAIL("no model at " << model_path());
+    if (!std::filesystem::exists(test_model_path()))
+      RC_SKIP_OR_FAIL("no model at " << test_model_path());
     if (QGuiApplication::platformName() == "offscreen")
       RC_SKIP_OR_FAIL("needs a display (run under xvfb-run)");
     ASSERT_TRUE(dir_.isValid());

@@ -1,4 +1,4 @@
-// Token-exact history through the Engine (issue #17): a temperature-1 chat
+// Token-exact history through the Engine: a temperature-1 chat
 // whose replies come back as text (as a server client sends them) computes
 // only the new user turn and the template's markers each turn, because the
 // engine renders each reply as the ids it generated; and a cached and an

@@ -1,4 +1,4 @@
-// The panel's narrow view of cache recordings (issue 19). ui/ may not see
+// The panel's narrow view of cache recordings (docs/architecture.md section 15). ui/ may not see
 // SQLite or the recording library (app/recording): the app implements these
 // interfaces (app/gui/recording-source) and hands the panel factories, as it
 // does with the remote-cache connector.

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "recording/recording-reader.h"
+#include "test-paths.h"
 
 namespace {
 
@@ -28,11 +29,7 @@ std::string run(const std::string& args) {
   return out;
 }
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-adv-" + std::to_string(getpid()) + "-" + name);
-  fs::remove(p);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-adv", name); }
 
 // One client: the engine matches requests in order, as the what-if does.
 nlohmann::json bench(const std::string& where, const std::string& record) {

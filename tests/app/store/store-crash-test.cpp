@@ -5,8 +5,8 @@
 // flight lost, and the conversation's current leaf consistent with its rows
 // (a write's several statements commit together or not at all).
 //
-// Six kills in the suite; RADIXCHAT_STORE_CRASH_ROUNDS=N runs N (the
-// README's reliability figure uses 100).
+// Six kills in the suite; RADIXCHAT_STORE_CRASH_ROUNDS=N runs N (docs/notes/reliability.md
+// uses 100).
 #include <signal.h>
 #include <sqlite3.h>
 #include <sys/wait.h>
@@ -21,7 +21,7 @@
 #include <set>
 #include <thread>
 
-#include "store/store-test-util.h"
+#include "store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

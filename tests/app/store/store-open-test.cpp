@@ -7,8 +7,8 @@
 #include <random>
 #include <set>
 
+#include "store-test-util.h"
 #include "store/schema.h"
-#include "store/store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

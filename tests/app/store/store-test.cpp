@@ -4,8 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "store-test-util.h"
 #include "store/store-rows.h"
-#include "store/store-test-util.h"
 
 namespace rc::store {
 namespace {

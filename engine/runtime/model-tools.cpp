@@ -3,10 +3,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "default-model.h"
-#include "gguf-reader.h"
-#include "model-config.h"
-#include "model-weights.h"
+#include "model/default-model.h"
+#include "model/gguf-reader.h"
+#include "model/model-config.h"
+#include "model/model-weights.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
 

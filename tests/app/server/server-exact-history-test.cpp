@@ -1,4 +1,5 @@
-// Issue #17 through the server: a client that sends back the assistant
+// Token-exact history (docs/architecture.md section 10) through the
+// server: a client that sends back the assistant
 // message it just received, unchanged, at temperature 1, gets the whole
 // previous prompt and reply from the cache (usage's cached_tokens), because
 // the engine renders that reply as the ids it generated, not as re-encoded

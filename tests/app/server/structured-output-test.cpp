@@ -223,7 +223,7 @@ TEST_F(StructuredServerTest, OpenAiNodeSdkStructuredOutput) {
   }
   const std::string cmd =
       "cd '" + dir + "' && OPENAI_BASE_URL=http://127.0.0.1:" + std::to_string(server_->port()) +
-      "/v1 node '" + RADIXCHAT_SOURCE_DIR + "/tests/server/openai-structured/structured.mjs'";
+      "/v1 node '" + RADIXCHAT_SOURCE_DIR + "/tests/app/server/openai-structured/structured.mjs'";
   EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
 }
 

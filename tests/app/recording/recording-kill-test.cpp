@@ -13,6 +13,7 @@
 
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
+#include "test-paths.h"
 
 namespace rc::recording {
 namespace {
@@ -21,11 +22,7 @@ namespace fs = std::filesystem;
 
 const std::string kCli = RADIXCHAT_BINARY_DIR "/app/radixchat-cli";
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-rec-" + std::to_string(getpid()) + "-" + name);
-  for (const char* ext : {"", "-wal", "-shm"}) fs::remove(p.string() + ext);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-rec", name); }
 
 pid_t start_bench(const std::string& path, int requests) {
   const pid_t pid = fork();

@@ -10,17 +10,14 @@
 #include "recording/recording-format.h"
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
+#include "test-paths.h"
 
 namespace rc::recording {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-rec-" + std::to_string(getpid()) + "-" + name);
-  fs::remove(p);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-rec", name); }
 
 // Drives a radix cache the way the scheduler does (match, lock, alloc,
 // insert, unlock, free the tail) with prompts that share prefixes, so the

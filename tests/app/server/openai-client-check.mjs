@@ -6,7 +6,7 @@
 // Usage:
 //   mkdir -p /tmp/oai && cd /tmp/oai && npm init -y && npm install openai
 //   build/app/radixchat-cli serve --port 8080 &          # in another shell
-//   cd /tmp/oai && node /path/to/tests/server/openai-client-check.mjs
+//   cd /tmp/oai && node /path/to/tests/app/server/openai-client-check.mjs
 //
 // Environment: OPENAI_BASE_URL (default http://127.0.0.1:8080/v1),
 // OPENAI_API_KEY (default "none"; the server ignores it unless started with

@@ -1,11 +1,11 @@
-// The generated token ids saved with an assistant reply (schema v3, issue
-// #17): round trip through every read path, the blob's byte layout, a v2
-// database migrated with its data, and damaged blobs reported as
-// corrupt_data (never a crash, never guessed ids).
+// The generated token ids saved with an assistant reply (schema v3,
+// docs/architecture.md section 10): round trip through every read path,
+// the blob's byte layout, a v2 database migrated with its data, and
+// damaged blobs reported as corrupt_data (never a crash, never guessed ids).
 #include <climits>
 
+#include "store-test-util.h"
 #include "store/schema.h"
-#include "store/store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

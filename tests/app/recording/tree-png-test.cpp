@@ -18,6 +18,7 @@
 #include "recording/recording-reader.h"
 #include "recording/tree-png.h"
 #include "recording/tree-svg.h"
+#include "test-paths.h"
 
 namespace rc::recording {
 namespace {
@@ -29,11 +30,7 @@ const std::string kCli = RADIXCHAT_BINARY_DIR "/app/radixchat-cli";
 const QRgb kPlain = qRgb(0xe8, 0xf3, 0xe8), kLocked = qRgb(0xff, 0xd9, 0xa8);
 constexpr int kBoxArea = 180 * 20;
 
-std::string temp_path(const std::string& name) {
-  fs::path p = fs::temp_directory_path() / ("rc-png-" + std::to_string(getpid()) + "-" + name);
-  fs::remove(p);
-  return p.string();
-}
+std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-png", name); }
 
 int count(const QImage& img, QRgb colour) {
   int n = 0;

@@ -5,7 +5,7 @@
 #include <atomic>
 #include <vector>
 
-#include "store/store-test-util.h"
+#include "store-test-util.h"
 
 namespace rc::store {
 namespace {

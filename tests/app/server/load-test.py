@@ -12,8 +12,8 @@ protected, RSS back near its warmed-up baseline. Exit status 0 only when at
 least one request completed, every metric the checks read was present, and
 the run had no errors and no leak.
 
-Example (the README's figures):
-  tests/server/load-test.py --server-bin build/app/radixchat-cli \
+Example (docs/notes/reliability.md's figures):
+  tests/app/server/load-test.py --server-bin build/app/radixchat-cli \
       --clients 32 --duration 180 --max-requests 20000
 """
 import argparse

@@ -1,0 +1,190 @@
+#!/usr/bin/env bash
+# bench-report.sh: runs RadixChat's standard benchmarks and rewrites
+# docs/performance.md with their tables, stamped with the date, commit, CPU
+# model, thread count and load average, so every figure there can be
+# reproduced with one command.
+#
+#   bash packaging/bench-report.sh [--build DIR] [--threads N] [--out FILE] [LLAMA_CPP_DIR]
+#
+# Benchmarks:
+#   1. `radixchat-cli bench` on each chat workload, with the radix cache and
+#      with no cache (off): hit rate, time to first token, throughput.
+#   2. `radixchat-cli model-bench` on the bundled model and on a random-weight
+#      TinyLlama-shape GGUF (1.1B parameters) per weight type, made once with
+#      the test tool make-random-gguf and kept under the build directory.
+# With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
+# llama-bench), llama-bench runs on the same files with the same threads and
+# token counts, and the table gains its columns.
+#
+# Needs a configured, built tree (radixchat-cli and make-random-gguf:
+# `cmake --build build --target radixchat-cli make-random-gguf`). Sizes can
+# be changed through the environment: RADIXCHAT_BENCH_TYPES (default
+# "q4_k_m q8_0"), RADIXCHAT_BENCH_PROMPT (128), RADIXCHAT_BENCH_DECODE (32),
+# RADIXCHAT_BENCH_REQUESTS (32). Run it on an otherwise idle machine: the
+# load average is printed in the report because it moves every figure.
+set -euo pipefail
+
+root="$(cd "$(dirname "$0")/.." && pwd)"
+build="$root/build"
+out="$root/docs/performance.md"
+threads="$(nproc)"
+llama=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --build) build="$(cd "$2" && pwd)"; shift 2 ;;
+    --threads) threads="$2"; shift 2 ;;
+    --out) out="$2"; shift 2 ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "bench-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
+    *) llama="$1"; shift ;;
+  esac
+done
+
+cli="$build/app/radixchat-cli"
+maker="$build/tests/tools/make-random-gguf"
+for f in "$cli" "$maker"; do
+  if [ ! -x "$f" ]; then
+    echo "bench-report.sh: $f is missing: build radixchat-cli and make-random-gguf first" >&2
+    exit 1
+  fi
+done
+llama_bench=""
+if [ -n "$llama" ]; then
+  for f in "$llama/build/bin/llama-bench" "$llama/bin/llama-bench" "$llama/llama-bench"; do
+    if [ -x "$f" ]; then llama_bench="$f"; break; fi
+  done
+  if [ -z "$llama_bench" ]; then
+    echo "bench-report.sh: no llama-bench under $llama (looked in build/bin, bin and the folder itself)" >&2
+    exit 1
+  fi
+fi
+
+types="${RADIXCHAT_BENCH_TYPES:-q4_k_m q8_0}"
+prompt="${RADIXCHAT_BENCH_PROMPT:-128}"
+decode="${RADIXCHAT_BENCH_DECODE:-32}"
+requests="${RADIXCHAT_BENCH_REQUESTS:-32}"
+models_dir="$build/bench-report"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$models_dir"
+
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+date_utc="$(date -u '+%Y-%m-%d %H:%M UTC')"
+commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+  commit="$commit (with uncommitted changes)"
+fi
+cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+cores="$(nproc)"
+build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)"
+version="$("$cli" --version)"
+
+echo "== prefix reuse (bench), $threads threads" >&2
+for w in multi-turn few-shot shared-system random; do
+  for c in radix off; do
+    "$cli" bench --workload "$w" --cache "$c" --requests "$requests" --threads "$threads" --json \
+      > "$work/bench-$w-$c.json" 2> "$work/bench-$w-$c.log" || {
+        echo "bench-report.sh: bench $w $c failed:" >&2; cat "$work/bench-$w-$c.log" >&2; exit 1; }
+  done
+done
+
+echo "== CPU runtime (model-bench)" >&2
+files=("$root/assets/model/radixchat-demo.gguf")
+for t in $types; do
+  f="$models_dir/tinyllama-shape-$t.gguf"
+  if [ ! -s "$f" ]; then
+    echo "   making $f" >&2
+    "$maker" --arch llama --dim 2048 --layers 22 --heads 32 --kv-heads 4 --ffn 5632 \
+      --vocab 32000 --ctx 2048 --type "$t" --seed 1 --out "$f.part"
+    mv "$f.part" "$f"
+  fi
+  files+=("$f")
+done
+: > "$work/model-bench.jsonl"
+for f in "${files[@]}"; do
+  "$cli" model-bench --model "$f" --threads "$threads" --prompt "$prompt" --decode "$decode" --json \
+    >> "$work/model-bench.jsonl" 2> "$work/model-bench.log" || {
+      echo "bench-report.sh: model-bench $f failed:" >&2; cat "$work/model-bench.log" >&2; exit 1; }
+  if [ -n "$llama_bench" ]; then
+    "$llama_bench" -m "$f" -p "$prompt" -n "$decode" -t "$threads" -o json \
+      > "$work/llama-$(basename "$f").json" 2> "$work/llama.log" || {
+        echo "bench-report.sh: llama-bench $f failed:" >&2; tail -5 "$work/llama.log" >&2; exit 1; }
+  fi
+done
+load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
+
+python3 - "$work" "$out" <<PY
+import json, os, sys
+work, out = sys.argv[1], sys.argv[2]
+llama = "$llama_bench" != ""
+L = []
+L.append("# Performance")
+L.append("")
+L.append("Written by \`bash packaging/bench-report.sh\`; run it again to replace")
+L.append("every table on this page. Figures depend on the machine and on what else")
+L.append("it runs, so the run's facts come first. Benchmarks that are not part of")
+L.append("the standard set (kernels, the cache alone on a trace, the panel, the")
+L.append("GPU) are listed in [contributing.md](contributing.md#benchmarks).")
+L.append("")
+L.append("| | |")
+L.append("| --- | --- |")
+L.append("| date | $date_utc |")
+L.append("| commit | $commit ($version, ${build_type:-unknown} build) |")
+L.append("| CPU | $cpu, $cores logical cores |")
+L.append("| threads | $threads |")
+L.append("| load average (1, 5, 15 min) | before $load_before; after $load_after |")
+if llama:
+    L.append("| llama.cpp | \`$llama_bench\` |")
+L.append("")
+L.append("## Prefix reuse")
+L.append("")
+L.append("\`radixchat-cli bench --workload W --cache radix|off --requests $requests --threads $threads\`")
+L.append("on the bundled model. The same requests with the radix cache and without")
+L.append("any reuse; the replies are identical (the cache never changes the answer),")
+L.append("only the work differs. TTFT is time to first token.")
+L.append("")
+L.append("| workload | hit rate | TTFT p50 radix / off (ms) | TTFT p99 radix / off (ms) | TTFT p50 ratio | total tok/s radix / off |")
+L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+for w in ["multi-turn", "few-shot", "shared-system", "random"]:
+    r = json.load(open(f"{work}/bench-{w}-radix.json"))
+    o = json.load(open(f"{work}/bench-{w}-off.json"))
+    ratio = r["ttft_ms_p50"] / o["ttft_ms_p50"] if o["ttft_ms_p50"] else float("nan")
+    L.append(f"| {w} | {r['hit_rate']*100:.1f}% | {r['ttft_ms_p50']:.1f} / {o['ttft_ms_p50']:.1f} | "
+             f"{r['ttft_ms_p99']:.1f} / {o['ttft_ms_p99']:.1f} | {ratio:.2f}x | "
+             f"{r['total_tok_s']:.0f} / {o['total_tok_s']:.0f} |")
+L.append("")
+L.append("## CPU runtime")
+L.append("")
+L.append("\`radixchat-cli model-bench --model FILE --threads $threads --prompt $prompt --decode $decode\`:")
+L.append("prefill and decode speed, the best of three runs after a warm-up. The")
+L.append("TinyLlama-shape files are random-weight models of TinyLlama 1.1B's shape")
+L.append("(\`make-random-gguf --arch llama --dim 2048 --layers 22 --heads 32 --kv-heads 4")
+L.append("--ffn 5632 --vocab 32000 --ctx 2048 --type T --seed 1\`): the same bytes to read")
+L.append("per token as the real model. Decode is bound by memory bandwidth, so")
+L.append("\"of probe\" compares it with a read of the same weights by the same number")
+L.append("of threads, interleaved with the decode steps.")
+L.append("")
+head = "| file | type | prefill tok/s | decode tok/s | decode of probe |"
+sep = "| --- | --- | ---: | ---: | ---: |"
+if llama:
+    head += " llama.cpp pp tok/s | llama.cpp tg tok/s | prefill / llama.cpp | decode / llama.cpp |"
+    sep += " ---: | ---: | ---: | ---: |"
+L.append(head)
+L.append(sep)
+for line in open(f"{work}/model-bench.jsonl"):
+    m = json.loads(line)
+    row = (f"| {m['model']} | {m['type']} | {m['prefill_tok_s']:.1f} | {m['decode_tok_s']:.1f} | "
+           f"{m.get('decode_fraction', float('nan'))*100:.0f}% |")
+    if llama:
+        runs = json.load(open(f"{work}/llama-{m['model']}.json"))
+        pp = next((x["avg_ts"] for x in runs if x.get("n_prompt") and not x.get("n_gen")), float("nan"))
+        tg = next((x["avg_ts"] for x in runs if x.get("n_gen") and not x.get("n_prompt")), float("nan"))
+        row += f" {pp:.1f} | {tg:.1f} | {m['prefill_tok_s']/pp:.2f}x | {m['decode_tok_s']/tg:.2f}x |"
+    L.append(row)
+L.append("")
+L.append("Ideas that were measured and not kept are listed in")
+L.append("[notes/tried-and-dropped.md](notes/tried-and-dropped.md).")
+L.append("")
+open(out, "w").write("\n".join(L))
+PY
+echo "wrote $out (load before $load_before, after $load_after)" >&2
