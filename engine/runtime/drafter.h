@@ -1,6 +1,6 @@
 // Draft tokens for speculative decoding, taken from what the engine has
-// already seen instead of from a draft model (docs/architecture.md, section
-// "Drafted decoding"):
+// already seen instead of from a draft model
+// (docs/architecture.md section 20):
 //   tree    the cache tree's continuation of the request's whole sequence
 //           (prompt and output so far): what an earlier request that began
 //           exactly so went on with — a regenerated reply, the sibling of

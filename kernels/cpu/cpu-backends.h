@@ -26,7 +26,7 @@ std::unique_ptr<Backend> make_reference_backend();
 // act-quant.h), in decode and prefill alike. At the AVX2 level a token's
 // logits are the same bits however its prompt was chunked, cached or
 // batched, on any thread count and page size (cpu-matmul.h,
-// cpu-attention.h; docs/architecture.md, section "Determinism").
+// cpu-attention.h; docs/architecture.md section 7).
 std::unique_ptr<Backend> make_cpu_backend(int n_threads);
 
 }  // namespace rc::kernels

@@ -2,9 +2,8 @@
 //
 // Batch invariance: at the AVX2 level a (row, token) result is the same
 // bits whatever n is, so a token's logits do not depend on how its prompt
-// was chunked, cached or batched (docs/architecture.md, section
-// "Determinism"). Every path below keeps the tile kernels' numerical
-// contract (qgemm.h):
+// was chunked, cached or batched (docs/architecture.md section 7). Every
+// path below keeps the tile kernels' numerical contract (qgemm.h):
 // - n = 1 (decode): the matvec kernels of matvec.h (rows split over the
 //   threads, software prefetch, activations laid out once per call):
 //   quantized weights on CPUs with AVX-512 VNNI, float weights everywhere

@@ -9,7 +9,7 @@
 // Every kernel follows the tile kernels' numerical contract (qgemm.h):
 // each block's integer dot is formed exactly, then scaled and added in the
 // tiles' fp32 order, so a row's result is the same bits at n = 1 as in any
-// prefill chunk (docs/architecture.md, section "Determinism").
+// prefill chunk (docs/architecture.md section 7).
 //
 // The activation row is prepared once per matmul into MatvecAct: the same
 // 8-bit quants and scales as quantize_act (act-quant.h) produces for the

@@ -11,7 +11,7 @@ connection, a timeout or any other status is a failure. Exit 0 only with
 no failure and at least one 200. Python standard library only.
 
 Example (the README's full-length run):
-  tests/server/overload-test.py build/app/radixchat-cli \
+  tests/app/server/overload-test.py build/app/radixchat-cli \
       --model assets/model/radixchat-demo.gguf --clients 512 --busy 8 --duration 600
 """
 import argparse

@@ -3,8 +3,8 @@
 // step (decode), in prefill chunks of any size, after a cache hit at any
 // split point, beside unrelated sequences in the same step, on one thread or
 // two, in pages of 1 or 16 slots scattered through the pool — for every KV
-// type and the weight types real files carry (docs/architecture.md, section
-// "Determinism").
+// type and the weight types real files carry
+// (docs/architecture.md section 7).
 //
 // The oracle is the model run one token per step: every other schedule must
 // reproduce each of its logit rows exactly.
