@@ -4,7 +4,8 @@
 # model, thread count and load average, so every figure there can be
 # reproduced with one command.
 #
-#   bash packaging/bench-report.sh [--build DIR] [--threads N] [--out FILE] [LLAMA_CPP_DIR]
+#   bash packaging/bench-report.sh [--build DIR] [--threads N] [--out FILE]
+#                                  [--baseline CLI] [LLAMA_CPP_DIR]
 #
 # Benchmarks:
 #   1. `radixchat-cli bench` on each chat workload, with the radix cache and
@@ -12,9 +13,14 @@
 #   2. `radixchat-cli model-bench` on the bundled model and on a random-weight
 #      TinyLlama-shape GGUF (1.1B parameters) per weight type, made once with
 #      the test tool make-random-gguf and kept under the build directory.
+#   3. Drafted decoding: `bench` with --speculate off and tree on the
+#      regenerate, rewrite, agentic and random workloads (bundled model) and
+#      on regenerate and random with the TinyLlama-shape Q4_K_M file.
 # With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
 # llama-bench), llama-bench runs on the same files with the same threads and
-# token counts, and the table gains its columns.
+# token counts, and the table gains its columns. With --baseline CLI (a
+# radixchat-cli built from another commit), model-bench runs alternate
+# between it and this build, and the table gains the baseline's figures.
 #
 # Needs a configured, built tree (radixchat-cli and make-random-gguf:
 # `cmake --build build --target radixchat-cli make-random-gguf`). Sizes can
@@ -29,12 +35,14 @@ build="$root/build"
 out="$root/docs/performance.md"
 threads="$(nproc)"
 llama=""
+baseline=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$(cd "$2" && pwd)"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --baseline) baseline="$2"; shift 2 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) llama="$1"; shift ;;
   esac
@@ -101,7 +109,13 @@ for t in $types; do
   files+=("$f")
 done
 : > "$work/model-bench.jsonl"
+: > "$work/baseline.jsonl"
 for f in "${files[@]}"; do
+  if [ -n "$baseline" ]; then
+    "$baseline" model-bench --model "$f" --threads "$threads" --prompt "$prompt" --decode "$decode" \
+      --json >> "$work/baseline.jsonl" 2> "$work/model-bench.log" || {
+        echo "bench-report.sh: baseline model-bench $f failed:" >&2; cat "$work/model-bench.log" >&2; exit 1; }
+  fi
   "$cli" model-bench --model "$f" --threads "$threads" --prompt "$prompt" --decode "$decode" --json \
     >> "$work/model-bench.jsonl" 2> "$work/model-bench.log" || {
       echo "bench-report.sh: model-bench $f failed:" >&2; cat "$work/model-bench.log" >&2; exit 1; }
@@ -110,6 +124,27 @@ for f in "${files[@]}"; do
       > "$work/llama-$(basename "$f").json" 2> "$work/llama.log" || {
         echo "bench-report.sh: llama-bench $f failed:" >&2; tail -5 "$work/llama.log" >&2; exit 1; }
   fi
+done
+
+echo "== drafted decoding (bench --speculate off|tree)" >&2
+spec_runs=()
+for w in regenerate regenerate@0.8 rewrite agentic random; do
+  spec_runs+=("demo $w $root/assets/model/radixchat-demo.gguf")
+done
+q4="$models_dir/tinyllama-shape-q4_k_m.gguf"
+if [ -s "$q4" ]; then
+  spec_runs+=("tinyllama-q4_k_m regenerate $q4" "tinyllama-q4_k_m random $q4")
+fi
+for run in "${spec_runs[@]}"; do
+  read -r tag wt model <<< "$run"
+  w="${wt%@*}"; temp=0; [ "$wt" != "$w" ] && temp="${wt#*@}"
+  for sp in off tree; do
+    "$cli" bench --model "$model" --workload "$w" --temperature "$temp" --speculate "$sp" \
+      --requests 8 --concurrency 1 --max-tokens 64 --threads "$threads" --json \
+      > "$work/spec-$tag-$wt-$sp.json" 2> "$work/spec.log" || {
+        echo "bench-report.sh: bench $w --speculate $sp failed:" >&2; cat "$work/spec.log" >&2; exit 1; }
+  done
+  echo "$tag $wt $temp" >> "$work/spec-runs.txt"
 done
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
@@ -164,23 +199,54 @@ L.append("per token as the real model. Decode is bound by memory bandwidth, so")
 L.append("\"of probe\" compares it with a read of the same weights by the same number")
 L.append("of threads, interleaved with the decode steps.")
 L.append("")
+base = [json.loads(l) for l in open(f"{work}/baseline.jsonl")]
+if base:
+    L.append("Baseline: \`$baseline\` (\`" + os.popen("'$baseline' --version").read().strip() +
+             "\`), run just before this build on each file.")
+    L.append("")
 head = "| file | type | prefill tok/s | decode tok/s | decode of probe |"
 sep = "| --- | --- | ---: | ---: | ---: |"
+if base:
+    head += " baseline prefill / decode tok/s | prefill / baseline | decode / baseline |"
+    sep += " ---: | ---: | ---: |"
 if llama:
     head += " llama.cpp pp tok/s | llama.cpp tg tok/s | prefill / llama.cpp | decode / llama.cpp |"
     sep += " ---: | ---: | ---: | ---: |"
 L.append(head)
 L.append(sep)
-for line in open(f"{work}/model-bench.jsonl"):
+for i, line in enumerate(open(f"{work}/model-bench.jsonl")):
     m = json.loads(line)
     row = (f"| {m['model']} | {m['type']} | {m['prefill_tok_s']:.1f} | {m['decode_tok_s']:.1f} | "
            f"{m.get('decode_fraction', float('nan'))*100:.0f}% |")
+    if base:
+        b = base[i]
+        row += (f" {b['prefill_tok_s']:.1f} / {b['decode_tok_s']:.1f} | "
+                f"{m['prefill_tok_s']/b['prefill_tok_s']:.3f}x | {m['decode_tok_s']/b['decode_tok_s']:.3f}x |")
     if llama:
         runs = json.load(open(f"{work}/llama-{m['model']}.json"))
         pp = next((x["avg_ts"] for x in runs if x.get("n_prompt") and not x.get("n_gen")), float("nan"))
         tg = next((x["avg_ts"] for x in runs if x.get("n_gen") and not x.get("n_prompt")), float("nan"))
         row += f" {pp:.1f} | {tg:.1f} | {m['prefill_tok_s']/pp:.2f}x | {m['decode_tok_s']/tg:.2f}x |"
     L.append(row)
+L.append("")
+L.append("## Drafted decoding")
+L.append("")
+L.append("\`radixchat-cli bench --model FILE --workload W --temperature T --speculate off|tree")
+L.append(f"--requests 8 --concurrency 1 --max-tokens 64 --threads $threads\`: decode tok/s counts the")
+L.append("tokens after each request's first over the time spent on them; mean accepted")
+L.append("is the draft tokens kept per step that verified a draft. The replies are the")
+L.append("same tokens with and without drafts.")
+L.append("")
+L.append("| model | workload | T | decode tok/s off / tree | speed-up | mean accepted | drafted / kept | same replies |")
+L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+for line in open(f"{work}/spec-runs.txt"):
+    tag, wt, temp = line.split()
+    o = json.load(open(f"{work}/spec-{tag}-{wt}-off.json"))
+    t = json.load(open(f"{work}/spec-{tag}-{wt}-tree.json"))
+    speed = t["decode_tok_s"] / o["decode_tok_s"] if o["decode_tok_s"] else float("nan")
+    L.append(f"| {tag} | {wt.split('@')[0]} | {temp} | {o['decode_tok_s']:.1f} / {t['decode_tok_s']:.1f} | "
+             f"{speed:.2f}x | {t['mean_accepted_len']:.2f} | {t['drafted_tokens']} / {t['accepted_tokens']} | "
+             f"{'yes' if o.get('replies_digest') == t.get('replies_digest') else 'NO'} |")
 L.append("")
 L.append("Ideas that were measured and not kept are listed in")
 L.append("[notes/tried-and-dropped.md](notes/tried-and-dropped.md).")

@@ -71,6 +71,17 @@ struct BenchResult {
   double mean_accepted_len() const {
     return draft_steps ? double(accepted_tokens) / draft_steps : 0;
   }
+  // FNV-1a over the replies in request order, so runs can be compared by
+  // their JSON alone.
+  std::string replies_digest() const {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (const std::string& r : replies) {
+      for (unsigned char c : r + '\0') h = (h ^ c) * 0x100000001b3ull;
+    }
+    char hex[17];
+    std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+    return hex;
+  }
 };
 
 // Closed loop: `concurrency` conversations in flight; a conversation's next
@@ -202,6 +213,7 @@ nlohmann::json to_json(const BenchResult& r) {
           {"wall_s", r.wall_s},
           {"kv_peak_bytes", r.kv_peak_bytes},
           {"evictions", r.evictions},
+          {"replies_digest", r.replies_digest()},
           {"speculate", r.speculate},
           {"decode_tok_s", r.decode_tok_s()},
           {"drafted_tokens", r.drafted_tokens},

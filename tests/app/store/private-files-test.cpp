@@ -8,7 +8,7 @@
 #include <cstdlib>
 
 #include "radixchat/private-files.h"
-#include "store/store-test-util.h"
+#include "store-test-util.h"
 #include "store/store.h"
 
 namespace rc::store {

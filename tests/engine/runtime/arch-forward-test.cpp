@@ -22,12 +22,15 @@
 #include "cpu/cpu-backends.h"
 #include "model/model-file.h"
 #include "naive-forward.h"
+#include "prompt-ids.h"
 #include "random-gguf.h"
 #include "runtime-fixture.h"
 #include "runtime/model-runner.h"
 
 namespace rc::runtime {
 namespace {
+
+using testing::prompt_ids;
 
 using rc::testing::RandomModelSpec;
 
@@ -62,16 +65,6 @@ RandomModelSpec family(const std::string& name, const std::string& type) {
     s.tied_output = true, s.rope_base = 1e5f;
   }
   return s;
-}
-
-std::vector<int32_t> prompt_ids(int n, int vocab, uint32_t seed) {
-  std::vector<int32_t> ids;
-  uint32_t x = seed;
-  for (int i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    ids.push_back(3 + int32_t((x >> 8) % uint32_t(vocab - 3)));
-  }
-  return ids;
 }
 
 struct Loaded {

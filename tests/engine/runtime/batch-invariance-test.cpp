@@ -20,6 +20,7 @@
 #include "cpu/cpu-backends.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
+#include "prompt-ids.h"
 #include "random-gguf.h"
 #include "runtime/forward-batch.h"
 #include "runtime/model-runner.h"
@@ -27,20 +28,12 @@
 namespace rc::runtime {
 namespace {
 
+using testing::prompt_ids;
+
 using kernels::DType;
 
 constexpr int kPromptTokens = 300;  // past one 256-key attention segment
 constexpr int kMaxChunk = 512;
-
-std::vector<int32_t> prompt_ids(int n, int vocab, uint32_t seed) {
-  std::vector<int32_t> ids;
-  uint32_t x = seed;
-  for (int i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    ids.push_back(3 + int32_t((x >> 8) % uint32_t(vocab - 3)));
-  }
-  return ids;
-}
 
 // One pool and runner; sequences get pages from a scattered free list.
 class Rig {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "prompt-ids.h"
 #include "random-gguf.h"
 #include "runtime-fixture.h"
 #include "runtime/drafter.h"
@@ -19,17 +20,9 @@
 namespace rc::runtime {
 namespace {
 
-using testing::RuntimeRig;
+using testing::prompt_ids;
 
-std::vector<int32_t> ids(int n, int vocab, uint32_t seed) {
-  std::vector<int32_t> v;
-  uint32_t x = seed;
-  for (int i = 0; i < n; ++i) {
-    x = x * 1664525u + 1013904223u;
-    v.push_back(3 + int32_t((x >> 8) % uint32_t(vocab - 3)));
-  }
-  return v;
-}
+using testing::RuntimeRig;
 
 // A random-weight model file for the test's lifetime ("" keeps the bundled one).
 class ModelFile {
@@ -103,14 +96,15 @@ Outcome run_waves(const RuntimeRig::Options& o,
 // Regenerations, branches sharing a prefix, prompts that repeat themselves
 // (prompt lookup), and unrelated prompts, several in flight at once.
 std::vector<std::vector<std::vector<int32_t>>> mixed_waves(int vocab) {
-  const std::vector<int32_t> a = ids(40, vocab, 1), b = ids(90, vocab, 2), c = ids(17, vocab, 3);
-  std::vector<int32_t> repeat = ids(30, vocab, 4);
+  const std::vector<int32_t> a = prompt_ids(40, vocab, 1), b = prompt_ids(90, vocab, 2),
+                             c = prompt_ids(17, vocab, 3);
+  std::vector<int32_t> repeat = prompt_ids(30, vocab, 4);
   const std::vector<int32_t> again = repeat;
   repeat.insert(repeat.end(), again.begin(), again.end());
   std::vector<int32_t> branch = a;
   branch.resize(25);
-  for (int32_t t : ids(9, vocab, 5)) branch.push_back(t);
-  return {{a, b, c}, {a, b, repeat}, {a, branch, c, ids(60, vocab, 6)}, {branch, repeat, b}};
+  for (int32_t t : prompt_ids(9, vocab, 5)) branch.push_back(t);
+  return {{a, b, c}, {a, b, repeat}, {a, branch, c, prompt_ids(60, vocab, 6)}, {branch, repeat, b}};
 }
 
 class SpeculativeGreedy : public ::testing::TestWithParam<std::string> {};
@@ -222,7 +216,7 @@ TEST(SpeculativeScheduler, CacheInvariantsHoldUnderLoad) {
     o.sched.max_batch_tokens = 96;
     o.sched.prefill_chunk = 32;
     RuntimeRig rig(o);
-    const std::vector<int32_t> base = ids(64, 400, 11);
+    const std::vector<int32_t> base = prompt_ids(64, 400, 11);
     uint32_t x = 5;
     int cancelled = 0;
     for (int round = 0; round < 6; ++round) {
@@ -230,7 +224,7 @@ TEST(SpeculativeScheduler, CacheInvariantsHoldUnderLoad) {
       for (int i = 0; i < 8; ++i) {
         x = x * 1664525u + 1013904223u;
         std::vector<int32_t> p(base.begin(), base.begin() + 8 + (x >> 8) % 56);
-        for (int32_t t : ids(int((x >> 4) % 20), 400, x)) p.push_back(t);
+        for (int32_t t : prompt_ids(int((x >> 4) % 20), 400, x)) p.push_back(t);
         started.push_back(rig.add(p, 8 + int((x >> 12) % 40)));
       }
       for (int s = 0; s < 5; ++s) rig.sched().step();
