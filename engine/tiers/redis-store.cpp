@@ -3,6 +3,7 @@
 #include <hiredis/hiredis.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <vector>
 
 namespace rc::tiers {
@@ -43,8 +44,8 @@ const char* redis_state_name(RedisState s) {
       return "up";
     case RedisState::down:
       return "down";
-    case RedisState::auth_failed:
-      return "auth_failed";
+    case RedisState::refused:
+      return "refused";
   }
   return "unknown";
 }
@@ -64,7 +65,7 @@ Result<std::unique_ptr<RedisStore>> RedisStore::open(const Keyspace& space,
   std::unique_ptr<RedisStore> store(new RedisStore(space, options, url.value()));
   std::unique_lock<std::timed_mutex> g(store->mu_);
   Status s = store->connect(Clock::now() + std::chrono::milliseconds(options.timeout_ms));
-  if (!s.ok() && store->state_ == RedisState::auth_failed)
+  if (!s.ok() && store->state_ == RedisState::refused)
     return Status(StatusCode::invalid_argument, s.message());
   g.unlock();
   return store;
@@ -110,12 +111,17 @@ Status RedisStore::connect(Clock::time_point deadline) {
     const redisReply* rep = r.value()->r;
     if (rep->type != REDIS_REPLY_ERROR) return {};
     std::string text = reply_text(rep);
-    bool auth = text.starts_with("WRONGPASS") || text.starts_with("NOAUTH") ||
-                text.find("invalid password") != std::string::npos ||
-                text.find("without any password configured") != std::string::npos;
-    mark_down(auth ? RedisState::auth_failed : RedisState::down,
-              "Redis " + url_.redacted() + (auth ? ": wrong password: " : ": ") + what +
-                  " failed: " + text);
+    std::string why;
+    if (text.starts_with("NOAUTH"))
+      why = "the server needs a password: give it as redis://:PASSWORD@host:port";
+    else if (text.find("without any password configured") != std::string::npos)
+      why = "the server has no password: leave it out of the URL";
+    else if (text.starts_with("WRONGPASS") || text.find("invalid password") != std::string::npos)
+      why = "wrong password (AUTH refused)";
+    // An error reply here is a setting the server refuses, not an outage.
+    mark_down(RedisState::refused,
+              "Redis " + url_.redacted() + ": " +
+                  (why.empty() ? std::string(what) + " failed: " + text : why));
     return down_status();
   };
   if (!url_.password.empty())
@@ -151,7 +157,11 @@ Result<std::shared_ptr<RedisStore::Reply>> RedisStore::command(
   reply->r =
       static_cast<redisReply*>(redisCommandArgv(ctx_, int(args.size()), args.data(), lens.data()));
   if (reply->r == nullptr) {
-    std::string why = ctx_->errstr[0] != '\0' ? ctx_->errstr : "connection lost";
+    // hiredis reports a socket timeout as an I/O error with EAGAIN.
+    const bool timed_out = ctx_->err == REDIS_ERR_IO && (errno == EAGAIN || errno == EWOULDBLOCK);
+    std::string why = timed_out ? "no answer within " + std::to_string(options_.timeout_ms) + " ms"
+                      : ctx_->errstr[0] != '\0' ? ctx_->errstr
+                                                : "connection lost";
     mark_down(RedisState::down, "Redis " + url_.redacted() + " is down: " + why);
     return down_status();
   }

@@ -14,10 +14,10 @@
 // Status naming the URL) until `retry_ms` has passed, then one call tries
 // to reconnect, and the store is up again when that works.
 //
-// A wrong or missing password is an error of open() with one clear line;
-// if it happens on a reconnect, state() says auth_failed and calls fail
-// with the same line. hiredis 0.14 (Debian) has no TLS: use a trusted
-// network or an SSH tunnel for a remote server.
+// A wrong, missing or unneeded password, or a database the server does not
+// have, is an error of open() with one clear line; if it happens on a
+// reconnect, state() says refused and calls fail with the same line. hiredis 0.14 (Debian) has no
+// TLS: use a trusted network or an SSH tunnel for a remote server.
 //
 // Thread-safe: one connection, calls take turns.
 #pragma once
@@ -42,14 +42,15 @@ struct RedisStoreOptions {
   int64_t ttl_seconds = 0;  // 0: values live until Redis evicts them
 };
 
-enum class RedisState { up, down, auth_failed };
+// refused: the server answered but refused the password or database.
+enum class RedisState { up, down, refused };
 const char* redis_state_name(RedisState s);
 
 class RedisStore final : public BlockStore {
  public:
   // invalid_argument for a bad URL, tenant or timeout, and for a password
-  // Redis refuses; an unreachable server is not an error: the store starts
-  // down and connects when the server answers.
+  // or database Redis refuses; an unreachable server is not an error: the
+  // store starts down and connects when the server answers.
   static Result<std::unique_ptr<RedisStore>> open(const Keyspace& space,
                                                   const RedisStoreOptions& options);
   ~RedisStore() override;

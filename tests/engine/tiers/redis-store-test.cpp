@@ -167,6 +167,7 @@ TEST_F(RedisStoreTest, StalledServerCostsAtMostTheTimeout) {
   EXPECT_FALSE(r.ok());
   EXPECT_LE(ms, kTimeoutMs + 50);
   EXPECT_EQ(store->state(), RedisState::down);
+  EXPECT_NE(store->last_error().find("no answer within"), std::string::npos) << store->last_error();
   server_.resume();
   std::this_thread::sleep_for(std::chrono::milliseconds(kRetryMs + 50));
   EXPECT_EQ(store->get(x.key).value().payload, x.payload);
@@ -187,7 +188,18 @@ TEST_F(RedisStoreTest, WrongOrMissingPasswordIsOneClearError) {
   o.url = server_.url("");
   r = RedisStore::open(s, o);
   ASSERT_FALSE(r.ok());
-  EXPECT_NE(r.status().message().find("wrong password"), std::string::npos) << r.status().message();
+  EXPECT_EQ(r.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(r.status().message().find("needs a password"), std::string::npos)
+      << r.status().message();
+}
+
+TEST_F(RedisStoreTest, MissingDatabaseIsOneClearError) {
+  RedisStoreOptions o;
+  o.url = server_.url() + "/999";
+  auto r = RedisStore::open(small_space(), o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::invalid_argument);
+  EXPECT_NE(r.status().message().find("SELECT failed"), std::string::npos) << r.status().message();
 }
 
 TEST_F(RedisStoreTest, UnreachableServerStartsDownAndFailsFast) {
