@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -186,15 +187,49 @@ TEST_F(DiskStoreTest, DamagedAndForeignFilesAreRefusedCountedAndDropped) {
   EXPECT_EQ(st.refused_foreign, 1);
   EXPECT_TRUE(store->get(chain[3].key).ok());
 
-  // A block of another KV type copied into this keyspace's folder is foreign.
+  // Blocks of another KV type and of another model, copied into this
+  // keyspace's folder under this keyspace's key names, are foreign.
   Keyspace bf16 = small_space(1, kernels::DType::bf16);
-  Block alien = make_block(bf16, BlockKey{}, 5);
-  Block mine = make_block(s, BlockKey{}, 5);
-  overwrite(store->folder() / (mine.key.hex() + ".rckv"), encode_block(bf16, alien).value());
+  Keyspace model2 = small_space(2);
+  Block mine1 = make_block(s, BlockKey{}, 5), mine2 = make_block(s, BlockKey{}, 6);
+  overwrite(store->folder() / (mine1.key.hex() + ".rckv"),
+            encode_block(bf16, make_block(bf16, BlockKey{}, 5)).value());
+  overwrite(store->folder() / (mine2.key.hex() + ".rckv"),
+            encode_block(model2, make_block(model2, BlockKey{}, 6)).value());
   store.reset();
   store = open(s);
-  EXPECT_EQ(store->get(mine.key).status().code(), StatusCode::corrupt_data);
-  EXPECT_EQ(store->stats().refused_foreign, 1);
+  EXPECT_EQ(store->get(mine1.key).status().code(), StatusCode::corrupt_data);
+  EXPECT_EQ(store->get(mine2.key).status().code(), StatusCode::corrupt_data);
+  EXPECT_EQ(store->stats().refused_foreign, 2);
+  EXPECT_EQ(store->stats().hits, 0);
+}
+
+TEST_F(DiskStoreTest, ThreadsShareOneStore) {
+  Keyspace s = small_space();
+  const int64_t block = int64_t(encoded_block_bytes(s));
+  auto store = open(s, 16 * block);
+  std::vector<Block> all = make_chain(s, 40, 11);
+  std::vector<std::thread> threads;
+  std::atomic<int> bad{0};
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&, t] {
+      std::mt19937 rng{uint32_t(t)};
+      for (int i = 0; i < 200; ++i) {
+        const Block& b = all[rng() % all.size()];
+        if (rng() % 2) {
+          if (!store->put(b).ok()) ++bad;
+        } else if (Result<Block> r = store->get(b.key); r.ok()) {
+          if (r.value().payload != b.payload) ++bad;
+        } else if (r.status().code() != StatusCode::not_found) {
+          ++bad;
+        }
+        if (store->stats().bytes > 16 * block) ++bad;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_EQ(bytes_on_disk(store->folder()), store->stats().bytes);
+  EXPECT_EQ(int64_t(store->keys().size()), store->stats().blocks);
 }
 
 TEST_F(DiskStoreTest, TwoKeyspacesLiveSideBySide) {

@@ -84,6 +84,28 @@ TEST_F(RedisStoreTest, RoundTrip) {
   EXPECT_EQ(other->get(chain[1].key).value().payload, chain[1].payload);
 }
 
+TEST_F(RedisStoreTest, TtlIsSetWhenAsked) {
+  Keyspace s = small_space();
+  RedisStoreOptions o;
+  o.url = server_.url();
+  o.ttl_seconds = 100;
+  auto store = RedisStore::open(s, o);
+  ASSERT_TRUE(store.ok());
+  Block x = make_block(s, BlockKey{}, 12);
+  ASSERT_TRUE(store.value()->put(x).ok());
+  redisContext* c = redisConnect("127.0.0.1", server_.port());
+  ASSERT_TRUE(c != nullptr && c->err == 0);
+  freeReplyObject(redisCommand(c, "AUTH %s", RedisServer::kPassword));
+  auto* r =
+      static_cast<redisReply*>(redisCommand(c, "TTL %s", store.value()->redis_key(x.key).c_str()));
+  ASSERT_NE(r, nullptr);
+  EXPECT_EQ(r->type, REDIS_REPLY_INTEGER);
+  EXPECT_GT(r->integer, 0);
+  EXPECT_LE(r->integer, 100);
+  freeReplyObject(r);
+  redisFree(c);
+}
+
 TEST_F(RedisStoreTest, KeysAreNamespacedByTenantAndModel) {
   Keyspace s = small_space();
   auto a = open(s, "team-a");
@@ -113,6 +135,10 @@ TEST_F(RedisStoreTest, CorruptAndForeignValuesAreRefusedCountedAndDeleted) {
   raw_set(store->redis_key(chain[2].key), alien);
   raw_set(store->redis_key(chain[3].key),
           encode_block(s, chain[0]).value());  // another key's block
+  Keyspace model2 = small_space(2);
+  chain.push_back(make_block(s, chain.back().key, 10));
+  raw_set(store->redis_key(chain[4].key),
+          encode_block(model2, make_block(model2, BlockKey{}, 9)).value());
   for (const Block& b : chain) {
     Result<Block> r = store->get(b.key);
     EXPECT_EQ(r.status().code(), StatusCode::corrupt_data) << r.status().to_string();
@@ -120,7 +146,7 @@ TEST_F(RedisStoreTest, CorruptAndForeignValuesAreRefusedCountedAndDeleted) {
   }
   StoreStats st = store->stats();
   EXPECT_EQ(st.refused_corrupt, 2);
-  EXPECT_EQ(st.refused_foreign, 2);
+  EXPECT_EQ(st.refused_foreign, 3);
   EXPECT_EQ(st.hits, 0);
   EXPECT_EQ(store->state(), RedisState::up);
 }
