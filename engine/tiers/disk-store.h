@@ -1,0 +1,89 @@
+// L3: KV blocks in a local directory, with a byte budget and its own LRU.
+//
+// Layout: <root>/<keyspace id hex>/<block key hex>.rckv, one file per block
+// (block-format.h), plus a "lock" file. Folders are made 0700 and files
+// 0600 (radixchat/private-files.h): blocks are derived from prompts.
+//
+// Crash safety: a block is written to "<key>.tmp", fsynced (when
+// DiskStoreOptions::fsync) and renamed over its name, so at any moment a
+// block file is either absent or complete; a kill -9 leaves at most a .tmp
+// file, which open() deletes. The index is rebuilt by scanning the
+// keyspace's folder on open (names and sizes; contents are verified on
+// get()), with LRU order from the files' modification times, which get()
+// refreshes, so recency survives a restart.
+//
+// Budget: put() evicts least recently used blocks before writing, so the
+// files never exceed the budget, and only the one .tmp being written can
+// sit above it. The budget covers this keyspace's folder: a second model
+// under the same root has its own budget.
+//
+// One process per keyspace folder: open() takes an exclusive flock on its
+// lock file and fails (invalid_argument naming the folder) when another
+// process holds it; the kernel drops the lock on any exit, kill -9 included.
+// Thread-safe: one mutex around the index and the file operations.
+#pragma once
+
+#include <filesystem>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "tiers/block-store.h"
+
+namespace rc::tiers {
+
+struct DiskStoreOptions {
+  std::filesystem::path root;  // empty: default_disk_root()
+  int64_t budget_bytes = int64_t(2) << 30;
+  bool fsync = true;  // off only where power loss does not matter (tests)
+};
+
+// $XDG_CACHE_HOME/radixchat/kv, else $HOME/.cache/radixchat/kv; not_found
+// when neither variable is set to an absolute path.
+Result<std::filesystem::path> default_disk_root();
+
+class DiskStore final : public BlockStore {
+ public:
+  static Result<std::unique_ptr<DiskStore>> open(const Keyspace& space,
+                                                 const DiskStoreOptions& options);
+  ~DiskStore() override;
+
+  const Keyspace& keyspace() const override { return space_; }
+  Result<Block> get(const BlockKey& key) override;
+  Status put(const Block& block) override;
+  Result<bool> contains(const BlockKey& key) override;
+  Status erase(const BlockKey& key) override;
+  StoreStats stats() const override;
+
+  // The keys held, least recently used first.
+  std::vector<BlockKey> keys() const;
+  const std::filesystem::path& folder() const { return dir_; }
+
+ private:
+  struct Entry {
+    int64_t bytes = 0;
+    std::list<BlockKey>::iterator lru;
+  };
+  struct KeyHash {
+    size_t operator()(const BlockKey& k) const;
+  };
+  DiskStore(const Keyspace& space, const DiskStoreOptions& options, std::filesystem::path dir,
+            int lock_fd);
+  Status scan();
+  std::filesystem::path file_of(const BlockKey& key) const;
+  void drop_locked(const BlockKey& key);
+  void touch_locked(const BlockKey& key);
+
+  Keyspace space_;
+  DiskStoreOptions options_;
+  std::filesystem::path dir_;
+  int lock_fd_ = -1;
+  mutable std::mutex mu_;
+  std::list<BlockKey> lru_;  // front = least recently used
+  std::unordered_map<BlockKey, Entry, KeyHash> index_;
+  StoreStats stats_;
+};
+
+}  // namespace rc::tiers

@@ -1,0 +1,98 @@
+// L3-shared: KV blocks in a Redis server, shared by every engine pointed at it.
+//
+// Keys are "rc:kv:<tenant>:<model fingerprint hex>:<block key hex>"; values
+// are encoded blocks (block-format.h), so a value is checked exactly as a
+// disk file is, and a refused one is deleted for someone to write again.
+// Redis's own maxmemory policy is the budget (allkeys-lru makes it a cache);
+// stats().bytes and .blocks are -1.
+//
+// Bounded waiting: no call blocks longer than `timeout_ms` (the lock, the
+// connect and the command share one deadline), except that resolving a
+// host name goes through getaddrinfo, which has its own timeouts: give an
+// IP address where that matters. When a call fails on the connection the
+// store goes down: later calls fail at once (unavailable-style internal
+// Status naming the URL) until `retry_ms` has passed, then one call tries
+// to reconnect, and the store is up again when that works.
+//
+// A wrong, missing or unneeded password, or a database the server does not
+// have, is an error of open() with one clear line; if it happens on a
+// reconnect, state() says refused and calls fail with the same line. hiredis 0.14 (Debian) has no
+// TLS: use a trusted network or an SSH tunnel for a remote server.
+//
+// Thread-safe: one connection, calls take turns.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tiers/block-store.h"
+#include "tiers/redis-url.h"
+
+struct redisContext;
+
+namespace rc::tiers {
+
+struct RedisStoreOptions {
+  std::string url;                 // redis://[:password@]host:port[/db]
+  std::string tenant = "default";  // 1-64 of [A-Za-z0-9._-]
+  int timeout_ms = 250;
+  int retry_ms = 1000;
+  int64_t ttl_seconds = 0;  // 0: values live until Redis evicts them
+};
+
+// refused: the server answered but refused the password or database.
+enum class RedisState { up, down, refused };
+const char* redis_state_name(RedisState s);
+
+class RedisStore final : public BlockStore {
+ public:
+  // invalid_argument for a bad URL, tenant or timeout, and for a password
+  // or database Redis refuses; an unreachable server is not an error: the
+  // store starts down and connects when the server answers.
+  static Result<std::unique_ptr<RedisStore>> open(const Keyspace& space,
+                                                  const RedisStoreOptions& options);
+  ~RedisStore() override;
+
+  const Keyspace& keyspace() const override { return space_; }
+  Result<Block> get(const BlockKey& key) override;
+  Status put(const Block& block) override;
+  Result<bool> contains(const BlockKey& key) override;
+  Status erase(const BlockKey& key) override;
+  StoreStats stats() const override;
+
+  RedisState state() const;
+  // Why the store is not up ("" when up).
+  std::string last_error() const;
+  // The Redis key of a block (tests, diagnostics).
+  std::string redis_key(const BlockKey& key) const;
+  const RedisUrl& url() const { return url_; }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Reply;
+  RedisStore(const Keyspace& space, const RedisStoreOptions& options, RedisUrl url);
+  // Connected and authenticated before `deadline`, or why not.
+  Status ensure_connected(Clock::time_point deadline);
+  Status connect(Clock::time_point deadline);
+  // One command; a connection failure drops the connection and marks it down.
+  Result<std::shared_ptr<Reply>> command(std::initializer_list<std::string_view> argv,
+                                         Clock::time_point deadline);
+  void mark_down(RedisState state, const std::string& why);
+  Status down_status() const;
+
+  Keyspace space_;
+  RedisStoreOptions options_;
+  RedisUrl url_;
+  std::string prefix_;
+  mutable std::timed_mutex mu_;
+  redisContext* ctx_ = nullptr;
+  RedisState state_ = RedisState::down;
+  std::string error_;
+  Clock::time_point next_retry_{};
+  mutable std::mutex stats_mu_;
+  StoreStats stats_;
+};
+
+}  // namespace rc::tiers
