@@ -11,6 +11,7 @@
 // and added in the tile kernels' fp32 order (qgemm.h): 32-element blocks
 // eight at a time into eight lanes, K-quant blocks into one accumulator,
 // so a row's result is the same bits as in any prefill path.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -137,19 +138,32 @@ inline __m256 gather_half8(const Block* b, int off) {
   return _mm256_cvtph_ps(_mm256_cvtepi32_epi16(v));
 }
 
+// 128-bit lane L of the result: the sums of the four int32 lanes of 128-bit
+// lane L of v[0], v[1], v[2] and v[3], in that order.
+inline __m512i quad_sums(const __m512i v[4]) {
+  const __m512i t0 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[0], v[1]));
+  const __m512i t1 =
+      _mm512_add_epi32(_mm512_unpacklo_epi32(v[2], v[3]), _mm512_unpackhi_epi32(v[2], v[3]));
+  return _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
+}
+
 // Lane k: the exact sum of block k's eight int32 lanes, for blocks 0-7
 // held in pairs by p[0..3] (block 2i in the low half of p[i]).
 inline __m256i block_sums8(const __m512i p[4]) {
-  const __m512i t0 =
-      _mm512_add_epi32(_mm512_unpacklo_epi32(p[0], p[1]), _mm512_unpackhi_epi32(p[0], p[1]));
-  const __m512i t1 =
-      _mm512_add_epi32(_mm512_unpacklo_epi32(p[2], p[3]), _mm512_unpackhi_epi32(p[2], p[3]));
-  // 128-bit lane L: the sums of lane L of p[0], p[1], p[2], p[3].
-  const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi64(t0, t1), _mm512_unpackhi_epi64(t0, t1));
+  const __m512i u = quad_sums(p);
   // Lanes 0-1: blocks 0 2 4 6; lanes 2-3: blocks 1 3 5 7.
   const __m512i h = _mm512_add_epi32(u, _mm512_shuffle_i32x4(u, u, _MM_SHUFFLE(2, 3, 0, 1)));
   return _mm512_castsi512_si256(_mm512_permutexvar_epi32(
       _mm512_setr_epi32(0, 8, 1, 9, 2, 10, 3, 11, 0, 0, 0, 0, 0, 0, 0, 0), h));
+}
+
+// Lane k: the exact sum of v[k]'s sixteen int32 lanes, as fp32 (rounded
+// as float(int32_t) rounds).
+inline __m128 lane_sums4(const __m512i v[4]) {
+  const __m512i u = quad_sums(v);
+  const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(u), _mm512_extracti64x4_epi64(u, 1));
+  return _mm_cvtepi32_ps(_mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1)));
 }
 
 // The tile kernels' order (qgemm.h): lane k of an eight-lane accumulator
@@ -315,13 +329,20 @@ inline float k45_quad(const Block* b, const MatvecAct& a, int64_t i, int n, floa
   _mm_store_ps(msum, _mm_cvtepi32_ps(_mm512_castsi512_si128(_mm512_permutexvar_epi32(
                          _mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), mp))));
   const int8_t* x = a.qs + 256 * i;
+  __m512i isums[4];
   for (int k = 0; k < 4; ++k) {
-    if (!kFull && k >= n) break;
+    isums[k] = _mm512_setzero_si512();
+    if (!kFull && k >= n) continue;
     const __m512i sv = _mm512_permutexvar_epi64(
         _mm512_set_epi64(2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k, 2 * k + 1, 2 * k),
         scm);
-    const int32_t isum = _mm512_reduce_add_epi32(k45_scaled_isum<k5>(b[k], x + 256 * k, sv));
-    acc = std::fma(dd[2 * k], float(isum), acc);
+    isums[k] = k45_scaled_isum<k5>(b[k], x + 256 * k, sv);
+  }
+  alignas(16) float isum[4];
+  _mm_store_ps(isum, lane_sums4(isums));
+  for (int k = 0; k < 4; ++k) {
+    if (!kFull && k >= n) break;
+    acc = std::fma(dd[2 * k], isum[k], acc);
     acc = std::fma(-dd[2 * k + 1], msum[k], acc);
   }
   return acc;
@@ -360,38 +381,52 @@ alignas(64) constexpr int16_t kQ6ScaleIndex[2][32] = {
      10, 10, 10, 10, 14, 14, 14, 14, 11, 11, 11, 11, 15, 15, 15, 15},
 };
 
-float dot_q6k(const uint8_t* w, const MatvecAct& a) {
-  const auto* b = reinterpret_cast<const BlockQ6_K*>(w);
+// One Q6_K block's scaled integer sum (offset removed) in 16 int32 lanes.
+inline __m512i q6k_isum(const BlockQ6_K& b, const int8_t* x, const int32_t* ns4,
+                        const __m512i index[2]) {
   const __m512i m4 = _mm512_set1_epi8(0x0f), m30 = _mm512_set1_epi8(0x30);
   const __m512i sh_lo = join(_mm256_set1_epi16(4), _mm256_set1_epi16(2));
   const __m512i sh_hi = join(_mm256_set1_epi16(0), _mm256_set1_epi16(2));
+  // The 16 int8 scales as int16 (words 0-15).
+  const __m512i sc16 = _mm512_castsi256_si512(
+      _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b.scales))));
+  for (int l = 0; l < int(sizeof(BlockQ6_K)); l += 64)
+    prefetch(reinterpret_cast<const uint8_t*>(&b) + l);
+  __m512i isum = _mm512_setzero_si512();
+  for (int h = 0; h < 2; ++h) {
+    const __m512i ql = load64(b.ql + 64 * h);
+    const __m512i qh = _mm512_broadcast_i64x4(load32(b.qh + 32 * h));
+    const __m512i lo = _mm512_or_si512(_mm512_and_si512(ql, m4),
+                                       _mm512_and_si512(_mm512_sllv_epi16(qh, sh_lo), m30));
+    const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), m4),
+                                       _mm512_and_si512(_mm512_srlv_epi16(qh, sh_hi), m30));
+    const __m512i plo =
+        _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h), lo, load64(x + 128 * h));
+    const __m512i phi =
+        _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h + 16), hi, load64(x + 128 * h + 64));
+    isum = _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), _mm512_permutexvar_epi16(index[h], sc16));
+  }
+  return isum;
+}
+
+// Four blocks per step; their sums reduced together, then added block by
+// block to one accumulator in the tile kernels' order (qgemm.h).
+float dot_q6k(const uint8_t* w, const MatvecAct& a) {
+  const auto* b = reinterpret_cast<const BlockQ6_K*>(w);
   const __m512i index[2] = {load64(kQ6ScaleIndex[0]), load64(kQ6ScaleIndex[1])};
+  const int64_t nb = a.K / 256;
   float acc = 0.0f;
-  for (int64_t i = 0; i < a.K / 256; ++i) {
-    // The 16 int8 scales as int16 (words 0-15).
-    const __m512i sc16 = _mm512_castsi256_si512(
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(b[i].scales))));
-    const int8_t* x = a.qs + 256 * i;
-    for (int l = 0; l < int(sizeof(BlockQ6_K)); l += 64)
-      prefetch(reinterpret_cast<const uint8_t*>(b + i) + l);
-    const int32_t* ns4 = a.ns4 + 64 * i;
-    __m512i isum = _mm512_setzero_si512();
-    for (int h = 0; h < 2; ++h) {
-      const __m512i ql = load64(b[i].ql + 64 * h);
-      const __m512i qh = _mm512_broadcast_i64x4(load32(b[i].qh + 32 * h));
-      const __m512i lo = _mm512_or_si512(_mm512_and_si512(ql, m4),
-                                         _mm512_and_si512(_mm512_sllv_epi16(qh, sh_lo), m30));
-      const __m512i hi = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi16(ql, 4), m4),
-                                         _mm512_and_si512(_mm512_srlv_epi16(qh, sh_hi), m30));
-      const __m512i plo =
-          _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h), lo, load64(x + 128 * h));
-      const __m512i phi =
-          _mm512_dpbusd_epi32(_mm512_loadu_si512(ns4 + 32 * h + 16), hi, load64(x + 128 * h + 64));
-      isum =
-          _mm512_dpwssd_epi32(isum, pack_sums(plo, phi), _mm512_permutexvar_epi16(index[h], sc16));
+  for (int64_t i = 0; i < nb; i += 4) {
+    const int n = int(std::min<int64_t>(4, nb - i));
+    __m512i isums[4];
+    for (int k = 0; k < 4; ++k) {
+      isums[k] = k < n ? q6k_isum(b[i + k], a.qs + 256 * (i + k), a.ns4 + 64 * (i + k), index)
+                       : _mm512_setzero_si512();
     }
-    // The tile kernels' order (qgemm.h): one accumulator, block by block.
-    acc = std::fma(half_to_float(b[i].d) * a.d[i], float(_mm512_reduce_add_epi32(isum)), acc);
+    alignas(16) float isum[4];
+    _mm_store_ps(isum, lane_sums4(isums));
+    for (int k = 0; k < n; ++k)
+      acc = std::fma(half_to_float(b[i + k].d) * a.d[i + k], isum[k], acc);
   }
   return acc;
 }
