@@ -1,8 +1,8 @@
 // JSON Schema -> Grammar. One pass over the schema document, memoizing
 // $ref targets by JSON pointer so recursion becomes a cycle in the node
-// graph, then a fixpoint for each node's fewest frames (min_frames), which
-// is what lets the matcher refuse choices that could not finish within the
-// depth limit.
+// graph, then a fixpoint for each node's shortest value by room
+// (compute_min_len), which is what lets the matcher refuse choices that
+// could not finish within the depth limit and close early near max_tokens.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -10,29 +10,46 @@
 
 #include <nlohmann/json.hpp>
 
+#include "int-range.h"
+#include "json-closing.h"
 #include "json-grammar.h"
+#include "json-phases.h"
+#include "schema-combine.h"
 
 namespace rc::structured {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-struct CompileError {
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw CompileError{what + " (at #" + where + ")"};
-}
+using Json = SchemaJson;
 
 const std::set<std::string, std::less<>> kAnnotations = {
     "title",    "description", "$schema",  "$id",       "$comment", "default",
     "examples", "deprecated",  "readOnly", "writeOnly", "$defs",    "definitions"};
-const std::set<std::string, std::less<>> kHandled = {
-    "type",  "properties", "required", "additionalProperties",
-    "items", "minItems",   "maxItems", "enum",
-    "const", "anyOf",      "$ref",     "format"};
+const std::set<std::string, std::less<>> kHandled = {"type",
+                                                     "properties",
+                                                     "required",
+                                                     "additionalProperties",
+                                                     "items",
+                                                     "minItems",
+                                                     "maxItems",
+                                                     "enum",
+                                                     "const",
+                                                     "anyOf",
+                                                     "oneOf",
+                                                     "allOf",
+                                                     "$ref",
+                                                     "format",
+                                                     "minLength",
+                                                     "maxLength",
+                                                     "minimum",
+                                                     "maximum",
+                                                     "exclusiveMinimum",
+                                                     "exclusiveMaximum",
+                                                     "multipleOf",
+                                                     "prefixItems",
+                                                     "additionalItems",
+                                                     "uniqueItems",
+                                                     "pattern"};
 
 class Compiler {
  public:
@@ -114,18 +131,27 @@ class Compiler {
       if (!it->is_string()) fail(where, "'$ref' must be a string");
       return compile_ref(it->get<std::string>(), where);
     }
-    if (auto it = s.find("anyOf"); it != s.end()) {
+    if (auto it = s.find("allOf"); it != s.end()) {
+      const Json merged = merge_all_of(doc_, s, where);
+      return compile(merged, where);
+    }
+    for (const char* kw : {"anyOf", "oneOf"}) {
+      auto it = s.find(kw);
+      if (it == s.end()) continue;
       for (const auto& [k, v] : s.items()) {
-        if (k != "anyOf" && !kAnnotations.count(k)) {
-          fail(where, "'anyOf' next to '" + k + "' is not supported (move it into each branch)");
+        if (k != kw && !kAnnotations.count(k)) {
+          fail(where, std::string("'") + kw + "' next to '" + k +
+                          "' is not supported (move it into each branch)");
         }
       }
-      if (!it->is_array() || it->empty()) fail(where, "'anyOf' must be a non-empty array");
+      if (!it->is_array() || it->empty())
+        fail(where, std::string("'") + kw + "' must be a non-empty array");
       Node n;
       n.kind = NodeKind::any_of;
       for (size_t i = 0; i < it->size(); ++i) {
-        n.alts.push_back(compile((*it)[i], where + "/anyOf/" + std::to_string(i)));
+        n.alts.push_back(compile((*it)[i], where + "/" + kw + "/" + std::to_string(i)));
       }
+      if (std::string(kw) == "oneOf") check_disjoint(n.alts, where);
       return add(std::move(n));
     }
     std::vector<std::string> types = type_names(s, where);
@@ -134,6 +160,20 @@ class Compiler {
     n.kind = NodeKind::any_of;
     for (const std::string& t : types) n.alts.push_back(compile_typed(s, t, where));
     return add(std::move(n));
+  }
+
+  void check_disjoint(const std::vector<uint32_t>& alts, const std::string& where) {
+    for (size_t i = 0; i < alts.size(); ++i) {
+      for (size_t j = i + 1; j < alts.size(); ++j) {
+        if (!disjoint(g_, alts[i], alts[j])) {
+          fail(where + "/oneOf", "'oneOf' branches " + std::to_string(i) + " and " +
+                                     std::to_string(j) +
+                                     " could both match (only branches that exclude each other "
+                                     "by type, by value or by a required property's value are "
+                                     "supported)");
+        }
+      }
+    }
   }
 
   void check_keywords(const Json& s, const std::string& where) {
@@ -171,8 +211,16 @@ class Compiler {
     if (s.contains("properties") || s.contains("required") || s.contains("additionalProperties")) {
       return {"object"};
     }
-    if (s.contains("items") || s.contains("minItems") || s.contains("maxItems")) return {"array"};
-    if (s.contains("format")) return {"string"};
+    for (const char* k : {"items", "minItems", "maxItems", "prefixItems", "uniqueItems"}) {
+      if (s.contains(k)) return {"array"};
+    }
+    for (const char* k : {"format", "minLength", "maxLength", "pattern"}) {
+      if (s.contains(k)) return {"string"};
+    }
+    for (const char* k :
+         {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}) {
+      if (s.contains(k)) return {"number"};
+    }
     return {"any"};
   }
 
@@ -217,15 +265,102 @@ class Compiler {
     if (type == "string") {
       n.kind = NodeKind::string;
       n.format = string_format(s, where);
+      n.min_chars = count(s, "minLength", where, 0);
+      n.max_chars = count(s, "maxLength", where, UINT32_MAX);
+      if (n.min_chars > n.max_chars) fail(where, "'minLength' is larger than 'maxLength'");
+      if (n.format != StringFormat::none && (s.contains("minLength") || s.contains("maxLength"))) {
+        fail(where, "'minLength'/'maxLength' next to 'format' is not supported");
+      }
+      if (auto p = s.find("pattern"); p != s.end()) {
+        if (!p->is_string()) fail(where, "'pattern' must be a string");
+        if (n.format != StringFormat::none || s.contains("minLength") || s.contains("maxLength")) {
+          fail(where, "'pattern' next to 'format', 'minLength' or 'maxLength' is not supported");
+        }
+        g_.patterns.push_back(compile_pattern(p->get<std::string>(), where));
+        n.pattern = static_cast<uint32_t>(g_.patterns.size());
+      }
     } else if (type == "number" || type == "integer") {
       n.kind = NodeKind::number;
       n.integer = type == "integer";
+      number_bounds(s, n, where);
     } else if (type == "boolean") {
       return add(make_literals({"false", "true"}));
     } else {
       return add(make_literals({"null"}));
     }
     return add(std::move(n));
+  }
+
+  static uint32_t count(const Json& s, const char* key, const std::string& where, uint32_t dflt) {
+    auto it = s.find(key);
+    if (it == s.end()) return dflt;
+    const bool whole =
+        it->is_number_integer() ||
+        (it->is_number_float() && it->get<double>() == std::floor(it->get<double>()));
+    if (!whole || it->get<double>() < 0 || it->get<double>() > 1000000) {
+      fail(where, std::string("'") + key + "' must be an integer in [0, 1000000]");
+    }
+    return static_cast<uint32_t>(it->get<double>());
+  }
+
+  // minimum, maximum, exclusiveMinimum, exclusiveMaximum (a number, or
+  // draft 4's boolean), multipleOf: bounds on the integer part (on the
+  // value for integers); a bounded non-integer number has a fraction only
+  // where every fraction is in range.
+  static void number_bounds(const Json& s, Node& n, const std::string& where) {
+    constexpr double kLimit = 999999999999999.0;  // kMaxIntDigits nines
+    double lo = -kLimit, hi = kLimit;
+    bool bounded = false;
+    auto num = [&](const char* key) -> const Json* {
+      auto it = s.find(key);
+      if (it == s.end()) return nullptr;
+      if (!it->is_number() && !it->is_boolean())
+        fail(where, std::string("'") + key + "' must be a number");
+      return &*it;
+    };
+    const Json* min = num("minimum");
+    const Json* max = num("maximum");
+    const Json* xmin = num("exclusiveMinimum");
+    const Json* xmax = num("exclusiveMaximum");
+    if ((min && min->is_boolean()) || (max && max->is_boolean())) {
+      fail(where, "'minimum'/'maximum' must be numbers");
+    }
+    auto lower = [&](double v, bool exclusive) {
+      const double i = exclusive ? std::floor(v) + 1 : std::ceil(v);
+      lo = std::max(lo, i);
+      bounded = true;
+    };
+    auto upper = [&](double v, bool exclusive) {
+      const double i = exclusive ? std::ceil(v) - 1 : std::floor(v);
+      hi = std::min(hi, i);
+      bounded = true;
+    };
+    if (min) lower(min->get<double>(), xmin && xmin->is_boolean() && xmin->get<bool>());
+    if (max) upper(max->get<double>(), xmax && xmax->is_boolean() && xmax->get<bool>());
+    if (xmin && xmin->is_number()) lower(xmin->get<double>(), true);
+    if (xmax && xmax->is_number()) upper(xmax->get<double>(), true);
+    if (bounded) {
+      if (!(lo <= hi)) {
+        fail(where, n.integer ? "no integer lies within 'minimum'/'maximum'"
+                              : "'minimum'/'maximum' that hold no integer are not supported");
+      }
+      n.range.bounded = true;
+      n.range.lo = static_cast<int64_t>(lo);
+      n.range.hi = static_cast<int64_t>(hi);
+    }
+    if (const Json* m = num("multipleOf")) {
+      if (m->is_boolean() || m->get<double>() <= 0)
+        fail(where, "'multipleOf' must be a positive number");
+      const double step = m->get<double>();
+      if (step != std::floor(step) || step > kLimit) {
+        fail(where, "'multipleOf' other than a whole number is not supported");
+      }
+      n.range.step = static_cast<int64_t>(step);
+      n.integer = true;  // whole multiples only
+    }
+    if ((n.range.bounded || n.range.step) && int_min_bytes(n.range) < 0) {
+      fail(where, "no integer of at most 15 digits satisfies 'minimum'/'maximum'/'multipleOf'");
+    }
   }
 
   static StringFormat string_format(const Json& s, const std::string& where) {
@@ -238,7 +373,9 @@ class Compiler {
     if (f == "date-time") return StringFormat::date_time;
     if (f == "uuid") return StringFormat::uuid;
     if (f == "email") return StringFormat::email;
-    fail(where, "unsupported format '" + f + "' (supported: date, time, date-time, uuid, email)");
+    if (f == "ipv4") return StringFormat::ipv4;
+    fail(where,
+         "unsupported format '" + f + "' (supported: date, time, date-time, uuid, email, ipv4)");
   }
 
   uint32_t compile_object(const Json& s, const std::string& where) {
@@ -290,22 +427,50 @@ class Compiler {
   uint32_t compile_array(const Json& s, const std::string& where) {
     Node n;
     n.kind = NodeKind::array;
-    auto count = [&](const char* key, uint32_t& out) {
-      auto it = s.find(key);
-      if (it == s.end()) return;
-      if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 1000000) {
-        fail(where, std::string("'") + key + "' must be an integer in [0, 1000000]");
-      }
-      out = static_cast<uint32_t>(it->get<int64_t>());
-    };
-    count("minItems", n.min_items);
-    count("maxItems", n.max_items);
+    n.min_items = count(s, "minItems", where, 0);
+    n.max_items = count(s, "maxItems", where, UINT32_MAX);
     if (n.min_items > n.max_items) fail(where, "'minItems' is larger than 'maxItems'");
+    // The first items: prefixItems, or draft 4's `items` as an array; the
+    // rest: `items` (or draft 4's additionalItems).
+    const Json* tuple = nullptr;
+    const Json* rest = nullptr;
+    std::string tuple_key = "prefixItems", rest_key = "items";
+    if (auto it = s.find("prefixItems"); it != s.end()) tuple = &*it;
     if (auto it = s.find("items"); it != s.end()) {
-      if (it->is_array()) fail(where, "'items' as an array (tuple) is not supported");
-      n.items = compile(*it, where + "/items");
-    } else {
+      if (it->is_array()) {
+        if (tuple) fail(where, "'items' as an array next to 'prefixItems'");
+        tuple = &*it;
+        tuple_key = "items";
+        rest_key = "additionalItems";
+        if (auto a = s.find("additionalItems"); a != s.end()) rest = &*a;
+      } else {
+        rest = &*it;
+      }
+    }
+    if (tuple) {
+      if (!tuple->is_array()) fail(where, "'" + tuple_key + "' must be an array of schemas");
+      for (size_t i = 0; i < tuple->size(); ++i) {
+        const Json& sub = (*tuple)[i];
+        if (sub.is_boolean() && !sub.get<bool>()) {
+          n.max_items = std::min<uint32_t>(n.max_items, static_cast<uint32_t>(i));
+          break;
+        }
+        n.prefix.push_back(compile(sub, where + "/" + tuple_key + "/" + std::to_string(i)));
+      }
+    }
+    if (rest && rest->is_boolean() && !rest->get<bool>()) {
+      n.max_items = std::min<uint32_t>(n.max_items, static_cast<uint32_t>(n.prefix.size()));
       n.items = g_.any_value;
+    } else {
+      n.items = rest ? compile(*rest, where + "/" + rest_key) : g_.any_value;
+    }
+    if (n.min_items > n.max_items) fail(where, "'minItems' asks for more items than are allowed");
+    if (auto it = s.find("uniqueItems"); it != s.end()) {
+      if (!it->is_boolean()) fail(where, "'uniqueItems' must be a boolean");
+      if (it->get<bool>() && n.max_items > 1) {
+        if (n.min_items > 1) fail(where, "'uniqueItems' with 'minItems' above 1 is not supported");
+        n.max_items = 1;  // one item is always unique
+      }
     }
     return add(std::move(n));
   }
@@ -341,50 +506,6 @@ class Compiler {
   int depth_ = 0;
 };
 
-// Fewest frames to finish a value of each node, by fixpoint (cycles start
-// at "never" and shrink as their exits are found). A container counts room
-// for one value inside even when it may be empty, so containers nest at most
-// kMaxNesting deep whatever they hold.
-void compute_min_frames(Grammar& g) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (Node& n : g.nodes) {
-      int64_t m = kInfiniteDepth;
-      auto sub = [&](uint32_t i) { return int64_t(g.nodes[i].min_frames); };
-      switch (n.kind) {
-        case NodeKind::any_of:
-          for (uint32_t a : n.alts) m = std::min(m, sub(a));
-          break;
-        case NodeKind::object: {
-          int64_t inner = 0;
-          for (const Property& p : n.props) {
-            if (p.required) inner = std::max(inner, sub(p.value));
-          }
-          m = 1 + std::max<int64_t>(inner, 1);
-          break;
-        }
-        case NodeKind::array:
-          m = 1 + std::max<int64_t>(n.min_items > 0 ? sub(n.items) : 0, 1);
-          break;
-        case NodeKind::map:
-          m = 2;
-          break;
-        case NodeKind::document:
-          m = 1 + sub(n.items);
-          break;
-        default:  // any_value, string, number, literals
-          m = 1;
-      }
-      const int v = static_cast<int>(std::min<int64_t>(m, kInfiniteDepth));
-      if (v < n.min_frames) {
-        n.min_frames = v;
-        changed = true;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format) {
@@ -407,8 +528,8 @@ Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFor
   } catch (const std::exception& e) {
     return bad(std::string("JSON schema: ") + e.what());
   }
-  compute_min_frames(*g);
-  if (g->nodes[g->document].min_frames > kMaxFrames) {
+  compute_min_len(*g);
+  if (shortest_reply(*g) >= kNever) {
     return bad("JSON schema: no value satisfies it within " + std::to_string(kMaxNesting) +
                " levels of nesting (a required recursion never ends?)");
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "json-closing.h"
 #include "tokenizer/tokenizer.h"
 
 namespace rc::structured {
@@ -125,8 +126,12 @@ void set_bit_range(std::vector<uint64_t>& bits, uint32_t begin, uint32_t end) {
 }
 
 void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
-                          const std::vector<Thread>& threads, std::vector<uint64_t>& bits) {
+                          const std::vector<Thread>& threads, std::vector<uint64_t>& bits,
+                          uint32_t limit) {
   g_ = &g;
+  limit_ = limit;
+  checked_ = limit < g.closing_bound;
+  budget_refused_ = false;
   trie_ = &trie;
   bits_ = &bits;
   bits.assign((trie.n_tokens() + 63) / 64, 0);
@@ -139,8 +144,17 @@ void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
   walk(0, 0, shortcut(levels_[0]));
 }
 
+bool MaskBuilder::closes(const std::vector<Thread>& threads) const {
+  if (!checked_) return true;
+  for (const Thread& t : threads) {
+    if (closing_bytes(*g_, t) <= limit_) return true;
+  }
+  return false;
+}
+
 bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
   if (safe & utf8) return true;
+  if ((safe & utf8_bounded) && height <= bounded_room) return true;
   for (int k = 0; k < kByteClasses; ++k) {
     if (((cls >> k) & 1) && height <= runs[k]) return true;
   }
@@ -150,14 +164,27 @@ bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const 
 MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) {
   Shortcut s;
   for (const Thread& t : threads) {
+    // Near the budget, a thread lends its shortcut only while the longest
+    // run it would accept whole still leaves it able to finish in time.
+    const uint32_t closing = checked_ ? closing_bytes(*g_, t) : 0;
     const int u = plain_string_state(*g_, t);
     if (u >= 0) {
-      s.utf8 |= uint8_t(1u << u);
+      // Content adds at most a pending UTF-8 sequence to what is left.
+      if (closing + 3 > limit_) continue;
+      const Frame& top = t.f[t.depth - 1];
+      const uint32_t max_chars = g_->nodes[top.node].max_chars;
+      if (max_chars == UINT32_MAX) {
+        s.utf8 |= uint8_t(1u << u);
+      } else {
+        s.utf8_bounded |= uint8_t(1u << u);
+        s.bounded_room = std::min<int>(s.bounded_room, static_cast<int>(max_chars - top.a));
+      }
       continue;
     }
     StringFormat f;
     uint32_t state;
     if (!format_string_state(*g_, t, &f, &state)) continue;
+    if (closing + format_max_remaining(f) > limit_) continue;
     for (int k = 0; k < kByteClasses; ++k) {
       s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
     }
@@ -180,7 +207,13 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
     for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
     if (next.empty()) continue;
     if (next.size() > 1) dedupe(next);
-    set_bit_range(*bits_, child.own_begin, child.own_end);
+    if (child.own_end > child.own_begin) {
+      if (closes(next)) {
+        set_bit_range(*bits_, child.own_begin, child.own_end);
+      } else {
+        budget_refused_ = true;
+      }
+    }
     if (!child.has_child) continue;
     const Shortcut below = shortcut(next);
     if (below.covers(child.safe, child.cls, child.height)) {

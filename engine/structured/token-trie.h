@@ -86,22 +86,35 @@ class TokenTrie {
 
 class MaskBuilder {
  public:
-  // Sets `bits` (over trie positions) to the tokens some thread accepts.
+  // Sets `bits` (over trie positions) to the tokens some thread accepts
+  // and after which some thread can finish in at most `limit` bytes
+  // (closing_bytes of json-closing.h; no check when the grammar's
+  // closing_bound is within it).
   void compute(const Grammar& g, const TokenTrie& trie, const std::vector<Thread>& threads,
-               std::vector<uint64_t>& bits);
+               std::vector<uint64_t>& bits, uint32_t limit = UINT32_MAX);
   uint64_t nodes_visited() const { return visited_; }
+  // Whether the last compute() refused a token only for the budget.
+  bool budget_refused() const { return budget_refused_; }
 
  private:
   // What lets a level's threads accept a subtree whole.
   struct Shortcut {
     uint8_t utf8 = 0;                 // bit u: some thread is in a plain string, UTF-8 state u
+    uint8_t utf8_bounded = 0;         // the same for strings with maxLength ...
+    int bounded_room = 255;           // ... the fewest characters one of them may still take
     uint8_t runs[kByteClasses] = {};  // longest run of class k some thread accepts
     bool covers(uint8_t safe, uint8_t cls, int height) const;
   };
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
 
+  // Whether some thread can finish in limit_ bytes (when checked_).
+  bool closes(const std::vector<Thread>& threads) const;
+
   const Grammar* g_ = nullptr;
+  uint32_t limit_ = UINT32_MAX;
+  bool checked_ = false;
+  bool budget_refused_ = false;
   const TokenTrie* trie_ = nullptr;
   std::vector<uint64_t>* bits_ = nullptr;
   std::vector<std::vector<Thread>> levels_;
