@@ -95,6 +95,7 @@ uint32_t number_rest(const Node& n, const Frame& f) {
     case kNumInt:
     case kNumZero: {
       const int d = ranged ? int_digits_needed(n.range, neg, m, f.pos & 0xff) : 0;
+      if (d < 0 && neg && m == 0) return 2;  // "-0" the matcher let through: ".5"
       return d < 0 ? kNever : uint32_t(d);
     }
     case kNumDot:

@@ -247,7 +247,8 @@ bool fraction_allowed(const Node& n, const Frame& f) {
   if (!n.range.bounded) return true;
   const bool neg = f.pos & kNumNegative;
   const uint64_t m = magnitude(f);
-  return int_allowed(n.range, neg, m) && int_allowed(n.range, neg, m + 1) && !(neg && m == 0);
+  if (neg && m == 0) return int_allowed(n.range, false, 0) && int_allowed(n.range, true, 1);
+  return int_allowed(n.range, neg, m) && int_allowed(n.range, neg, m + 1);
 }
 
 bool number_done(const Node& n, const Frame& f) {
@@ -271,7 +272,14 @@ Outcome step_number(const Node& n, Frame& f, uint8_t c) {
   auto int_digit = [&](uint8_t phase) {
     const int digits = f.pos & 0xff;
     const uint64_t m = magnitude(f) * 10 + (c - '0');
-    if (ranged && int_digits_needed(n.range, sign, m, digits + 1) < 0) return kReject;
+    if (ranged && int_digits_needed(n.range, sign, m, digits + 1) < 0) {
+      // "-0" may still become "-0.5" when that is in range.
+      Frame probe = f;
+      probe.a = probe.b = 0;
+      const bool negative_fraction =
+          !n.integer && sign && m == 0 && digits == 0 && fraction_allowed(n, probe);
+      if (!negative_fraction) return kReject;
+    }
     f.a = static_cast<uint32_t>(m);
     f.b = static_cast<uint32_t>(m >> 32);
     return to(phase, static_cast<uint16_t>(digits + 1));

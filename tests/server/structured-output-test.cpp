@@ -293,8 +293,8 @@ TEST_F(StructuredServerTest, FuzzedSchemasNeverCrashTheServer) {
       if (i % 2 == 0) {  // not streamed: the reply parses, cut by max_tokens or not
         const json reply = json::parse(r->body);
         const std::string content = reply["choices"][0]["message"]["content"];
-        EXPECT_FALSE(json::parse(content, nullptr, false).is_discarded())
-            << content << "\n" << format.dump();
+        EXPECT_FALSE(json::parse(content, nullptr, false).is_discarded()) << content << "\n"
+                                                                          << format.dump();
       }
     } else {
       EXPECT_EQ(r->status, 400) << r->body << "\n" << format.dump();
