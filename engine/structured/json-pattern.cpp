@@ -464,6 +464,12 @@ Pattern compile_pattern(const std::string& re, const std::string& where) {
   for (uint32_t d : p.dist) {
     if (d != kFar) p.max_dist = std::max(p.max_dist, d);
   }
+  p.loops.assign(n, 1);
+  for (size_t d = 0; d < n; ++d) {
+    for (int c = 0; c < 128 && p.loops[d]; ++c) {
+      if (alphabet[c] && p.next[d * 256 + c] != static_cast<int32_t>(d)) p.loops[d] = 0;
+    }
+  }
   return p;
 }
 

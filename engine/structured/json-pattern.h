@@ -25,6 +25,7 @@ struct Pattern {
   std::vector<int32_t> next;   // next[state * 256 + byte]: -1 refused (or leads nowhere)
   std::vector<uint32_t> dist;  // fewest bytes to an accepting state (0: may end here)
   uint32_t max_dist = 0;
+  std::vector<uint8_t> loops;  // loops[state]: every writable byte leads back to it
 };
 
 // Throws CompileError (schema-combine.h) naming the unsupported construct

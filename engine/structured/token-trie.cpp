@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "json-closing.h"
+#include "json-phases.h"
 #include "tokenizer/tokenizer.h"
 
 namespace rc::structured {
@@ -195,32 +196,85 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
 void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
+  if (levels_[level].size() == 1) {
+    // Inside a pattern string: its DFA walks the subtree directly.
+    const Thread& t = levels_[level][0];
+    const Frame& top = t.f[t.depth - 1];
+    const Node& n = g_->nodes[top.node];
+    if (n.kind == NodeKind::string && n.pattern && top.phase == kStrContent) {
+      const Pattern& p = g_->patterns[n.pattern - 1];
+      const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
+      walk_pattern(node, level, p, top.a, base);
+      return;
+    }
+  }
+  for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) visit(c, level, here);
+}
+
+void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
+  const TokenTrie::Node& child = trie_->nodes()[c];
+  ++visited_;
+  if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
+    set_bit_range(*bits_, child.own_begin, child.sub_end);
+    return;
+  }
+  std::vector<Thread>& next = levels_[level + 1];
+  next.clear();
+  for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
+  if (next.empty()) return;
+  if (next.size() > 1) dedupe(next);
+  if (child.own_end > child.own_begin) {
+    if (closes(next)) {
+      set_bit_range(*bits_, child.own_begin, child.own_end);
+    } else {
+      budget_refused_ = true;
+    }
+  }
+  if (!child.has_child) return;
+  const Shortcut below = shortcut(next);
+  if (below.covers(child.safe, child.cls, child.height)) {
+    set_bit_range(*bits_, child.own_end, child.sub_end);
+  } else {
+    walk(c, level + 1, below);
+  }
+}
+
+// levels_[level] is one thread inside a pattern string; `state` is the DFA
+// state after the bytes down to `node`, `base` what the frames below the
+// string need to close. A closing quote leaves the string: that child goes
+// the generic way from the thread put in that state.
+void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state,
+                               uint32_t base) {
+  const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
+  if (!nodes[node].has_child) return;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
-    ++visited_;
-    if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
-      set_bit_range(*bits_, child.own_begin, child.sub_end);
+    if (child.byte == '"') {
+      Thread& t = levels_[level][0];
+      t.f[t.depth - 1].a = state;
+      visit(c, level, shortcut(levels_[level]));
       continue;
     }
-    std::vector<Thread>& next = levels_[level + 1];
-    next.clear();
-    for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
-    if (next.empty()) continue;
-    if (next.size() > 1) dedupe(next);
+    ++visited_;
+    const int32_t to = p.next[size_t(state) * 256 + child.byte];
+    if (to < 0) continue;
+    const bool in_time = !checked_ || base + p.dist[to] + 1 <= limit_;
     if (child.own_end > child.own_begin) {
-      if (closes(next)) {
+      if (in_time) {
         set_bit_range(*bits_, child.own_begin, child.own_end);
       } else {
         budget_refused_ = true;
       }
     }
     if (!child.has_child) continue;
-    const Shortcut below = shortcut(next);
-    if (below.covers(child.safe, child.cls, child.height)) {
-      set_bit_range(*bits_, child.own_end, child.sub_end);
-    } else {
-      walk(c, level + 1, below);
+    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time) {
+      set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
+      continue;
     }
+    if (levels_[level + 1].empty()) levels_[level + 1].push_back(levels_[level][0]);
+    levels_[level + 1].resize(1);
+    levels_[level + 1][0].copy_from(levels_[level][0]);
+    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base);
   }
 }
 

@@ -107,6 +107,8 @@ class MaskBuilder {
   };
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
+  void visit(uint32_t child, int level, const Shortcut& here);
+  void walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state, uint32_t base);
 
   // Whether some thread can finish in limit_ bytes (when checked_).
   bool closes(const std::vector<Thread>& threads) const;
