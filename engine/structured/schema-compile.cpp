@@ -23,8 +23,8 @@ namespace {
 using Json = SchemaJson;
 
 const std::set<std::string, std::less<>> kAnnotations = {
-    "title",    "description", "$schema",  "$id",       "$comment", "default",
-    "examples", "deprecated",  "readOnly", "writeOnly", "$defs",    "definitions"};
+    "title",      "description", "$schema",   "$id",   "$comment",    "default", "examples",
+    "deprecated", "readOnly",    "writeOnly", "$defs", "definitions", "id"};
 const std::set<std::string, std::less<>> kHandled = {"type",
                                                      "properties",
                                                      "required",
@@ -138,11 +138,21 @@ class Compiler {
     for (const char* kw : {"anyOf", "oneOf"}) {
       auto it = s.find(kw);
       if (it == s.end()) continue;
-      for (const auto& [k, v] : s.items()) {
-        if (k != kw && !kAnnotations.count(k)) {
-          fail(where, std::string("'") + kw + "' next to '" + k +
-                          "' is not supported (move it into each branch)");
+      bool siblings = false;
+      for (const auto& [k, v] : s.items())
+        siblings = siblings || (k != kw && !kAnnotations.count(k));
+      if (siblings) {
+        // The other keywords apply to every branch: merged into each.
+        if (!it->is_array() || it->empty()) {
+          fail(where, std::string("'") + kw + "' must be a non-empty array");
         }
+        Json rest = s;
+        rest.erase(kw);
+        Json branches = Json::array();
+        for (const Json& b : *it) {
+          branches.push_back(merge_all_of(doc_, Json{{"allOf", Json::array({rest, b})}}, where));
+        }
+        return compile(Json{{kw, branches}}, where);
       }
       if (!it->is_array() || it->empty())
         fail(where, std::string("'") + kw + "' must be a non-empty array");
@@ -271,6 +281,15 @@ class Compiler {
       if (n.format != StringFormat::none && (s.contains("minLength") || s.contains("maxLength"))) {
         fail(where, "'minLength'/'maxLength' next to 'format' is not supported");
       }
+      if (s.contains("format") && format_pattern(s["format"].get<std::string>())) {
+        if (s.contains("pattern") || s.contains("minLength") || s.contains("maxLength")) {
+          fail(where, "'format' " + s["format"].dump() +
+                          " next to 'pattern', 'minLength' or 'maxLength' is not supported");
+        }
+        g_.patterns.push_back(
+            compile_pattern(format_pattern(s["format"].get<std::string>()), where));
+        n.pattern = static_cast<uint32_t>(g_.patterns.size());
+      }
       if (auto p = s.find("pattern"); p != s.end()) {
         if (!p->is_string()) fail(where, "'pattern' must be a string");
         if (n.format != StringFormat::none || s.contains("minLength") || s.contains("maxLength")) {
@@ -351,16 +370,37 @@ class Compiler {
     if (const Json* m = num("multipleOf")) {
       if (m->is_boolean() || m->get<double>() <= 0)
         fail(where, "'multipleOf' must be a positive number");
-      const double step = m->get<double>();
-      if (step != std::floor(step) || step > kLimit) {
-        fail(where, "'multipleOf' other than a whole number is not supported");
+      // m = p/q in lowest terms: its whole multiples are the multiples of p.
+      const double m_value = m->get<double>();
+      double p = 0;
+      for (int q = 1; q <= 1000000; ++q) {
+        const double x = m_value * q;
+        if (std::fabs(x - std::round(x)) <= 1e-9 * std::max(1.0, x)) {
+          p = std::round(x);
+          break;
+        }
       }
-      n.range.step = static_cast<int64_t>(step);
+      if (p < 1 || p > kLimit) fail(where, "'multipleOf' " + m->dump() + " is not supported");
+      n.range.step = static_cast<int64_t>(p);
       n.integer = true;  // whole multiples only
     }
     if ((n.range.bounded || n.range.step) && int_min_bytes(n.range) < 0) {
       fail(where, "no integer of at most 15 digits satisfies 'minimum'/'maximum'/'multipleOf'");
     }
+  }
+
+  // Formats written as patterns (a subset of each: lower-case hex and
+  // host names, http(s) URIs without query or fragment).
+  static const char* format_pattern(const std::string& f) {
+    if (f == "ipv6") return "^([0-9a-f]{1,4}:){7}[0-9a-f]{1,4}$";
+    if (f == "hostname") {
+      return "^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?){0,3}$";
+    }
+    if (f == "uri") {
+      return "^https?://[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?)"
+             "{0,3}(/[A-Za-z0-9._~-]*)*$";
+    }
+    return nullptr;
   }
 
   static StringFormat string_format(const Json& s, const std::string& where) {
@@ -374,8 +414,9 @@ class Compiler {
     if (f == "uuid") return StringFormat::uuid;
     if (f == "email") return StringFormat::email;
     if (f == "ipv4") return StringFormat::ipv4;
-    fail(where,
-         "unsupported format '" + f + "' (supported: date, time, date-time, uuid, email, ipv4)");
+    if (format_pattern(f)) return StringFormat::none;
+    fail(where, "unsupported format '" + f +
+                    "' (supported: date, time, date-time, uuid, email, ipv4, ipv6, hostname, uri)");
   }
 
   uint32_t compile_object(const Json& s, const std::string& where) {

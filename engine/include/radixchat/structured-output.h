@@ -28,15 +28,20 @@
 //    exclusiveMinimum / exclusiveMaximum (numbers, or draft 4's booleans)
 //    the integer part is kept in range digit by digit, a fraction is written
 //    only where every fraction is in range, and there is no exponent;
-//    multipleOf (whole numbers only) makes the value a whole multiple.
+//    multipleOf m = p/q (lowest terms, q up to 10^6) gives whole multiples
+//    of p.
 //  - Strings: valid UTF-8, no lone surrogate escapes; minLength / maxLength
 //    count characters (an escape is one). Formats date, time, date-time
 //    (RFC 3339, 'T' and 'Z' upper case, at most 9 fraction digits), uuid,
-//    email (ASCII local part, dotted domain) and ipv4 are generated exactly.
+//    email (ASCII local part, dotted domain) and ipv4 are generated exactly;
+//    ipv6 (eight full groups), hostname and uri (http(s), no query) as
+//    patterns. pattern: a regex subset compiled to a DFA (json-pattern.h);
+//    only printable ASCII other than '"' and '\' is written.
 //  - Arrays: prefixItems (or draft 4's `items` array with additionalItems),
 //    items, minItems, maxItems; uniqueItems holds by allowing one item.
 //  - enum / const: any JSON values, written compactly.
-//  - anyOf and type arrays: any branch. oneOf: only when its branches
+//  - anyOf and type arrays: any branch (keywords next to anyOf / oneOf
+//    are merged into each branch). oneOf: only when its branches
 //    exclude each other (by type, by literal values, or by a required
 //    property with disjoint literal values); otherwise refused. allOf:
 //    merged into one schema (properties joined, required joined, types
@@ -46,7 +51,7 @@
 //    the document; recursion is allowed, and values nest at most
 //    kMaxNesting deep (choices that could not finish within that depth are
 //    never offered).
-// Annotations (title, description, $schema, $id, $comment, default,
+// Annotations (title, description, $schema, $id, id, $comment, default,
 // examples, deprecated, readOnly, writeOnly) are ignored. Any other keyword
 // (not, if, patternProperties, minProperties, ...) is refused with an error
 // naming it and its JSON pointer.

@@ -12,12 +12,31 @@ const base = process.env.BASE_URL;
 const ajv = new Ajv({ strict: false, allErrors: false });
 addFormats(ajv);
 
+// Whitespace bytes between JSON tokens (outside strings).
+function whitespace(text) {
+  let n = 0;
+  let inString = false;
+  let escaped = false;
+  for (const ch of text) {
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === '\\') escaped = true;
+      else if (ch === '"') inString = false;
+    } else if (ch === '"') inString = true;
+    else if (' \n\t\r'.includes(ch)) n++;
+  }
+  return n;
+}
+
 const counts = {};
+const refusals = {};
 const bad = [];
 let errors5xx = 0;
 const files = suite.draft4();
 for (const budget of [32, 512]) {
-  const c = (counts[budget] = { schemas: 0, refused: 0, valid: 0, invalid: 0, failed: 0, tokens: 0 });
+  const c = (counts[budget] = {
+    schemas: 0, refused: 0, valid: 0, invalid: 0, failed: 0, tokens: 0, replies: 0, ws: 0,
+  });
   for (const file of files) {
     for (const group of file.schemas) {
       c.schemas++;
@@ -48,9 +67,13 @@ for (const budget of [32, 512]) {
       }
       if (res.status === 400) {
         c.refused++;
+        const why = (reply.error?.message ?? '').replace(/.*?: JSON schema: /, '').slice(0, 90);
+        refusals[why] = (refusals[why] ?? 0) + 1;
         continue;
       }
       const text = reply.choices?.[0]?.message?.content ?? '';
+      c.replies++;
+      c.ws += whitespace(text);
       let value;
       let ok = false;
       try {
@@ -69,12 +92,16 @@ for (const budget of [32, 512]) {
     }
   }
 }
+for (const [why, n] of Object.entries(refusals).sort((a, b) => b[1] - a[1])) {
+  console.log(`refused ${n}x: ${why}`);
+}
 for (const b of bad) console.log(`bad: max_tokens ${b.budget} ${b.file} / ${b.what}: ${b.why}`);
 for (const [budget, c] of Object.entries(counts)) {
   const mean = c.valid ? (c.tokens / c.valid).toFixed(1) : '-';
   console.log(
     `max_tokens ${budget}: ${c.schemas} schemas, ${c.refused} refused (400), ${c.valid} valid, ` +
-      `${c.invalid} invalid, ${c.failed} failed; mean tokens per valid reply ${mean}`,
+      `${c.invalid} invalid, ${c.failed} failed; mean tokens per valid reply ${mean}; ` +
+      `whitespace bytes per reply ${c.replies ? (c.ws / c.replies).toFixed(1) : '-'}`,
   );
 }
 const invalid = Object.values(counts).reduce((n, c) => n + c.invalid + c.failed, 0);
