@@ -97,6 +97,8 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
     p.safe &= n.safe_in;
     p.cls &= n.cls_in;
     p.height = static_cast<uint8_t>(std::max<int>(p.height, std::min(255, n.height + 1)));
+    n.quote = n.quote || n.byte == '"';
+    p.quote = p.quote || n.quote;
   }
 }
 
@@ -204,7 +206,25 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
     if (n.kind == NodeKind::string && n.pattern && top.phase == kStrContent) {
       const Pattern& p = g_->patterns[n.pattern - 1];
       const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
-      walk_pattern(node, level, p, top.a, base);
+      if (node != 0 || checked_) {
+        walk_pattern(node, level, p, top.a, base, Quotes::all);
+        return;
+      }
+      // From the root without a budget check, the tokens without a quote
+      // depend on the DFA state alone: computed once per state.
+      const uint64_t key = uint64_t(n.pattern) << 32 | top.a;
+      auto it = pattern_bits_.find(key);
+      if (it == pattern_bits_.end()) {
+        if (pattern_bits_.size() >= 64) pattern_bits_.clear();
+        std::vector<uint64_t> own(bits_->size(), 0);
+        std::vector<uint64_t>* out = bits_;
+        bits_ = &own;
+        walk_pattern(node, level, p, top.a, base, Quotes::skip);
+        bits_ = out;
+        it = pattern_bits_.emplace(key, std::move(own)).first;
+      }
+      for (size_t w = 0; w < bits_->size(); ++w) (*bits_)[w] |= it->second[w];
+      walk_pattern(node, level, p, top.a, base, Quotes::only);
       return;
     }
   }
@@ -244,12 +264,14 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
 // string need to close. A closing quote leaves the string: that child goes
 // the generic way from the thread put in that state.
 void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state,
-                               uint32_t base) {
+                               uint32_t base, Quotes quotes) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
+    if (quotes == Quotes::only && !child.quote) continue;
     if (child.byte == '"') {
+      if (quotes == Quotes::skip) continue;
       Thread& t = levels_[level][0];
       t.f[t.depth - 1].a = state;
       visit(c, level, shortcut(levels_[level]));
@@ -259,7 +281,7 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
     const int32_t to = p.next[size_t(state) * 256 + child.byte];
     if (to < 0) continue;
     const bool in_time = !checked_ || base + p.dist[to] + 1 <= limit_;
-    if (child.own_end > child.own_begin) {
+    if (child.own_end > child.own_begin && quotes != Quotes::only) {
       if (in_time) {
         set_bit_range(*bits_, child.own_begin, child.own_end);
       } else {
@@ -267,14 +289,14 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
       }
     }
     if (!child.has_child) continue;
-    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time) {
+    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time && quotes != Quotes::only) {
       set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
       continue;
     }
     if (levels_[level + 1].empty()) levels_[level + 1].push_back(levels_[level][0]);
     levels_[level + 1].resize(1);
     levels_[level + 1][0].copy_from(levels_[level][0]);
-    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base);
+    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes);
   }
 }
 

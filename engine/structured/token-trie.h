@@ -33,6 +33,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "format-runs.h"
@@ -62,6 +63,7 @@ class TokenTrie {
     uint8_t cls_in = 0;      // the same for this node's byte and every byte below
     uint8_t height = 0;      // longest run of bytes below (255: 255 or more)
     bool has_child = false;  // the first child is the next node
+    bool quote = false;      // this node's byte or one below is '"'
   };
 
   int n_vocab() const { return static_cast<int>(pieces_.size()); }
@@ -108,7 +110,12 @@ class MaskBuilder {
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
   void visit(uint32_t child, int level, const Shortcut& here);
-  void walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state, uint32_t base);
+  // Which of a pattern walk's tokens to mark: all, only those without a
+  // '"' (what a DFA state alone decides: cached per state), or only those
+  // with one (the rest came from the cache).
+  enum class Quotes { all, skip, only };
+  void walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state, uint32_t base,
+                    Quotes quotes);
 
   // Whether some thread can finish in limit_ bytes (when checked_).
   bool closes(const std::vector<Thread>& threads) const;
@@ -122,6 +129,9 @@ class MaskBuilder {
   std::vector<std::vector<Thread>> levels_;
   uint64_t visited_ = 0;
   FormatRuns runs_;
+  // Tokens without '"' allowed from the trie's root in a pattern state, by
+  // (pattern, state); cleared when full.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> pattern_bits_;
 };
 
 // Sets bits [begin, end).

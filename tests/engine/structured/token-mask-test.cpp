@@ -59,11 +59,13 @@ TEST(TokenMask, MatchesBruteForceOnRandomVocabularies) {
       R"({"type":"object","properties":{"name":{"type":"string"},"id":{"type":"integer"},
         "tags":{"type":"array","items":{"enum":["red","green","g"]}}},"required":["id"]})",
       R"({"type":"string","format":"date-time"})",
-      R"({"anyOf":[{"type":"number"},{"type":"string","format":"email"},{"type":"null"}]})"};
+      R"({"anyOf":[{"type":"number"},{"type":"string","format":"email"},{"type":"null"}]})",
+      R"({"type":"array","items":{"type":"string","pattern":"[0-9a-f]{4}|b+\\.a"}})",
+      R"({"type":"string","pattern":"^(ab|[x-z]\\d)+$"})"};
   for (int round = 0; round < 12; ++round) {
     auto trie = std::make_shared<TokenTrie>(random_vocab(rng, 900));
     std::string schema;
-    if (round < 3) {
+    if (round < 5) {
       schema = fixed[round];
     } else {
       schema = test::random_schema(rng, 1 + round % 3).dump();
