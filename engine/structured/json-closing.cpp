@@ -107,14 +107,52 @@ uint32_t number_rest(const Node& n, const Frame& f) {
   }
 }
 
-uint32_t literal_rest(const Node& n, const Frame& f) {
+// The shortest literal (lowest index among equals) the frame may still
+// become, values in `used` aside; UINT32_MAX when none.
+uint32_t literal_choice(const Node& n, const Frame& f, uint32_t used) {
   const std::vector<std::string>& lits = n.literals;
-  uint32_t best = kNever;
+  uint32_t best = UINT32_MAX;
   for (uint32_t k = f.a; k < lits.size(); ++k) {
     if (k != f.a && lits[k].compare(0, f.pos, lits[f.a], 0, f.pos) != 0) break;
-    best = std::min<uint32_t>(best, static_cast<uint32_t>(lits[k].size()) - f.pos);
+    if (k < 32 && ((used >> k) & 1)) continue;
+    if (best == UINT32_MAX || lits[k].size() < lits[best].size()) best = k;
   }
   return best;
+}
+
+uint32_t literal_rest(const Node& n, const Frame& f, uint32_t used = 0) {
+  const uint32_t k = literal_choice(n, f, used);
+  return k == UINT32_MAX ? kNever : static_cast<uint32_t>(n.literals[k].size()) - f.pos;
+}
+
+// The k shortest values of a uniqueItems array's literals not in `used`,
+// each after a comma but the first when `first`; then ']'.
+uint32_t unique_tail(const Grammar& g, const Node& n, uint32_t used, uint32_t k, bool first) {
+  std::vector<uint32_t> sizes;
+  const std::vector<std::string>& lits = g.nodes[n.unique_of].literals;
+  for (uint32_t i = 0; i < lits.size(); ++i) {
+    if (!(i < 32 && ((used >> i) & 1))) sizes.push_back(static_cast<uint32_t>(lits[i].size()));
+  }
+  if (sizes.size() < k) return kNever;
+  std::sort(sizes.begin(), sizes.end());
+  uint64_t total = 1 + k - (first && k > 0 ? 1 : 0);
+  for (uint32_t i = 0; i < k; ++i) total += sizes[i];
+  return static_cast<uint32_t>(std::min<uint64_t>(total, kNever));
+}
+
+uint32_t unique_array_rest(const Grammar& g, const Node& n, const Frame& f) {
+  const uint32_t left = n.min_items > f.a ? n.min_items - f.a : 0;
+  switch (f.phase) {
+    case kOpen:
+      return add(1, unique_tail(g, n, f.b, n.min_items, true));
+    case kFirst:
+      return unique_tail(g, n, f.b, n.min_items, true);
+    case kAfter:
+      return unique_tail(g, n, f.b, left, false);
+    case kComma:
+      return unique_tail(g, n, f.b, std::max<uint32_t>(left, 1), true);
+  }
+  return kNever;
 }
 
 // What frame `f` (with `room` frames) still needs once the frame above it,
@@ -172,6 +210,7 @@ uint32_t frame_rest(const Grammar& g, const Frame& f, int room) {
       return kNever;
     }
     case NodeKind::array:
+      if (n.unique_of != UINT32_MAX) return unique_array_rest(g, n, f);
       switch (f.phase) {
         case kOpen:
           return n.min_items == 0 ? 2 : add(1, array_tail(g, n, 0, cr));
@@ -253,7 +292,20 @@ uint32_t cheapest_member(const Grammar& g, const Node& n, uint32_t from, int roo
 uint32_t closing_bytes(const Grammar& g, const Thread& t) {
   uint64_t total = 0;
   for (uint32_t i = 0; i < t.depth; ++i) {
-    total += frame_rest(g, t.f[i], kMaxFrames - static_cast<int>(i));
+    Frame f = t.f[i];
+    const Node& n = g.nodes[f.node];
+    const bool child_literal =
+        i + 1 < t.depth && g.nodes[t.f[i + 1].node].kind == NodeKind::literals;
+    if (n.unique_of != UINT32_MAX && child_literal) {
+      // The value being written is the child's shortest choice: used.
+      const uint32_t k = literal_choice(g.nodes[t.f[i + 1].node], t.f[i + 1], f.b);
+      if (k < 32) f.b |= 1u << k;
+    }
+    if (n.kind == NodeKind::literals && i > 0 && g.nodes[t.f[i - 1].node].unique_of != UINT32_MAX) {
+      total += literal_rest(n, f, t.f[i - 1].b);
+    } else {
+      total += frame_rest(g, f, kMaxFrames - static_cast<int>(i));
+    }
     if (total >= kNever) return kNever;
   }
   return static_cast<uint32_t>(total);
@@ -294,6 +346,9 @@ void compute_min_len(Grammar& g) {
         w += longest(n.items);
         break;
       case NodeKind::array:
+        if (n.unique_of != UINT32_MAX) {
+          for (const std::string& l : g.nodes[n.unique_of].literals) w += l.size() + 1;
+        }
         for (uint32_t i = 0; i < n.min_items && i < n.prefix.size(); ++i)
           w += 1 + longest(n.prefix[i]);
         if (n.min_items > n.prefix.size())

@@ -67,8 +67,11 @@ struct Node {
   uint32_t items = 0;                              // array, map: the element / value node
   std::vector<uint32_t> prefix;                    // array: nodes of the first items
   uint32_t min_items = 0, max_items = UINT32_MAX;  // array
-  std::vector<std::string> literals;               // literals: compact JSON texts
-  std::vector<uint32_t> alts;                      // any_of
+  // array with uniqueItems: its items are this literals node (at most 32
+  // values); the array frame's `b` marks the values used. UINT32_MAX: none.
+  uint32_t unique_of = UINT32_MAX;
+  std::vector<std::string> literals;  // literals: compact JSON texts
+  std::vector<uint32_t> alts;         // any_of
   // min_len[r]: fewest bytes of a value of this node whose frame has r
   // frames of room (itself and what it must contain); kNever when none fits.
   uint32_t min_len[kMaxFrames + 1];

@@ -2,6 +2,7 @@
 #include "json-matcher.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstring>
 
 #include "int-range.h"
@@ -139,7 +140,9 @@ Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c, int ro
 }
 
 Outcome step_array(const Grammar& g, const Node& n, Frame& f, uint8_t c, int room) {
-  const bool more = f.a < n.max_items && fits(g, n.item_node(f.a), room - 1);
+  const bool unused_left = n.unique_of == UINT32_MAX || static_cast<size_t>(std::popcount(f.b)) <
+                                                            g.nodes[n.unique_of].literals.size();
+  const bool more = f.a < n.max_items && unused_left && fits(g, n.item_node(f.a), room - 1);
   switch (f.phase) {
     case kOpen:
       if (c != '[') return kReject;
@@ -327,18 +330,24 @@ Outcome step_number(const Node& n, Frame& f, uint8_t c) {
 
 // `a` is the smallest literal with the prefix matched so far (literals are
 // sorted), so "a literal ends here" is lits[a].size() == pos.
-Outcome step_literals(const Node& n, Frame& f, uint8_t c) {
+// `exclude`: values already used by a uniqueItems array (bit per index).
+Outcome step_literals(const Node& n, Frame& f, uint8_t c, uint32_t exclude) {
   const std::vector<std::string>& lits = n.literals;
   const std::string& cur = lits[f.a];
+  auto used = [&](uint32_t k) { return k < 32 && ((exclude >> k) & 1); };
   for (uint32_t k = f.a; k < lits.size(); ++k) {
     const std::string& s = lits[k];
     if (k != f.a && s.compare(0, f.pos, cur, 0, f.pos) != 0) break;
+    if (used(k)) continue;
     if (s.size() > f.pos && static_cast<uint8_t>(s[f.pos]) == c) {
       f.a = k;
       ++f.pos;
       const bool exact = s.size() == f.pos;
-      const bool longer = k + 1 < lits.size() && lits[k + 1].size() > f.pos &&
-                          lits[k + 1].compare(0, f.pos, s) == 0;
+      bool longer = false;
+      for (uint32_t j = k + 1; j < lits.size() && !longer; ++j) {
+        if (lits[j].compare(0, f.pos, s) != 0) break;
+        longer = !used(j);
+      }
       return exact && !longer ? Outcome{Act::take_close} : kTake;
     }
   }
@@ -355,7 +364,7 @@ Outcome step_any_value(const Grammar& g, uint8_t c) {
 }
 
 // `room`: the frames this one and its descendants may use.
-Outcome step_frame(const Grammar& g, Frame& f, uint8_t c, int room) {
+Outcome step_frame(const Grammar& g, Frame& f, uint8_t c, int room, uint32_t exclude) {
   const Node& n = g.nodes[f.node];
   switch (n.kind) {
     case NodeKind::document:
@@ -375,7 +384,7 @@ Outcome step_frame(const Grammar& g, Frame& f, uint8_t c, int room) {
     case NodeKind::number:
       return step_number(n, f, c);
     case NodeKind::literals:
-      return step_literals(n, f, c);
+      return step_literals(n, f, c, exclude);
     case NodeKind::any_of:
       return kReject;  // never a frame
   }
@@ -404,10 +413,28 @@ void push_node(const Grammar& g, const Thread& t, uint32_t node, uint8_t c,
   feed_thread(g, next, c, out);
 }
 
+// The uniqueItems array right below a literal frame at `top`, or null.
+Frame* unique_parent(const Grammar& g, Thread& t) {
+  if (t.depth < 2 || g.nodes[t.f[t.depth - 1].node].kind != NodeKind::literals) return nullptr;
+  Frame& parent = t.f[t.depth - 2];
+  return g.nodes[parent.node].unique_of != UINT32_MAX ? &parent : nullptr;
+}
+
+// Pops the top frame; a literal closing inside a uniqueItems array marks
+// its value used.
+void pop(const Grammar& g, Thread& t) {
+  if (Frame* parent = unique_parent(g, t); parent && t.f[t.depth - 1].a < 32) {
+    parent->b |= 1u << t.f[t.depth - 1].a;
+  }
+  --t.depth;
+}
+
 void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& out) {
   while (t.depth > 0) {
     Frame& top = t.f[t.depth - 1];
-    const Outcome o = step_frame(g, top, c, kMaxFrames - static_cast<int>(t.depth) + 1);
+    const Frame* parent = unique_parent(g, t);
+    const Outcome o =
+        step_frame(g, top, c, kMaxFrames - static_cast<int>(t.depth) + 1, parent ? parent->b : 0);
     switch (o.act) {
       case Act::reject:
         return;
@@ -415,11 +442,11 @@ void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& ou
         out.push_back(t);
         return;
       case Act::take_close:
-        --t.depth;
+        pop(g, t);
         out.push_back(t);
         return;
       case Act::pop_retry:
-        --t.depth;
+        pop(g, t);
         continue;
       case Act::push:
         push_node(g, t, o.child, c, out, 0);

@@ -14,8 +14,8 @@ namespace {
 using Json = SchemaJson;
 
 const std::set<std::string, std::less<>> kIgnored = {
-    "title",    "description", "$schema",  "$id",       "$comment", "default",
-    "examples", "deprecated",  "readOnly", "writeOnly", "$defs",    "definitions", "id"};
+    "title",      "description", "$schema",   "$id",   "$comment",    "default", "examples",
+    "deprecated", "readOnly",    "writeOnly", "$defs", "definitions", "id"};
 
 // A whole-branch $ref followed to its target.
 const Json& resolve(const Json& doc, const Json& s, const std::string& where) {

@@ -508,12 +508,44 @@ class Compiler {
     if (n.min_items > n.max_items) fail(where, "'minItems' asks for more items than are allowed");
     if (auto it = s.find("uniqueItems"); it != s.end()) {
       if (!it->is_boolean()) fail(where, "'uniqueItems' must be a boolean");
-      if (it->get<bool>() && n.max_items > 1) {
-        if (n.min_items > 1) fail(where, "'uniqueItems' with 'minItems' above 1 is not supported");
-        n.max_items = 1;  // one item is always unique
-      }
+      if (it->get<bool>() && n.max_items > 1) unique_items(n, where);
     }
     return add(std::move(n));
+  }
+
+  // uniqueItems over enum / const items: the array tracks the values used.
+  // Other items: at most one item (always unique).
+  void unique_items(Node& n, const std::string& where) {
+    uint32_t items = n.items;
+    for (int i = 0; i < 16; ++i) {
+      const Node& x = g_.nodes[items];
+      if (x.kind != NodeKind::any_of || x.alts.size() != 1) break;
+      items = x.alts[0];
+    }
+    const Node& lits = g_.nodes[items];
+    if (n.prefix.empty() && lits.kind == NodeKind::literals && lits.literals.size() <= 32) {
+      for (size_t i = 0; i < lits.literals.size(); ++i) {
+        for (size_t j = i + 1; j < lits.literals.size(); ++j) {
+          if (Json::parse(lits.literals[i]) == Json::parse(lits.literals[j])) {
+            fail(where, "'uniqueItems' over values that are equal as JSON (" + lits.literals[i] +
+                            ", " + lits.literals[j] + ")");
+          }
+        }
+      }
+      const uint32_t distinct = static_cast<uint32_t>(lits.literals.size());
+      if (n.min_items > distinct) {
+        fail(where, "'uniqueItems' with 'minItems' " + std::to_string(n.min_items) + " above the " +
+                        std::to_string(distinct) + " distinct values");
+      }
+      n.unique_of = items;
+      n.items = items;
+      n.max_items = std::min(n.max_items, distinct);
+      return;
+    }
+    if (n.min_items > 1) {
+      fail(where, "'uniqueItems' with 'minItems' above 1 is supported only over enum/const items");
+    }
+    n.max_items = 1;  // one item is always unique
   }
 
   uint32_t compile_ref(const std::string& ref, const std::string& where) {

@@ -38,7 +38,8 @@
 //    patterns. pattern: a regex subset compiled to a DFA (json-pattern.h);
 //    only printable ASCII other than '"' and '\' is written.
 //  - Arrays: prefixItems (or draft 4's `items` array with additionalItems),
-//    items, minItems, maxItems; uniqueItems holds by allowing one item.
+//    items, minItems, maxItems; uniqueItems over enum / const items (at
+//    most 32 values) never repeats a value, over other items allows one.
 //  - enum / const: any JSON values, written compactly.
 //  - anyOf and type arrays: any branch (keywords next to anyOf / oneOf
 //    are merged into each branch). oneOf: only when its branches

@@ -177,6 +177,9 @@ TEST(JsonGrammar, KeywordsPeopleWrite) {
       {R"({"type":"string","format":"uri"})",
        {R"("https://example.org/a/b.txt")", R"("http://x")"},
        {R"("example.org")", R"("ftp://x")"}},
+      {R"({"type":"array","items":{"enum":["a","b",1]},"uniqueItems":true,"minItems":2})",
+       {R"(["a","b"])", R"([1,"a","b"])", R"(["b",1])"},
+       {R"(["a","a"])", R"(["a"])", R"(["a","b",1,"a"])"}},
       {R"({"type":"number","multipleOf":1.5})", {"0", "3", "-6"}, {"1", "1.5", "4"}},
       {R"({"type":"integer","anyOf":[{"minimum":5},{"maximum":-5}]})", {"7", "-9"}, {"0", "4"}},
   };

@@ -228,7 +228,11 @@ struct Gen {
       case 13:
         return {{"type", "number"}, {"minimum", -2.5}, {"exclusiveMaximum", 40}};
       case 14:
-        return {{"type", "string"}, {"minLength", 2}, {"maxLength", 3}};
+        return pick(2) ? Json{{"type", "string"}, {"minLength", 2}, {"maxLength", 3}}
+                       : Json{{"type", "array"},
+                              {"items", {{"enum", Json::array({"x", "yy", 3, nullptr})}}},
+                              {"uniqueItems", true},
+                              {"minItems", pick(4)}};
       case 2:
         return {{"type", "integer"}};
       case 3:
