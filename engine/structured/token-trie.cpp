@@ -207,7 +207,7 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
       const Pattern& p = g_->patterns[n.pattern - 1];
       const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
       if (node != 0 || checked_) {
-        walk_pattern(node, level, p, top.a, base, Quotes::all);
+        walk_pattern(node, level, p, top.a, base, Quotes::all, Thread(t));
         return;
       }
       // From the root without a budget check, the tokens without a quote
@@ -219,12 +219,12 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
         std::vector<uint64_t> own(bits_->size(), 0);
         std::vector<uint64_t>* out = bits_;
         bits_ = &own;
-        walk_pattern(node, level, p, top.a, base, Quotes::skip);
+        walk_pattern(node, level, p, top.a, base, Quotes::skip, t);
         bits_ = out;
         it = pattern_bits_.emplace(key, std::move(own)).first;
       }
       for (size_t w = 0; w < bits_->size(); ++w) (*bits_)[w] |= it->second[w];
-      walk_pattern(node, level, p, top.a, base, Quotes::only);
+      walk_pattern(node, level, p, top.a, base, Quotes::only, Thread(t));
       return;
     }
   }
@@ -259,12 +259,12 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   }
 }
 
-// levels_[level] is one thread inside a pattern string; `state` is the DFA
-// state after the bytes down to `node`, `base` what the frames below the
-// string need to close. A closing quote leaves the string: that child goes
-// the generic way from the thread put in that state.
+// `start` is the one thread inside a pattern string where this walk began;
+// `state` is the DFA state after the bytes down to `node`, `base` what the
+// frames below the string need to close. A closing quote leaves the string:
+// that child goes the generic way from `start` put in that state.
 void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state,
-                               uint32_t base, Quotes quotes) {
+                               uint32_t base, Quotes quotes, const Thread& start) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
@@ -272,7 +272,9 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
     if (quotes == Quotes::only && !child.quote) continue;
     if (child.byte == '"') {
       if (quotes == Quotes::skip) continue;
+      levels_[level].resize(1);
       Thread& t = levels_[level][0];
+      t.copy_from(start);
       t.f[t.depth - 1].a = state;
       visit(c, level, shortcut(levels_[level]));
       continue;
@@ -293,10 +295,7 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
       set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
       continue;
     }
-    if (levels_[level + 1].empty()) levels_[level + 1].push_back(levels_[level][0]);
-    levels_[level + 1].resize(1);
-    levels_[level + 1][0].copy_from(levels_[level][0]);
-    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes);
+    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes, start);
   }
 }
 

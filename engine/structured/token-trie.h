@@ -22,6 +22,14 @@
 // when some thread takes every byte of every token in it, so the mask is
 // exactly the brute-force one (tests compare them).
 //
+// Inside a pattern string (one thread), the walk follows the pattern's DFA
+// table instead of feeding the matcher, and accepts a subtree whole where
+// the DFA state loops on every printable byte; from the root without a
+// budget check, the tokens without a quote that a DFA state allows are
+// computed once per state and reused. Near the budget (json-closing.h) a
+// token is allowed only if some thread after it can close in the tokens
+// left; the shortcuts then apply only to threads that stay within it.
+//
 // Tokens are numbered in trie order (a subtree is a range), so the walk
 // marks ranges in a bitset; apply() maps it back to token ids.
 //
@@ -115,7 +123,7 @@ class MaskBuilder {
   // with one (the rest came from the cache).
   enum class Quotes { all, skip, only };
   void walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state, uint32_t base,
-                    Quotes quotes);
+                    Quotes quotes, const Thread& start);
 
   // Whether some thread can finish in limit_ bytes (when checked_).
   bool closes(const std::vector<Thread>& threads) const;
