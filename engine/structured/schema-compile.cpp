@@ -10,11 +10,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "int-range.h"
 #include "json-closing.h"
 #include "json-grammar.h"
 #include "json-phases.h"
 #include "schema-combine.h"
+#include "schema-scalars.h"
 
 namespace rc::structured {
 
@@ -275,8 +275,8 @@ class Compiler {
     if (type == "string") {
       n.kind = NodeKind::string;
       n.format = string_format(s, where);
-      n.min_chars = count(s, "minLength", where, 0);
-      n.max_chars = count(s, "maxLength", where, UINT32_MAX);
+      n.min_chars = schema_count(s, "minLength", where, 0);
+      n.max_chars = schema_count(s, "maxLength", where, UINT32_MAX);
       if (n.min_chars > n.max_chars) fail(where, "'minLength' is larger than 'maxLength'");
       if (n.format != StringFormat::none && (s.contains("minLength") || s.contains("maxLength"))) {
         fail(where, "'minLength'/'maxLength' next to 'format' is not supported");
@@ -308,115 +308,6 @@ class Compiler {
       return add(make_literals({"null"}));
     }
     return add(std::move(n));
-  }
-
-  static uint32_t count(const Json& s, const char* key, const std::string& where, uint32_t dflt) {
-    auto it = s.find(key);
-    if (it == s.end()) return dflt;
-    const bool whole =
-        it->is_number_integer() ||
-        (it->is_number_float() && it->get<double>() == std::floor(it->get<double>()));
-    if (!whole || it->get<double>() < 0 || it->get<double>() > 1000000) {
-      fail(where, std::string("'") + key + "' must be an integer in [0, 1000000]");
-    }
-    return static_cast<uint32_t>(it->get<double>());
-  }
-
-  // minimum, maximum, exclusiveMinimum, exclusiveMaximum (a number, or
-  // draft 4's boolean), multipleOf: bounds on the integer part (on the
-  // value for integers); a bounded non-integer number has a fraction only
-  // where every fraction is in range.
-  static void number_bounds(const Json& s, Node& n, const std::string& where) {
-    constexpr double kLimit = 999999999999999.0;  // kMaxIntDigits nines
-    double lo = -kLimit, hi = kLimit;
-    bool bounded = false;
-    auto num = [&](const char* key) -> const Json* {
-      auto it = s.find(key);
-      if (it == s.end()) return nullptr;
-      if (!it->is_number() && !it->is_boolean())
-        fail(where, std::string("'") + key + "' must be a number");
-      return &*it;
-    };
-    const Json* min = num("minimum");
-    const Json* max = num("maximum");
-    const Json* xmin = num("exclusiveMinimum");
-    const Json* xmax = num("exclusiveMaximum");
-    if ((min && min->is_boolean()) || (max && max->is_boolean())) {
-      fail(where, "'minimum'/'maximum' must be numbers");
-    }
-    auto lower = [&](double v, bool exclusive) {
-      const double i = exclusive ? std::floor(v) + 1 : std::ceil(v);
-      lo = std::max(lo, i);
-      bounded = true;
-    };
-    auto upper = [&](double v, bool exclusive) {
-      const double i = exclusive ? std::ceil(v) - 1 : std::floor(v);
-      hi = std::min(hi, i);
-      bounded = true;
-    };
-    if (min) lower(min->get<double>(), xmin && xmin->is_boolean() && xmin->get<bool>());
-    if (max) upper(max->get<double>(), xmax && xmax->is_boolean() && xmax->get<bool>());
-    if (xmin && xmin->is_number()) lower(xmin->get<double>(), true);
-    if (xmax && xmax->is_number()) upper(xmax->get<double>(), true);
-    if (bounded) {
-      if (!(lo <= hi)) {
-        fail(where, n.integer ? "no integer lies within 'minimum'/'maximum'"
-                              : "'minimum'/'maximum' that hold no integer are not supported");
-      }
-      n.range.bounded = true;
-      n.range.lo = static_cast<int64_t>(lo);
-      n.range.hi = static_cast<int64_t>(hi);
-    }
-    if (const Json* m = num("multipleOf")) {
-      if (m->is_boolean() || m->get<double>() <= 0)
-        fail(where, "'multipleOf' must be a positive number");
-      // m = p/q in lowest terms: its whole multiples are the multiples of p.
-      const double m_value = m->get<double>();
-      double p = 0;
-      for (int q = 1; q <= 1000000; ++q) {
-        const double x = m_value * q;
-        if (std::fabs(x - std::round(x)) <= 1e-9 * std::max(1.0, x)) {
-          p = std::round(x);
-          break;
-        }
-      }
-      if (p < 1 || p > kLimit) fail(where, "'multipleOf' " + m->dump() + " is not supported");
-      n.range.step = static_cast<int64_t>(p);
-      n.integer = true;  // whole multiples only
-    }
-    if ((n.range.bounded || n.range.step) && int_min_bytes(n.range) < 0) {
-      fail(where, "no integer of at most 15 digits satisfies 'minimum'/'maximum'/'multipleOf'");
-    }
-  }
-
-  // Formats written as patterns (a subset of each: lower-case hex and
-  // host names, http(s) URIs without query or fragment).
-  static const char* format_pattern(const std::string& f) {
-    if (f == "ipv6") return "^([0-9a-f]{1,4}:){7}[0-9a-f]{1,4}$";
-    if (f == "hostname") {
-      return "^[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?){0,3}$";
-    }
-    if (f == "uri") {
-      return "^https?://[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,20}[a-z0-9])?)"
-             "{0,3}(/[A-Za-z0-9._~-]*)*$";
-    }
-    return nullptr;
-  }
-
-  static StringFormat string_format(const Json& s, const std::string& where) {
-    auto it = s.find("format");
-    if (it == s.end()) return StringFormat::none;
-    if (!it->is_string()) fail(where, "'format' must be a string");
-    const std::string f = it->get<std::string>();
-    if (f == "date") return StringFormat::date;
-    if (f == "time") return StringFormat::time;
-    if (f == "date-time") return StringFormat::date_time;
-    if (f == "uuid") return StringFormat::uuid;
-    if (f == "email") return StringFormat::email;
-    if (f == "ipv4") return StringFormat::ipv4;
-    if (format_pattern(f)) return StringFormat::none;
-    fail(where, "unsupported format '" + f +
-                    "' (supported: date, time, date-time, uuid, email, ipv4, ipv6, hostname, uri)");
   }
 
   uint32_t compile_object(const Json& s, const std::string& where) {
@@ -468,8 +359,8 @@ class Compiler {
   uint32_t compile_array(const Json& s, const std::string& where) {
     Node n;
     n.kind = NodeKind::array;
-    n.min_items = count(s, "minItems", where, 0);
-    n.max_items = count(s, "maxItems", where, UINT32_MAX);
+    n.min_items = schema_count(s, "minItems", where, 0);
+    n.max_items = schema_count(s, "maxItems", where, UINT32_MAX);
     if (n.min_items > n.max_items) fail(where, "'minItems' is larger than 'maxItems'");
     // The first items: prefixItems, or draft 4's `items` as an array; the
     // rest: `items` (or draft 4's additionalItems).
