@@ -38,6 +38,9 @@ Result<std::unique_ptr<JsonConstraint>> ConstraintFactory::make(const ResponseFo
       lru_.pop_back();
     }
   }
+  // Steering counts a byte per token; a vocabulary missing some single
+  // bytes is not steered (a reply cut by max_tokens may then be incomplete).
+  if (!trie->every_byte_a_token()) max_tokens = 0;
   const uint32_t shortest = shortest_reply(*grammar);
   if (max_tokens > 0 && shortest > static_cast<uint32_t>(max_tokens)) {
     return Status(StatusCode::invalid_argument,

@@ -86,6 +86,14 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
   }
   close_to(0, static_cast<uint32_t>(order_.size()));
   nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
+  std::vector<bool> single(256, false);
+  for (const std::string& piece : pieces_) {
+    if (piece.size() == 1) single[static_cast<uint8_t>(piece[0])] = true;
+  }
+  every_byte_ = true;
+  for (int b = 0x20; b <= 0xF4; ++b) {
+    if ((b < 0x7F || b >= 0x80) && b != 0xC0 && b != 0xC1 && !single[b]) every_byte_ = false;
+  }
   // Shortcut facts bottom-up: a node's descendants come after it in
   // preorder, so they are final when it is folded into its parent.
   for (Node& node : nodes_) node.safe = node.cls = 0xff;

@@ -84,6 +84,10 @@ class TokenTrie {
   // The token at a trie position, and the ids that are in no position.
   int32_t token_at(uint32_t pos) const { return order_[pos]; }
   const std::vector<int32_t>& outside() const { return outside_; }
+  // Whether every byte JSON output may need (printable ASCII and the bytes
+  // of UTF-8 sequences) is a token of its own: what budget steering counts
+  // on (json-closing.h).
+  bool every_byte_a_token() const { return every_byte_; }
 
  private:
   std::vector<std::string> pieces_;
@@ -92,6 +96,7 @@ class TokenTrie {
   std::vector<int32_t> pos_of_;
   std::vector<int32_t> outside_;
   int max_depth_ = 0;
+  bool every_byte_ = false;
 };
 
 class MaskBuilder {

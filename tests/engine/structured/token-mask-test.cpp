@@ -82,6 +82,7 @@ TEST(TokenMask, MatchesBruteForceOnTheBundledVocabulary) {
   auto tok = tok::Tokenizer::load(model::default_model_path());
   ASSERT_TRUE(tok.ok()) << tok.status().message();
   auto trie = TokenTrie::from_tokenizer(*tok.value());
+  EXPECT_TRUE(trie->every_byte_a_token());  // what budget steering counts on
   std::mt19937_64 rng(5);
   auto g = compile_response_format(
       {OutputFormat::json_schema,
@@ -130,6 +131,16 @@ TEST(TokenMask, BudgetSteersToAClosedDocument) {
       check_budget(g.value(), trie, rng, shortest + extra, round < 10);
     }
   }
+}
+
+TEST(TokenMask, SteeringNeedsEveryByteAsAToken) {
+  std::mt19937_64 rng(3);
+  std::vector<std::string> vocab = random_vocab(rng, 400);
+  EXPECT_TRUE(TokenTrie(vocab).every_byte_a_token());
+  for (std::string& piece : vocab) {
+    if (piece == "{") piece = "{{";  // '{' is no longer a token of its own
+  }
+  EXPECT_FALSE(TokenTrie(vocab).every_byte_a_token());
 }
 
 TEST(TokenMask, EndOfGenerationOnlyWhenComplete) {
