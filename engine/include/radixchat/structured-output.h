@@ -13,7 +13,9 @@
 // allowed (a byte per token at worst), so a reply cut by max_tokens (reason
 // `length`, as with OpenAI) is still a complete, valid document. A request
 // whose max_tokens is below the shortest reply is refused up front
-// (invalid_argument naming that minimum).
+// (invalid_argument naming that minimum). (Only where every printable
+// ASCII and UTF-8 byte is a token of its own, as in byte-level BPE and
+// SentencePiece with byte fallback; other vocabularies are not steered.)
 //
 // What is generated is a subset of what the schema accepts:
 //  - Whitespace: none between tokens (compact JSON, as OpenAI returns it).
