@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -49,7 +50,11 @@ const std::set<std::string, std::less<>> kHandled = {"type",
                                                      "prefixItems",
                                                      "additionalItems",
                                                      "uniqueItems",
-                                                     "pattern"};
+                                                     "pattern",
+                                                     "patternProperties",
+                                                     "dependencies",
+                                                     "minProperties",
+                                                     "maxProperties"};
 
 class Compiler {
  public:
@@ -218,8 +223,9 @@ class Compiler {
       return out;
     }
     if (s.contains("enum") || s.contains("const")) return {"literal"};
-    if (s.contains("properties") || s.contains("required") || s.contains("additionalProperties")) {
-      return {"object"};
+    for (const char* k : {"properties", "required", "additionalProperties", "patternProperties",
+                          "dependencies", "minProperties", "maxProperties"}) {
+      if (s.contains(k)) return {"object"};
     }
     for (const char* k : {"items", "minItems", "maxItems", "prefixItems", "uniqueItems"}) {
       if (s.contains(k)) return {"array"};
@@ -319,6 +325,26 @@ class Compiler {
         required.insert(r.get<std::string>());
       }
     }
+    // dependencies: a required property's list joins `required`; a property
+    // with dependencies that is not required is never written (then they
+    // hold trivially).
+    std::set<std::string> dropped;
+    if (auto it = s.find("dependencies"); it != s.end()) {
+      if (!it->is_object()) fail(where, "'dependencies' must be an object");
+      for (const auto& [key, dep] : it->items()) {
+        if (!required.count(key)) {
+          dropped.insert(key);
+        } else if (dep.is_array()) {
+          for (const Json& r : dep) {
+            if (!r.is_string()) fail(where, "'dependencies' lists must hold strings");
+            required.insert(r.get<std::string>());
+          }
+        } else {
+          fail(where + "/dependencies/" + key,
+               "'dependencies' with a schema on a required property is not supported");
+        }
+      }
+    }
     const Json* extra = nullptr;
     if (auto it = s.find("additionalProperties"); it != s.end()) extra = &*it;
     const Json* props = nullptr;
@@ -326,11 +352,26 @@ class Compiler {
       if (!it->is_object()) fail(where, "'properties' must be an object");
       props = &*it;
     }
+    const Json* patterns = nullptr;
+    if (auto it = s.find("patternProperties"); it != s.end()) {
+      if (!it->is_object()) fail(where, "'patternProperties' must be an object");
+      patterns = &*it;
+    }
+    const uint32_t min_props = schema_count(s, "minProperties", where, 0);
+    const uint32_t max_props = schema_count(s, "maxProperties", where, UINT32_MAX);
     if (!props || props->empty()) {
       if (!required.empty()) {
         fail(where, "required property '" + *required.begin() + "' is not in 'properties'");
       }
-      if (extra && extra->is_boolean() && !extra->get<bool>()) {
+      if (min_props > 0) fail(where, "'minProperties' without 'properties' is not supported");
+      // Without declared keys, patternProperties, dependencies or
+      // maxProperties 0 leave the empty object as what is written.
+      const bool only_empty = (extra && extra->is_boolean() && !extra->get<bool>()) || patterns ||
+                              s.contains("dependencies") || max_props == 0;
+      if (s.contains("maxProperties") && !only_empty) {
+        fail(where, "'maxProperties' without 'properties' is not supported");
+      }
+      if (only_empty) {
         Node n;
         n.kind = NodeKind::object;  // no properties: exactly {}
         return add(std::move(n));
@@ -344,16 +385,44 @@ class Compiler {
     Node n;
     n.kind = NodeKind::object;
     for (const auto& [key, sub] : props->items()) {
+      if (dropped.count(key)) continue;
       Property p;
       p.key_json = Json(key).dump();
       p.required = required.erase(key) > 0;
-      p.value = compile(sub, where + "/properties/" + key);
+      // The patternProperties whose regex matches the key apply too.
+      Json value = sub;
+      if (patterns) value = with_patterns(key, sub, *patterns, where);
+      p.value = compile(value, where + "/properties/" + key);
       n.props.push_back(std::move(p));
     }
     if (!required.empty()) {
       fail(where, "required property '" + *required.begin() + "' is not in 'properties'");
     }
+    size_t n_required = 0;
+    for (const Property& p : n.props) n_required += p.required;
+    if (min_props > n_required) {
+      fail(where, "'minProperties' above the required properties is not supported");
+    }
+    if (max_props < n.props.size()) {
+      fail(where, "'maxProperties' below the declared properties is not supported");
+    }
     return add(std::move(n));
+  }
+
+  // `sub` and every patternProperties schema whose regex matches `key`.
+  static Json with_patterns(const std::string& key, const Json& sub, const Json& patterns,
+                            const std::string& where) {
+    Json all = Json::array({sub});
+    for (const auto& [re, schema] : patterns.items()) {
+      bool match = false;
+      try {
+        match = std::regex_search(key, std::regex(re, std::regex::ECMAScript));
+      } catch (const std::exception&) {
+        fail(where + "/patternProperties", "'patternProperties' regex '" + re + "' is not valid");
+      }
+      if (match) all.push_back(schema);
+    }
+    return all.size() == 1 ? sub : Json{{"allOf", all}};
   }
 
   uint32_t compile_array(const Json& s, const std::string& where) {
