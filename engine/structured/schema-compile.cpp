@@ -54,7 +54,8 @@ const std::set<std::string, std::less<>> kHandled = {"type",
                                                      "patternProperties",
                                                      "dependencies",
                                                      "minProperties",
-                                                     "maxProperties"};
+                                                     "maxProperties",
+                                                     "not"};
 
 class Compiler {
  public:
@@ -140,6 +141,7 @@ class Compiler {
       const Json merged = merge_all_of(doc_, s, where);
       return compile(merged, where);
     }
+    if (s.contains("not")) return compile(without_not(s, where), where);
     for (const char* kw : {"anyOf", "oneOf"}) {
       auto it = s.find(kw);
       if (it == s.end()) continue;
@@ -175,6 +177,51 @@ class Compiler {
     n.kind = NodeKind::any_of;
     for (const std::string& t : types) n.alts.push_back(compile_typed(s, t, where));
     return add(std::move(n));
+  }
+
+  // `not` over a schema with a type: any value of another type satisfies
+  // it, whatever else the inner schema says; `s` then keeps those types.
+  static Json without_not(const Json& s, const std::string& where) {
+    const Json& inner = s["not"];
+    auto names = [&](const Json& t) {
+      std::set<std::string> out;
+      if (t.is_string()) out.insert(t.get<std::string>());
+      if (t.is_array()) {
+        for (const Json& x : t) {
+          if (x.is_string()) out.insert(x.get<std::string>());
+        }
+      }
+      return out;
+    };
+    if (inner.is_boolean() || (inner.is_object() && inner.empty())) {
+      if (inner.is_boolean() && !inner.get<bool>()) {
+        Json rest = s;
+        rest.erase("not");
+        return rest;
+      }
+      fail(where, "'not' of a schema that accepts everything accepts no value");
+    }
+    if (!inner.is_object() || !inner.contains("type")) {
+      fail(where + "/not", "'not' is supported only over a schema with 'type'");
+    }
+    const std::set<std::string> excluded = names(inner["type"]);
+    const bool numbers_out = excluded.count("number") || excluded.count("integer");
+    Json allowed = Json::array();
+    const std::set<std::string> own =
+        s.contains("type") ? names(s["type"]) : std::set<std::string>{};
+    for (const char* t : {"object", "array", "string", "number", "integer", "boolean", "null"}) {
+      const std::string name = t;
+      if (excluded.count(name) || ((name == "number" || name == "integer") && numbers_out))
+        continue;
+      if (s.contains("type") && !own.count(name)) continue;
+      if (!s.contains("type") && name == "integer") continue;  // "number" covers it
+      allowed.push_back(name);
+    }
+    if (allowed.empty()) fail(where, "'not' excludes every type 'type' allows");
+    Json rest = s;
+    rest.erase("not");
+    rest["type"] = allowed.size() == 1 ? allowed[0] : allowed;
+    return rest;
   }
 
   void check_disjoint(const std::vector<uint32_t>& alts, const std::string& where) {
@@ -365,12 +412,9 @@ class Compiler {
       }
       if (min_props > 0) fail(where, "'minProperties' without 'properties' is not supported");
       // Without declared keys, patternProperties, dependencies or
-      // maxProperties 0 leave the empty object as what is written.
+      // maxProperties leave the empty object as what is written.
       const bool only_empty = (extra && extra->is_boolean() && !extra->get<bool>()) || patterns ||
-                              s.contains("dependencies") || max_props == 0;
-      if (s.contains("maxProperties") && !only_empty) {
-        fail(where, "'maxProperties' without 'properties' is not supported");
-      }
+                              s.contains("dependencies") || s.contains("maxProperties");
       if (only_empty) {
         Node n;
         n.kind = NodeKind::object;  // no properties: exactly {}
@@ -385,6 +429,10 @@ class Compiler {
     Node n;
     n.kind = NodeKind::object;
     for (const auto& [key, sub] : props->items()) {
+      const bool never = (sub.is_boolean() && !sub.get<bool>()) ||
+                         (sub.is_object() && sub.size() == 1 && sub.contains("not") &&
+                          (sub["not"] == Json::object() || sub["not"] == Json(true)));
+      if (never && !required.count(key)) continue;  // no value fits: never written
       if (dropped.count(key)) continue;
       Property p;
       p.key_json = Json(key).dump();

@@ -127,7 +127,7 @@ TEST_F(StructuredServerTest, SchemaErrorsAre400sNamingTheProblem) {
     std::string needle, param;
   } cases[] = {
       {schema_format(R"x({"type":"string","pattern":"^(?=a)"})x"), "'pattern'", "response_format"},
-      {schema_format(R"({"type":"string","not":{}})"), "'not'", "response_format"},
+      {schema_format(R"({"type":"string","if":{}})"), "'if'", "response_format"},
       {schema_format(R"({"$ref":"#/$defs/nope"})"), "points at nothing", "response_format"},
       {{{"type", "json_schema"}}, "json_schema' is required", "response_format.json_schema"},
       {{{"type", "json_schema"},

@@ -125,12 +125,12 @@ try {
     messages: [{ role: 'user', content: 'x' }],
     response_format: {
       type: 'json_schema',
-      json_schema: { name: 'bad', schema: { type: 'string', not: { const: 'a' } } },
+      json_schema: { name: 'bad', schema: { type: 'string', if: { const: 'a' } } },
     },
   });
   check(false, 'an unsupported keyword is refused');
 } catch (e) {
-  check(e.status === 400 && /'not'/.test(e.message), 'an unsupported keyword is a 400 naming it',
+  check(e.status === 400 && /'if'/.test(e.message), 'an unsupported keyword is a 400 naming it',
         `${e.status} ${e.message}`);
 }
 
