@@ -54,10 +54,15 @@
 //    the document; recursion is allowed, and values nest at most
 //    kMaxNesting deep (choices that could not finish within that depth are
 //    never offered).
+//  - not over a typed schema: values of the other types. patternProperties:
+//    applied to the declared keys they match ({} without properties).
+//    dependencies: a required key's list joins required; other keys with
+//    dependencies are never written. min/maxProperties: where the declared
+//    properties already satisfy them.
 // Annotations (title, description, $schema, $id, id, $comment, default,
 // examples, deprecated, readOnly, writeOnly) are ignored. Any other keyword
-// (not, if, patternProperties, minProperties, ...) is refused with an error
-// naming it and its JSON pointer.
+// (if, contains, propertyNames, ...) is refused with an error naming it and
+// its JSON pointer.
 #pragma once
 
 #include <string>
