@@ -221,7 +221,7 @@ MaybeError read_common(const json& obj, CompletionRequest& r) {
   if (const json* f = field(obj, "functions"); f && !(f->is_array() && f->empty())) {
     return unsupported("functions", "function calling is not implemented");
   }
-  return read_response_format(obj, r.generate.response_format);
+  return {};
 }
 
 // OpenAI's max_tokens, or max_completion_tokens (its newer name for chat).
@@ -387,6 +387,7 @@ ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::st
   CompletionRequest r;
   r.endpoint = endpoint;
   if (auto e = read_common(obj, r)) return *e;
+  if (auto e = read_response_format(obj, body, r.generate.response_format)) return *e;
   if (auto e = read_max_tokens(obj, endpoint, r.generate.max_tokens)) return *e;
   if (endpoint == Endpoint::chat) {
     if (auto e = read_chat_only(obj)) return *e;

@@ -20,9 +20,24 @@ bool valid_name(const std::string& name) {
   return true;
 }
 
+// The schema as the client wrote it, key order kept (`fallback`, sorted,
+// when the body does not lead to it that way).
+std::string schema_in_order(std::string_view body, const json& fallback) {
+  const nlohmann::ordered_json doc = nlohmann::ordered_json::parse(body, nullptr, false);
+  if (doc.is_discarded() || !doc.is_object()) return fallback.dump();
+  const auto rf = doc.find("response_format");
+  if (rf == doc.end() || !rf->is_object()) return fallback.dump();
+  const auto js = rf->find("json_schema");
+  if (js == rf->end() || !js->is_object()) return fallback.dump();
+  const auto schema = js->find("schema");
+  if (schema == js->end()) return fallback.dump();
+  return schema->dump();
+}
+
 }  // namespace
 
-std::optional<ApiError> read_response_format(const json& obj, ResponseFormat& out) {
+std::optional<ApiError> read_response_format(const json& obj, std::string_view body,
+                                             ResponseFormat& out) {
   out = ResponseFormat{};
   auto it = obj.find("response_format");
   if (it == obj.end() || it->is_null()) return {};
@@ -75,7 +90,7 @@ std::optional<ApiError> read_response_format(const json& obj, ResponseFormat& ou
                "'response_format.json_schema.schema' must be a JSON Schema object.");
   }
   out.type = OutputFormat::json_schema;
-  out.schema = schema->dump();
+  out.schema = schema_in_order(body, *schema);
   Status st = check_response_format(out);
   if (!st.ok()) {
     return bad("response_format", "Invalid schema for response_format '" +

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,11 @@
 
 namespace rc::server {
 
-// Reads obj["response_format"] (absent or null: text). Never throws.
-std::optional<ApiError> read_response_format(const nlohmann::json& obj, ResponseFormat& out);
+// Reads obj["response_format"] (absent or null: text). `body` is the
+// request's JSON text, from which the schema is taken again keeping its
+// keys in the order the client wrote them (properties are generated in
+// that order; `obj` has them sorted). Never throws.
+std::optional<ApiError> read_response_format(const nlohmann::json& obj, std::string_view body,
+                                             ResponseFormat& out);
 
 }  // namespace rc::server

@@ -134,7 +134,7 @@ class EngineImpl final : public Engine {
     Status st = fit_to_context(prompt.value(), request.max_tokens);
     if (!st.ok()) return st;
     Result<std::unique_ptr<structured::JsonConstraint>> constraint =
-        constraints_->make(request.response_format);
+        constraints_->make(request.response_format, request.max_tokens);
     if (!constraint.ok()) return constraint.status();
     RequestId id = next_id_.fetch_add(1);
     if (!request.messages.empty()) callback = remembering(std::move(callback));

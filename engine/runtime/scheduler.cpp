@@ -247,7 +247,9 @@ void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
   } else if (!keep_going) {
     finish(r, FinishReason::cancelled);
   } else if (r.constraint && r.constraint->finished()) {
-    finish(r, FinishReason::stop);  // the document is complete: nothing may follow
+    // The document is complete: nothing may follow. Closed early to fit
+    // max_tokens, it still ends for the length limit.
+    finish(r, r.constraint->steered() ? FinishReason::length : FinishReason::stop);
   } else if (static_cast<int>(r.output.size()) >= r.max_tokens) {
     finish(r, FinishReason::length);
   }

@@ -2,11 +2,14 @@
 
 #include <algorithm>
 
+#include "json-closing.h"
+
 #include "tokenizer/tokenizer.h"
 
 namespace rc::structured {
 
-Result<std::unique_ptr<JsonConstraint>> ConstraintFactory::make(const ResponseFormat& format) {
+Result<std::unique_ptr<JsonConstraint>> ConstraintFactory::make(const ResponseFormat& format,
+                                                                int max_tokens) {
   if (format.type == OutputFormat::text) return std::unique_ptr<JsonConstraint>();
   const std::string key =
       format.type == OutputFormat::json_object ? std::string("object") : "schema:" + format.schema;
@@ -35,7 +38,19 @@ Result<std::unique_ptr<JsonConstraint>> ConstraintFactory::make(const ResponseFo
       lru_.pop_back();
     }
   }
-  return std::make_unique<JsonConstraint>(grammar, trie, tok_.eog_ids());
+  // Steering counts a byte per token; a vocabulary missing some single
+  // bytes is not steered (a reply cut by max_tokens may then be incomplete).
+  if (!trie->every_byte_a_token()) max_tokens = 0;
+  const uint32_t shortest = shortest_reply(*grammar);
+  if (max_tokens > 0 && shortest > static_cast<uint32_t>(max_tokens)) {
+    return Status(StatusCode::invalid_argument,
+                  "max_tokens " + std::to_string(max_tokens) +
+                      " is too small for this response_format: its shortest reply needs " +
+                      std::to_string(shortest) + " tokens, so max_tokens must be at least " +
+                      std::to_string(shortest));
+  }
+  return std::make_unique<JsonConstraint>(grammar, trie, tok_.eog_ids(),
+                                          max_tokens > 0 ? max_tokens : INT32_MAX);
 }
 
 }  // namespace rc::structured

@@ -26,8 +26,9 @@ class ConstraintFactory {
  public:
   explicit ConstraintFactory(const tok::Tokenizer& tokenizer) : tok_(tokenizer) {}
   // nullptr for OutputFormat::text; invalid_argument naming the problem for
-  // a schema that does not compile.
-  Result<std::unique_ptr<JsonConstraint>> make(const ResponseFormat& format);
+  // a schema that does not compile, or when `max_tokens` (> 0) is below the
+  // shortest reply (the message names that minimum).
+  Result<std::unique_ptr<JsonConstraint>> make(const ResponseFormat& format, int max_tokens);
 
  private:
   static constexpr size_t kMaxGrammars = 64;

@@ -24,6 +24,7 @@ struct ClassTable {
       member[1][c] = hex;       // UUIDs
       member[2][c] = alnum(b);  // email domain labels
       member[3][c] = alnum(b) || b == '_' || b == '%' || b == '+' || b == '-';  // email local part
+      member[kWritableClass][c] = b >= 0x20 && b < 0x7f && b != '"' && b != '\\';
       for (int k = 0; k < kByteClasses; ++k) {
         if (member[k][c]) bytes[k].push_back(b);
       }

@@ -22,7 +22,9 @@ namespace rc::structured {
 
 // Byte classes the trie records per node (bit k of TokenTrie::Node::cls).
 // None holds '"', '\\' or a control byte.
-inline constexpr int kByteClasses = 4;
+inline constexpr int kByteClasses = 5;
+// The class pattern strings write (printable ASCII but '"' and '\\').
+inline constexpr int kWritableClass = 4;
 bool in_byte_class(int k, uint8_t c);
 
 // Longest runs are capped here (trie heights above it are not shortcut).

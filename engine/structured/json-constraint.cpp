@@ -4,6 +4,8 @@
 #include <bit>
 #include <limits>
 
+#include "json-closing.h"
+
 namespace rc::structured {
 
 namespace {
@@ -16,12 +18,22 @@ constexpr size_t kMaxThreads = 32;
 }  // namespace
 
 JsonConstraint::JsonConstraint(std::shared_ptr<const Grammar> grammar,
-                               std::shared_ptr<const TokenTrie> trie, std::vector<int32_t> eog)
-    : grammar_(std::move(grammar)), trie_(std::move(trie)), eog_(std::move(eog)) {
+                               std::shared_ptr<const TokenTrie> trie, std::vector<int32_t> eog,
+                               int max_tokens)
+    : grammar_(std::move(grammar)),
+      trie_(std::move(trie)),
+      eog_(std::move(eog)),
+      budget_(max_tokens) {
   threads_.push_back(start_thread(*grammar_));
 }
 
-void JsonConstraint::compute() { builder_.compute(*grammar_, *trie_, threads_, bits_); }
+// After the token being chosen, budget_ - 1 tokens are left: at least
+// that many bytes, one token each.
+void JsonConstraint::compute() {
+  const uint32_t limit = budget_ <= 0 ? 0 : static_cast<uint32_t>(budget_ - 1);
+  builder_.compute(*grammar_, *trie_, threads_, bits_, limit);
+  steered_ = steered_ || builder_.budget_refused();
+}
 
 bool JsonConstraint::mask_logits(std::span<float> logits, bool allow_eog) {
   compute();
@@ -110,7 +122,14 @@ bool JsonConstraint::accept_bytes(std::string_view bytes) {
     for (const Thread& t : threads_) feed(*grammar_, t, static_cast<uint8_t>(c), scratch_);
     if (scratch_.empty()) return false;
     dedupe(scratch_);
-    if (scratch_.size() > kMaxThreads) scratch_.resize(kMaxThreads);
+    if (scratch_.size() > kMaxThreads) {
+      // Keep the threads that finish soonest: one of them is what the
+      // budget steering counts on.
+      std::stable_sort(scratch_.begin(), scratch_.end(), [&](const Thread& a, const Thread& b) {
+        return closing_bytes(*grammar_, a) < closing_bytes(*grammar_, b);
+      });
+      scratch_.resize(kMaxThreads);
+    }
     threads_.swap(scratch_);
   }
   return true;
@@ -120,7 +139,9 @@ bool JsonConstraint::accept(int32_t token) {
   if (token < 0 || token >= trie_->n_vocab()) return false;
   const std::string& piece = trie_->piece(token);
   if (piece.empty()) return false;  // control, unknown or end of generation
-  return accept_bytes(piece);
+  if (!accept_bytes(piece)) return false;
+  --budget_;
+  return true;
 }
 
 bool JsonConstraint::finished() const {

@@ -4,6 +4,7 @@
 // Threading: engine thread (one per request; not shared).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -19,8 +20,11 @@ namespace rc::structured {
 class JsonConstraint {
  public:
   // `eog`: the end-of-generation ids, allowed once the document is complete.
+  // `max_tokens`: the request's budget; as it runs out, only tokens after
+  // which the document can still be finished in the tokens left are allowed
+  // (json-closing.h), so a reply cut by max_tokens is complete JSON.
   JsonConstraint(std::shared_ptr<const Grammar> grammar, std::shared_ptr<const TokenTrie> trie,
-                 std::vector<int32_t> eog);
+                 std::vector<int32_t> eog, int max_tokens = INT32_MAX);
 
   // Sets the logits of tokens that may not come next to -infinity (EOG ids
   // only when `allow_eog` and the document is complete). False when no
@@ -39,6 +43,11 @@ class JsonConstraint {
   bool accepting() const;
 
   const std::vector<Thread>& threads() const { return threads_; }
+  // Tokens the request may still produce.
+  int budget() const { return budget_; }
+  // Whether the budget ever refused a token the grammar allowed: a document
+  // that then finishes was cut short by max_tokens (finish reason `length`).
+  bool steered() const { return steered_; }
   // Trie nodes the last mask visited (benchmarks).
   uint64_t nodes_visited() const { return builder_.nodes_visited(); }
 
@@ -50,6 +59,8 @@ class JsonConstraint {
   std::shared_ptr<const Grammar> grammar_;
   std::shared_ptr<const TokenTrie> trie_;
   std::vector<int32_t> eog_;
+  int budget_;  // tokens this request may still produce
+  bool steered_ = false;
   std::vector<Thread> threads_, scratch_;
   MaskBuilder builder_;
   std::vector<uint64_t> bits_;

@@ -2,6 +2,7 @@
 // within it and what later bytes depend on (a date's month and leap year,
 // an hour's first digit, an email label's length), so every generated
 // string is a real date, time, UUID or address, not just the right shape.
+#include "json-closing.h"
 #include "json-matcher.h"
 
 namespace rc::structured {
@@ -116,12 +117,12 @@ int64_t time_next(Fmt s, uint8_t c) {
 // (at most 64 bytes); labels are [A-Za-z0-9-], 1-63 bytes, not starting or
 // ending with '-'; at least two labels, at most 253 bytes. data: bit 0 last byte was '.' or
 // '-', bit 1 the domain has a dot; idx counts the local part / the label.
-int64_t email_next(Fmt s, uint8_t c) {
+int64_t email_step(Fmt s, uint8_t c) {
   const bool special = s.data & 1, dotted = s.data & 2;
   if (s.stage == 0) {  // local part
     if (c == '@') return s.idx > 0 && !special ? Fmt{1, 0, 0}.pack() : -1;
     if (s.idx >= 64) return -1;
-    if (c == '.') return s.idx > 0 && !special ? Fmt{0, s.idx + 1, 1}.pack() : -1;
+    if (c == '.') return s.idx > 0 && s.idx < 63 && !special ? Fmt{0, s.idx + 1, 1}.pack() : -1;
     const bool ok = alnum(c) || c == '_' || c == '%' || c == '+' || c == '-';
     return ok ? Fmt{0, s.idx + 1, 0}.pack() : -1;
   }
@@ -131,8 +132,26 @@ int64_t email_next(Fmt s, uint8_t c) {
   const uint32_t keep = (len + 1) << 2 | (dotted ? 2u : 0u);
   if (c == '.') return s.idx > 0 && !special ? Fmt{1, 0, keep | 2}.pack() : -1;
   if (s.idx >= 63) return -1;
-  if (c == '-') return s.idx > 0 ? Fmt{1, s.idx + 1, keep | 1}.pack() : -1;
+  if (c == '-') return s.idx > 0 && s.idx < 62 ? Fmt{1, s.idx + 1, keep | 1}.pack() : -1;
   return alnum(c) ? Fmt{1, s.idx + 1, keep}.pack() : -1;
+}
+
+// A domain byte is taken only while the shortest ending still fits in 253
+// bytes, so no address is left without a way to end.
+int64_t email_next(Fmt s, uint8_t c) {
+  const int64_t next = email_step(s, c);
+  if (next < 0 || Fmt::of(uint32_t(next)).stage == 0) return next;
+  const uint32_t len = Fmt::of(uint32_t(next)).data >> 2;
+  return len + format_min_remaining(StringFormat::email, uint32_t(next)) <= 253 ? next : -1;
+}
+
+// Dotted quad, each part 0-255 without leading zeros. stage: the part;
+// idx: its digits; data: its value.
+int64_t ipv4_next(Fmt s, uint8_t c) {
+  if (c == '.') return s.idx > 0 && s.stage < 3 ? Fmt{s.stage + 1, 0, 0}.pack() : -1;
+  if (!digit(c) || s.idx >= 3 || (s.idx > 0 && s.data == 0)) return -1;
+  const uint32_t v = s.data * 10 + (c - '0');
+  return v <= 255 ? Fmt{s.stage, s.idx + 1, v}.pack() : -1;
 }
 
 }  // namespace
@@ -155,6 +174,8 @@ int64_t format_next(StringFormat f, uint32_t state, uint8_t c) {
     }
     case StringFormat::email:
       return email_next(s, c);
+    case StringFormat::ipv4:
+      return ipv4_next(s, c);
   }
   return -1;
 }
@@ -172,8 +193,71 @@ bool format_complete(StringFormat f, uint32_t state) {
       return s.idx == 36;
     case StringFormat::email:
       return s.stage == 1 && s.idx > 0 && !(s.data & 1) && (s.data & 2);
+    case StringFormat::ipv4:
+      return s.stage == 3 && s.idx > 0;
   }
   return false;
+}
+
+uint32_t format_min_remaining(StringFormat f, uint32_t state) {
+  const Fmt s = Fmt::of(state);
+  // What follows a date-time's date, stage by stage: "T", "HH:MM:SS", "Z".
+  auto clock = [&]() -> uint32_t {
+    switch (s.stage) {
+      case kT:
+        return 10;
+      case kTime:
+        return 8 - s.idx + 1;
+      case kTimeEnd:
+        return 1;
+      case kFrac:
+        return s.idx == 0 ? 2 : 1;
+      case kOffset:
+        return 5 - s.idx;
+    }
+    return 0;
+  };
+  switch (f) {
+    case StringFormat::none:
+      return 0;
+    case StringFormat::date:
+      return s.stage == kDate ? 10 - s.idx : 0;
+    case StringFormat::date_time:
+      return s.stage == kDate ? 10 - s.idx + 10 : clock();
+    case StringFormat::time:
+      return s.stage == kDate ? 9 : clock();
+    case StringFormat::uuid:
+      return 36 - s.idx;
+    case StringFormat::email: {
+      const bool special = s.data & 1, dotted = s.data & 2;
+      if (s.stage == 0) return s.idx == 0 || special ? 5 : 4;
+      if (s.idx == 0 || special) return dotted ? 1 : 3;
+      return dotted ? 0 : 2;
+    }
+    case StringFormat::ipv4:
+      return (s.idx == 0 ? 1 : 0) + 2 * (3 - s.stage);
+  }
+  return 0;
+}
+
+uint32_t format_max_remaining(StringFormat f) {
+  switch (f) {
+    case StringFormat::none:
+      return 0;
+    case StringFormat::date:
+      return 10;
+    case StringFormat::date_time:
+      return 20;
+    case StringFormat::time:
+      return 9;
+    case StringFormat::uuid:
+      return 36;
+    case StringFormat::email:
+      return 5;
+    case StringFormat::ipv4:
+      return 7;
+  }
+  return 0;
 }
 
 }  // namespace rc::structured

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "json-pattern.h"
 #include "radixchat/status.h"
 #include "radixchat/structured-output.h"
 
@@ -33,7 +34,7 @@ enum class NodeKind : uint8_t {
   any_of,     // one of `alts`
 };
 
-enum class StringFormat : uint8_t { none, date, time, date_time, uuid, email };
+enum class StringFormat : uint8_t { none, date, time, date_time, uuid, email, ipv4 };
 
 struct Property {
   std::string key_json;  // the key as JSON text, quotes included
@@ -41,25 +42,47 @@ struct Property {
   bool required = false;
 };
 
-inline constexpr int kInfiniteDepth = 1 << 20;
+// Matcher frames: the document, one per open container, one for the scalar
+// being written.
+inline constexpr int kMaxFrames = kMaxNesting + 2;
+
+// "No value fits": a min_len entry for a node that cannot be finished.
+inline constexpr uint32_t kNever = UINT32_MAX / 4;
+
+// Integer bounds (inclusive) and step of an integer node.
+struct IntRange {
+  bool bounded = false;
+  int64_t lo = 0, hi = 0;
+  int64_t step = 0;  // multipleOf; 0: any
+};
 
 struct Node {
   NodeKind kind = NodeKind::any_value;
   bool integer = false;  // number
+  IntRange range;        // number: bounds on the integer part (integers: on the value)
   StringFormat format = StringFormat::none;
+  uint32_t min_chars = 0, max_chars = UINT32_MAX;  // plain string: characters
+  uint32_t pattern = 0;                            // string: 1 + index in Grammar::patterns
   std::vector<Property> props;                     // object
   uint32_t items = 0;                              // array, map: the element / value node
+  std::vector<uint32_t> prefix;                    // array: nodes of the first items
   uint32_t min_items = 0, max_items = UINT32_MAX;  // array
-  std::vector<std::string> literals;               // literals: compact JSON texts
-  std::vector<uint32_t> alts;                      // any_of
-  // Fewest matcher frames a value of this node needs (itself and what it
-  // must contain); kInfiniteDepth when it can never be finished.
-  int min_frames = kInfiniteDepth;
+  // array with uniqueItems: its items are this literals node (at most 32
+  // values); the array frame's `b` marks the values used. UINT32_MAX: none.
+  uint32_t unique_of = UINT32_MAX;
+  std::vector<std::string> literals;  // literals: compact JSON texts
+  std::vector<uint32_t> alts;         // any_of
+  // min_len[r]: fewest bytes of a value of this node whose frame has r
+  // frames of room (itself and what it must contain); kNever when none fits.
+  uint32_t min_len[kMaxFrames + 1];
+  Node() {
+    for (uint32_t& m : min_len) m = kNever;
+  }
+  // object, once min_len is final: object_tail / cheapest_member by room
+  // and property (json-closing.cpp), [room * (props + 1) + from].
+  std::vector<uint32_t> tails, cheapest;
+  uint32_t item_node(uint32_t i) const { return i < prefix.size() ? prefix[i] : items; }
 };
-
-// Matcher frames: the document, one per open container, one for the scalar
-// being written.
-inline constexpr int kMaxFrames = kMaxNesting + 2;
 
 struct Grammar {
   std::vector<Node> nodes;
@@ -67,6 +90,10 @@ struct Grammar {
   // What an any_value frame becomes at its first byte, and map keys.
   uint32_t any_value = 0, plain_string = 0, any_map = 0, any_array = 0, any_number = 0,
            any_literal = 0;
+  // No state needs more bytes than this to finish (json-closing.h): a
+  // budget at least this large never needs steering.
+  uint32_t closing_bound = 0;
+  std::vector<Pattern> patterns;
 };
 
 // Compiles a response format. invalid_argument with a message naming the

@@ -1,7 +1,13 @@
 // The byte automaton of json-matcher.h: one step function per frame kind.
 #include "json-matcher.h"
 
+#include <algorithm>
+#include <bit>
 #include <cstring>
+
+#include "int-range.h"
+#include "json-closing.h"
+#include "json-phases.h"
 
 namespace rc::structured {
 
@@ -25,17 +31,13 @@ struct Outcome {
 constexpr Outcome kReject{Act::reject};
 constexpr Outcome kTake{Act::take};
 
-bool is_ws(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
 // Whitespace inside a gap of a container, bounded per gap.
 bool take_ws(Frame& f, uint8_t c) {
-  if (!is_ws(c) || f.ws >= kMaxWhitespaceRun) return false;
+  if (kMaxWhitespaceRun == 0) return false;
+  if (!(c == ' ' || c == '\t' || c == '\n' || c == '\r') || f.ws >= kMaxWhitespaceRun) return false;
   ++f.ws;
   return true;
 }
-
-// Object phases (also used by maps and arrays where they apply).
-enum : uint8_t { kOpen, kFirst, kKey, kColon, kValue, kAfter, kComma };
 
 bool required_in(const Node& n, uint32_t from, uint32_t to) {
   for (uint32_t i = from; i < to && i < n.props.size(); ++i) {
@@ -52,9 +54,14 @@ uint32_t key_limit(const Node& n, uint32_t from) {
   return std::min<uint32_t>(j, static_cast<uint32_t>(n.props.size()) - 1);
 }
 
+// Whether a value of `node` can be finished by a frame with `room` frames.
+bool fits(const Grammar& g, uint32_t node, int room) {
+  return room > 0 && g.nodes[node].min_len[room] < kNever;
+}
+
 // The key of a declared-properties object: another allowed key with the
 // same prefix when the current one does not continue with c.
-Outcome step_key(const Node& n, Frame& f, uint8_t c) {
+Outcome step_key(const Grammar& g, const Node& n, Frame& f, uint8_t c, int room) {
   const std::string& cur = n.props[f.b].key_json;
   if (f.pos >= cur.size() || cur[f.pos] != static_cast<char>(c)) {
     const uint32_t limit = key_limit(n, f.a);
@@ -62,7 +69,7 @@ Outcome step_key(const Node& n, Frame& f, uint8_t c) {
     for (uint32_t j = f.a; j <= limit; ++j) {
       const std::string& k = n.props[j].key_json;
       if (k.size() > f.pos && k[f.pos] == static_cast<char>(c) &&
-          k.compare(0, f.pos, cur, 0, f.pos) == 0) {
+          k.compare(0, f.pos, cur, 0, f.pos) == 0 && fits(g, n.props[j].value, room - 1)) {
         found = j;
         break;
       }
@@ -79,24 +86,27 @@ Outcome step_key(const Node& n, Frame& f, uint8_t c) {
 
 // Objects: declared properties in order (`object`), or any keys (`map`,
 // keys are plain strings pushed as frames, values of node `items`).
-Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
+Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c, int room) {
   const bool map = n.kind == NodeKind::map;
   const uint32_t np = static_cast<uint32_t>(n.props.size());
   // May the object close / take another member now?
   const bool can_close = map || !required_in(n, f.a, np);
-  const bool more = map || f.a < np;
+  auto more = [&] {
+    return map ? fits(g, n.items, room - 1) && fits(g, g.plain_string, room - 1)
+               : cheapest_member(g, n, f.a, room - 1) != UINT32_MAX;
+  };
   if (f.phase == kOpen) {
     if (c != '{') return kReject;
     f.phase = kFirst;
     return kTake;
   }
-  if (f.phase == kKey) return step_key(n, f, c);
+  if (f.phase == kKey) return step_key(g, n, f, c, room);
   if (take_ws(f, c)) return kTake;
   switch (f.phase) {
     case kFirst:
     case kComma:
       if (c == '}' && f.phase == kFirst && can_close) return {Act::take_close};
-      if (c != '"' || !more) return kReject;
+      if (c != '"' || !more()) return kReject;
       f.ws = 0;
       if (map) {
         f.phase = kColon;
@@ -104,7 +114,7 @@ Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
       }
       f.phase = kKey;
       f.pos = 1;
-      f.b = f.a;
+      f.b = cheapest_member(g, n, f.a, room - 1);  // where closing_bytes() expects it
       return kTake;
     case kColon:
       if (c != ':') return kReject;
@@ -118,7 +128,7 @@ Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
       f.a = f.b + 1;
       return {Act::push, n.props[f.b].value};
     case kAfter:
-      if (c == ',' && more) {
+      if (c == ',' && more()) {
         f.phase = kComma;
         f.ws = 0;
         return kTake;
@@ -129,7 +139,10 @@ Outcome step_object(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
   return kReject;
 }
 
-Outcome step_array(const Node& n, Frame& f, uint8_t c) {
+Outcome step_array(const Grammar& g, const Node& n, Frame& f, uint8_t c, int room) {
+  const bool unused_left = n.unique_of == UINT32_MAX || static_cast<size_t>(std::popcount(f.b)) <
+                                                            g.nodes[n.unique_of].literals.size();
+  const bool more = f.a < n.max_items && unused_left && fits(g, n.item_node(f.a), room - 1);
   switch (f.phase) {
     case kOpen:
       if (c != '[') return kReject;
@@ -139,14 +152,13 @@ Outcome step_array(const Node& n, Frame& f, uint8_t c) {
     case kComma:
       if (take_ws(f, c)) return kTake;
       if (c == ']' && f.phase == kFirst && n.min_items == 0) return {Act::take_close};
-      if (f.a >= n.max_items) return kReject;
-      ++f.a;
+      if (!more) return kReject;
       f.phase = kAfter;
       f.ws = 0;
-      return {Act::push, n.items};
+      return {Act::push, n.item_node(f.a++)};
     case kAfter:
       if (take_ws(f, c)) return kTake;
-      if (c == ',' && f.a < n.max_items) {
+      if (c == ',' && more) {
         f.phase = kComma;
         f.ws = 0;
         return kTake;
@@ -157,19 +169,27 @@ Outcome step_array(const Node& n, Frame& f, uint8_t c) {
   return kReject;
 }
 
-enum : uint8_t { kStrOpen, kStrContent, kStrEscape, kStrHex };
-
 bool is_hex(uint8_t c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
-Outcome step_string(const Node& n, Frame& f, uint8_t c) {
+// Plain strings count characters in `a` (an escape or a UTF-8 sequence is
+// one), for minLength / maxLength.
+Outcome step_string(const Grammar& g, const Node& n, Frame& f, uint8_t c) {
   switch (f.phase) {
     case kStrOpen:
       if (c != '"') return kReject;
       f.phase = kStrContent;
       return kTake;
     case kStrContent:
+      if (n.pattern) {  // a DFA state in `a`
+        const Pattern& p = g.patterns[n.pattern - 1];
+        if (c == '"') return p.dist[f.a] == 0 ? Outcome{Act::take_close} : kReject;
+        const int32_t next = p.next[size_t(f.a) * 256 + c];
+        if (next < 0) return kReject;
+        f.a = static_cast<uint32_t>(next);
+        return kTake;
+      }
       if (n.format != StringFormat::none) {
         if (c == '"') return format_complete(n.format, f.a) ? Outcome{Act::take_close} : kReject;
         const int64_t next = format_next(n.format, f.a, c);
@@ -178,7 +198,8 @@ Outcome step_string(const Node& n, Frame& f, uint8_t c) {
         return kTake;
       }
       if (f.b == 0) {
-        if (c == '"') return {Act::take_close};
+        if (c == '"') return f.a >= n.min_chars ? Outcome{Act::take_close} : kReject;
+        if (f.a >= n.max_chars) return kReject;
         if (c == '\\') {
           f.phase = kStrEscape;
           return kTake;
@@ -189,6 +210,7 @@ Outcome step_string(const Node& n, Frame& f, uint8_t c) {
         const int next = utf8_next(static_cast<int>(f.b), c);
         if (next < 0) return kReject;
         f.b = static_cast<uint32_t>(next);
+        if (next == 0) ++f.a;
       }
       return kTake;
     case kStrEscape:
@@ -199,6 +221,7 @@ Outcome step_string(const Node& n, Frame& f, uint8_t c) {
       }
       if (!std::strchr("\"\\/bfnrt", c) || c == 0) return kReject;
       f.phase = kStrContent;
+      ++f.a;
       return kTake;
     case kStrHex: {
       if (!is_hex(c)) return kReject;
@@ -210,6 +233,7 @@ Outcome step_string(const Node& n, Frame& f, uint8_t c) {
       if (digit + 1 == 4) {
         f.phase = kStrContent;
         f.pos = 0;
+        ++f.a;
       }
       return kTake;
     }
@@ -217,47 +241,72 @@ Outcome step_string(const Node& n, Frame& f, uint8_t c) {
   return kReject;
 }
 
-// Number phases; "done" ones may end the number.
-enum : uint8_t {
-  kNumStart,
-  kNumMinus,
-  kNumInt,
-  kNumZero,
-  kNumDot,
-  kNumFrac,
-  kNumExp,
-  kNumExpSign,
-  kNumExpDigits
-};
-constexpr int kMaxIntDigits = 15, kMaxFracDigits = 15, kMaxExpDigits = 2;
+uint64_t magnitude(const Frame& f) { return uint64_t(f.b) << 32 | f.a; }
 
-bool number_done(const Frame& f) {
-  return f.phase == kNumInt || f.phase == kNumZero || f.phase == kNumFrac ||
-         f.phase == kNumExpDigits;
+// Whether a bounded non-integer number may take a fraction after its
+// integer part: every value between it and the next integer away from zero
+// is allowed.
+bool fraction_allowed(const Node& n, const Frame& f) {
+  if (!n.range.bounded) return true;
+  const bool neg = f.pos & kNumNegative;
+  const uint64_t m = magnitude(f);
+  if (neg && m == 0) return int_allowed(n.range, false, 0) && int_allowed(n.range, true, 1);
+  return int_allowed(n.range, neg, m) && int_allowed(n.range, neg, m + 1);
+}
+
+bool number_done(const Node& n, const Frame& f) {
+  if (f.phase == kNumInt || f.phase == kNumZero) {
+    return !(n.range.bounded || n.range.step) ||
+           int_allowed(n.range, f.pos & kNumNegative, magnitude(f));
+  }
+  return f.phase == kNumFrac || f.phase == kNumExpDigits;
 }
 
 Outcome step_number(const Node& n, Frame& f, uint8_t c) {
   const bool digit = c >= '0' && c <= '9';
+  const bool ranged = n.range.bounded || n.range.step;
+  const uint16_t sign = f.pos & kNumNegative;
   auto to = [&](uint8_t phase, uint16_t pos) {
     f.phase = phase;
-    f.pos = pos;
+    f.pos = static_cast<uint16_t>(pos | sign);
     return kTake;
+  };
+  // An integer-part digit: kept only while some completion is allowed.
+  auto int_digit = [&](uint8_t phase) {
+    const int digits = f.pos & 0xff;
+    const uint64_t m = magnitude(f) * 10 + (c - '0');
+    if (ranged && int_digits_needed(n.range, sign, m, digits + 1) < 0) {
+      // "-0" may still become "-0.5" when that is in range.
+      Frame probe = f;
+      probe.a = probe.b = 0;
+      const bool negative_fraction =
+          !n.integer && sign && m == 0 && digits == 0 && fraction_allowed(n, probe);
+      if (!negative_fraction) return kReject;
+    }
+    f.a = static_cast<uint32_t>(m);
+    f.b = static_cast<uint32_t>(m >> 32);
+    return to(phase, static_cast<uint16_t>(digits + 1));
   };
   switch (f.phase) {
     case kNumStart:
-      if (c == '-') return to(kNumMinus, 0);
+      if (c == '-') {
+        f.pos = kNumNegative;
+        if (ranged && int_digits_needed(n.range, true, 0, 0) < 0) return kReject;
+        f.phase = kNumMinus;
+        return kTake;
+      }
       [[fallthrough]];
     case kNumMinus:
-      if (c == '0') return to(kNumZero, 0);
-      if (digit) return to(kNumInt, 1);
+      if (c == '0') return int_digit(kNumZero);
+      if (digit) return int_digit(kNumInt);
       return kReject;
     case kNumInt:
-      if (digit && f.pos < kMaxIntDigits) return to(kNumInt, f.pos + 1);
+      if (digit && (f.pos & 0xff) < kMaxIntDigits) return int_digit(kNumInt);
       break;
     case kNumDot:
       return digit ? to(kNumFrac, 1) : kReject;
     case kNumFrac:
-      if (digit && f.pos < kMaxFracDigits) return to(kNumFrac, f.pos + 1);
+      if (digit && (f.pos & 0xff) < kMaxFracDigits) return to(kNumFrac, (f.pos & 0xff) + 1);
       break;
     case kNumExp:
       if (c == '+' || c == '-') return to(kNumExpSign, 0);
@@ -265,34 +314,40 @@ Outcome step_number(const Node& n, Frame& f, uint8_t c) {
     case kNumExpSign:
       return digit ? to(kNumExpDigits, 1) : kReject;
     case kNumExpDigits:
-      if (digit && f.pos < kMaxExpDigits) return to(kNumExpDigits, f.pos + 1);
+      if (digit && (f.pos & 0xff) < kMaxExpDigits) return to(kNumExpDigits, (f.pos & 0xff) + 1);
       break;
   }
-  if (!n.integer) {
-    if (c == '.' && (f.phase == kNumInt || f.phase == kNumZero)) return to(kNumDot, 0);
-    if ((c == 'e' || c == 'E') &&
-        (f.phase == kNumInt || f.phase == kNumZero || f.phase == kNumFrac)) {
-      return to(kNumExp, 0);
-    }
+  if (!n.integer && (f.phase == kNumInt || f.phase == kNumZero)) {
+    if (c == '.' && fraction_allowed(n, f)) return to(kNumDot, 0);
+    if ((c == 'e' || c == 'E') && !ranged) return to(kNumExp, 0);
+  }
+  if (!n.integer && !ranged && (c == 'e' || c == 'E') && f.phase == kNumFrac) {
+    return to(kNumExp, 0);
   }
   if (digit) return kReject;  // too many digits
-  return number_done(f) ? Outcome{Act::pop_retry} : kReject;
+  return number_done(n, f) ? Outcome{Act::pop_retry} : kReject;
 }
 
 // `a` is the smallest literal with the prefix matched so far (literals are
 // sorted), so "a literal ends here" is lits[a].size() == pos.
-Outcome step_literals(const Node& n, Frame& f, uint8_t c) {
+// `exclude`: values already used by a uniqueItems array (bit per index).
+Outcome step_literals(const Node& n, Frame& f, uint8_t c, uint32_t exclude) {
   const std::vector<std::string>& lits = n.literals;
   const std::string& cur = lits[f.a];
+  auto used = [&](uint32_t k) { return k < 32 && ((exclude >> k) & 1); };
   for (uint32_t k = f.a; k < lits.size(); ++k) {
     const std::string& s = lits[k];
     if (k != f.a && s.compare(0, f.pos, cur, 0, f.pos) != 0) break;
+    if (used(k)) continue;
     if (s.size() > f.pos && static_cast<uint8_t>(s[f.pos]) == c) {
       f.a = k;
       ++f.pos;
       const bool exact = s.size() == f.pos;
-      const bool longer = k + 1 < lits.size() && lits[k + 1].size() > f.pos &&
-                          lits[k + 1].compare(0, f.pos, s) == 0;
+      bool longer = false;
+      for (uint32_t j = k + 1; j < lits.size() && !longer; ++j) {
+        if (lits[j].compare(0, f.pos, s) != 0) break;
+        longer = !used(j);
+      }
       return exact && !longer ? Outcome{Act::take_close} : kTake;
     }
   }
@@ -308,7 +363,8 @@ Outcome step_any_value(const Grammar& g, uint8_t c) {
   return kReject;
 }
 
-Outcome step_frame(const Grammar& g, Frame& f, uint8_t c) {
+// `room`: the frames this one and its descendants may use.
+Outcome step_frame(const Grammar& g, Frame& f, uint8_t c, int room, uint32_t exclude) {
   const Node& n = g.nodes[f.node];
   switch (n.kind) {
     case NodeKind::document:
@@ -320,15 +376,15 @@ Outcome step_frame(const Grammar& g, Frame& f, uint8_t c) {
       return step_any_value(g, c);
     case NodeKind::object:
     case NodeKind::map:
-      return step_object(g, n, f, c);
+      return step_object(g, n, f, c, room);
     case NodeKind::array:
-      return step_array(n, f, c);
+      return step_array(g, n, f, c, room);
     case NodeKind::string:
-      return step_string(n, f, c);
+      return step_string(g, n, f, c);
     case NodeKind::number:
       return step_number(n, f, c);
     case NodeKind::literals:
-      return step_literals(n, f, c);
+      return step_literals(n, f, c, exclude);
     case NodeKind::any_of:
       return kReject;  // never a frame
   }
@@ -343,7 +399,7 @@ void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& ou
 void push_node(const Grammar& g, const Thread& t, uint32_t node, uint8_t c,
                std::vector<Thread>& out, int forks) {
   const Node& n = g.nodes[node];
-  if (t.depth + static_cast<uint32_t>(n.min_frames) > static_cast<uint32_t>(kMaxFrames)) return;
+  if (!fits(g, node, kMaxFrames - static_cast<int>(t.depth))) return;
   if (n.kind == NodeKind::any_of) {
     if (forks > 16) return;
     for (uint32_t alt : n.alts) push_node(g, t, alt, c, out, forks + 1);
@@ -357,10 +413,28 @@ void push_node(const Grammar& g, const Thread& t, uint32_t node, uint8_t c,
   feed_thread(g, next, c, out);
 }
 
+// The uniqueItems array right below a literal frame at `top`, or null.
+Frame* unique_parent(const Grammar& g, Thread& t) {
+  if (t.depth < 2 || g.nodes[t.f[t.depth - 1].node].kind != NodeKind::literals) return nullptr;
+  Frame& parent = t.f[t.depth - 2];
+  return g.nodes[parent.node].unique_of != UINT32_MAX ? &parent : nullptr;
+}
+
+// Pops the top frame; a literal closing inside a uniqueItems array marks
+// its value used.
+void pop(const Grammar& g, Thread& t) {
+  if (Frame* parent = unique_parent(g, t); parent && t.f[t.depth - 1].a < 32) {
+    parent->b |= 1u << t.f[t.depth - 1].a;
+  }
+  --t.depth;
+}
+
 void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& out) {
   while (t.depth > 0) {
     Frame& top = t.f[t.depth - 1];
-    const Outcome o = step_frame(g, top, c);
+    const Frame* parent = unique_parent(g, t);
+    const Outcome o =
+        step_frame(g, top, c, kMaxFrames - static_cast<int>(t.depth) + 1, parent ? parent->b : 0);
     switch (o.act) {
       case Act::reject:
         return;
@@ -368,11 +442,11 @@ void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& ou
         out.push_back(t);
         return;
       case Act::take_close:
-        --t.depth;
+        pop(g, t);
         out.push_back(t);
         return;
       case Act::pop_retry:
-        --t.depth;
+        pop(g, t);
         continue;
       case Act::push:
         push_node(g, t, o.child, c, out, 0);
@@ -387,7 +461,7 @@ void feed_thread(const Grammar& g, Thread& t, uint8_t c, std::vector<Thread>& ou
 
 bool scalar_can_end(const Grammar& g, const Frame& f) {
   const Node& n = g.nodes[f.node];
-  if (n.kind == NodeKind::number) return number_done(f);
+  if (n.kind == NodeKind::number) return number_done(n, f);
   if (n.kind == NodeKind::literals) return f.pos > 0 && n.literals[f.a].size() == f.pos;
   return false;
 }
@@ -429,7 +503,8 @@ int plain_string_state(const Grammar& g, const Thread& t) {
   if (t.depth == 0) return -1;
   const Frame& f = t.f[t.depth - 1];
   const Node& n = g.nodes[f.node];
-  if (n.kind != NodeKind::string || n.format != StringFormat::none || f.phase != kStrContent) {
+  if (n.kind != NodeKind::string || n.format != StringFormat::none || n.pattern ||
+      f.phase != kStrContent) {
     return -1;
   }
   return static_cast<int>(f.b);

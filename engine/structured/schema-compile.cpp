@@ -1,38 +1,61 @@
 // JSON Schema -> Grammar. One pass over the schema document, memoizing
 // $ref targets by JSON pointer so recursion becomes a cycle in the node
-// graph, then a fixpoint for each node's fewest frames (min_frames), which
-// is what lets the matcher refuse choices that could not finish within the
-// depth limit.
+// graph, then a fixpoint for each node's shortest value by room
+// (compute_min_len), which is what lets the matcher refuse choices that
+// could not finish within the depth limit and close early near max_tokens.
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <regex>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
+#include "json-closing.h"
 #include "json-grammar.h"
+#include "json-phases.h"
+#include "schema-combine.h"
+#include "schema-scalars.h"
 
 namespace rc::structured {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-struct CompileError {
-  std::string message;
-};
-
-[[noreturn]] void fail(const std::string& where, const std::string& what) {
-  throw CompileError{what + " (at #" + where + ")"};
-}
+using Json = SchemaJson;
 
 const std::set<std::string, std::less<>> kAnnotations = {
-    "title",    "description", "$schema",  "$id",       "$comment", "default",
-    "examples", "deprecated",  "readOnly", "writeOnly", "$defs",    "definitions"};
-const std::set<std::string, std::less<>> kHandled = {
-    "type",  "properties", "required", "additionalProperties",
-    "items", "minItems",   "maxItems", "enum",
-    "const", "anyOf",      "$ref",     "format"};
+    "title",      "description", "$schema",   "$id",   "$comment",    "default", "examples",
+    "deprecated", "readOnly",    "writeOnly", "$defs", "definitions", "id"};
+const std::set<std::string, std::less<>> kHandled = {"type",
+                                                     "properties",
+                                                     "required",
+                                                     "additionalProperties",
+                                                     "items",
+                                                     "minItems",
+                                                     "maxItems",
+                                                     "enum",
+                                                     "const",
+                                                     "anyOf",
+                                                     "oneOf",
+                                                     "allOf",
+                                                     "$ref",
+                                                     "format",
+                                                     "minLength",
+                                                     "maxLength",
+                                                     "minimum",
+                                                     "maximum",
+                                                     "exclusiveMinimum",
+                                                     "exclusiveMaximum",
+                                                     "multipleOf",
+                                                     "prefixItems",
+                                                     "additionalItems",
+                                                     "uniqueItems",
+                                                     "pattern",
+                                                     "patternProperties",
+                                                     "dependencies",
+                                                     "minProperties",
+                                                     "maxProperties",
+                                                     "not"};
 
 class Compiler {
  public:
@@ -114,18 +137,38 @@ class Compiler {
       if (!it->is_string()) fail(where, "'$ref' must be a string");
       return compile_ref(it->get<std::string>(), where);
     }
-    if (auto it = s.find("anyOf"); it != s.end()) {
-      for (const auto& [k, v] : s.items()) {
-        if (k != "anyOf" && !kAnnotations.count(k)) {
-          fail(where, "'anyOf' next to '" + k + "' is not supported (move it into each branch)");
+    if (auto it = s.find("allOf"); it != s.end()) {
+      const Json merged = merge_all_of(doc_, s, where);
+      return compile(merged, where);
+    }
+    if (s.contains("not")) return compile(without_not(s, where), where);
+    for (const char* kw : {"anyOf", "oneOf"}) {
+      auto it = s.find(kw);
+      if (it == s.end()) continue;
+      bool siblings = false;
+      for (const auto& [k, v] : s.items())
+        siblings = siblings || (k != kw && !kAnnotations.count(k));
+      if (siblings) {
+        // The other keywords apply to every branch: merged into each.
+        if (!it->is_array() || it->empty()) {
+          fail(where, std::string("'") + kw + "' must be a non-empty array");
         }
+        Json rest = s;
+        rest.erase(kw);
+        Json branches = Json::array();
+        for (const Json& b : *it) {
+          branches.push_back(merge_all_of(doc_, Json{{"allOf", Json::array({rest, b})}}, where));
+        }
+        return compile(Json{{kw, branches}}, where);
       }
-      if (!it->is_array() || it->empty()) fail(where, "'anyOf' must be a non-empty array");
+      if (!it->is_array() || it->empty())
+        fail(where, std::string("'") + kw + "' must be a non-empty array");
       Node n;
       n.kind = NodeKind::any_of;
       for (size_t i = 0; i < it->size(); ++i) {
-        n.alts.push_back(compile((*it)[i], where + "/anyOf/" + std::to_string(i)));
+        n.alts.push_back(compile((*it)[i], where + "/" + kw + "/" + std::to_string(i)));
       }
+      if (std::string(kw) == "oneOf") check_disjoint(n.alts, where);
       return add(std::move(n));
     }
     std::vector<std::string> types = type_names(s, where);
@@ -134,6 +177,65 @@ class Compiler {
     n.kind = NodeKind::any_of;
     for (const std::string& t : types) n.alts.push_back(compile_typed(s, t, where));
     return add(std::move(n));
+  }
+
+  // `not` over a schema with a type: any value of another type satisfies
+  // it, whatever else the inner schema says; `s` then keeps those types.
+  static Json without_not(const Json& s, const std::string& where) {
+    const Json& inner = s["not"];
+    auto names = [&](const Json& t) {
+      std::set<std::string> out;
+      if (t.is_string()) out.insert(t.get<std::string>());
+      if (t.is_array()) {
+        for (const Json& x : t) {
+          if (x.is_string()) out.insert(x.get<std::string>());
+        }
+      }
+      return out;
+    };
+    if (inner.is_boolean() || (inner.is_object() && inner.empty())) {
+      if (inner.is_boolean() && !inner.get<bool>()) {
+        Json rest = s;
+        rest.erase("not");
+        return rest;
+      }
+      fail(where, "'not' of a schema that accepts everything accepts no value");
+    }
+    if (!inner.is_object() || !inner.contains("type")) {
+      fail(where + "/not", "'not' is supported only over a schema with 'type'");
+    }
+    const std::set<std::string> excluded = names(inner["type"]);
+    const bool numbers_out = excluded.count("number") || excluded.count("integer");
+    Json allowed = Json::array();
+    const std::set<std::string> own =
+        s.contains("type") ? names(s["type"]) : std::set<std::string>{};
+    for (const char* t : {"object", "array", "string", "number", "integer", "boolean", "null"}) {
+      const std::string name = t;
+      if (excluded.count(name) || ((name == "number" || name == "integer") && numbers_out))
+        continue;
+      if (s.contains("type") && !own.count(name)) continue;
+      if (!s.contains("type") && name == "integer") continue;  // "number" covers it
+      allowed.push_back(name);
+    }
+    if (allowed.empty()) fail(where, "'not' excludes every type 'type' allows");
+    Json rest = s;
+    rest.erase("not");
+    rest["type"] = allowed.size() == 1 ? allowed[0] : allowed;
+    return rest;
+  }
+
+  void check_disjoint(const std::vector<uint32_t>& alts, const std::string& where) {
+    for (size_t i = 0; i < alts.size(); ++i) {
+      for (size_t j = i + 1; j < alts.size(); ++j) {
+        if (!disjoint(g_, alts[i], alts[j])) {
+          fail(where + "/oneOf", "'oneOf' branches " + std::to_string(i) + " and " +
+                                     std::to_string(j) +
+                                     " could both match (only branches that exclude each other "
+                                     "by type, by value or by a required property's value are "
+                                     "supported)");
+        }
+      }
+    }
   }
 
   void check_keywords(const Json& s, const std::string& where) {
@@ -168,11 +270,20 @@ class Compiler {
       return out;
     }
     if (s.contains("enum") || s.contains("const")) return {"literal"};
-    if (s.contains("properties") || s.contains("required") || s.contains("additionalProperties")) {
-      return {"object"};
+    for (const char* k : {"properties", "required", "additionalProperties", "patternProperties",
+                          "dependencies", "minProperties", "maxProperties"}) {
+      if (s.contains(k)) return {"object"};
     }
-    if (s.contains("items") || s.contains("minItems") || s.contains("maxItems")) return {"array"};
-    if (s.contains("format")) return {"string"};
+    for (const char* k : {"items", "minItems", "maxItems", "prefixItems", "uniqueItems"}) {
+      if (s.contains(k)) return {"array"};
+    }
+    for (const char* k : {"format", "minLength", "maxLength", "pattern"}) {
+      if (s.contains(k)) return {"string"};
+    }
+    for (const char* k :
+         {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}) {
+      if (s.contains(k)) return {"number"};
+    }
     return {"any"};
   }
 
@@ -217,28 +328,39 @@ class Compiler {
     if (type == "string") {
       n.kind = NodeKind::string;
       n.format = string_format(s, where);
+      n.min_chars = schema_count(s, "minLength", where, 0);
+      n.max_chars = schema_count(s, "maxLength", where, UINT32_MAX);
+      if (n.min_chars > n.max_chars) fail(where, "'minLength' is larger than 'maxLength'");
+      if (n.format != StringFormat::none && (s.contains("minLength") || s.contains("maxLength"))) {
+        fail(where, "'minLength'/'maxLength' next to 'format' is not supported");
+      }
+      if (s.contains("format") && format_pattern(s["format"].get<std::string>())) {
+        if (s.contains("pattern") || s.contains("minLength") || s.contains("maxLength")) {
+          fail(where, "'format' " + s["format"].dump() +
+                          " next to 'pattern', 'minLength' or 'maxLength' is not supported");
+        }
+        g_.patterns.push_back(
+            compile_pattern(format_pattern(s["format"].get<std::string>()), where));
+        n.pattern = static_cast<uint32_t>(g_.patterns.size());
+      }
+      if (auto p = s.find("pattern"); p != s.end()) {
+        if (!p->is_string()) fail(where, "'pattern' must be a string");
+        if (n.format != StringFormat::none || s.contains("minLength") || s.contains("maxLength")) {
+          fail(where, "'pattern' next to 'format', 'minLength' or 'maxLength' is not supported");
+        }
+        g_.patterns.push_back(compile_pattern(p->get<std::string>(), where));
+        n.pattern = static_cast<uint32_t>(g_.patterns.size());
+      }
     } else if (type == "number" || type == "integer") {
       n.kind = NodeKind::number;
       n.integer = type == "integer";
+      number_bounds(s, n, where);
     } else if (type == "boolean") {
       return add(make_literals({"false", "true"}));
     } else {
       return add(make_literals({"null"}));
     }
     return add(std::move(n));
-  }
-
-  static StringFormat string_format(const Json& s, const std::string& where) {
-    auto it = s.find("format");
-    if (it == s.end()) return StringFormat::none;
-    if (!it->is_string()) fail(where, "'format' must be a string");
-    const std::string f = it->get<std::string>();
-    if (f == "date") return StringFormat::date;
-    if (f == "time") return StringFormat::time;
-    if (f == "date-time") return StringFormat::date_time;
-    if (f == "uuid") return StringFormat::uuid;
-    if (f == "email") return StringFormat::email;
-    fail(where, "unsupported format '" + f + "' (supported: date, time, date-time, uuid, email)");
   }
 
   uint32_t compile_object(const Json& s, const std::string& where) {
@@ -250,6 +372,26 @@ class Compiler {
         required.insert(r.get<std::string>());
       }
     }
+    // dependencies: a required property's list joins `required`; a property
+    // with dependencies that is not required is never written (then they
+    // hold trivially).
+    std::set<std::string> dropped;
+    if (auto it = s.find("dependencies"); it != s.end()) {
+      if (!it->is_object()) fail(where, "'dependencies' must be an object");
+      for (const auto& [key, dep] : it->items()) {
+        if (!required.count(key)) {
+          dropped.insert(key);
+        } else if (dep.is_array()) {
+          for (const Json& r : dep) {
+            if (!r.is_string()) fail(where, "'dependencies' lists must hold strings");
+            required.insert(r.get<std::string>());
+          }
+        } else {
+          fail(where + "/dependencies/" + key,
+               "'dependencies' with a schema on a required property is not supported");
+        }
+      }
+    }
     const Json* extra = nullptr;
     if (auto it = s.find("additionalProperties"); it != s.end()) extra = &*it;
     const Json* props = nullptr;
@@ -257,11 +399,23 @@ class Compiler {
       if (!it->is_object()) fail(where, "'properties' must be an object");
       props = &*it;
     }
+    const Json* patterns = nullptr;
+    if (auto it = s.find("patternProperties"); it != s.end()) {
+      if (!it->is_object()) fail(where, "'patternProperties' must be an object");
+      patterns = &*it;
+    }
+    const uint32_t min_props = schema_count(s, "minProperties", where, 0);
+    const uint32_t max_props = schema_count(s, "maxProperties", where, UINT32_MAX);
     if (!props || props->empty()) {
       if (!required.empty()) {
         fail(where, "required property '" + *required.begin() + "' is not in 'properties'");
       }
-      if (extra && extra->is_boolean() && !extra->get<bool>()) {
+      if (min_props > 0) fail(where, "'minProperties' without 'properties' is not supported");
+      // Without declared keys, patternProperties, dependencies or
+      // maxProperties leave the empty object as what is written.
+      const bool only_empty = (extra && extra->is_boolean() && !extra->get<bool>()) || patterns ||
+                              s.contains("dependencies") || s.contains("maxProperties");
+      if (only_empty) {
         Node n;
         n.kind = NodeKind::object;  // no properties: exactly {}
         return add(std::move(n));
@@ -275,39 +429,131 @@ class Compiler {
     Node n;
     n.kind = NodeKind::object;
     for (const auto& [key, sub] : props->items()) {
+      const bool never = (sub.is_boolean() && !sub.get<bool>()) ||
+                         (sub.is_object() && sub.size() == 1 && sub.contains("not") &&
+                          (sub["not"] == Json::object() || sub["not"] == Json(true)));
+      if (never && !required.count(key)) continue;  // no value fits: never written
+      if (dropped.count(key)) continue;
       Property p;
       p.key_json = Json(key).dump();
       p.required = required.erase(key) > 0;
-      p.value = compile(sub, where + "/properties/" + key);
+      // The patternProperties whose regex matches the key apply too.
+      Json value = sub;
+      if (patterns) value = with_patterns(key, sub, *patterns, where);
+      p.value = compile(value, where + "/properties/" + key);
       n.props.push_back(std::move(p));
     }
     if (!required.empty()) {
       fail(where, "required property '" + *required.begin() + "' is not in 'properties'");
     }
+    size_t n_required = 0;
+    for (const Property& p : n.props) n_required += p.required;
+    if (min_props > n_required) {
+      fail(where, "'minProperties' above the required properties is not supported");
+    }
+    if (max_props < n.props.size()) {
+      fail(where, "'maxProperties' below the declared properties is not supported");
+    }
     return add(std::move(n));
+  }
+
+  // `sub` and every patternProperties schema whose regex matches `key`.
+  static Json with_patterns(const std::string& key, const Json& sub, const Json& patterns,
+                            const std::string& where) {
+    Json all = Json::array({sub});
+    for (const auto& [re, schema] : patterns.items()) {
+      bool match = false;
+      try {
+        match = std::regex_search(key, std::regex(re, std::regex::ECMAScript));
+      } catch (const std::exception&) {
+        fail(where + "/patternProperties", "'patternProperties' regex '" + re + "' is not valid");
+      }
+      if (match) all.push_back(schema);
+    }
+    return all.size() == 1 ? sub : Json{{"allOf", all}};
   }
 
   uint32_t compile_array(const Json& s, const std::string& where) {
     Node n;
     n.kind = NodeKind::array;
-    auto count = [&](const char* key, uint32_t& out) {
-      auto it = s.find(key);
-      if (it == s.end()) return;
-      if (!it->is_number_integer() || it->get<int64_t>() < 0 || it->get<int64_t>() > 1000000) {
-        fail(where, std::string("'") + key + "' must be an integer in [0, 1000000]");
-      }
-      out = static_cast<uint32_t>(it->get<int64_t>());
-    };
-    count("minItems", n.min_items);
-    count("maxItems", n.max_items);
+    n.min_items = schema_count(s, "minItems", where, 0);
+    n.max_items = schema_count(s, "maxItems", where, UINT32_MAX);
     if (n.min_items > n.max_items) fail(where, "'minItems' is larger than 'maxItems'");
+    // The first items: prefixItems, or draft 4's `items` as an array; the
+    // rest: `items` (or draft 4's additionalItems).
+    const Json* tuple = nullptr;
+    const Json* rest = nullptr;
+    std::string tuple_key = "prefixItems", rest_key = "items";
+    if (auto it = s.find("prefixItems"); it != s.end()) tuple = &*it;
     if (auto it = s.find("items"); it != s.end()) {
-      if (it->is_array()) fail(where, "'items' as an array (tuple) is not supported");
-      n.items = compile(*it, where + "/items");
-    } else {
+      if (it->is_array()) {
+        if (tuple) fail(where, "'items' as an array next to 'prefixItems'");
+        tuple = &*it;
+        tuple_key = "items";
+        rest_key = "additionalItems";
+        if (auto a = s.find("additionalItems"); a != s.end()) rest = &*a;
+      } else {
+        rest = &*it;
+      }
+    }
+    if (tuple) {
+      if (!tuple->is_array()) fail(where, "'" + tuple_key + "' must be an array of schemas");
+      for (size_t i = 0; i < tuple->size(); ++i) {
+        const Json& sub = (*tuple)[i];
+        if (sub.is_boolean() && !sub.get<bool>()) {
+          n.max_items = std::min<uint32_t>(n.max_items, static_cast<uint32_t>(i));
+          break;
+        }
+        n.prefix.push_back(compile(sub, where + "/" + tuple_key + "/" + std::to_string(i)));
+      }
+    }
+    if (rest && rest->is_boolean() && !rest->get<bool>()) {
+      n.max_items = std::min<uint32_t>(n.max_items, static_cast<uint32_t>(n.prefix.size()));
       n.items = g_.any_value;
+    } else {
+      n.items = rest ? compile(*rest, where + "/" + rest_key) : g_.any_value;
+    }
+    if (n.min_items > n.max_items) fail(where, "'minItems' asks for more items than are allowed");
+    if (auto it = s.find("uniqueItems"); it != s.end()) {
+      if (!it->is_boolean()) fail(where, "'uniqueItems' must be a boolean");
+      if (it->get<bool>() && n.max_items > 1) unique_items(n, where);
     }
     return add(std::move(n));
+  }
+
+  // uniqueItems over enum / const items: the array tracks the values used.
+  // Other items: at most one item (always unique).
+  void unique_items(Node& n, const std::string& where) {
+    uint32_t items = n.items;
+    for (int i = 0; i < 16; ++i) {
+      const Node& x = g_.nodes[items];
+      if (x.kind != NodeKind::any_of || x.alts.size() != 1) break;
+      items = x.alts[0];
+    }
+    const Node& lits = g_.nodes[items];
+    if (n.prefix.empty() && lits.kind == NodeKind::literals && lits.literals.size() <= 32) {
+      for (size_t i = 0; i < lits.literals.size(); ++i) {
+        for (size_t j = i + 1; j < lits.literals.size(); ++j) {
+          if (Json::parse(lits.literals[i]) == Json::parse(lits.literals[j])) {
+            fail(where, "'uniqueItems' over values that are equal as JSON (" + lits.literals[i] +
+                            ", " + lits.literals[j] + ")");
+          }
+        }
+      }
+      const uint32_t distinct = static_cast<uint32_t>(lits.literals.size());
+      if (n.min_items > distinct) {
+        fail(where, "'uniqueItems' with 'minItems' " + std::to_string(n.min_items) + " above the " +
+                        std::to_string(distinct) + " distinct values");
+      }
+      n.unique_of = items;
+      n.items = items;
+      n.max_items = std::min(n.max_items, distinct);
+      return;
+    }
+    if (n.min_items > 1) {
+      fail(where, "'uniqueItems' with 'minItems' above 1 is supported only over enum/const items");
+    }
+    n.max_items = 1;  // one item is always unique
   }
 
   uint32_t compile_ref(const std::string& ref, const std::string& where) {
@@ -341,50 +587,6 @@ class Compiler {
   int depth_ = 0;
 };
 
-// Fewest frames to finish a value of each node, by fixpoint (cycles start
-// at "never" and shrink as their exits are found). A container counts room
-// for one value inside even when it may be empty, so containers nest at most
-// kMaxNesting deep whatever they hold.
-void compute_min_frames(Grammar& g) {
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (Node& n : g.nodes) {
-      int64_t m = kInfiniteDepth;
-      auto sub = [&](uint32_t i) { return int64_t(g.nodes[i].min_frames); };
-      switch (n.kind) {
-        case NodeKind::any_of:
-          for (uint32_t a : n.alts) m = std::min(m, sub(a));
-          break;
-        case NodeKind::object: {
-          int64_t inner = 0;
-          for (const Property& p : n.props) {
-            if (p.required) inner = std::max(inner, sub(p.value));
-          }
-          m = 1 + std::max<int64_t>(inner, 1);
-          break;
-        }
-        case NodeKind::array:
-          m = 1 + std::max<int64_t>(n.min_items > 0 ? sub(n.items) : 0, 1);
-          break;
-        case NodeKind::map:
-          m = 2;
-          break;
-        case NodeKind::document:
-          m = 1 + sub(n.items);
-          break;
-        default:  // any_value, string, number, literals
-          m = 1;
-      }
-      const int v = static_cast<int>(std::min<int64_t>(m, kInfiniteDepth));
-      if (v < n.min_frames) {
-        n.min_frames = v;
-        changed = true;
-      }
-    }
-  }
-}
-
 }  // namespace
 
 Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format) {
@@ -407,8 +609,8 @@ Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFor
   } catch (const std::exception& e) {
     return bad(std::string("JSON schema: ") + e.what());
   }
-  compute_min_frames(*g);
-  if (g->nodes[g->document].min_frames > kMaxFrames) {
+  compute_min_len(*g);
+  if (shortest_reply(*g) >= kNever) {
     return bad("JSON schema: no value satisfies it within " + std::to_string(kMaxNesting) +
                " levels of nesting (a required recursion never ends?)");
   }

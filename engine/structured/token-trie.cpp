@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "json-closing.h"
+#include "json-phases.h"
 #include "tokenizer/tokenizer.h"
 
 namespace rc::structured {
@@ -84,6 +86,14 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
   }
   close_to(0, static_cast<uint32_t>(order_.size()));
   nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
+  std::vector<bool> single(256, false);
+  for (const std::string& piece : pieces_) {
+    if (piece.size() == 1) single[static_cast<uint8_t>(piece[0])] = true;
+  }
+  every_byte_ = true;
+  for (int b = 0x20; b <= 0xF4; ++b) {
+    if ((b < 0x7F || b >= 0x80) && b != 0xC0 && b != 0xC1 && !single[b]) every_byte_ = false;
+  }
   // Shortcut facts bottom-up: a node's descendants come after it in
   // preorder, so they are final when it is folded into its parent.
   for (Node& node : nodes_) node.safe = node.cls = 0xff;
@@ -95,6 +105,8 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
     p.safe &= n.safe_in;
     p.cls &= n.cls_in;
     p.height = static_cast<uint8_t>(std::max<int>(p.height, std::min(255, n.height + 1)));
+    n.quote = n.quote || n.byte == '"';
+    p.quote = p.quote || n.quote;
   }
 }
 
@@ -125,8 +137,12 @@ void set_bit_range(std::vector<uint64_t>& bits, uint32_t begin, uint32_t end) {
 }
 
 void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
-                          const std::vector<Thread>& threads, std::vector<uint64_t>& bits) {
+                          const std::vector<Thread>& threads, std::vector<uint64_t>& bits,
+                          uint32_t limit) {
   g_ = &g;
+  limit_ = limit;
+  checked_ = limit < g.closing_bound;
+  budget_refused_ = false;
   trie_ = &trie;
   bits_ = &bits;
   bits.assign((trie.n_tokens() + 63) / 64, 0);
@@ -139,8 +155,17 @@ void MaskBuilder::compute(const Grammar& g, const TokenTrie& trie,
   walk(0, 0, shortcut(levels_[0]));
 }
 
+bool MaskBuilder::closes(const std::vector<Thread>& threads) const {
+  if (!checked_) return true;
+  for (const Thread& t : threads) {
+    if (closing_bytes(*g_, t) <= limit_) return true;
+  }
+  return false;
+}
+
 bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
   if (safe & utf8) return true;
+  if ((safe & utf8_bounded) && height <= bounded_room) return true;
   for (int k = 0; k < kByteClasses; ++k) {
     if (((cls >> k) & 1) && height <= runs[k]) return true;
   }
@@ -150,14 +175,27 @@ bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const 
 MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) {
   Shortcut s;
   for (const Thread& t : threads) {
+    // Near the budget, a thread lends its shortcut only while the longest
+    // run it would accept whole still leaves it able to finish in time.
+    const uint32_t closing = checked_ ? closing_bytes(*g_, t) : 0;
     const int u = plain_string_state(*g_, t);
     if (u >= 0) {
-      s.utf8 |= uint8_t(1u << u);
+      // Content adds at most a pending UTF-8 sequence to what is left.
+      if (closing + 3 > limit_) continue;
+      const Frame& top = t.f[t.depth - 1];
+      const uint32_t max_chars = g_->nodes[top.node].max_chars;
+      if (max_chars == UINT32_MAX) {
+        s.utf8 |= uint8_t(1u << u);
+      } else {
+        s.utf8_bounded |= uint8_t(1u << u);
+        s.bounded_room = std::min<int>(s.bounded_room, static_cast<int>(max_chars - top.a));
+      }
       continue;
     }
     StringFormat f;
     uint32_t state;
     if (!format_string_state(*g_, t, &f, &state)) continue;
+    if (closing + format_max_remaining(f) > limit_) continue;
     for (int k = 0; k < kByteClasses; ++k) {
       s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
     }
@@ -168,26 +206,104 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
 void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
+  if (levels_[level].size() == 1) {
+    // Inside a pattern string: its DFA walks the subtree directly.
+    const Thread& t = levels_[level][0];
+    const Frame& top = t.f[t.depth - 1];
+    const Node& n = g_->nodes[top.node];
+    if (n.kind == NodeKind::string && n.pattern && top.phase == kStrContent) {
+      const Pattern& p = g_->patterns[n.pattern - 1];
+      const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
+      if (node != 0 || checked_) {
+        walk_pattern(node, level, p, top.a, base, Quotes::all, Thread(t));
+        return;
+      }
+      // From the root without a budget check, the tokens without a quote
+      // depend on the DFA state alone: computed once per state.
+      const uint64_t key = uint64_t(n.pattern) << 32 | top.a;
+      auto it = pattern_bits_.find(key);
+      if (it == pattern_bits_.end()) {
+        if (pattern_bits_.size() >= 64) pattern_bits_.clear();
+        std::vector<uint64_t> own(bits_->size(), 0);
+        std::vector<uint64_t>* out = bits_;
+        bits_ = &own;
+        walk_pattern(node, level, p, top.a, base, Quotes::skip, t);
+        bits_ = out;
+        it = pattern_bits_.emplace(key, std::move(own)).first;
+      }
+      for (size_t w = 0; w < bits_->size(); ++w) (*bits_)[w] |= it->second[w];
+      walk_pattern(node, level, p, top.a, base, Quotes::only, Thread(t));
+      return;
+    }
+  }
+  for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) visit(c, level, here);
+}
+
+void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
+  const TokenTrie::Node& child = trie_->nodes()[c];
+  ++visited_;
+  if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
+    set_bit_range(*bits_, child.own_begin, child.sub_end);
+    return;
+  }
+  std::vector<Thread>& next = levels_[level + 1];
+  next.clear();
+  for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
+  if (next.empty()) return;
+  if (next.size() > 1) dedupe(next);
+  if (child.own_end > child.own_begin) {
+    if (closes(next)) {
+      set_bit_range(*bits_, child.own_begin, child.own_end);
+    } else {
+      budget_refused_ = true;
+    }
+  }
+  if (!child.has_child) return;
+  const Shortcut below = shortcut(next);
+  if (below.covers(child.safe, child.cls, child.height)) {
+    set_bit_range(*bits_, child.own_end, child.sub_end);
+  } else {
+    walk(c, level + 1, below);
+  }
+}
+
+// `start` is the one thread inside a pattern string where this walk began;
+// `state` is the DFA state after the bytes down to `node`, `base` what the
+// frames below the string need to close. A closing quote leaves the string:
+// that child goes the generic way from `start` put in that state.
+void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state,
+                               uint32_t base, Quotes quotes, const Thread& start) {
+  const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
+  if (!nodes[node].has_child) return;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
-    ++visited_;
-    if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
-      set_bit_range(*bits_, child.own_begin, child.sub_end);
+    if (quotes == Quotes::only && !child.quote) continue;
+    if (child.byte == '"') {
+      if (quotes == Quotes::skip) continue;
+      levels_[level].resize(1);
+      Thread& t = levels_[level][0];
+      t.copy_from(start);
+      t.f[t.depth - 1].a = state;
+      visit(c, level, shortcut(levels_[level]));
       continue;
     }
-    std::vector<Thread>& next = levels_[level + 1];
-    next.clear();
-    for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
-    if (next.empty()) continue;
-    if (next.size() > 1) dedupe(next);
-    set_bit_range(*bits_, child.own_begin, child.own_end);
-    if (!child.has_child) continue;
-    const Shortcut below = shortcut(next);
-    if (below.covers(child.safe, child.cls, child.height)) {
-      set_bit_range(*bits_, child.own_end, child.sub_end);
-    } else {
-      walk(c, level + 1, below);
+    ++visited_;
+    const int32_t to = p.next[size_t(state) * 256 + child.byte];
+    if (to < 0) continue;
+    const bool in_time = !checked_ || base + p.dist[to] + 1 <= limit_;
+    if (child.own_end > child.own_begin && quotes != Quotes::only) {
+      if (in_time) {
+        set_bit_range(*bits_, child.own_begin, child.own_end);
+      } else {
+        budget_refused_ = true;
+      }
     }
+    if (!child.has_child) continue;
+    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time && quotes != Quotes::only) {
+      set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
+      continue;
+    }
+    walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes, start);
   }
 }
 

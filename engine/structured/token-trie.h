@@ -22,6 +22,14 @@
 // when some thread takes every byte of every token in it, so the mask is
 // exactly the brute-force one (tests compare them).
 //
+// Inside a pattern string (one thread), the walk follows the pattern's DFA
+// table instead of feeding the matcher, and accepts a subtree whole where
+// the DFA state loops on every printable byte; from the root without a
+// budget check, the tokens without a quote that a DFA state allows are
+// computed once per state and reused. Near the budget (json-closing.h) a
+// token is allowed only if some thread after it can close in the tokens
+// left; the shortcuts then apply only to threads that stay within it.
+//
 // Tokens are numbered in trie order (a subtree is a range), so the walk
 // marks ranges in a bitset; apply() maps it back to token ids.
 //
@@ -33,6 +41,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "format-runs.h"
@@ -62,6 +71,7 @@ class TokenTrie {
     uint8_t cls_in = 0;      // the same for this node's byte and every byte below
     uint8_t height = 0;      // longest run of bytes below (255: 255 or more)
     bool has_child = false;  // the first child is the next node
+    bool quote = false;      // this node's byte or one below is '"'
   };
 
   int n_vocab() const { return static_cast<int>(pieces_.size()); }
@@ -74,6 +84,10 @@ class TokenTrie {
   // The token at a trie position, and the ids that are in no position.
   int32_t token_at(uint32_t pos) const { return order_[pos]; }
   const std::vector<int32_t>& outside() const { return outside_; }
+  // Whether every byte JSON output may need (printable ASCII and the bytes
+  // of UTF-8 sequences) is a token of its own: what budget steering counts
+  // on (json-closing.h).
+  bool every_byte_a_token() const { return every_byte_; }
 
  private:
   std::vector<std::string> pieces_;
@@ -82,31 +96,55 @@ class TokenTrie {
   std::vector<int32_t> pos_of_;
   std::vector<int32_t> outside_;
   int max_depth_ = 0;
+  bool every_byte_ = false;
 };
 
 class MaskBuilder {
  public:
-  // Sets `bits` (over trie positions) to the tokens some thread accepts.
+  // Sets `bits` (over trie positions) to the tokens some thread accepts
+  // and after which some thread can finish in at most `limit` bytes
+  // (closing_bytes of json-closing.h; no check when the grammar's
+  // closing_bound is within it).
   void compute(const Grammar& g, const TokenTrie& trie, const std::vector<Thread>& threads,
-               std::vector<uint64_t>& bits);
+               std::vector<uint64_t>& bits, uint32_t limit = UINT32_MAX);
   uint64_t nodes_visited() const { return visited_; }
+  // Whether the last compute() refused a token only for the budget.
+  bool budget_refused() const { return budget_refused_; }
 
  private:
   // What lets a level's threads accept a subtree whole.
   struct Shortcut {
     uint8_t utf8 = 0;                 // bit u: some thread is in a plain string, UTF-8 state u
+    uint8_t utf8_bounded = 0;         // the same for strings with maxLength ...
+    int bounded_room = 255;           // ... the fewest characters one of them may still take
     uint8_t runs[kByteClasses] = {};  // longest run of class k some thread accepts
     bool covers(uint8_t safe, uint8_t cls, int height) const;
   };
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
+  void visit(uint32_t child, int level, const Shortcut& here);
+  // Which of a pattern walk's tokens to mark: all, only those without a
+  // '"' (what a DFA state alone decides: cached per state), or only those
+  // with one (the rest came from the cache).
+  enum class Quotes { all, skip, only };
+  void walk_pattern(uint32_t node, int level, const Pattern& p, uint32_t state, uint32_t base,
+                    Quotes quotes, const Thread& start);
+
+  // Whether some thread can finish in limit_ bytes (when checked_).
+  bool closes(const std::vector<Thread>& threads) const;
 
   const Grammar* g_ = nullptr;
+  uint32_t limit_ = UINT32_MAX;
+  bool checked_ = false;
+  bool budget_refused_ = false;
   const TokenTrie* trie_ = nullptr;
   std::vector<uint64_t>* bits_ = nullptr;
   std::vector<std::vector<Thread>> levels_;
   uint64_t visited_ = 0;
   FormatRuns runs_;
+  // Tokens without '"' allowed from the trie's root in a pattern state, by
+  // (pattern, state); cleared when full.
+  std::unordered_map<uint64_t, std::vector<uint64_t>> pattern_bits_;
 };
 
 // Sets bits [begin, end).

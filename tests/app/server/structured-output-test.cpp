@@ -44,9 +44,12 @@ class StructuredServerTest : public LiveServerTest {
 
   // (content, finish_reason) of a streamed reply.
   std::pair<std::string, std::string> stream(const std::string& path, const json& body) {
+    return stream(path, body.dump());
+  }
+  std::pair<std::string, std::string> stream(const std::string& path, const std::string& body) {
     httplib::Client cli = server_->client();
     cli.set_read_timeout(120, 0);
-    auto r = cli.Post(path.c_str(), body.dump(), "application/json");
+    auto r = cli.Post(path.c_str(), body, "application/json");
     EXPECT_TRUE(r && r->status == 200) << (r ? r->body : "no response");
     if (!r) return {};
     std::string text, finish;
@@ -123,7 +126,8 @@ TEST_F(StructuredServerTest, SchemaErrorsAre400sNamingTheProblem) {
     json format;
     std::string needle, param;
   } cases[] = {
-      {schema_format(R"({"type":"string","pattern":"^a"})"), "'pattern'", "response_format"},
+      {schema_format(R"x({"type":"string","pattern":"^(?=a)"})x"), "'pattern'", "response_format"},
+      {schema_format(R"({"type":"string","if":{}})"), "'if'", "response_format"},
       {schema_format(R"({"$ref":"#/$defs/nope"})"), "points at nothing", "response_format"},
       {{{"type", "json_schema"}}, "json_schema' is required", "response_format.json_schema"},
       {{{"type", "json_schema"},
@@ -141,6 +145,96 @@ TEST_F(StructuredServerTest, SchemaErrorsAre400sNamingTheProblem) {
         << body;
     EXPECT_EQ(body["error"]["param"], c.param) << body;
   }
+}
+
+// Whitespace bytes between JSON tokens.
+size_t whitespace_outside_strings(const std::string& text) {
+  size_t n = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++n;
+    }
+  }
+  return n;
+}
+
+// Keys in the order the request wrote them (not sorted), compact output,
+// and a reply that parses even when max_tokens cuts it.
+TEST_F(StructuredServerTest, SchemaOrderCompactAndClosedAtMaxTokens) {
+  // Raw text: the body must reach the server with zeta before alpha.
+  const std::string schema =
+      R"({"type":"object","properties":{"zeta_reasoning":{"type":"string"},)"
+      R"("alpha_answer":{"type":"integer"}},"required":["zeta_reasoning","alpha_answer"]})";
+  for (int max_tokens : {39, 48, 300}) {  // 39: the shortest reply
+    for (bool streaming : {false, true}) {
+      const std::string body =
+          R"({"messages":[{"role":"user","content":"Think, then answer."}],"max_tokens":)" +
+          std::to_string(max_tokens) + R"(,"temperature":1,"seed":)" + std::to_string(max_tokens) +
+          R"(,"stream":)" + (streaming ? "true" : "false") +
+          R"(,"response_format":{"type":"json_schema","json_schema":{"name":"r","schema":)" +
+          schema + "}}}";
+      std::string text, finish;
+      if (streaming) {
+        std::tie(text, finish) = stream("/v1/chat/completions", body);
+      } else {
+        auto [status, reply] = post("/v1/chat/completions", body);
+        ASSERT_EQ(status, 200) << reply;
+        text = reply["choices"][0]["message"]["content"];
+        finish = reply["choices"][0]["finish_reason"];
+      }
+      EXPECT_TRUE(finish == "stop" || finish == "length") << finish;
+      const nlohmann::ordered_json v = nlohmann::ordered_json::parse(text, nullptr, false);
+      ASSERT_FALSE(v.is_discarded()) << "max_tokens " << max_tokens << ": " << text;
+      ASSERT_TRUE(v.is_object() && v.size() == 2) << text;
+      EXPECT_EQ(v.begin().key(), "zeta_reasoning") << text;
+      EXPECT_TRUE(v["alpha_answer"].is_number_integer()) << text;
+      EXPECT_EQ(whitespace_outside_strings(text), 0u) << text;
+    }
+  }
+  // json_object: complete objects at a small max_tokens.
+  for (int seed = 0; seed < 4; ++seed) {
+    json b = chat({{"type", "json_object"}}, false);
+    b["max_tokens"] = 16;
+    b["seed"] = seed;
+    auto [status, reply] = post("/v1/chat/completions", b.dump());
+    ASSERT_EQ(status, 200) << reply;
+    const std::string text = reply["choices"][0]["message"]["content"];
+    EXPECT_TRUE(json::parse(text, nullptr, false).is_object()) << text;
+    EXPECT_EQ(whitespace_outside_strings(text), 0u) << text;
+  }
+}
+
+// A root-pointer $ref inside properties was a 500; a max_tokens below the
+// shortest reply is a 400 naming the minimum.
+TEST_F(StructuredServerTest, RecursionAndTooSmallBudgets) {
+  json body = chat(schema_format(R"({"type":"object","properties":{"a":{"$ref":"#"},
+    "b":{"type":"array","items":{"$ref":"#"}}}})"),
+                   false);
+  for (int max_tokens : {2, 5, 24, 64}) {
+    body["max_tokens"] = max_tokens;
+    auto [status, reply] = post("/v1/chat/completions", body.dump());
+    ASSERT_EQ(status, 200) << reply;
+    const std::string text = reply["choices"][0]["message"]["content"];
+    EXPECT_TRUE(json::parse(text, nullptr, false).is_object()) << text;
+  }
+  body = chat(schema_format(kPerson), false);
+  body["max_tokens"] = 5;
+  auto [status, reply] = post("/v1/chat/completions", body.dump());
+  EXPECT_EQ(status, 400) << reply;
+  EXPECT_NE(reply["error"]["message"].get<std::string>().find("max_tokens must be at least"),
+            std::string::npos)
+      << reply;
 }
 
 // Random schemas, many of them broken (mutated types, stray keywords, bad
@@ -196,6 +290,12 @@ TEST_F(StructuredServerTest, FuzzedSchemasNeverCrashTheServer) {
     ASSERT_TRUE(r) << "no answer for " << format.dump();
     if (r->status == 200) {
       ++ok;
+      if (i % 2 == 0) {  // not streamed: the reply parses, cut by max_tokens or not
+        const json reply = json::parse(r->body);
+        const std::string content = reply["choices"][0]["message"]["content"];
+        EXPECT_FALSE(json::parse(content, nullptr, false).is_discarded()) << content << "\n"
+                                                                          << format.dump();
+      }
     } else {
       EXPECT_EQ(r->status, 400) << r->body << "\n" << format.dump();
       EXPECT_TRUE(json::parse(r->body, nullptr, false).contains("error")) << r->body;

@@ -48,9 +48,9 @@ TEST_F(BpeMask, SampleDocumentsReplayAndMasksEqualBruteForce) {
          "mail":{"type":"string","format":"email"},"id":{"type":"string","format":"uuid"}},
          "required":["name","when","n","tags","mail","id"],"additionalProperties":false})";
   const char* doc =
-      R"({"name": "Zoë \"Z\" Ångström, 漢字 ok 😀", "when": "2024-02-29T23:59:59.5+01:00", "n": null, "tags": ["bé", "c\"d"], )"
-      R"("mail": "first.last+filter_2024%tag-x@mathematics-department.analytical-engines.example.org", )"
-      R"("id": "3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f"})";
+      R"({"name":"Zoë \"Z\" Ångström, 漢字 ok 😀","when":"2024-02-29T23:59:59.5+01:00","n":null,"tags":["bé","c\"d"],)"
+      R"("mail":"first.last+filter_2024%tag-x@mathematics-department.analytical-engines.example.org",)"
+      R"("id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f"})";
   auto g = compile_response_format({OutputFormat::json_schema, schema});
   ASSERT_TRUE(g.ok()) << g.status().message();
   auto ids = tok().encode(doc, false, false);
@@ -69,6 +69,29 @@ TEST_F(BpeMask, SampleDocumentsReplayAndMasksEqualBruteForce) {
   }
   EXPECT_TRUE(c.finished());
   EXPECT_GT(checked, 30);
+}
+
+// Pattern strings (the DFA walk and its per-state cache) and the budget
+// check, against brute force at every step, without and with a budget.
+TEST_F(BpeMask, PatternStringsAndBudgetsEqualBruteForce) {
+  const char* schema =
+      R"({"type":"object","properties":{"code":{"type":"string","pattern":"^[A-Z]{2}-\\d{4}$"},
+         "ref":{"type":"string","pattern":"[0-9a-f]{8}"},"n":{"type":"integer","maximum":99}},
+         "required":["code","ref","n"]})";
+  const std::string doc = R"({"code":"AB-1234","ref":"see commit deadbeef in main","n":42})";
+  auto g = compile_response_format({OutputFormat::json_schema, schema});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto ids = tok().encode(doc, false, false);
+  ASSERT_TRUE(ids.ok());
+  for (int budget : {INT32_MAX, static_cast<int>(doc.size())}) {
+    JsonConstraint c(g.value(), trie_, tok().eog_ids(), budget);
+    for (size_t step = 0; step < ids->size(); ++step) {
+      ASSERT_TRUE(test::mask_equals_brute_force(c, *g.value(), *trie_))
+          << "step " << step << " budget " << budget;
+      ASSERT_TRUE(c.accept((*ids)[step]));
+    }
+    EXPECT_TRUE(c.finished());
+  }
 }
 
 }  // namespace

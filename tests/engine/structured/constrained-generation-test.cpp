@@ -63,6 +63,28 @@ std::vector<Reply> run_all(Engine& e, const std::vector<GenerateRequest>& reqs) 
   return out;
 }
 
+// Whitespace bytes between JSON tokens (none in compact output).
+size_t whitespace_outside_strings(const std::string& text) {
+  size_t n = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
+      ++n;
+    }
+  }
+  return n;
+}
+
 void check_random_schemas(Engine& e, uint64_t seed, int n, bool free_strings) {
   std::mt19937_64 rng(seed);
   std::vector<GenerateRequest> reqs;
@@ -89,7 +111,8 @@ void check_random_schemas(Engine& e, uint64_t seed, int n, bool free_strings) {
   const std::vector<Reply> replies = run_all(e, reqs);
   for (int i = 0; i < n; ++i) {
     const Reply& r = replies[i];
-    ASSERT_EQ(r.reason, FinishReason::stop)
+    // Cut by max_tokens (or the context), the reply is still complete.
+    ASSERT_TRUE(r.reason == FinishReason::stop || r.reason == FinishReason::length)
         << finish_reason_name(r.reason) << " " << r.error << "\n"
         << r.text << "\n"
         << schemas[i].dump();
@@ -128,12 +151,93 @@ TEST(ConstrainedGeneration, RandomWeightModelAtTemperatureOne) {
   std::filesystem::remove(path);
 }
 
+// Replies that parse at max_tokens: for a set of schemas (free strings,
+// recursion, patterns, bounds, json_object), every max_tokens from the
+// shortest reply up to 64 gives a reply that parses and validates, finished
+// by `stop` or by `length`; one token less than the shortest is refused up
+// front, naming the minimum.
+TEST(ConstrainedGeneration, EveryBudgetFromTheMinimumTo64GivesValidJson) {
+  auto e = open("");
+  ASSERT_TRUE(e);
+  const std::vector<std::string> schemas = {
+      "",  // json_object
+      R"({"type":"object","properties":{"zeta_reasoning":{"type":"string"},
+          "alpha_answer":{"type":"integer"}},"required":["zeta_reasoning","alpha_answer"]})",
+      R"({"type":"object","properties":{"name":{"type":"string","minLength":3},
+          "born":{"type":"string","format":"date"},"tags":{"type":"array",
+          "items":{"enum":["a","bb",null]},"minItems":1}},"required":["name","born","tags"]})",
+      R"({"$ref":"#/$defs/tree","$defs":{"tree":{"type":"object","properties":{
+          "label":{"type":"string"},"kids":{"type":"array","items":{"$ref":"#/$defs/tree"}}},
+          "required":["label","kids"]}}})",
+      R"({"type":"array","items":{"type":"string","pattern":"^[a-z]+[0-9]?$"},"minItems":2})",
+      R"({"type":"object","properties":{"n":{"type":"number","minimum":-3,"maximum":99},
+          "k":{"type":"integer","multipleOf":7,"minimum":100},"ip":{"type":"string","format":"ipv4"}},
+          "required":["n","k","ip"]})",
+  };
+  auto tok = tok::Tokenizer::load(e->model_info().path);
+  ASSERT_TRUE(tok.ok());
+  structured::ConstraintFactory factory(*tok.value());
+  std::vector<GenerateRequest> reqs;
+  std::vector<Json> expect;
+  for (size_t i = 0; i < schemas.size(); ++i) {
+    GenerateRequest base;
+    base.prompt = "Answer in JSON:";
+    base.sampling.temperature = 1.0f;
+    if (schemas[i].empty()) {
+      base.response_format.type = OutputFormat::json_object;
+    } else {
+      base.response_format = {OutputFormat::json_schema, schemas[i]};
+    }
+    // The shortest reply, from the refusal one token below it.
+    int shortest = 0;
+    for (int m = 1; m <= 64 && shortest == 0; ++m) {
+      if (factory.make(base.response_format, m).ok()) shortest = m;
+    }
+    ASSERT_GT(shortest, 0) << schemas[i];
+    if (shortest > 1) {
+      auto refused = factory.make(base.response_format, shortest - 1);
+      ASSERT_FALSE(refused.ok());
+      EXPECT_NE(refused.status().message().find("at least " + std::to_string(shortest)),
+                std::string::npos)
+          << refused.status().message();
+    }
+    for (int m = shortest; m <= 64; ++m) {
+      GenerateRequest r = base;
+      r.max_tokens = m;
+      r.sampling.seed = 1000 * i + m;
+      reqs.push_back(r);
+      expect.push_back(schemas[i].empty() ? Json{{"type", "object"}} : Json::parse(schemas[i]));
+    }
+  }
+  const std::vector<Reply> replies = run_all(*e, reqs);
+  int cut = 0;
+  for (size_t i = 0; i < replies.size(); ++i) {
+    const Reply& r = replies[i];
+    ASSERT_TRUE(r.reason == FinishReason::stop || r.reason == FinishReason::length)
+        << finish_reason_name(r.reason) << " " << r.error;
+    EXPECT_LE(static_cast<int>(r.tokens.size()), reqs[i].max_tokens);
+    cut += r.reason == FinishReason::length;
+    Json value;
+    try {
+      value = Json::parse(r.text);
+    } catch (const std::exception&) {
+      ADD_FAILURE() << "max_tokens " << reqs[i].max_tokens << ": reply does not parse: " << r.text
+                    << "\nschema " << expect[i].dump();
+      continue;
+    }
+    EXPECT_EQ(test::schema_violation(value, expect[i], expect[i]), "")
+        << r.text << "\nschema " << expect[i].dump();
+    EXPECT_EQ(whitespace_outside_strings(r.text), 0u) << "not compact: " << r.text;
+  }
+  EXPECT_GT(cut, static_cast<int>(replies.size()) / 4) << "the budgets were rarely binding";
+}
+
 TEST(ConstrainedGeneration, BadSchemaIsRefusedAtSubmit) {
   auto e = open("");
   ASSERT_TRUE(e);
   GenerateRequest r;
   r.prompt = "x";
-  r.response_format = {OutputFormat::json_schema, R"({"type":"string","pattern":"a+"})"};
+  r.response_format = {OutputFormat::json_schema, R"x({"type":"string","pattern":"(?!a)"})x"};
   auto id = e->submit(r, nullptr);
   ASSERT_FALSE(id.ok());
   EXPECT_EQ(id.status().code(), StatusCode::invalid_argument);
@@ -155,12 +259,13 @@ TEST(ConstrainedGeneration, GreedyEqualsUnconstrainedWhileAllowed) {
     const char* schema;
   } cases[] = {
       {"[1, 2, 3, 4, 5, ", R"({"type":"number"})"},
-      {"[1, 2, 3, 4, 5, ", R"({"type":"integer"})"},
-      {"{\"name\": \"Ann\", \"age\": 30}\n{\"name\": \"Bob\", \"age\": 31}\n",
-       R"({"type":"string"})"},
-      {"{\"name\": \"Ann\", \"age\": 30}\n{\"name\": \"Bob\", \"age\": 31}\n",
+      {"[1,2,3,4,5,6,", R"({"type":"integer"})"},
+      {"[1,2,3,4,5,6,", R"({"type":"array"})"},
+      {"{\"name\":\"Ann\",\"age\":30}\n{\"name\":\"Bob\",\"age\":31}\n", R"({"type":"string"})"},
+      {"{\"name\":\"Ann\",\"age\":30}\n{\"name\":\"Bob\",\"age\":31}\n",
        R"({"anyOf":[{"type":"string"},{"type":"object"}]})"},
-      {"\"yes\", \"no\", \"yes\", \"no\",", R"({"type":"string"})"},
+      {"\"yes\",\"no\",\"yes\",\"no\",", R"({"type":"string"})"},
+      {"Q: What is a radix tree?\nA:", R"({"type":"string"})"},
   };
   int agreed = 0;
   for (const Case& c : cases) {
@@ -169,9 +274,11 @@ TEST(ConstrainedGeneration, GreedyEqualsUnconstrainedWhileAllowed) {
     free.max_tokens = 24;
     GenerateRequest constrained = free;
     constrained.response_format = {OutputFormat::json_schema, c.schema};
+    // Past the free reply's length: no budget steering within it.
+    constrained.max_tokens = free.max_tokens + 400;
     const std::vector<Reply> r = run_all(*e, {free, constrained});
     // How far the unconstrained tokens stay allowed.
-    auto check = factory.make(constrained.response_format);
+    auto check = factory.make(constrained.response_format, 0);
     ASSERT_TRUE(check.ok());
     size_t allowed = 0;
     while (allowed < r[0].tokens.size() && !check.value()->finished() &&
@@ -188,7 +295,9 @@ TEST(ConstrainedGeneration, GreedyEqualsUnconstrainedWhileAllowed) {
       EXPECT_EQ(r[1].text, r[0].text);  // already a complete document
     }
   }
-  EXPECT_GT(agreed, 8) << "the cases never exercised agreement";
+  // Output is compact and the bundled model starts most continuations with
+  // a space, so few of its greedy tokens are allowed ("1." after a list is).
+  EXPECT_GE(agreed, 2) << "the cases never exercised agreement";
 }
 
 }  // namespace

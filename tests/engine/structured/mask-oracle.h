@@ -1,7 +1,8 @@
 // The oracle the token-mask tests share: a token is allowed exactly when
 // feeding its bytes one by one to the matcher keeps some thread alive
-// (brute force, no trie, no shortcuts), and a comparison of a constraint's
-// mask with it over a whole vocabulary.
+// (brute force, no trie, no shortcuts) and, near the constraint's budget,
+// some thread after it can close in the tokens left; and a comparison of a
+// constraint's mask with it over a whole vocabulary.
 #pragma once
 
 #include <gtest/gtest.h>

@@ -47,7 +47,48 @@ bool format_ok(const std::string& f, const std::string& s) {
   if (f == "time") return std::regex_match(s, kTime);
   if (f == "uuid") return std::regex_match(s, kUuid);
   if (f == "email") return s.size() < 320 && std::regex_match(s, kEmail);
+  if (f == "ipv4") {
+    static const std::regex kIpv4(
+        R"(^((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$)");
+    return std::regex_match(s, kIpv4);
+  }
   return false;
+}
+
+size_t code_points(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// Number keywords, draft 4's boolean exclusive bounds included.
+std::string number_violation(const Json& v, const Json& s, const std::string& path) {
+  const double x = v.get<double>();
+  const bool xmin = s.contains("exclusiveMinimum") && s["exclusiveMinimum"].is_boolean() &&
+                    s["exclusiveMinimum"].get<bool>();
+  const bool xmax = s.contains("exclusiveMaximum") && s["exclusiveMaximum"].is_boolean() &&
+                    s["exclusiveMaximum"].get<bool>();
+  if (s.contains("minimum") &&
+      (xmin ? x <= s["minimum"].get<double>() : x < s["minimum"].get<double>())) {
+    return path + ": below minimum " + v.dump();
+  }
+  if (s.contains("maximum") &&
+      (xmax ? x >= s["maximum"].get<double>() : x > s["maximum"].get<double>())) {
+    return path + ": above maximum " + v.dump();
+  }
+  if (s.contains("exclusiveMinimum") && s["exclusiveMinimum"].is_number() &&
+      x <= s["exclusiveMinimum"].get<double>()) {
+    return path + ": not above exclusiveMinimum " + v.dump();
+  }
+  if (s.contains("exclusiveMaximum") && s["exclusiveMaximum"].is_number() &&
+      x >= s["exclusiveMaximum"].get<double>()) {
+    return path + ": not below exclusiveMaximum " + v.dump();
+  }
+  if (s.contains("multipleOf")) {
+    const double q = x / s["multipleOf"].get<double>();
+    if (q != std::floor(q)) return path + ": not a multiple " + v.dump();
+  }
+  return "";
 }
 
 }  // namespace
@@ -68,6 +109,17 @@ std::string schema_violation(const Json& v, const Json& s, const Json& root,
     }
     return path + ": no anyOf branch (" + why + ")";
   }
+  if (s.contains("oneOf")) {
+    int matched = 0;
+    for (const Json& alt : s["oneOf"]) matched += schema_violation(v, alt, root, path).empty();
+    if (matched != 1) return path + ": " + std::to_string(matched) + " oneOf branches match";
+  }
+  if (s.contains("allOf")) {
+    for (const Json& part : s["allOf"]) {
+      std::string why = schema_violation(v, part, root, path);
+      if (!why.empty()) return why;
+    }
+  }
   if (s.contains("type")) {
     bool ok = false;
     if (s["type"].is_string()) {
@@ -85,6 +137,24 @@ std::string schema_violation(const Json& v, const Json& s, const Json& root,
   }
   if (v.is_string() && s.contains("format") && !format_ok(s["format"], v.get<std::string>())) {
     return path + ": bad " + s["format"].get<std::string>() + " " + v.dump();
+  }
+  if (v.is_string()) {
+    const std::string text = v.get<std::string>();
+    if (s.contains("minLength") && code_points(text) < s["minLength"].get<size_t>()) {
+      return path + ": shorter than minLength " + v.dump();
+    }
+    if (s.contains("maxLength") && code_points(text) > s["maxLength"].get<size_t>()) {
+      return path + ": longer than maxLength " + v.dump();
+    }
+    if (s.contains("pattern") &&
+        !std::regex_search(text,
+                           std::regex(s["pattern"].get<std::string>(), std::regex::ECMAScript))) {
+      return path + ": does not match pattern " + v.dump();
+    }
+  }
+  if (v.is_number()) {
+    std::string why = number_violation(v, s, path);
+    if (!why.empty()) return why;
   }
   if (v.is_object()) {
     const Json props = s.value("properties", Json::object());
@@ -104,11 +174,23 @@ std::string schema_violation(const Json& v, const Json& s, const Json& root,
   if (v.is_array()) {
     if (s.contains("minItems") && v.size() < s["minItems"].get<size_t>()) return path + ": few";
     if (s.contains("maxItems") && v.size() > s["maxItems"].get<size_t>()) return path + ": many";
-    if (s.contains("items")) {
+    // prefixItems / items (draft 4: items as an array, additionalItems).
+    Json prefix = s.value("prefixItems", Json::array());
+    Json rest = s.contains("items") ? s["items"] : Json(true);
+    if (rest.is_array()) {
+      prefix = rest;
+      rest = s.contains("additionalItems") ? s["additionalItems"] : Json(true);
+    }
+    for (size_t i = 0; i < v.size(); ++i) {
+      const Json& sub = i < prefix.size() ? prefix[i] : rest;
+      std::string why = schema_violation(v[i], sub, root, path + "[" + std::to_string(i) + "]");
+      if (!why.empty()) return why;
+    }
+    if (s.value("uniqueItems", false)) {
       for (size_t i = 0; i < v.size(); ++i) {
-        std::string why =
-            schema_violation(v[i], s["items"], root, path + "[" + std::to_string(i) + "]");
-        if (!why.empty()) return why;
+        for (size_t j = i + 1; j < v.size(); ++j) {
+          if (v[i] == v[j]) return path + ": items not unique";
+        }
       }
     }
   }
@@ -125,14 +207,32 @@ struct Gen {
   int pick(int n) { return static_cast<int>(rng() % n); }
 
   Json scalar() {
-    static const char* kFormats[] = {"date", "time", "date-time", "uuid", "email"};
-    int kind = pick(9);
+    static const char* kFormats[] = {"date", "time", "date-time", "uuid", "email", "ipv4"};
+    static const char* kPatterns[] = {"^[A-Z]{2}-\\d{3}$", "^(yes|no|maybe)$", "a+b",
+                                      "^\\w+@x\\.(com|org)$", "^[^aeiou ]{1,4}$"};
+    int kind = pick(15);
     if (!free_strings && (kind == 0 || kind == 8)) kind = 1;
     switch (kind) {
       case 0:
         return {{"type", "string"}};
       case 1:
-        return {{"type", "string"}, {"format", kFormats[pick(5)]}};
+        return {{"type", "string"}, {"format", kFormats[pick(6)]}};
+      case 9:
+        return {{"type", "string"}, {"minLength", pick(4)}, {"maxLength", 4 + pick(6)}};
+      case 10:
+        return {{"type", "string"}, {"pattern", kPatterns[pick(5)]}};
+      case 11:
+        return {{"type", "integer"}, {"minimum", -20 + pick(30)}, {"maximum", 10 + pick(2000)}};
+      case 12:
+        return {{"type", "integer"}, {"multipleOf", 1 + pick(12)}, {"exclusiveMaximum", 1000}};
+      case 13:
+        return {{"type", "number"}, {"minimum", -2.5}, {"exclusiveMaximum", 40}};
+      case 14:
+        return pick(2) ? Json{{"type", "string"}, {"minLength", 2}, {"maxLength", 3}}
+                       : Json{{"type", "array"},
+                              {"items", {{"enum", Json::array({"x", "yy", 3, nullptr})}}},
+                              {"uniqueItems", true},
+                              {"minItems", pick(4)}};
       case 2:
         return {{"type", "integer"}};
       case 3:

@@ -23,6 +23,8 @@
 #include <cstring>
 #include <ctime>
 #include <random>
+#include <string>
+#include <vector>
 
 #include "bpe-fixtures.h"
 #include "radixchat/model-bench.h"
@@ -34,29 +36,60 @@ using Clock = std::chrono::steady_clock;
 using namespace rc;
 
 struct Sample {
-  const char* name;
+  std::string name;
   OutputFormat type;
-  const char* schema;
-  const char* document;
+  std::string schema;
+  std::string document;  // compact, as the grammar writes it
 };
 
-const Sample kSamples[] = {
-    {"record with prose strings", OutputFormat::json_schema,
-     R"({"type":"object","properties":{"name":{"type":"string"},"born":{"type":"string","format":"date"},
+// A schema with a long enum (city names made up from syllables).
+Sample long_enum_sample() {
+  const char* syl[] = {"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "za", "be"};
+  std::string values;
+  std::string last;
+  for (int i = 0; i < 600; ++i) {
+    last = std::string(syl[i % 10]) + syl[(i / 10) % 10] + syl[(i / 100) % 10] + "burg";
+    values += (i ? ",\"" : "\"") + last + "\"";
+  }
+  return {"long enum (600 values) in an array", OutputFormat::json_schema,
+          R"({"type":"object","properties":{"stops":{"type":"array","items":{"enum":[)" + values +
+              R"(]},"maxItems":12}},"required":["stops"]})",
+          R"({"stops":["kalokaburg","milokaburg",")" + last + R"(","vozaloburg","kaloloburg"]})"};
+}
+
+std::vector<Sample> samples() {
+  std::vector<Sample> out = {
+      {"record with prose strings", OutputFormat::json_schema,
+       R"({"type":"object","properties":{"name":{"type":"string"},"born":{"type":"string","format":"date"},
         "email":{"type":"string","format":"email"},"summary":{"type":"string"},
         "skills":{"type":"array","items":{"type":"string"},"maxItems":8}},
         "required":["name","born","summary","skills"],"additionalProperties":false})",
-     R"({"name": "Ada Lovelace", "born": "1815-12-10", "email": "ada@analytical.example.org", "summary": "English mathematician and writer, chiefly known for her work on Charles Babbage's proposed mechanical general-purpose computer, the Analytical Engine. She was the first to recognise that the machine had applications beyond pure calculation, and published the first algorithm intended to be carried out by such a machine.", "skills": ["mathematics", "poetical science", "translation", "algorithms"]})"},
-    {"invoice: numbers, enums, nesting", OutputFormat::json_schema,
-     R"({"type":"object","properties":{"id":{"type":"string","format":"uuid"},
+       R"({"name":"Ada Lovelace","born":"1815-12-10","email":"ada@analytical.example.org","summary":"English mathematician and writer, chiefly known for her work on Charles Babbage's proposed mechanical general-purpose computer, the Analytical Engine. She was the first to recognise that the machine had applications beyond pure calculation, and published the first algorithm intended to be carried out by such a machine.","skills":["mathematics","poetical science","translation","algorithms"]})"},
+      {"invoice: numbers, enums, nesting", OutputFormat::json_schema,
+       R"({"type":"object","properties":{"id":{"type":"string","format":"uuid"},
         "status":{"enum":["draft","sent","paid","void"]},"lines":{"type":"array","items":
         {"type":"object","properties":{"sku":{"type":"string"},"qty":{"type":"integer"},
         "price":{"type":"number"},"tax":{"anyOf":[{"type":"number"},{"type":"null"}]}},
         "required":["sku","qty","price"]}},"total":{"type":"number"}},"required":["id","status","lines","total"]})",
-     R"({"id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f","status":"sent","lines":[{"sku":"A-100","qty":3,"price":19.99,"tax":null},{"sku":"B-220","qty":12,"price":0.5,"tax":0.07},{"sku":"C-7","qty":1,"price":1250,"tax":0.2}],"total":1621.97})"},
-    {"json_object (any object)", OutputFormat::json_object, "",
-     R"({"query": "weather in Paris", "results": [{"day": "Monday", "high": 21.5, "low": 13, "sky": "partly cloudy"}, {"day": "Tuesday", "high": 19, "low": 12.5, "sky": "rain"}], "units": "celsius", "ok": true, "note": null})"},
-};
+       R"({"id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f","status":"sent","lines":[{"sku":"A-100","qty":3,"price":19.99,"tax":null},{"sku":"B-220","qty":12,"price":0.5,"tax":0.07},{"sku":"C-7","qty":1,"price":1250,"tax":0.2}],"total":1621.97})"},
+      {"json_object (any object)", OutputFormat::json_object, "",
+       R"({"query":"weather in Paris","results":[{"day":"Monday","high":21.5,"low":13,"sky":"partly cloudy"},{"day":"Tuesday","high":19,"low":12.5,"sky":"rain"}],"units":"celsius","ok":true,"note":null})"},
+      {"patterns, lengths, bounds", OutputFormat::json_schema,
+       R"({"type":"object","properties":{"codes":{"type":"array","items":{"type":"string",
+        "pattern":"^[A-Z]{2}-\\d{4}(-[a-z]+)?$"},"minItems":1},"title":{"type":"string","minLength":3,
+        "maxLength":40},"score":{"type":"integer","minimum":0,"maximum":100},"ratio":{"type":"number",
+        "minimum":-1,"maximum":1},"host":{"type":"string","format":"ipv4"},"ref":{"type":"string",
+        "pattern":"[0-9a-f]{8}"}},"required":["codes","title","score","ratio","host","ref"]})",
+       R"({"codes":["AB-1234","ZX-0042-beta","QQ-9999"],"title":"Quarterly report on the widgets","score":87,"ratio":-0.25,"host":"192.168.10.254","ref":"commit deadbeef in main"})"},
+      {"recursive tree ($ref)", OutputFormat::json_schema,
+       R"({"$ref":"#/$defs/node","$defs":{"node":{"type":"object","properties":{"name":{"type":"string"},
+        "size":{"type":"integer","minimum":0},"children":{"type":"array","items":{"$ref":"#/$defs/node"}}},
+        "required":["name","children"]}}})",
+       R"({"name":"root","size":3,"children":[{"name":"src","children":[{"name":"main.cpp","size":1200,"children":[]},{"name":"util","children":[{"name":"a.h","size":10,"children":[]}]}]},{"name":"README","size":88,"children":[]}]})"},
+  };
+  out.push_back(long_enum_sample());
+  return out;
+}
 
 double us_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
@@ -109,58 +142,66 @@ int main(int argc, char** argv) {
 
   double worst_mean = 0, wall_all = 0;
   std::vector<double> all;
-  for (const Sample& s : kSamples) {
-    auto g = structured::compile_response_format({s.type, s.schema});
-    if (!g.ok()) {
-      std::fprintf(stderr, "structured-bench: %s\n", g.status().message().c_str());
-      return 1;
-    }
-    auto ids = tok.encode(s.document, false, false);
-    structured::JsonConstraint c(g.value(), trie, tok.eog_ids());
-    std::vector<double> us, cpu, nodes;
-    for (int32_t id : ids.value()) {
-      logits = raw;
-      auto t = Clock::now();
-      const double cpu0 = thread_cpu_us();
-      const bool any = c.mask_logits(logits, true);
-      cpu.push_back(thread_cpu_us() - cpu0);
-      us.push_back(us_since(t));
-      nodes.push_back(static_cast<double>(c.nodes_visited()));
-      // RC_BENCH_TRACE=US: the steps slower than US microseconds (thread CPU).
-      if (const char* trace = std::getenv("RC_BENCH_TRACE");
-          trace && cpu.back() > std::atof(trace)) {
-        std::fprintf(stderr,
-                     "slow step %zu: %.0f us, %.0f nodes, next '%s', threads %zu, top node kind %d "
-                     "phase %d\n",
-                     us.size(), cpu.back(), nodes.back(), tok.token_to_piece(id).c_str(),
-                     c.threads().size(),
-                     int(g.value()->nodes[c.threads()[0].f[c.threads()[0].depth - 1].node].kind),
-                     int(c.threads()[0].f[c.threads()[0].depth - 1].phase));
-      }
-      if (!any || logits[id] == -std::numeric_limits<float>::infinity() || !c.accept(id)) {
-        std::fprintf(stderr, "structured-bench: token %d ('%s') refused in '%s'\n", id,
-                     tok.token_to_piece(id).c_str(), s.name);
+  // Each sample twice: without a budget, and with max_tokens equal to the
+  // document's bytes, so the budget check (json-closing.h) runs throughout.
+  for (const Sample& sample : samples()) {
+    for (bool budgeted : {false, true}) {
+      Sample s = sample;
+      if (budgeted) s.name += " [budget]";
+      auto g = structured::compile_response_format({s.type, s.schema});
+      if (!g.ok()) {
+        std::fprintf(stderr, "structured-bench: %s\n", g.status().message().c_str());
         return 1;
       }
+      auto ids = tok.encode(s.document, false, false);
+      structured::JsonConstraint c(g.value(), trie, tok.eog_ids(),
+                                   budgeted ? static_cast<int>(s.document.size()) : INT32_MAX);
+      std::vector<double> us, cpu, nodes;
+      for (int32_t id : ids.value()) {
+        logits = raw;
+        auto t = Clock::now();
+        const double cpu0 = thread_cpu_us();
+        const bool any = c.mask_logits(logits, true);
+        cpu.push_back(thread_cpu_us() - cpu0);
+        us.push_back(us_since(t));
+        nodes.push_back(static_cast<double>(c.nodes_visited()));
+        // RC_BENCH_TRACE=US: the steps slower than US microseconds (thread CPU).
+        if (const char* trace = std::getenv("RC_BENCH_TRACE");
+            trace && cpu.back() > std::atof(trace)) {
+          std::fprintf(
+              stderr,
+              "slow step %zu: %.0f us, %.0f nodes, next '%s', threads %zu, top node kind %d "
+              "phase %d\n",
+              us.size(), cpu.back(), nodes.back(), tok.token_to_piece(id).c_str(),
+              c.threads().size(),
+              int(g.value()->nodes[c.threads()[0].f[c.threads()[0].depth - 1].node].kind),
+              int(c.threads()[0].f[c.threads()[0].depth - 1].phase));
+        }
+        if (!any || logits[id] == -std::numeric_limits<float>::infinity() || !c.accept(id)) {
+          std::fprintf(stderr, "structured-bench: token %d ('%s') refused in '%s'\n", id,
+                       tok.token_to_piece(id).c_str(), s.name.c_str());
+          return 1;
+        }
+      }
+      if (!c.finished()) {
+        std::fprintf(stderr, "structured-bench: '%s' did not end complete\n", s.name.c_str());
+        return 1;
+      }
+      double sum = 0, wall = 0;
+      for (double u : us) wall_all += u;
+      for (double u : cpu) sum += u;
+      for (double u : us) wall += u;
+      const double mean = sum / cpu.size();
+      worst_mean = std::max(worst_mean, mean);
+      all.insert(all.end(), cpu.begin(), cpu.end());
+      std::printf(
+          "%-34s %4zu tokens | mask+apply per token (thread CPU): first %.0f us, mean %.0f us, p50 "
+          "%.0f us, p99 %.0f us, max %.0f us | wall mean %.0f us | trie nodes visited: p50 %.0f, "
+          "max %.0f\n",
+          s.name.c_str(), cpu.size(), cpu[0], mean, percentile(cpu, 0.5), percentile(cpu, 0.99),
+          *std::max_element(cpu.begin(), cpu.end()), wall / us.size(), percentile(nodes, 0.5),
+          *std::max_element(nodes.begin(), nodes.end()));
     }
-    if (!c.finished()) {
-      std::fprintf(stderr, "structured-bench: '%s' did not end complete\n", s.name);
-      return 1;
-    }
-    double sum = 0, wall = 0;
-    for (double u : us) wall_all += u;
-    for (double u : cpu) sum += u;
-    for (double u : us) wall += u;
-    const double mean = sum / cpu.size();
-    worst_mean = std::max(worst_mean, mean);
-    all.insert(all.end(), cpu.begin(), cpu.end());
-    std::printf(
-        "%-34s %4zu tokens | mask+apply per token (thread CPU): first %.0f us, mean %.0f us, p50 "
-        "%.0f us, p99 %.0f us, max %.0f us | wall mean %.0f us | trie nodes visited: p50 %.0f, "
-        "max %.0f\n",
-        s.name, cpu.size(), cpu[0], mean, percentile(cpu, 0.5), percentile(cpu, 0.99),
-        *std::max_element(cpu.begin(), cpu.end()), wall / us.size(), percentile(nodes, 0.5),
-        *std::max_element(nodes.begin(), nodes.end()));
   }
   double sum = 0;
   for (double u : all) sum += u;

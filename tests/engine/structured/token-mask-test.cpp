@@ -10,6 +10,7 @@
 #include "mask-oracle.h"
 #include "model/default-model.h"
 #include "schema-check.h"
+#include "structured/json-closing.h"
 #include "structured/json-constraint.h"
 #include "tokenizer/tokenizer.h"
 
@@ -58,11 +59,13 @@ TEST(TokenMask, MatchesBruteForceOnRandomVocabularies) {
       R"({"type":"object","properties":{"name":{"type":"string"},"id":{"type":"integer"},
         "tags":{"type":"array","items":{"enum":["red","green","g"]}}},"required":["id"]})",
       R"({"type":"string","format":"date-time"})",
-      R"({"anyOf":[{"type":"number"},{"type":"string","format":"email"},{"type":"null"}]})"};
+      R"({"anyOf":[{"type":"number"},{"type":"string","format":"email"},{"type":"null"}]})",
+      R"({"type":"array","items":{"type":"string","pattern":"[0-9a-f]{4}|b+\\.a"}})",
+      R"({"type":"string","pattern":"^(ab|[x-z]\\d)+$"})"};
   for (int round = 0; round < 12; ++round) {
     auto trie = std::make_shared<TokenTrie>(random_vocab(rng, 900));
     std::string schema;
-    if (round < 3) {
+    if (round < 5) {
       schema = fixed[round];
     } else {
       schema = test::random_schema(rng, 1 + round % 3).dump();
@@ -79,6 +82,7 @@ TEST(TokenMask, MatchesBruteForceOnTheBundledVocabulary) {
   auto tok = tok::Tokenizer::load(model::default_model_path());
   ASSERT_TRUE(tok.ok()) << tok.status().message();
   auto trie = TokenTrie::from_tokenizer(*tok.value());
+  EXPECT_TRUE(trie->every_byte_a_token());  // what budget steering counts on
   std::mt19937_64 rng(5);
   auto g = compile_response_format(
       {OutputFormat::json_schema,
@@ -86,6 +90,57 @@ TEST(TokenMask, MatchesBruteForceOnTheBundledVocabulary) {
           "n":{"type":"number"}},"required":["city","n"]})"});
   ASSERT_TRUE(g.ok());
   check_masks(g.value(), trie, rng, 25);
+}
+
+// Budgets from the shortest reply up: every mask equals brute force (with
+// the closing check), some token is always allowed, and when the budget is
+// spent the document is complete.
+void check_budget(std::shared_ptr<const Grammar> g, std::shared_ptr<const TokenTrie> trie,
+                  std::mt19937_64& rng, int budget, bool compare) {
+  JsonConstraint c(g, trie, {}, budget);
+  for (int step = 0; step < budget && !c.finished(); ++step) {
+    std::vector<int32_t> ids;
+    if (compare) {
+      ASSERT_TRUE(test::mask_equals_brute_force(c, *g, *trie, &ids)) << "step " << step;
+    } else {
+      const std::vector<bool> m = c.allowed_tokens(false);
+      for (int id = 0; id < trie->n_vocab(); ++id) {
+        if (m[id]) ids.push_back(id);
+      }
+    }
+    if (ids.empty()) {
+      ASSERT_TRUE(c.accepting()) << "no token allowed before the end, budget " << budget;
+      return;
+    }
+    ASSERT_TRUE(c.accept(ids[rng() % ids.size()]));
+  }
+  EXPECT_TRUE(c.accepting()) << "budget " << budget << " spent before the document closed";
+}
+
+TEST(TokenMask, BudgetSteersToAClosedDocument) {
+  std::mt19937_64 rng(44);
+  auto trie = std::make_shared<TokenTrie>(random_vocab(rng, 900));
+  auto obj = compile_response_format({OutputFormat::json_object, ""});
+  for (int budget = 2; budget < 40; budget += 3) check_budget(obj.value(), trie, rng, budget, true);
+  for (int round = 0; round < 40; ++round) {
+    const std::string schema = test::random_schema(rng, 1 + round % 4).dump();
+    auto g = compile_response_format({OutputFormat::json_schema, schema});
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    const int shortest = static_cast<int>(shortest_reply(*g.value()));
+    for (int extra : {0, 1, 3, 9, 30}) {
+      check_budget(g.value(), trie, rng, shortest + extra, round < 10);
+    }
+  }
+}
+
+TEST(TokenMask, SteeringNeedsEveryByteAsAToken) {
+  std::mt19937_64 rng(3);
+  std::vector<std::string> vocab = random_vocab(rng, 400);
+  EXPECT_TRUE(TokenTrie(vocab).every_byte_a_token());
+  for (std::string& piece : vocab) {
+    if (piece == "{") piece = "{{";  // '{' is no longer a token of its own
+  }
+  EXPECT_FALSE(TokenTrie(vocab).every_byte_a_token());
 }
 
 TEST(TokenMask, EndOfGenerationOnlyWhenComplete) {
