@@ -27,7 +27,7 @@ struct BenchOptions {
   std::string workload = "multi-turn";
   int requests = 32;
   int concurrency = 4;
-  int max_tokens = 32;
+  int max_tokens = 0;  // 0: 32, or 128 where replies follow a schema (room to close it)
   uint64_t seed = 1;
   float temperature = 0;  // > 0: each request samples with its own seed
   bool json = false;
@@ -123,7 +123,9 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     cl.reply_tokens.clear();
     GenerateRequest req;
     req.messages = cl.messages;
-    req.max_tokens = o.max_tokens;
+    req.max_tokens = o.max_tokens > 0 ? o.max_tokens
+                     : w.response_format.type == OutputFormat::text ? 32
+                                                                    : 128;
     req.ignore_eos = true;                    // equal output lengths under every cache setting
     req.response_format = w.response_format;  // structured: ends when the JSON does
     // Seeded per request, so every cache setting samples the same replies.
@@ -357,7 +359,8 @@ Command add_bench_command(CLI::App& root) {
       ->check(CLI::IsMember(workload_list()));
   app->add_option("--requests", o->requests, "requests (turns) in all")->check(CLI::PositiveNumber);
   app->add_option("--concurrency", o->concurrency, "clients in flight")->check(CLI::PositiveNumber);
-  app->add_option("--max-tokens", o->max_tokens, "tokens generated per request")
+  app->add_option("--max-tokens", o->max_tokens,
+                  "tokens generated per request (default 32; 128 for the structured workload)")
       ->check(CLI::PositiveNumber);
   app->add_option("--seed", o->seed, "workload seed");
   app->add_option("--temperature", o->temperature,
