@@ -26,6 +26,7 @@
 #include "main-window.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
+#include "radixchat/backend-probe.h"
 #include "recording-source.h"
 
 namespace rc::gui {
@@ -94,11 +95,13 @@ void MainWindow::connectController() {
             }
             panel_->showConversationsForNode(titles);
             sidebar_->setBanner(
-                matches.empty()
-                    ? tr("No saved conversation starts with this cached prefix.")
-                    : tr("%n conversation(s) start with this cached prefix; pick one to open "
-                         "that branch.",
-                         "", static_cast<int>(matches.size())));
+                matches.empty() ? tr("No saved conversation starts with this cached prefix.")
+                : matches.size() == 1
+                    ? tr("1 conversation starts with this cached prefix; pick it to open that "
+                         "branch.")
+                    : tr("%1 conversations start with this cached prefix; pick one to open "
+                         "that branch.")
+                          .arg(matches.size()));
             controller_->setListFilter(ids);
           });
 
@@ -162,13 +165,18 @@ void MainWindow::connectEngine() {
                              : tr("⚠ template %1 (fallback)").arg(m.chatTemplate);
     backendLabel_->setText(tr("Backend: %1 — %2").arg(m.device, m.backendReason) +
                            QStringLiteral("  ·  ") + tmpl);
+    // The technical detail (driver answer, plugin path) lives here, not in
+    // the status line: most desktops have no NVIDIA GPU and need no alarm.
+    const QString plugin = QString::fromStdString(rc::probe_backend("auto").cuda_plugin);
     backendLabel_->setToolTip(
-        tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens\nChat template: %7")
+        tr("Backend: %1 (%2)\n%3\nCUDA plugin: %8\nContext %4 tokens · cache %5, pool %6 "
+           "tokens\nChat template: %7")
             .arg(m.backend, m.device, m.backendReason)
             .arg(m.contextLength)
             .arg(m.cachePolicy)
             .arg(m.poolTokens)
-            .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice));
+            .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice)
+            .arg(plugin));
     if (!m.chatTemplateNotice.isEmpty()) {
       statusBar()->showMessage(tr("Loaded %1: %2").arg(m.name, m.chatTemplateNotice), 30000);
     } else {
@@ -212,8 +220,10 @@ void MainWindow::connectEngine() {
     if (!error.isEmpty()) {
       statusBar()->showMessage(tr("Could not warm the saved system prompts: %1").arg(error), 8000);
     } else if (count > 0) {
-      statusBar()->showMessage(tr("%n saved system prompt(s) warmed into the cache.", "", count),
-                               6000);
+      statusBar()->showMessage(
+          count == 1 ? tr("1 saved system prompt warmed into the cache.")
+                     : tr("%1 saved system prompts warmed into the cache.").arg(count),
+          6000);
     }
   });
   connect(picker_, &ModelPicker::modelRequested, this, [this](const QString& path) {
