@@ -289,10 +289,12 @@ void MainWindow::connectPanel() {
     const int total = sizes[0] + sizes[1] + sizes[2];
     const int want = std::max(sizes[2], total * 11 / 20);
     int need = want - sizes[2];
-    const int fromChat = std::min(need, std::max(sizes[1] - 300, 0));
+    // The chat keeps room for a message's header ("Assistant", Copy,
+    // Regenerate, Cache) on a small screen: the panel gets less than half.
+    const int fromChat = std::min(need, std::max(sizes[1] - 420, 0));
     sizes[1] -= fromChat;
     need -= fromChat;
-    const int fromList = std::min(need, std::max(sizes[0] - 180, 0));
+    const int fromList = std::min(need, std::max(sizes[0] - sidebar_->minimumWidth(), 0));
     sizes[0] -= fromList;
     sizes[2] += fromChat + fromList;
     splitter_->setSizes(sizes);

@@ -11,12 +11,14 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "chat/chat-view.h"
 #include "chat/composer.h"
@@ -50,6 +52,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   if (settings_->contains(QStringLiteral("window/geometry"))) {
     restoreGeometry(settings_->value(QStringLiteral("window/geometry")).toByteArray());
   }
+  fitToScreen();
   if (settings_->contains(QStringLiteral("window/splitter"))) {
     splitter_->restoreState(settings_->value(QStringLiteral("window/splitter")).toByteArray());
   }
@@ -58,6 +61,24 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
   updateHeader();
   updateComposerState();
+}
+
+void MainWindow::fitToScreen() {
+  QScreen* s = screen();
+  if (!s) return;
+  // A saved or default size larger than this screen (a laptop, a projector)
+  // would put the composer and the status bar off it.
+  const QRect avail = s->availableGeometry();
+  const QSize frame = frameGeometry().size() - size();
+  const QSize room = (avail.size() - frame).expandedTo(minimumSizeHint());
+  if (size().width() > room.width() || size().height() > room.height())
+    resize(size().boundedTo(room));
+  QRect g = frameGeometry();
+  g.moveRight(std::min(g.right(), avail.right()));
+  g.moveBottom(std::min(g.bottom(), avail.bottom()));
+  g.moveLeft(std::max(g.left(), avail.left()));
+  g.moveTop(std::max(g.top(), avail.top()));
+  if (g.topLeft() != frameGeometry().topLeft()) move(g.topLeft());
 }
 
 MainWindow::~MainWindow() {

@@ -225,9 +225,11 @@ void MessageWidget::renderNow() {
 void MessageWidget::updateChrome() {
   const bool user = row_.role == ChatRole::User;
   const bool assistant = row_.role == ChatRole::Assistant;
-  QString role = user ? tr("You") : assistant ? tr("Assistant") : tr("System prompt");
-  if (assistant && !row_.model.isEmpty()) role += QStringLiteral("  ·  ") + row_.model;
-  roleLabel_->setText(role);
+  // The model's name is in the tooltip: in a narrow chat column the header
+  // must keep the role and every action button whole.
+  roleLabel_->setText(user ? tr("You") : assistant ? tr("Assistant") : tr("System prompt"));
+  roleLabel_->setToolTip(assistant && !row_.model.isEmpty() ? tr("Written by %1").arg(row_.model)
+                                                            : QString());
 
   const bool branches = row_.branchCount > 1;
   prevBranch_->setVisible(branches);

@@ -156,11 +156,11 @@ struct CachePanelState {
   // prompts), and it comes back when the lesson is stopped, or when the user
   // chats again after the demo finished.
   panel::LessonEngine lesson;
-  int lesson_policy = 0;               // index into kCachePolicies: the demos' cache
+  int lesson_policy = 0;  // index into kCachePolicies: the demos' cache
   // A demo's pool unless it asks for less (or its prompts need more): three
   // of the longest demo requests fit, and a 7B F16 model's is 512 MiB.
   int64_t lesson_pool_tokens = 1024;
-  std::string lesson_error;            // why the latest lesson could not start
+  std::string lesson_error;  // why the latest lesson could not start
   bool start_lesson(size_t scenario, double now);
   void end_lesson(double now, const std::string& why);
   // "Next step": applies the events still queued, then sends the next chat.
@@ -199,6 +199,16 @@ struct CachePanelState {
   // in the next (tests, and controls that open a tab).
   std::string current_tab;
   std::string select_tab;
+  // Where the latest frame drew things a user must be able to reach, in
+  // display pixels (tests assert they are inside the panel, whole).
+  struct ItemBox {
+    std::string label;
+    ImVec2 min{0, 0}, max{0, 0};
+    float label_w = 0;  // the label's text width: a tab narrower than it is cut
+    bool visible = false;
+  };
+  std::vector<ItemBox> tab_boxes;
+  ItemBox next_step_box;
 
   // Text scale for projectors: every ImGui text, the tree's labels and its
   // boxes grow together. The GL host rebuilds the font atlas at

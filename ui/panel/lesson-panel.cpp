@@ -241,6 +241,8 @@ void CachePanelState::draw_demos_tab(double now) {
   // The lesson's own controls first: they stay in view in a short tab.
   ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
   if (ImGui::Button("Next step")) lesson_next(now);
+  next_step_box = {"Next step", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                   ImGui::CalcTextSize("Next step").x, ImGui::IsItemVisible()};
   ImGui::EndDisabled();
   const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
   panel::flow(panel::button_w(stop));
@@ -256,6 +258,9 @@ void CachePanelState::draw_demos_tab(double now) {
     panel::tooltip("%s", lesson_active() ? "Start this demo again in an empty cache"
                                          : "Restart the engine with an empty cache (same policy "
                                            "and pool; saved system prompts are cached again)");
+  // Below the buttons everything scrolls in a child of its own, so the
+  // buttons stay pinned however far the caption or the demo list goes.
+  ImGui::BeginChild("##demos-body", ImVec2(0, 0), false);
   if (lesson_active()) {
     const double next = demo.seconds_to_next(now);
     if (next > 0 && !paused) {
@@ -293,7 +298,11 @@ void CachePanelState::draw_demos_tab(double now) {
   for (size_t i = 0; i < all.size(); ++i) {
     ImGui::BeginDisabled(!user);
     ImGui::PushID(int(i));
-    if (ImGui::Button(all[i].name.c_str(), ImVec2(bw, 0))) start_lesson(i, now);
+    // Never narrower than its name ("Branch an old messag" was cut).
+    const float name_w =
+        ImGui::CalcTextSize(all[i].name.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+    if (ImGui::Button(all[i].name.c_str(), ImVec2(std::min(row, std::max(bw, name_w)), 0)))
+      start_lesson(i, now);
     ImGui::PopID();
     ImGui::EndDisabled();
     panel::flow_text(all[i].summary.c_str(), true,
@@ -304,6 +313,7 @@ void CachePanelState::draw_demos_tab(double now) {
     ImGui::TextWrapped("%s", lesson_error.c_str());
     ImGui::PopStyleColor();
   }
+  ImGui::EndChild();
 }
 
 }  // namespace rc::ui

@@ -2,6 +2,7 @@
 // stats line, the tree canvas with its caption banner, and the bottom tabs
 // (selected node, plots, event log, demos, cache settings).
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -215,10 +216,12 @@ void CachePanelState::draw_canvas(double now) {
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
   // The tabs get their share (the Events log needs lines); the tree keeps
-  // room for the zoom line, a row of boxes at a readable zoom and two rows
-  // of legend, which grow with the text scale. A short panel's tabs give way.
+  // at least half the room, and never less than the zoom line, a row of
+  // boxes at a readable zoom and two rows of legend, which grow with the
+  // text scale. A short panel's tabs give way.
   const float fs = ImGui::GetFontSize();
-  const float min_canvas = std::max(80.0f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40);
+  const float min_canvas =
+      std::max({80.0f, room * 0.5f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40});
   const float hi = std::max(room - min_canvas, 0.0f);
   const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
@@ -374,7 +377,10 @@ void CachePanelState::draw(double now) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0, 0, 0, 0));
   ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
   ImGui::PopStyleColor();
-  if (ImGui::BeginTabBar("##tabs")) {
+  // Tabs keep their whole labels: when they do not fit, the strip scrolls
+  // and the list button names them all (never "No… Re… Ad…").
+  if (ImGui::BeginTabBar(
+          "##tabs", ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton)) {
     struct Tab {
       const char* name;
       void (CachePanelState::*draw)(double);
@@ -391,15 +397,29 @@ void CachePanelState::draw(double now) {
     std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
     if (replay_shown())
       tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
+    tab_boxes.clear();
     for (const Tab& t : tabs) {
       const bool pick = select_tab == t.name;
-      if (ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0)) {
+      const bool open =
+          ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0);
+      tab_boxes.push_back({t.name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                           ImGui::CalcTextSize(t.name).x, ImGui::IsItemVisible()});
+      if (open) {
         current_tab = t.name;
+        // The tab's content scrolls in its own child, so the strip above
+        // stays where a click meant for a tab expects it.
+        ImGui::BeginChild("##tab-body", ImVec2(0, 0), false);
         (this->*t.draw)(now);
+        ImGui::EndChild();
         ImGui::EndTabItem();
       }
     }
     ImGui::EndTabBar();
+    // A scrolling strip reports its full width as laid out, though the tabs
+    // past the edge are reached by its arrows and list button, not by
+    // scrolling this child: the layout ends at the child's edge.
+    ImGuiWindow* w = ImGui::GetCurrentWindow();
+    w->DC.CursorMaxPos.x = std::min(w->DC.CursorMaxPos.x, w->WorkRect.Max.x);
   }
   select_tab.clear();
   ImGui::EndChild();
