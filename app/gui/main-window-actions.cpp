@@ -28,6 +28,7 @@
 #include "panel/cache-panel.h"
 #include "radixchat/backend-probe.h"
 #include "recording-source.h"
+#include "recording/miss-analysis.h"
 
 namespace rc::gui {
 
@@ -252,7 +253,11 @@ void MainWindow::connectPanel() {
   panel_->setTreeExporter(make_tree_exporter());
   // "Why it missed" for a chat message's prompt (the Cache button), by the
   // same explanation as a recording's Request tab.
-  panel_->setMissExplainer(make_miss_explainer());
+  // The template's closing tokens never count as "agreeing again".
+  panel_->setMissExplainer(make_miss_explainer([host] {
+    const rc::Engine* e = host->engine();
+    return e ? rc::recording::template_closing_tokens(*e) : 0;
+  }));
   connect(controller_.get(), &ChatController::replyFinished, this,
           [this, recorder](qint64 messageId, const ReplyMetrics& m, const QString&) {
             if (!recorder->recording() || m.promptTokens <= 0) return;
