@@ -250,7 +250,12 @@ void MainWindow::connectPanel() {
   }));
   auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
   panel_->setRecordingStarter(recorder->starter());
-  panel_->setTreeExporter(make_tree_exporter());
+  panel_->setTreeExporter(make_tree_exporter([host]() -> int32_t {
+    const rc::Engine* e = host->engine();
+    if (!e) return -1;
+    auto t = e->tokenize("", true);
+    return t.ok() && !t.value().empty() ? t.value().front() : -1;
+  }));
   // "Why it missed" for a chat message's prompt (the Cache button), by the
   // same explanation as a recording's Request tab.
   // The template's closing tokens never count as "agreeing again".

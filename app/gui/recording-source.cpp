@@ -316,12 +316,13 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
   };
 }
 
-rc::ui::panel::TreeExporter make_tree_exporter() {
-  return [](const CacheSnapshot& tree,
-            const std::function<std::string(const std::vector<Token>&)>& label,
-            const std::string& title, const std::string& path) -> std::string {
+rc::ui::panel::TreeExporter make_tree_exporter(std::function<int32_t()> bos) {
+  return [bos](const CacheSnapshot& tree,
+               const std::function<std::string(const std::vector<Token>&)>& label,
+               const std::string& title, const std::string& path) -> std::string {
     recording::SvgOptions so;
     so.title = title;
+    so.bos = bos ? bos() : -1;
     const std::string doc = recording::tree_svg(tree, label, so);
     const QString p = QString::fromStdString(path);
     if (p.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {

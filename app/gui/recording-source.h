@@ -64,8 +64,9 @@ rc::ui::panel::MissView miss_view(
 rc::ui::panel::MissExplainer make_miss_explainer(std::function<int()> closing_tokens = {});
 
 // The panel's "Export...": recording/tree-svg's picture of the tree, as SVG,
-// or rasterized by recording/tree-png when the path ends in .png.
-rc::ui::panel::TreeExporter make_tree_exporter();
+// or rasterized by recording/tree-png when the path ends in .png. `bos`
+// gives the loaded tokenizer's start-of-sequence id (SvgOptions::bos).
+rc::ui::panel::TreeExporter make_tree_exporter(std::function<int32_t()> bos = {});
 
 struct LocalRecordingOptions {
   int64_t maxBytes = int64_t(1) << 30;  // the size cap
