@@ -290,6 +290,8 @@ void CachePanelState::locate(const std::vector<Token>& tokens, double now,
   located_structure_ = model.structure_version();
   const NodeId target = located_partial != kNoNode ? located_partial : located;
   select(target);
+  // The explanation is on the Node tab: the Cache button opens it there.
+  select_tab = "Node";
   view.focus(target);
   view.follow = false;
   log.note("located a message: " + std::to_string(model.path_tokens(located).size()) + " of its " +

@@ -126,6 +126,11 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   const int64_t would = cached_prefix(tree, b_same_date);
   ASSERT_GT(would, int64_t(d) + 20) << "the shared part after the date is cached";
 
+  // Another tab on screen: the message's Cache button opens the Node tab.
+  st.select_tab = "Events";
+  frame(st);
+  frame(st);
+  ASSERT_EQ(st.current_tab, "Events");
   st.locate(b, now_);
   ASSERT_TRUE(st.live_miss_valid);
   const panel::MissView& v = st.live_miss;
