@@ -224,6 +224,19 @@ void MainWindow::buildMenus() {
     loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
   model->addAction(tr("&Cancel loading"), this, [this] { engine_->cancelLoad(); });
+  // Saved with the other model settings; the local model reloads with it.
+  draftedAction_ = model->addAction(tr("&Drafted decoding"));
+  draftedAction_->setCheckable(true);
+  draftedAction_->setToolTip(
+      tr("Propose reply tokens from the cached tree and verify them in one step; the reply "
+         "is the same, and a footer says how many were drafted and accepted"));
+  draftedAction_->setChecked(settings_->value(QStringLiteral("models/drafted"), false).toBool());
+  connect(draftedAction_, &QAction::toggled, this, [this](bool on) {
+    settings_->setValue(QStringLiteral("models/drafted"), on);
+    if (!engine_->engine() || controller_->remote()) return;
+    const rc::ui::ModelRequest& r = engine_->modelRequest();
+    loadModel(r.path, r.cachePolicy, r.poolTokens);
+  });
   model->addSeparator();
   model->addAction(tr("Connect to a &server…"), this, &MainWindow::openConnectServer);
   model->addAction(tr("Use the &local model"), this, &MainWindow::useLocalModel);

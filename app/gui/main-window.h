@@ -135,6 +135,7 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QPushButton* cancelLoad_ = nullptr;
   QAction* panelAction_ = nullptr;
+  QAction* draftedAction_ = nullptr;    // Model > Drafted decoding, saved as models/drafted
   RemoteChatClient* remote_ = nullptr;  // child; made on the first connect
   QPushButton* serverButton_ = nullptr;
   ServerChoice serverChoice_;   // the latest connect's
