@@ -12,8 +12,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "panel/cache-feed.h"
@@ -195,6 +197,8 @@ struct CachePanelState {
   // Whether the latest frame fit the display (panel-fit.h): every window
   // inside it and every item inside its window. Tests read it.
   panel::PanelFit last_fit;
+  // Whether the user's view is saved now (tests).
+  bool user_view_saved() const { return user_view_.has_value(); }
   // Tabs by name: the one shown in the latest frame, and one to switch to
   // in the next (tests, and controls that open a tab).
   std::string current_tab;
@@ -279,9 +283,20 @@ struct CachePanelState {
   int lesson_scenario_ = -1;
   uint64_t user_requests_seen_ = 0;
   size_t lesson_fitted_ = 0;  // finished steps the view was fitted to
-  // The user's layout direction and tabs' share while a lesson sets its own.
-  int user_orientation_ = -1;
-  float user_bottom_frac_ = -1;
+  // The user's own tree's view (layout direction, tabs' share, camera,
+  // folds), saved while a lesson, a remote cache or a recording is shown and
+  // put back when the user's tree returns.
+  struct UserView {
+    int orientation = 0;
+    float bottom_frac = 0;
+    panel::Camera cam;
+    ImVec2 canvas{0, 0};  // the canvas the camera was on
+    bool follow = true;
+    bool vertical = false;
+    std::unordered_set<NodeId> collapsed, expanded;
+  };
+  std::optional<UserView> user_view_;
+  void save_user_view();
   void restore_user_view();
 
   void apply_event(const CacheEvent& e, double now);
