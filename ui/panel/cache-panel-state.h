@@ -211,7 +211,8 @@ struct CachePanelState {
     float label_w = 0;  // the label's text width: a tab narrower than it is cut
     bool visible = false;
   };
-  std::vector<ItemBox> tab_boxes;
+  std::vector<ItemBox> tab_boxes;        // the tabs shown
+  std::vector<std::string> hidden_tabs;  // the rest, under "More"
   ItemBox next_step_box;
 
   // Text scale for projectors: every ImGui text, the tree's labels and its

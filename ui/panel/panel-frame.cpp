@@ -377,28 +377,56 @@ void CachePanelState::draw(double now) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0, 0, 0, 0));
   ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
   ImGui::PopStyleColor();
-  // Tabs keep their whole labels: when they do not fit, the strip scrolls
-  // and the list button names them all (never "No… Re… Ad…").
-  if (ImGui::BeginTabBar(
-          "##tabs", ImGuiTabBarFlags_FittingPolicyScroll | ImGuiTabBarFlags_TabListPopupButton)) {
-    struct Tab {
-      const char* name;
-      void (CachePanelState::*draw)(double);
-    };
-    static constexpr Tab kTabs[] = {
-        {"Node", &CachePanelState::draw_node_tab},     {"Plots", &CachePanelState::draw_plots_tab},
-        {"Events", &CachePanelState::draw_events_tab}, {"Demos", &CachePanelState::draw_demos_tab},
-        {"Cache", &CachePanelState::draw_cache_tab},
-    };
-    static constexpr Tab kRecordingTabs[] = {
-        {"Request", &CachePanelState::draw_request_tab},
-        {"Advisor", &CachePanelState::draw_advisor_tab},
-    };
-    std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
-    if (replay_shown())
-      tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
+  struct Tab {
+    const char* name;
+    void (CachePanelState::*draw)(double);
+  };
+  static constexpr Tab kTabs[] = {
+      {"Node", &CachePanelState::draw_node_tab},     {"Plots", &CachePanelState::draw_plots_tab},
+      {"Events", &CachePanelState::draw_events_tab}, {"Demos", &CachePanelState::draw_demos_tab},
+      {"Cache", &CachePanelState::draw_cache_tab},
+  };
+  static constexpr Tab kRecordingTabs[] = {
+      {"Request", &CachePanelState::draw_request_tab},
+      {"Advisor", &CachePanelState::draw_advisor_tab},
+  };
+  std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
+  if (replay_shown())
+    tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
+  // Tabs keep their whole labels (never "No… Re… Ad…"): as many as fit are
+  // shown, the one on screen (or asked for) always among them, and the rest
+  // are one click away under "More".
+  const ImGuiStyle& style = ImGui::GetStyle();
+  auto tab_w = [&](const char* s) {
+    return ImGui::CalcTextSize(s).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+  };
+  static constexpr const char* kMore = "More \xC2\xBB";
+  const std::string wanted = !select_tab.empty() ? select_tab : current_tab;
+  const float avail = ImGui::GetContentRegionAvail().x - 2 * style.ItemInnerSpacing.x;
+  float total = 0;
+  for (const Tab& t : tabs) total += tab_w(t.name);
+  std::vector<bool> shown(tabs.size(), true);
+  hidden_tabs.clear();
+  if (total > avail) {
+    float used = tab_w(kMore);
+    for (const Tab& t : tabs)
+      if (wanted == t.name) used += tab_w(t.name);
+    for (size_t i = 0; i < tabs.size(); ++i) {
+      if (wanted == tabs[i].name) continue;
+      if (used + tab_w(tabs[i].name) <= avail) {
+        used += tab_w(tabs[i].name);
+      } else {
+        shown[i] = false;
+        hidden_tabs.push_back(tabs[i].name);
+      }
+    }
+  }
+  std::string pick_next;
+  if (ImGui::BeginTabBar("##tabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
     tab_boxes.clear();
-    for (const Tab& t : tabs) {
+    for (size_t i = 0; i < tabs.size(); ++i) {
+      if (!shown[i]) continue;
+      const Tab& t = tabs[i];
       const bool pick = select_tab == t.name;
       const bool open =
           ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0);
@@ -414,14 +442,30 @@ void CachePanelState::draw(double now) {
         ImGui::EndTabItem();
       }
     }
+    if (!hidden_tabs.empty()) {
+      if (ImGui::TabItemButton(kMore, ImGuiTabItemFlags_Trailing)) ImGui::OpenPopup("##more-tabs");
+      if (ImGui::IsItemHovered()) panel::tooltip("The tabs that do not fit");
+      if (ImGui::BeginPopup("##more-tabs")) {
+        for (const std::string& name : hidden_tabs)
+          if (ImGui::Selectable(name.c_str())) pick_next = name;
+        ImGui::EndPopup();
+      }
+    }
     ImGui::EndTabBar();
-    // A scrolling strip reports its full width as laid out, though the tabs
-    // past the edge are reached by its arrows and list button, not by
-    // scrolling this child: the layout ends at the child's edge.
+    // Should the strip still scroll, its tabs past the edge are reached by
+    // its arrows, not by scrolling this child: the layout ends at its edge.
     ImGuiWindow* w = ImGui::GetCurrentWindow();
     w->DC.CursorMaxPos.x = std::min(w->DC.CursorMaxPos.x, w->WorkRect.Max.x);
   }
-  select_tab.clear();
+  // A tab asked for stays asked for until it is on screen (ImGui selects
+  // it a frame later, and until then it must stay among the shown ones),
+  // unless this mode has no such tab.
+  bool exists = false;
+  for (const Tab& t : tabs) exists = exists || select_tab == t.name;
+  if (!pick_next.empty())
+    select_tab = pick_next;
+  else if (!exists || select_tab == current_tab)
+    select_tab.clear();
   ImGui::EndChild();
   ImGui::End();
   last_fit = panel::measure_panel_fit();

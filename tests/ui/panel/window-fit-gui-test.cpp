@@ -6,7 +6,7 @@
 // text scale; a conversation title of any length leaves the panel's width
 // alone. ScreenFit runs on screens of 1024x700, 1366x768 and 1920x1080
 // (tests/ui/panel/CMakeLists.txt): the window opens inside the screen, and
-// in chat and lesson mode the composer, Send, every tab's whole label, Next
+// in chat, lesson and recording mode the composer, Send, every tab's whole label, Next
 // step and the tree area lie inside it. Screenshots land next to the test
 // binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
@@ -28,6 +28,7 @@
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "recording/recorder.h"
 #include "skip-or-fail.h"
 #include "store/store-thread.h"
 #include "test-paths.h"
@@ -235,7 +236,7 @@ class ScreenFit : public WindowFit {
 
   // Chat widgets, the tabs and the tree area of the panel, in the mode on
   // screen now; a screenshot named after the screen and `mode`.
-  void expect_all_inside(const std::string& mode) {
+  void expect_all_inside(const std::string& mode, float min_tree = 200) {
     SCOPED_TRACE(mode);
     rc::ui::Composer* composer = window_->composer();
     expect_inside(composer, "composer");
@@ -265,7 +266,7 @@ class ScreenFit : public WindowFit {
     ASSERT_TRUE(paint_frames(gl, 3));
     ASSERT_FALSE(st.tab_boxes.empty());
     for (const auto& t : st.tab_boxes) {
-      if (!t.visible) continue;  // scrolled out of the strip: the list button names it
+      EXPECT_TRUE(t.visible) << t.label;
       EXPECT_GE(t.max.x - t.min.x, t.label_w) << "tab " << t.label << " is cut";
       EXPECT_GE(t.min.x, 0.0f) << t.label;
       EXPECT_LE(t.max.x, float(gl->width()) + 0.5f) << t.label;
@@ -274,8 +275,9 @@ class ScreenFit : public WindowFit {
     // The tree gets at least half of what the tabs and it share.
     const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
     const float below = float(gl->height()) - c1.y;
-    EXPECT_GE(c1.y - c0.y, below) << "tree " << c1.y - c0.y << " px, tabs " << below << " px";
-    EXPECT_GE(c1.y - c0.y, 200.0f);
+    // (below: the tabs, their strip and the split handle.)
+    EXPECT_GE(c1.y - c0.y, below - 16) << "tree " << c1.y - c0.y << " px, tabs " << below << " px";
+    EXPECT_GE(c1.y - c0.y, min_tree);
     EXPECT_LE(c1.y, float(gl->height()) + 0.5f);
     EXPECT_TRUE(st.last_fit.fits()) << st.last_fit.overflow;
     const QSize screen = window_->screen()->geometry().size();
@@ -286,7 +288,7 @@ class ScreenFit : public WindowFit {
   }
 };
 
-TEST_F(ScreenFit, OpensInsideTheScreenInChatAndLessonMode) {
+TEST_F(ScreenFit, OpensInsideTheScreenInChatLessonAndRecordingMode) {
   const QRect avail = window_->screen()->availableGeometry();
   EXPECT_TRUE(avail.contains(window_->frameGeometry()))
       << "window " << window_->width() << "x" << window_->height() << " on a screen of "
@@ -312,6 +314,32 @@ TEST_F(ScreenFit, OpensInsideTheScreenInChatAndLessonMode) {
   EXPECT_LE(next.max.y, float(panel_->glWidget()->height()) + 0.5f);
   EXPECT_GE(next.max.x - next.min.x, next.label_w);
   expect_all_inside("lesson");
+  st.end_lesson(0, "");
+
+  // Recording mode: seven tabs (Request and Advisor join), none cut.
+  const std::string path = dir_.filePath("shot.rcrec").toStdString();
+  {
+    auto rec = rc::recording::Recorder::create(path, {});
+    ASSERT_TRUE(rec.ok()) << rec.status().message();
+    rc::Engine* engine = window_->engineHost()->engine();
+    ASSERT_NE(engine, nullptr);
+    (*rec)->snapshot(engine->cache_snapshot());
+    ASSERT_TRUE((*rec)->close().ok());
+  }
+  ASSERT_EQ(st.replay.open(path), "");
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return paint_frames(panel_->glWidget(), 1) && st.replay_shown(); }, 10000));
+  for (const char* tab : {"Request", "Advisor", "Cache"}) {
+    st.select_tab = tab;
+    ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+    EXPECT_EQ(st.current_tab, tab);
+  }
+  st.select_tab = "Request";
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+  EXPECT_EQ(st.tab_boxes.size() + st.hidden_tabs.size(), 7u);
+  // The recording's timeline takes its share above the tree.
+  expect_all_inside("recording", 120);
+  st.replay.close();
 }
 
 }  // namespace
