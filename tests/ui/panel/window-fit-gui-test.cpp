@@ -6,7 +6,7 @@
 // text scale; a conversation title of any length leaves the panel's width
 // alone. ScreenFit runs on screens of 1024x700, 1366x768 and 1920x1080
 // (tests/ui/panel/CMakeLists.txt): the window opens inside the screen, and
-// in chat, lesson and recording mode the composer, Send, every tab's whole label, Next
+// in chat, lesson, recording and attach mode the composer, Send, every tab's whole label, Next
 // step and the tree area lie inside it. Screenshots land next to the test
 // binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
@@ -47,6 +47,26 @@ bool paint_frames(rc::ui::CachePanelGl* gl, int n) {
       },
       20000);
 }
+
+// A remote cache with nothing in it: the panel in attach mode.
+class EmptyRemoteFeed : public rc::ui::panel::CacheFeed {
+ public:
+  rc::CacheSnapshot snapshot() override {
+    rc::CacheSnapshot s;
+    s.nodes.push_back(rc::CacheNodeInfo{});
+    return s;
+  }
+  std::vector<rc::CacheEvent> drain(bool* overflowed) override {
+    if (overflowed) *overflowed = false;
+    return {};
+  }
+  rc::CacheStats cache_stats() override { return {}; }
+  std::string detokenize(const std::vector<rc::Token>&) override { return ""; }
+  std::string cache_setting() override { return "radix"; }
+  int64_t pool_tokens() override { return 0; }
+  std::string describe() override { return "tcp://127.0.0.1:5557 (an empty remote cache)"; }
+  bool remote() const override { return true; }
+};
 
 // The widget's rectangle in the window's coordinates.
 QRect in_window(QWidget* w, QWidget* window) {
@@ -288,7 +308,7 @@ class ScreenFit : public WindowFit {
   }
 };
 
-TEST_F(ScreenFit, OpensInsideTheScreenInChatLessonAndRecordingMode) {
+TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   const QRect avail = window_->screen()->availableGeometry();
   EXPECT_TRUE(avail.contains(window_->frameGeometry()))
       << "window " << window_->width() << "x" << window_->height() << " on a screen of "
@@ -340,6 +360,14 @@ TEST_F(ScreenFit, OpensInsideTheScreenInChatLessonAndRecordingMode) {
   // The recording's timeline takes its share above the tree.
   expect_all_inside("recording", 120);
   st.replay.close();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return paint_frames(panel_->glWidget(), 1) && !st.replay_shown(); }, 10000));
+
+  // Attach mode: a remote cache's feed in the panel (what Attach installs).
+  st.set_feed(std::make_unique<EmptyRemoteFeed>(), 0);
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+  ASSERT_TRUE(st.remote_shown());
+  expect_all_inside("attach");
 }
 
 }  // namespace
