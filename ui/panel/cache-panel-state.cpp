@@ -265,6 +265,7 @@ panel::NodeLabel& CachePanelState::label(const panel::TreeNode& n) {
     l.n_tokens = n.tokens.size();
     l.first = first;
     l.full = feed_ ? feed_->detokenize(n.tokens) : std::string();
+    l.ends.clear();
     l.fitted_for = -1;
   }
   return l;

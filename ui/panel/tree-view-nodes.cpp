@@ -89,7 +89,10 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
     const float world_fs = std::round(f.fs / z * 4) / 4;
     const float key = ln.w + world_fs * 10000;
     if (lab.fitted_for != key) {
-      lab.fitted = fit_text(f.font, world_fs, one_line(lab.full, 160), ln.w - 10);
+      // Start and end of a long node, the middle elided; only a few hundred
+      // characters of each end are ever measured.
+      if (lab.ends.empty()) lab.ends = line_ends(lab.full, 200);
+      lab.fitted = fit_text_middle(f.font, world_fs, lab.ends, ln.w - 10);
       lab.fitted_for = key;
     }
     line1 = lab.fitted.c_str();

@@ -45,6 +45,7 @@ struct NodeLabel {
   Token first = -1;
   std::string full;    // decoded span
   std::string fitted;  // one line that fits the box at zoom 1
+  std::string ends;    // one line: the span's start and end (long spans elided)
   float fitted_for = -1;
 };
 
