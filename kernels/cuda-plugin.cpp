@@ -57,7 +57,7 @@ std::vector<fs::path> candidates() {
 }
 
 // dlopen's message, or a fallback when it has none.
-std::string dl_error(const char* what) {
+std::string dl_error(const std::string& what) {
   const char* e = dlerror();
   return e ? std::string(e) : std::string(what);
 }
@@ -110,6 +110,47 @@ void open_plugin(const fs::path& path, CudaPluginStatus& s) {
   }
 }
 
+// Asks the NVIDIA driver (libcuda.so.1, or $RADIXCHAT_CUDA_DRIVER) whether
+// any device exists, through the driver API only: the driver is small, while
+// the plugin pulls in cuBLAS, which costs far more memory than a CPU-only
+// desktop should pay. True when a device answers; otherwise *detail says why.
+bool driver_has_device(std::string* detail) {
+  const char* env = std::getenv("RADIXCHAT_CUDA_DRIVER");
+  const std::string lib = env && *env ? env : "libcuda.so.1";
+  void* handle = dlopen(lib.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    *detail = "no NVIDIA driver (" + dl_error("cannot open " + lib) + ")";
+    return false;
+  }
+  using Init = int (*)(unsigned);
+  using Count = int (*)(int*);
+  using ErrorName = int (*)(int, const char**);
+  auto init = reinterpret_cast<Init>(dlsym(handle, "cuInit"));
+  auto count = reinterpret_cast<Count>(dlsym(handle, "cuDeviceGetCount"));
+  auto error_name = reinterpret_cast<ErrorName>(dlsym(handle, "cuGetErrorName"));
+  auto explain = [&](const char* call, int rc) {
+    const char* name = nullptr;
+    if (!error_name || error_name(rc, &name) != 0 || !name) name = "unknown error";
+    return lib + ": " + call + " returned " + name + " (" + std::to_string(rc) + ")";
+  };
+  bool found = false;
+  int devices = 0;
+  if (!init || !count) {
+    *detail = lib + " is not an NVIDIA driver (no cuInit or cuDeviceGetCount)";
+  } else if (const int rc = init(0); rc != 0) {
+    *detail = explain("cuInit", rc);
+  } else if (const int rc2 = count(&devices); rc2 != 0) {
+    *detail = explain("cuDeviceGetCount", rc2);
+  } else if (devices <= 0) {
+    *detail = lib + " reports no CUDA device";
+  } else {
+    found = true;
+  }
+  // The plugin's runtime opens the driver again when a device exists.
+  if (!found) dlclose(handle);
+  return found;
+}
+
 CudaPluginStatus load() {
   CudaPluginStatus s;
   const char* env = std::getenv("RADIXCHAT_CUDA_PLUGIN");
@@ -131,6 +172,11 @@ CudaPluginStatus load() {
     s.searched.push_back(p.string());
     std::error_code ec;
     if (fs::is_regular_file(p, ec)) {
+      if (!driver_has_device(&s.error)) {
+        s.state = CudaPluginState::no_device;
+        s.path = p.string();
+        return s;
+      }
       open_plugin(p, s);
       return s;
     }
@@ -163,12 +209,15 @@ std::string describe(const CudaPluginStatus& s) {
       return "not installed (looked for " + looked + ")";
     case CudaPluginState::load_failed:
       return s.path + " did not load: " + s.error;
+    case CudaPluginState::no_device:
+      return "not loaded, no NVIDIA GPU found: " + s.error;
   }
   return s.error;
 }
 
 CudaDeviceAnswer query_cuda_device() {
   const CudaPluginStatus& s = cuda_plugin_status();
+  if (s.state == CudaPluginState::no_device) return {false, {}, kNoGpuMessage};
   if (s.state != CudaPluginState::loaded) return {false, {}, "CUDA plugin " + describe(s)};
   return g_api->query_device();
 }

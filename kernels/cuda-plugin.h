@@ -13,6 +13,11 @@
 // path, the CUDA toolkit's library directory this build used is tried once
 // before giving up, since NVIDIA's packages install there.
 //
+// Before opening a plugin file found above, the NVIDIA driver is asked
+// (cuInit, cuDeviceGetCount) whether any device exists; when none does, the
+// plugin is not opened, so a machine without a GPU pays nothing for it.
+// $RADIXCHAT_CUDA_DRIVER names another driver library (tests use a fake one).
+//
 // Thread-safe; the first call loads, later calls return the same answer.
 // Never throws or aborts: every failure is a one-line reason.
 #pragma once
@@ -29,6 +34,7 @@ enum class CudaPluginState {
   not_built,    // this build has no CUDA backend (no nvcc, or RADIXCHAT_CUDA=OFF)
   disabled,     // RADIXCHAT_CUDA_PLUGIN=none
   not_found,    // no plugin file in any searched place
+  no_device,    // the file exists, but the driver reports no device: not opened
   load_failed,  // the file exists but dlopen or its checks failed
   loaded,
 };
@@ -39,6 +45,9 @@ struct CudaPluginStatus {
   std::string error;                  // why not loaded; empty when loaded
   std::vector<std::string> searched;  // every path looked at, in order
 };
+
+// What people read when no NVIDIA GPU is found; the detail is in describe().
+inline constexpr const char* kNoGpuMessage = "No NVIDIA GPU found; running on the CPU";
 
 // Loads the plugin on the first call; the status of that attempt.
 const CudaPluginStatus& cuda_plugin_status();

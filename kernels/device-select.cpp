@@ -1,5 +1,6 @@
 #include "device-select.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "cuda-plugin.h"
@@ -9,8 +10,9 @@ namespace rc::kernels {
 bool cuda_compiled_in() { return cuda_plugin_status().state != CudaPluginState::not_built; }
 
 static DeviceChoice cpu_choice(std::string reason) {
-  unsigned threads = std::thread::hardware_concurrency();
-  return {DeviceKind::cpu, "CPU (" + std::to_string(threads ? threads : 1) + " threads)",
+  const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+  return {DeviceKind::cpu,
+          "CPU (" + std::to_string(threads) + (threads == 1 ? " thread)" : " threads)"),
           std::move(reason)};
 }
 
@@ -21,8 +23,9 @@ DeviceChoice select_device(const std::string& requested) {
     return cpu_choice(requested == "cuda" ? "CUDA requested, but this build has no CUDA backend"
                                           : "this build has no CUDA backend");
   }
-  // The plugin's own reasons say whether it is missing, failed to load
-  // (a missing cuBLAS) or loaded and found no device (driver, GPU).
+  // The plugin's own reasons say whether it is missing, was not opened for
+  // want of a GPU, failed to load (a missing cuBLAS) or loaded and found no
+  // usable device (driver too old).
   const CudaDeviceAnswer q = query_cuda_device();
   if (q.usable) {
     return {DeviceKind::cuda, q.name, requested == "cuda" ? "CUDA requested" : "CUDA device found"};

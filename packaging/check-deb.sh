@@ -113,10 +113,18 @@ lintian --fail-on error "${debs[@]}"
 env -u RADIXCHAT_MODEL -u RADIXCHAT_CUDA_PLUGIN "$tmp/all/usr/bin/radixchat-cli" info | tee "$tmp/info.txt"
 grep -q "bundled model: $tmp/all/usr/share/radixchat/radixchat-demo.gguf" "$tmp/info.txt" ||
   fail "the unpacked radixchat-cli does not use the unpacked model"
+# The NVIDIA driver is asked first: without a GPU the plugin is not opened.
+# The build tree's fake one-device driver (tests/app) makes it load here too.
+fake_driver="$build/tests/app/libfake-cuda-driver-1.so"
 if [[ $cuda == yes ]]; then
-  grep -q "^cuda plugin: loaded from $tmp/all/usr/lib/radixchat/libradixchat-cuda.so$" "$tmp/info.txt" ||
-    fail "the unpacked plugin was not loaded from the unpacked layout"
-  grep -q '^backend: cuda\|^backend: cpu .*(CUDA plugin loaded)' "$tmp/info.txt" ||
+  grep -q "^cuda plugin: loaded from $tmp/all/usr/lib/radixchat/libradixchat-cuda.so$\|^cuda plugin: not loaded, no NVIDIA GPU found" \
+    "$tmp/info.txt" || fail "the unpacked plugin was neither loaded nor skipped for want of a GPU"
+  [[ -f "$fake_driver" ]] || fail "no $fake_driver: build the whole tree first"
+  env -u RADIXCHAT_MODEL -u RADIXCHAT_CUDA_PLUGIN RADIXCHAT_CUDA_DRIVER="$fake_driver" \
+    "$tmp/all/usr/bin/radixchat-cli" info | tee "$tmp/info-driver.txt"
+  grep -q "^cuda plugin: loaded from $tmp/all/usr/lib/radixchat/libradixchat-cuda.so$" \
+    "$tmp/info-driver.txt" || fail "the unpacked plugin was not loaded from the unpacked layout"
+  grep -q '^backend: cuda\|^backend: cpu .*(CUDA plugin loaded)' "$tmp/info-driver.txt" ||
     fail "the loaded plugin did not answer (neither a device nor its reason)"
 fi
 
@@ -132,7 +140,7 @@ hidden_env=(env -u RADIXCHAT_MODEL -u RADIXCHAT_CUDA_PLUGIN -u LD_LIBRARY_PATH
 mkdir -m 0700 "$tmp/home" "$tmp/xdg"
 shot="$tmp/shot.png"
 unshare -m "$here/without-cuda.sh" "${hidden_env[@]}" \
-  bash "$here/check-unpacked.sh" "$tmp/cpu" "$tmp/all" "$cuda" "$gui" "$shot" ||
+  bash "$here/check-unpacked.sh" "$tmp/cpu" "$tmp/all" "$cuda" "$gui" "$shot" "$fake_driver" ||
   fail "the unpacked packages do not run without CUDA (see above)"
 if [[ $gui == yes ]]; then
   read -r w h colours background < <("$build/packaging/image-stats" "$shot")

@@ -46,6 +46,7 @@ struct Picture {
   std::unordered_map<NodeId, size_t> blocks;  // folded runs of KV-event blocks
   std::unique_ptr<Engine> engine;             // owns the tokenizer label uses
   std::map<std::vector<int32_t>, std::string> text;
+  int32_t bos = -1;  // the tokenizer's start-of-sequence id, labelled as such
 };
 
 Status load_tokenizer(const std::string& model, bool required, Picture& p) {
@@ -58,6 +59,8 @@ Status load_tokenizer(const std::string& model, bool required, Picture& p) {
   p.engine = std::move(e.value());
   Engine* engine = p.engine.get();
   p.label = [engine](const std::vector<int32_t>& t) { return engine->detokenize(t); };
+  auto bos = engine->tokenize("", true);
+  if (bos.ok() && !bos.value().empty()) p.bos = bos.value().front();
   return {};
 }
 
@@ -138,6 +141,7 @@ Status write_picture(const ExportOptions& o, const Picture& p) {
   recording::SvgOptions so;
   so.title = p.title;
   so.blocks = p.blocks;
+  so.bos = p.bos;
   size_t drawn = 0;
   const std::string doc = recording::tree_svg(p.tree, p.label, so, &drawn);
   std::string size;

@@ -112,9 +112,10 @@ int run_serve(ServeOptions& o) {
   const ModelInfo& m = engine->model_info();
   const std::string host =
       o.server.host.find(':') != std::string::npos ? "[" + o.server.host + "]" : o.server.host;
-  std::fprintf(stderr, "radixchat-cli: serving %s (%s on %s, cache %s, context %d)%s\n",
-               m.name.c_str(), m.backend.c_str(), m.device.c_str(), m.cache.c_str(),
-               m.context_length, o.server.api_key.empty() ? "" : ", API key required");
+  // The device names the backend ("CPU (2 threads)" or the GPU's name).
+  std::fprintf(stderr, "radixchat-cli: serving %s on %s (cache %s, context %d tokens)%s\n",
+               m.name.c_str(), m.device.c_str(), m.cache.c_str(), m.context_length,
+               o.server.api_key.empty() ? "" : ", API key required");
   if (!srv.kv_events_endpoint().empty()) {
     std::fprintf(stderr, "radixchat-cli: publishing KV events on %s%s%s (topic '%s')\n",
                  srv.kv_events_endpoint().c_str(),

@@ -115,8 +115,8 @@ void ChatController::applyLoaded(const Loaded& loaded) {
   sampling_ = loaded.sampling;
   std::vector<rc::ui::ChatMessageRow> rows = loaded.rows;
   // DeepSeek-R1 replies start inside their <think> block (the prompt opened it).
-  const bool opensInReasoning =
-      !remote_ && engine_->hasModel() && engine_->model().chatTemplate == QLatin1String("deepseek-r1");
+  const bool opensInReasoning = !remote_ && engine_->hasModel() &&
+                                engine_->model().chatTemplate == QLatin1String("deepseek-r1");
   // The reply streaming now is saved only when it ends: show its text so far.
   for (rc::ui::ChatMessageRow& r : rows) {
     r.opensInReasoning = opensInReasoning && r.role == rc::ui::ChatRole::Assistant;
@@ -171,8 +171,9 @@ void ChatController::send(const QString& text) {
   const QString trimmed = text.trimmed();
   if (trimmed.isEmpty() || isGenerating() || busyTurn_) return;
   if (!hasModel()) {
-    emit errorOccurred(remote_ ? tr("Not connected to the server: connect again from the Model menu.")
-                               : tr("No model is loaded: open one from the Model menu."));
+    emit errorOccurred(remote_
+                           ? tr("Not connected to the server: connect again from the Model menu.")
+                           : tr("No model is loaded: open one from the Model menu."));
     return;
   }
   std::optional<qint64> parent;
@@ -340,8 +341,12 @@ void ChatController::onFinished(quint64 tag, const rc::ui::GenerationOutcome& ou
                           refreshList();
                         });
   if (outcome.prefixChanged) {
-    emit info(tr("The earliest %n message(s) no longer fit the context; the cached prefix changed.",
-                 "", outcome.droppedMessages));
+    emit info(outcome.droppedMessages == 1
+                  ? tr("The earliest message no longer fits the context; the cached prefix "
+                       "changed.")
+                  : tr("The earliest %1 messages no longer fit the context; the cached prefix "
+                       "changed.")
+                        .arg(outcome.droppedMessages));
     emit contextCut(outcome.droppedMessages, outcome.promptTokens, metrics.cachedTokens);
   }
   emit generatingChanged(false);

@@ -26,7 +26,9 @@
 #include "main-window.h"
 #include "model-picker.h"
 #include "panel/cache-panel.h"
+#include "radixchat/backend-probe.h"
 #include "recording-source.h"
+#include "recording/miss-analysis.h"
 
 namespace rc::gui {
 
@@ -94,11 +96,13 @@ void MainWindow::connectController() {
             }
             panel_->showConversationsForNode(titles);
             sidebar_->setBanner(
-                matches.empty()
-                    ? tr("No saved conversation starts with this cached prefix.")
-                    : tr("%n conversation(s) start with this cached prefix; pick one to open "
-                         "that branch.",
-                         "", static_cast<int>(matches.size())));
+                matches.empty() ? tr("No saved conversation starts with this cached prefix.")
+                : matches.size() == 1
+                    ? tr("1 conversation starts with this cached prefix; pick it to open that "
+                         "branch.")
+                    : tr("%1 conversations start with this cached prefix; pick one to open "
+                         "that branch.")
+                          .arg(matches.size()));
             controller_->setListFilter(ids);
           });
 
@@ -162,13 +166,18 @@ void MainWindow::connectEngine() {
                              : tr("⚠ template %1 (fallback)").arg(m.chatTemplate);
     backendLabel_->setText(tr("Backend: %1 — %2").arg(m.device, m.backendReason) +
                            QStringLiteral("  ·  ") + tmpl);
+    // The technical detail (driver answer, plugin path) lives here, not in
+    // the status line: most desktops have no NVIDIA GPU and need no alarm.
+    const QString plugin = QString::fromStdString(rc::probe_backend("auto").cuda_plugin);
     backendLabel_->setToolTip(
-        tr("Backend: %1 (%2)\n%3\nContext %4 tokens · cache %5, pool %6 tokens\nChat template: %7")
+        tr("Backend: %1 (%2)\n%3\nCUDA plugin: %8\nContext %4 tokens · cache %5, pool %6 "
+           "tokens\nChat template: %7")
             .arg(m.backend, m.device, m.backendReason)
             .arg(m.contextLength)
             .arg(m.cachePolicy)
             .arg(m.poolTokens)
-            .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice));
+            .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice)
+            .arg(plugin));
     if (!m.chatTemplateNotice.isEmpty()) {
       statusBar()->showMessage(tr("Loaded %1: %2").arg(m.name, m.chatTemplateNotice), 30000);
     } else {
@@ -212,8 +221,10 @@ void MainWindow::connectEngine() {
     if (!error.isEmpty()) {
       statusBar()->showMessage(tr("Could not warm the saved system prompts: %1").arg(error), 8000);
     } else if (count > 0) {
-      statusBar()->showMessage(tr("%n saved system prompt(s) warmed into the cache.", "", count),
-                               6000);
+      statusBar()->showMessage(
+          count == 1 ? tr("1 saved system prompt warmed into the cache.")
+                     : tr("%1 saved system prompts warmed into the cache.").arg(count),
+          6000);
     }
   });
   connect(picker_, &ModelPicker::modelRequested, this, [this](const QString& path) {
@@ -239,10 +250,19 @@ void MainWindow::connectPanel() {
   }));
   auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
   panel_->setRecordingStarter(recorder->starter());
-  panel_->setTreeExporter(make_tree_exporter());
+  panel_->setTreeExporter(make_tree_exporter([host]() -> int32_t {
+    const rc::Engine* e = host->engine();
+    if (!e) return -1;
+    auto t = e->tokenize("", true);
+    return t.ok() && !t.value().empty() ? t.value().front() : -1;
+  }));
   // "Why it missed" for a chat message's prompt (the Cache button), by the
   // same explanation as a recording's Request tab.
-  panel_->setMissExplainer(make_miss_explainer());
+  // The template's closing tokens never count as "agreeing again".
+  panel_->setMissExplainer(make_miss_explainer([host] {
+    const rc::Engine* e = host->engine();
+    return e ? rc::recording::template_closing_tokens(*e) : 0;
+  }));
   connect(controller_.get(), &ChatController::replyFinished, this,
           [this, recorder](qint64 messageId, const ReplyMetrics& m, const QString&) {
             if (!recorder->recording() || m.promptTokens <= 0) return;
@@ -279,10 +299,12 @@ void MainWindow::connectPanel() {
     const int total = sizes[0] + sizes[1] + sizes[2];
     const int want = std::max(sizes[2], total * 11 / 20);
     int need = want - sizes[2];
-    const int fromChat = std::min(need, std::max(sizes[1] - 300, 0));
+    // The chat keeps room for a message's header ("Assistant", Copy,
+    // Regenerate, Cache) on a small screen: the panel gets less than half.
+    const int fromChat = std::min(need, std::max(sizes[1] - 420, 0));
     sizes[1] -= fromChat;
     need -= fromChat;
-    const int fromList = std::min(need, std::max(sizes[0] - 180, 0));
+    const int fromList = std::min(need, std::max(sizes[0] - sidebar_->minimumWidth(), 0));
     sizes[0] -= fromList;
     sizes[2] += fromChat + fromList;
     splitter_->setSizes(sizes);
@@ -298,6 +320,7 @@ void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint
   r.path = path;
   r.cachePolicy = cachePolicy.isEmpty() ? QStringLiteral("radix") : cachePolicy;
   r.poolTokens = poolTokens;
+  r.drafted = settings_->value(QStringLiteral("models/drafted"), false).toBool();
   engine_->load(r);
 }
 

@@ -11,12 +11,14 @@
 #include <QMenuBar>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "chat/chat-view.h"
 #include "chat/composer.h"
@@ -50,6 +52,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   if (settings_->contains(QStringLiteral("window/geometry"))) {
     restoreGeometry(settings_->value(QStringLiteral("window/geometry")).toByteArray());
   }
+  fitToScreen();
   if (settings_->contains(QStringLiteral("window/splitter"))) {
     splitter_->restoreState(settings_->value(QStringLiteral("window/splitter")).toByteArray());
   }
@@ -58,6 +61,24 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
   updateHeader();
   updateComposerState();
+}
+
+void MainWindow::fitToScreen() {
+  QScreen* s = screen();
+  if (!s) return;
+  // A saved or default size larger than this screen (a laptop, a projector)
+  // would put the composer and the status bar off it.
+  const QRect avail = s->availableGeometry();
+  const QSize frame = frameGeometry().size() - size();
+  const QSize room = (avail.size() - frame).expandedTo(minimumSizeHint());
+  if (size().width() > room.width() || size().height() > room.height())
+    resize(size().boundedTo(room));
+  QRect g = frameGeometry();
+  g.moveRight(std::min(g.right(), avail.right()));
+  g.moveBottom(std::min(g.bottom(), avail.bottom()));
+  g.moveLeft(std::max(g.left(), avail.left()));
+  g.moveTop(std::max(g.top(), avail.top()));
+  if (g.topLeft() != frameGeometry().topLeft()) move(g.topLeft());
 }
 
 MainWindow::~MainWindow() {
@@ -203,6 +224,19 @@ void MainWindow::buildMenus() {
     loadModel(QString(), engine_->modelRequest().cachePolicy, engine_->modelRequest().poolTokens);
   });
   model->addAction(tr("&Cancel loading"), this, [this] { engine_->cancelLoad(); });
+  // Saved with the other model settings; the local model reloads with it.
+  draftedAction_ = model->addAction(tr("&Drafted decoding"));
+  draftedAction_->setCheckable(true);
+  draftedAction_->setToolTip(
+      tr("Propose reply tokens from the cached tree and verify them in one step; the reply "
+         "is the same, and a footer says how many were drafted and accepted"));
+  draftedAction_->setChecked(settings_->value(QStringLiteral("models/drafted"), false).toBool());
+  connect(draftedAction_, &QAction::toggled, this, [this](bool on) {
+    settings_->setValue(QStringLiteral("models/drafted"), on);
+    if (!engine_->engine() || controller_->remote()) return;
+    const rc::ui::ModelRequest& r = engine_->modelRequest();
+    loadModel(r.path, r.cachePolicy, r.poolTokens);
+  });
   model->addSeparator();
   model->addAction(tr("Connect to a &server…"), this, &MainWindow::openConnectServer);
   model->addAction(tr("Use the &local model"), this, &MainWindow::useLocalModel);

@@ -47,7 +47,7 @@ class ModelPicker;
 struct WindowOptions {
   QString settingsFile;              // empty: Qt's default location
   std::optional<QString> modelPath;  // given on the command line: overrides the saved choice
-  QString modelsDir;                 // downloads ("Get a model…"); empty: $XDG_DATA_HOME/radixchat/models
+  QString modelsDir;  // downloads ("Get a model…"); empty: $XDG_DATA_HOME/radixchat/models
 };
 
 class MainWindow : public QMainWindow {
@@ -92,6 +92,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // Shrinks and moves the window into its screen's available geometry.
+  void fitToScreen();
   void buildLayout();
   void buildMenus();
   void buildStatusBar();
@@ -133,10 +135,11 @@ class MainWindow : public QMainWindow {
   QProgressBar* progress_ = nullptr;
   QPushButton* cancelLoad_ = nullptr;
   QAction* panelAction_ = nullptr;
+  QAction* draftedAction_ = nullptr;    // Model > Drafted decoding, saved as models/drafted
   RemoteChatClient* remote_ = nullptr;  // child; made on the first connect
   QPushButton* serverButton_ = nullptr;
-  ServerChoice serverChoice_;           // the latest connect's
-  bool panelOnServer_ = false;          // the panel was attached by connectToServer
+  ServerChoice serverChoice_;   // the latest connect's
+  bool panelOnServer_ = false;  // the panel was attached by connectToServer
 
   QString loadingPath_;  // the path of the load in progress ("" bundled)
   bool listLoaded_ = false;

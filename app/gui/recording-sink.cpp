@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "panel/label-text.h"
 #include "recording-source.h"
 #include "recording/recorder.h"
 
@@ -92,8 +93,9 @@ class PanelSink : public rc::ui::panel::RecordingSink {
   std::string status() const override {
     if (!error_.empty()) return "recording " + name_ + " failed: " + error_;
     const recording::RecorderStats s = rec_->stats();
-    const std::string counts = std::to_string(s.events) + " events, " + std::to_string(requests_) +
-                               " requests, " + mib(s.bytes);
+    const std::string counts = rc::ui::panel::plural(int64_t(s.events), "event") + ", " +
+                               rc::ui::panel::plural(int64_t(requests_), "request") + ", " +
+                               mib(s.bytes);
     if (capped_->load())
       return "Recording stopped: " + name_ + " reached its size cap of " +
              mib(shared_->options.maxBytes) + "; everything up to there is saved (" + counts + ").";

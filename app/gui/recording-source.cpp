@@ -271,10 +271,13 @@ std::vector<std::string> FileSource::advisor_report() {
 }  // namespace
 
 MissView miss_view(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
-                   const std::function<std::string(const std::vector<int32_t>&)>& text) {
+                   const std::function<std::string(const std::vector<int32_t>&)>& text,
+                   int closing_tokens) {
   // Prompt tokens shown before a divergence.
   constexpr int64_t kBeforeTokens = 16;
-  const recording::MissExplanation m = recording::explain_miss(tree, prompt);
+  recording::MissOptions o;
+  o.closing_tokens = closing_tokens;
+  const recording::MissExplanation m = recording::explain_miss(tree, prompt, o);
   MissView v;
   v.ok = true;
   v.prompt_tokens = m.prompt_tokens;
@@ -291,10 +294,10 @@ MissView miss_view(const CacheSnapshot& tree, const std::vector<int32_t>& prompt
   return v;
 }
 
-rc::ui::panel::MissExplainer make_miss_explainer() {
-  return [](const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
-            const std::function<std::string(const std::vector<int32_t>&)>& text) {
-    MissView v = miss_view(tree, prompt, text);
+rc::ui::panel::MissExplainer make_miss_explainer(std::function<int()> closing_tokens) {
+  return [closing_tokens](const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
+                          const std::function<std::string(const std::vector<int32_t>&)>& text) {
+    MissView v = miss_view(tree, prompt, text, closing_tokens ? closing_tokens() : 0);
     v.at_seq = tree.next_seq;
     return v;
   };
@@ -313,12 +316,13 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
   };
 }
 
-rc::ui::panel::TreeExporter make_tree_exporter() {
-  return [](const CacheSnapshot& tree,
-            const std::function<std::string(const std::vector<Token>&)>& label,
-            const std::string& title, const std::string& path) -> std::string {
+rc::ui::panel::TreeExporter make_tree_exporter(std::function<int32_t()> bos) {
+  return [bos](const CacheSnapshot& tree,
+               const std::function<std::string(const std::vector<Token>&)>& label,
+               const std::string& title, const std::string& path) -> std::string {
     recording::SvgOptions so;
     so.title = title;
+    so.bos = bos ? bos() : -1;
     const std::string doc = recording::tree_svg(tree, label, so);
     const QString p = QString::fromStdString(path);
     if (p.endsWith(QLatin1String(".png"), Qt::CaseInsensitive)) {

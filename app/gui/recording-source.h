@@ -52,18 +52,21 @@ rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()
 // (the same as `cache-report`) with its spans rendered by `text`, as the
 // panel shows it. matched_tokens is -1 and at_seq 0: the caller knows them.
 // A recording's Request tab and the live panel both come through here.
+// closing_tokens: the chat template's fixed closing (MissOptions), 0 unknown.
 rc::ui::panel::MissView miss_view(
     const CacheSnapshot& tree, const std::vector<int32_t>& prompt,
-    const std::function<std::string(const std::vector<int32_t>&)>& text);
+    const std::function<std::string(const std::vector<int32_t>&)>& text, int closing_tokens = 0);
 
 // The live panel's "Why it missed" (CachePanel::setMissExplainer): miss_view
 // against the snapshot the panel hands it (the cache at the moment the user
-// asks), at_seq its next_seq.
-rc::ui::panel::MissExplainer make_miss_explainer();
+// asks), at_seq its next_seq. `closing_tokens` gives the loaded template's
+// fixed closing (recording::template_closing_tokens) when asked; empty: 0.
+rc::ui::panel::MissExplainer make_miss_explainer(std::function<int()> closing_tokens = {});
 
 // The panel's "Export...": recording/tree-svg's picture of the tree, as SVG,
-// or rasterized by recording/tree-png when the path ends in .png.
-rc::ui::panel::TreeExporter make_tree_exporter();
+// or rasterized by recording/tree-png when the path ends in .png. `bos`
+// gives the loaded tokenizer's start-of-sequence id (SvgOptions::bos).
+rc::ui::panel::TreeExporter make_tree_exporter(std::function<int32_t()> bos = {});
 
 struct LocalRecordingOptions {
   int64_t maxBytes = int64_t(1) << 30;  // the size cap

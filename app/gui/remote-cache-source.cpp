@@ -8,6 +8,7 @@
 
 #include "kv-security.h"
 #include "kv-subscriber.h"
+#include "panel/label-text.h"
 #include "server-cache-feed.h"
 
 namespace rc::gui {
@@ -22,7 +23,7 @@ class FeedSource final : public rc::ui::panel::RemoteBlockSource {
   std::string describe() const override { return what_; }
   std::string status() const override {
     const kv_events::SubscriberStats s = feed_->stats();
-    std::string out = std::to_string(s.messages) + " messages";
+    std::string out = rc::ui::panel::plural(int64_t(s.messages), "message");
     if (s.dropped_messages)
       out += ", " + std::to_string(s.dropped_messages) + " lost (tree may differ)";
     if (s.malformed_messages) out += ", " + std::to_string(s.malformed_messages) + " malformed";

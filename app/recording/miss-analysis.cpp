@@ -118,6 +118,8 @@ MissExplanation explain_miss(const CacheSnapshot& tree, const std::vector<int32_
       if (i == 0 && j == 0) continue;  // cannot be: d was the first difference
       const size_t run = common(p, j, prompt, d + i);
       if (run < k) continue;  // a hash collision
+      // Only the template's closing agrees: the user's text did not.
+      if (d + i + run == prompt.size() && run <= size_t(std::max(o.closing_tokens, 0))) continue;
       if (run > best_run || (run == best_run && i + j < best_i + best_j))
         best_run = run, best_i = i, best_j = j, best_path = &p;
       break;  // the earliest realignment on this path
@@ -133,6 +135,17 @@ MissExplanation explain_miss(const CacheSnapshot& tree, const std::vector<int32_
   x.run_after = int64_t(best_run);
   x.would_reuse = int64_t(d + best_i + best_run);
   return x;
+}
+
+int template_closing_tokens(const Engine& engine) {
+  // Two user texts sharing no character at either end.
+  auto a = engine.render_chat({{"user", "apple"}});
+  auto b = engine.render_chat({{"user", "Why? 42"}});
+  if (!a.ok() || !b.ok()) return 0;
+  const std::vector<int32_t>&x = a.value(), &y = b.value();
+  size_t n = 0;
+  while (n < x.size() && n < y.size() && x[x.size() - 1 - n] == y[y.size() - 1 - n]) ++n;
+  return int(n);
 }
 
 }  // namespace rc::recording

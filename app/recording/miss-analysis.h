@@ -8,12 +8,18 @@
 // where `anchor` tokens agree again realigns them, and the agreeing run from
 // there is what the cache held beyond the divergent span. The continuation
 // with the longest run is the best cached path.
+//
+// Every chat prompt ends with the template's fixed closing tokens (end of
+// the user's turn, the assistant's header), and so does every cached chat
+// path: a run that ends with the prompt and is no longer than those tokens
+// says nothing about the user's text, so it is not counted as agreeing again.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
 #include "radixchat/cache.h"
+#include "radixchat/engine.h"
 
 namespace rc::recording {
 
@@ -21,6 +27,9 @@ struct MissOptions {
   int window = 64;      // span lengths searched on each side
   int anchor = 4;       // tokens that must agree to call it realigned
   int max_paths = 256;  // cached continuations compared
+  // The chat template's fixed closing tokens (template_closing_tokens);
+  // 0 when the prompts are not chats or the template is unknown.
+  int closing_tokens = 0;
 };
 
 struct MissExplanation {
@@ -35,6 +44,11 @@ struct MissExplanation {
   int64_t would_reuse = 0;
   std::vector<int32_t> cached_next;  // first tokens of the best path below d
 };
+
+// How many tokens every chat prompt of `engine`'s template ends with,
+// whatever the user wrote: the longest common suffix of two one-message
+// chats. 0 when the template renders nothing. Any thread the engine allows.
+int template_closing_tokens(const Engine& engine);
 
 // `tree` as a snapshot (nodes sorted by id, nodes[0] the root).
 MissExplanation explain_miss(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,

@@ -47,9 +47,6 @@ std::string xml_escape(const std::string& raw) {
       case '"':
         out += "&quot;";
         break;
-      case '\n':
-        out += "\\n";
-        break;
       default:
         // XML 1.0 forbids most control characters even escaped.
         if (c < 0x20)
@@ -67,6 +64,36 @@ std::string clip(const std::string& s, size_t n) {
   size_t cut = n;
   while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
   return s.substr(0, cut) + "...";
+}
+
+// What a node's box says: its text with nothing invisible. Line breaks and
+// tabs always get a glyph; spaces only when they are all there is.
+std::string visible_label(const CacheNodeInfo& n,
+                          const std::function<std::string(const std::vector<int32_t>&)>& text,
+                          int32_t bos) {
+  if (!text) return std::to_string(n.tokens.size()) + " tokens";
+  std::string out;
+  std::vector<int32_t> rest = n.tokens;
+  if (bos >= 0 && !rest.empty() && rest.front() == bos) {
+    out = "\u27E8bos\u27E9";
+    rest.erase(rest.begin());
+  }
+  const std::string t = rest.empty() ? std::string() : text(rest);
+  const bool blank = t.find_first_not_of(" \t\r\n") == std::string::npos;
+  std::string shown;
+  for (char c : t) {
+    if (c == '\n')
+      shown += "\u21B5";
+    else if (c == '\t')
+      shown += "\u21E5";
+    else if (c == ' ' && blank)
+      shown += "\u2420";
+    else if (c != '\r')
+      shown += c;
+  }
+  if (shown.empty() && !rest.empty()) shown = "\u27E8special\u27E9";
+  if (!out.empty() && !shown.empty()) out += ' ';
+  return out + shown;
 }
 
 struct Layout {
@@ -141,9 +168,7 @@ std::string tree_svg(const CacheSnapshot& tree,
     const CacheNodeInfo& n = *l.node[id];
     const char* fill = n.lock_ref ? "#ffd9a8" : n.pin_ref ? "#cfe3ff" : "#e8f3e8";
     std::string label =
-        id == kRootNode ? std::string("root")
-                        : clip(text ? text(n.tokens) : std::to_string(n.tokens.size()) + " tokens",
-                               o.label_chars);
+        id == kRootNode ? std::string("root") : clip(visible_label(n, text, o.bos), o.label_chars);
     const auto run = o.blocks.find(id);
     if (run != o.blocks.end()) label = std::to_string(run->second) + " blocks: " + label;
     std::snprintf(buf, sizeof buf,
@@ -153,7 +178,15 @@ std::string tree_svg(const CacheSnapshot& tree,
                   id, n.tokens.size(), (unsigned long long)n.hits, x_of(id), y_of(id), kBoxW, kBoxH,
                   fill, x_of(id) + 4, y_of(id) + 14);
     out += buf;
-    out += xml_escape(label) + "</text><title>" +
+    out += xml_escape(label) + "</text>";
+    if (id != kRootNode) {
+      std::snprintf(buf, sizeof buf,
+                    "<text class=\"count\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" "
+                    "fill=\"#556655\">%zu</text>",
+                    x_of(id) + kBoxW - 4, y_of(id) + 14, n.tokens.size());
+      out += buf;
+    }
+    out += "<title>" +
            (run != o.blocks.end() ? std::to_string(run->second) + " blocks, " : std::string()) +
            std::to_string(n.tokens.size()) + " tokens, " + std::to_string(n.hits) + " hits, lock " +
            std::to_string(n.lock_ref) + "</title></g>\n";

@@ -4,6 +4,10 @@
 // the middle of its children. Every visible node is one
 // <g class="node" data-id=...> holding its box and label; edges are
 // <path class="edge">. Locked nodes are drawn orange, pinned ones blue.
+// Every box shows its token count at its right end (<text class="count">),
+// and no box is blank: the start-of-sequence token reads "⟨bos⟩", line
+// breaks "↵", a label of spaces only "␠", and tokens that print nothing
+// "⟨special⟩".
 #pragma once
 
 #include <cstddef>
@@ -18,7 +22,8 @@ namespace rc::recording {
 
 struct SvgOptions {
   size_t max_nodes = 4000;  // beyond: the deepest-first rest is left out and counted
-  size_t label_chars = 24;
+  size_t label_chars = 20;  // leaves room for the token count
+  int32_t bos = -1;         // the start-of-sequence token id; -1: none
   std::string title;
   // Nodes that stand for a run of KV-event blocks (chain-fold.h): their
   // label starts with the run's length, "144 blocks: ...".

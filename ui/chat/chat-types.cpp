@@ -16,12 +16,20 @@ QString chatRoleName(ChatRole role) {
 
 QString formatMetrics(const ReplyMetrics& m) {
   const QString dot = QStringLiteral("  ·  ");
-  return QStringLiteral("%1 tok/s").arg(m.tokensPerSecond, 0, 'f', 1) + dot +
-         QStringLiteral("TTFT %1 ms").arg(m.ttftMs, 0, 'f', 0) + dot +
-         QStringLiteral("prompt %1 tokens: %2 cached, %3 computed")
-             .arg(m.promptTokens)
-             .arg(m.cachedTokens)
-             .arg(m.computedTokens());
+  QString text = QStringLiteral("%1 tok/s").arg(m.tokensPerSecond, 0, 'f', 1) + dot +
+                 QStringLiteral("TTFT %1 ms").arg(m.ttftMs, 0, 'f', 0) + dot +
+                 QStringLiteral("prompt %1 tokens: %2 cached, %3 computed")
+                     .arg(m.promptTokens)
+                     .arg(m.cachedTokens)
+                     .arg(m.computedTokens());
+  if (m.draftedTokens > 0)
+    text +=
+        dot +
+        (m.draftedTokens == 1
+             ? QStringLiteral("1 token drafted from the cache, %1 accepted")
+             : QStringLiteral("%1 tokens drafted from the cache, %2 accepted").arg(m.draftedTokens))
+            .arg(m.acceptedTokens);
+  return text;
 }
 
 }  // namespace rc::ui

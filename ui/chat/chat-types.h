@@ -25,10 +25,15 @@ struct ReplyMetrics {
   // history stopped matching). Shown under the reply; not stored.
   int droppedMessages = 0;
   bool prefixChanged = false;
+  // Drafted decoding (EngineConfig::speculate "tree"): reply tokens proposed
+  // from the cached tree and verified, and how many of them were kept.
+  int draftedTokens = 0;
+  int acceptedTokens = 0;
   int computedTokens() const { return promptTokens - cachedTokens; }
 };
 
-// "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed"
+// "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed",
+// then "  ·  12 tokens drafted from the cache, 9 accepted" when any were.
 QString formatMetrics(const ReplyMetrics& m);
 
 // One message of the thread on screen.

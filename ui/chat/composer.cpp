@@ -12,7 +12,9 @@ namespace rc::ui {
 ComposerEdit::ComposerEdit(QWidget* parent) : QPlainTextEdit(parent) {
   setObjectName(QStringLiteral("composerEdit"));
   setTabChangesFocus(true);
-  setPlaceholderText(tr("Message the model — Enter sends, Shift+Enter for a new line"));
+  // Short: the hint line below says how to send, and a narrow window must
+  // not cut the placeholder.
+  setPlaceholderText(tr("Message the model"));
   setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
   // Grow with the text, from one line to about eight.
   connect(document(), &QTextDocument::contentsChanged, this, [this] { updateGeometry(); });

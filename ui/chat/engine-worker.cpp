@@ -40,6 +40,8 @@ ReplyMetrics toMetrics(const rc::RequestMetrics& m, rc::FinishReason reason) {
   const double decodeS = (m.total_ms - m.ttft_ms) / 1000.0;
   r.tokensPerSecond = m.output_tokens > 1 && decodeS > 0 ? (m.output_tokens - 1) / decodeS : 0.0;
   r.finishReason = QString::fromLatin1(rc::finish_reason_name(reason));
+  r.draftedTokens = m.drafted_tokens;
+  r.acceptedTokens = m.accepted_tokens;
   return r;
 }
 
@@ -88,6 +90,7 @@ void EngineWorker::load(const ModelRequest& request) {
   config.kv_pool_tokens = request.poolTokens;
   config.kv_type = request.kvType.toStdString();
   config.n_threads = request.threads;
+  config.speculate = request.drafted ? "tree" : "off";
   int lastPercent = -1;
   const quint64 serial = request.serial;
   config.load_progress = [this, &lastPercent, serial](float f) {
@@ -171,7 +174,8 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
   std::lock_guard<std::mutex> lock(mu_);  // the callback waits until the id is recorded
   auto ids = std::make_shared<std::vector<int32_t>>();  // engine thread only
   Result<rc::RequestId> id = engine->submit(
-      std::move(request), [this, tag, dropped, prefixChanged, ids, cutPrompt](const rc::StreamEvent& ev) {
+      std::move(request),
+      [this, tag, dropped, prefixChanged, ids, cutPrompt](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);

@@ -40,6 +40,7 @@ struct ModelRequest {
   qint64 poolTokens = 0;                   // 0: the engine's default
   QString kvType = QStringLiteral("f16");  // f16 | bf16 | f32 (EngineConfig::kv_type)
   int threads = 0;                         // 0: all cores
+  bool drafted = false;                    // drafted decoding (EngineConfig::speculate "tree")
   quint64 serial = 0;                      // set by EngineHost: cancelLoad(n) cancels serials <= n
 };
 

@@ -40,15 +40,21 @@ QString footerText(const ChatMessageRow& r) {
       text += QObject::tr("  ·  length limit");
     if (r.metrics->finishReason == QLatin1String("error")) text = QObject::tr("the reply failed");
     if (r.metrics->droppedMessages > 0 && r.metrics->prefixChanged) {
-      text += QLatin1Char('\n') + QObject::tr(
-                                      "The earliest %n message(s) no longer fit the "
-                                      "context; the cached prefix changed.",
-                                      "", r.metrics->droppedMessages);
+      text += QLatin1Char('\n') +
+              (r.metrics->droppedMessages == 1
+                   ? QObject::tr("The earliest message no longer fits the context; the cached "
+                                 "prefix changed.")
+                   : QObject::tr("The earliest %1 messages no longer fit the context; the cached "
+                                 "prefix changed.")
+                         .arg(r.metrics->droppedMessages));
     } else if (r.metrics->droppedMessages > 0) {
-      text += QLatin1Char('\n') + QObject::tr(
-                                      "The earliest %n message(s) are outside the "
-                                      "context (the cached history still matches).",
-                                      "", r.metrics->droppedMessages);
+      text += QLatin1Char('\n') +
+              (r.metrics->droppedMessages == 1
+                   ? QObject::tr("The earliest message is outside the context (the cached "
+                                 "history still matches).")
+                   : QObject::tr("The earliest %1 messages are outside the context (the cached "
+                                 "history still matches).")
+                         .arg(r.metrics->droppedMessages));
     }
   }
   if (!r.error.isEmpty()) text = QObject::tr("⚠ %1").arg(r.error);
@@ -219,9 +225,11 @@ void MessageWidget::renderNow() {
 void MessageWidget::updateChrome() {
   const bool user = row_.role == ChatRole::User;
   const bool assistant = row_.role == ChatRole::Assistant;
-  QString role = user ? tr("You") : assistant ? tr("Assistant") : tr("System prompt");
-  if (assistant && !row_.model.isEmpty()) role += QStringLiteral("  ·  ") + row_.model;
-  roleLabel_->setText(role);
+  // The model's name is in the tooltip: in a narrow chat column the header
+  // must keep the role and every action button whole.
+  roleLabel_->setText(user ? tr("You") : assistant ? tr("Assistant") : tr("System prompt"));
+  roleLabel_->setToolTip(assistant && !row_.model.isEmpty() ? tr("Written by %1").arg(row_.model)
+                                                            : QString());
 
   const bool branches = row_.branchCount > 1;
   prevBranch_->setVisible(branches);

@@ -33,15 +33,26 @@ void CachePanelState::set_feed(std::unique_ptr<panel::CacheFeed> feed, double no
     demo.stop(lesson.engine());
     lesson_scenario_ = -1;
     const bool was_shown = lesson_shown();
-    restore_user_view();
     parked_feed_.reset();
     paused = false;
     show_feed(std::move(feed), now, true);
+    restore_user_view();
     lesson.release();
     if (was_shown && on_lesson_shown) on_lesson_shown(false);
     return;
   }
+  // The user's own tree (the engine's, not a remote cache's or a
+  // recording's) keeps its view across an attach or an opened recording.
+  auto own = [this](const panel::CacheFeed* f) { return f && !f->remote() && f != replay.feed(); };
+  if (own(feed_.get()) && !own(feed.get()) && !user_view_) {
+    save_user_view();
+    lod.collapsed.clear();  // node ids of this tree mean nothing in another
+    lod.expanded.clear();
+    lod_changed();
+  }
+  const bool back = own(feed.get());
   show_feed(std::move(feed), now, true);
+  if (back) restore_user_view();
 }
 
 void CachePanelState::show_feed(std::unique_ptr<panel::CacheFeed> feed, double now, bool users) {
@@ -254,6 +265,7 @@ panel::NodeLabel& CachePanelState::label(const panel::TreeNode& n) {
     l.n_tokens = n.tokens.size();
     l.first = first;
     l.full = feed_ ? feed_->detokenize(n.tokens) : std::string();
+    l.ends.clear();
     l.fitted_for = -1;
   }
   return l;
@@ -290,6 +302,8 @@ void CachePanelState::locate(const std::vector<Token>& tokens, double now,
   located_structure_ = model.structure_version();
   const NodeId target = located_partial != kNoNode ? located_partial : located;
   select(target);
+  // The explanation is on the Node tab: the Cache button opens it there.
+  select_tab = "Node";
   view.focus(target);
   view.follow = false;
   log.note("located a message: " + std::to_string(model.path_tokens(located).size()) + " of its " +

@@ -12,8 +12,10 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "panel/cache-feed.h"
@@ -156,11 +158,11 @@ struct CachePanelState {
   // prompts), and it comes back when the lesson is stopped, or when the user
   // chats again after the demo finished.
   panel::LessonEngine lesson;
-  int lesson_policy = 0;               // index into kCachePolicies: the demos' cache
+  int lesson_policy = 0;  // index into kCachePolicies: the demos' cache
   // A demo's pool unless it asks for less (or its prompts need more): three
   // of the longest demo requests fit, and a 7B F16 model's is 512 MiB.
   int64_t lesson_pool_tokens = 1024;
-  std::string lesson_error;            // why the latest lesson could not start
+  std::string lesson_error;  // why the latest lesson could not start
   bool start_lesson(size_t scenario, double now);
   void end_lesson(double now, const std::string& why);
   // "Next step": applies the events still queued, then sends the next chat.
@@ -195,10 +197,23 @@ struct CachePanelState {
   // Whether the latest frame fit the display (panel-fit.h): every window
   // inside it and every item inside its window. Tests read it.
   panel::PanelFit last_fit;
+  // Whether the user's view is saved now (tests).
+  bool user_view_saved() const { return user_view_.has_value(); }
   // Tabs by name: the one shown in the latest frame, and one to switch to
   // in the next (tests, and controls that open a tab).
   std::string current_tab;
   std::string select_tab;
+  // Where the latest frame drew things a user must be able to reach, in
+  // display pixels (tests assert they are inside the panel, whole).
+  struct ItemBox {
+    std::string label;
+    ImVec2 min{0, 0}, max{0, 0};
+    float label_w = 0;  // the label's text width: a tab narrower than it is cut
+    bool visible = false;
+  };
+  std::vector<ItemBox> tab_boxes;        // the tabs shown
+  std::vector<std::string> hidden_tabs;  // the rest, under "More"
+  ItemBox next_step_box;
 
   // Text scale for projectors: every ImGui text, the tree's labels and its
   // boxes grow together. The GL host rebuilds the font atlas at
@@ -269,9 +284,20 @@ struct CachePanelState {
   int lesson_scenario_ = -1;
   uint64_t user_requests_seen_ = 0;
   size_t lesson_fitted_ = 0;  // finished steps the view was fitted to
-  // The user's layout direction and tabs' share while a lesson sets its own.
-  int user_orientation_ = -1;
-  float user_bottom_frac_ = -1;
+  // The user's own tree's view (layout direction, tabs' share, camera,
+  // folds), saved while a lesson, a remote cache or a recording is shown and
+  // put back when the user's tree returns.
+  struct UserView {
+    int orientation = 0;
+    float bottom_frac = 0;
+    panel::Camera cam;
+    ImVec2 canvas{0, 0};  // the canvas the camera was on
+    bool follow = true;
+    bool vertical = false;
+    std::unordered_set<NodeId> collapsed, expanded;
+  };
+  std::optional<UserView> user_view_;
+  void save_user_view();
   void restore_user_view();
 
   void apply_event(const CacheEvent& e, double now);

@@ -139,6 +139,11 @@ size_t DemoRunner::steps() const {
 bool DemoRunner::start(size_t scenario, Engine* engine, double now) {
   if (!engine || scenario >= demo_scenarios().size()) return false;
   stop(engine);
+  {
+    // The previous demo's reply is not this one's ("model: ..." went stale).
+    std::lock_guard<std::mutex> g(shared_->mu);
+    shared_->text.clear();
+  }
   const DemoScenario& s = demo_scenarios()[scenario];
   scenario_ = int(scenario);
   step_ = 0;
@@ -279,8 +284,12 @@ void DemoRunner::poll(Engine* engine, double now, bool hold) {
       } else {
         phase_ = Phase::done;
         advance_ = false;
+        // The last step's caption stays: by hand, Next step sends at once,
+        // so this is where it is read.
         if (status_.empty())
-          status_ = s.name + ": done. Hover the nodes to see what each one holds.";
+          status_ = "Step " + std::to_string(s.steps.size()) + "/" +
+                    std::to_string(s.steps.size()) + ": " + s.steps.back().caption + "\n" + s.name +
+                    ": done. Hover the nodes to see what each one holds.";
         if (note) note("demo: " + s.name + " finished");
       }
       break;

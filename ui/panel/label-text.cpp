@@ -1,7 +1,10 @@
 #include "panel/label-text.h"
 
 #include <cfloat>
+#include <cstdint>
 #include <cstdio>
+
+#include "panel/event-log.h"
 
 namespace rc::ui::panel {
 
@@ -20,6 +23,46 @@ std::string fit_text(ImFont* font, float size, const std::string& text, float wi
     i = j;
   }
   return out + "\xE2\x80\xA6";
+}
+
+std::string line_ends(const std::string& text, size_t keep) {
+  const std::string flat = one_line(text, SIZE_MAX);
+  std::vector<size_t> starts;  // byte offset of each code point
+  for (size_t i = 0; i < flat.size(); ++i)
+    if ((static_cast<unsigned char>(flat[i]) & 0xC0) != 0x80) starts.push_back(i);
+  if (starts.size() <= 2 * keep) return flat;
+  return flat.substr(0, starts[keep]) + "\xE2\x80\xA6" + flat.substr(starts[starts.size() - keep]);
+}
+
+std::string fit_text_middle(ImFont* font, float size, const std::string& text, float width) {
+  if (font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x <= width) return text;
+  const float ell = font->CalcTextSizeA(size, FLT_MAX, 0, "\xE2\x80\xA6").x;
+  auto is_cont = [&](size_t k) { return (static_cast<unsigned char>(text[k]) & 0xC0) == 0x80; };
+  auto width_of = [&](size_t i, size_t j) {
+    return font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str() + i, text.c_str() + j).x;
+  };
+  // The start gets a little more than half: it says what the node is.
+  const float head_room = (width - ell) * 0.55f;
+  size_t head = 0;
+  float w = 0;
+  while (head < text.size()) {
+    size_t j = head + 1;
+    while (j < text.size() && is_cont(j)) ++j;
+    const float cw = width_of(head, j);
+    if (w + cw > head_room) break;
+    w += cw;
+    head = j;
+  }
+  size_t tail = text.size();
+  while (tail > head) {
+    size_t i = tail - 1;
+    while (i > head && is_cont(i)) --i;
+    const float cw = width_of(i, tail);
+    if (w + cw + ell > width) break;
+    w += cw;
+    tail = i;
+  }
+  return text.substr(0, head) + "\xE2\x80\xA6" + text.substr(tail);
 }
 
 std::string thousands(int64_t v) {

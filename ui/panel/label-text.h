@@ -14,6 +14,12 @@ namespace rc::ui::panel {
 
 // Cuts `text` (one line already) to fit `width` pixels at `size` with "…".
 std::string fit_text(ImFont* font, float size, const std::string& text, float width);
+// `text` on one line (one_line) with at most `keep` code points of its start
+// and of its end, "…" between them when more was left out.
+std::string line_ends(const std::string& text, size_t keep);
+// fit_text, but a text too wide keeps its start and its end with "…"
+// between them (a long node reads "You are a helpful … Assistant:").
+std::string fit_text_middle(ImFont* font, float size, const std::string& text, float width);
 // 1234567 -> "1,234,567".
 std::string thousands(int64_t v);
 // "page 7", "16 pages (32-47)" or "3 pages (4, ..., 90)".

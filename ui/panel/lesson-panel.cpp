@@ -81,22 +81,44 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
 void CachePanelState::end_lesson(double now, const std::string& why) {
   demo.stop(lesson.engine());
   lesson_scenario_ = -1;
-  // The user's feed comes back before the lesson engine it replaced goes.
-  restore_user_view();
+  // The user's feed comes back before the lesson engine it replaced goes,
+  // and then the view the user left it in.
   if (parked_feed_) {
     paused = false;
     show_feed(std::move(parked_feed_), now, true);
+    restore_user_view();
     if (on_lesson_shown) on_lesson_shown(false);
   }
   lesson.release();
   if (!why.empty()) log.note("lesson: " + why, now);
 }
 
+void CachePanelState::save_user_view() {
+  UserView v;
+  v.orientation = orientation;
+  v.bottom_frac = bottom_frac;
+  v.cam = view.cam;
+  v.canvas = view.canvas_size();
+  v.follow = view.follow;
+  v.vertical = lod.vertical;
+  v.collapsed = lod.collapsed;
+  v.expanded = lod.expanded;
+  user_view_ = std::move(v);
+}
+
 void CachePanelState::restore_user_view() {
-  if (user_orientation_ < 0) return;
-  orientation = user_orientation_;
-  bottom_frac = user_bottom_frac_;
-  user_orientation_ = -1;
+  if (!user_view_) return;
+  UserView& v = *user_view_;
+  orientation = v.orientation;
+  bottom_frac = v.bottom_frac;
+  lod.vertical = v.vertical;
+  lod.collapsed = std::move(v.collapsed);
+  lod.expanded = std::move(v.expanded);
+  lod_changed();
+  // After show_feed: its fit would otherwise replace the saved camera.
+  view.set_camera(v.cam, v.canvas);
+  view.follow = v.follow;
+  user_view_.reset();
 }
 
 bool CachePanelState::lesson_next(double now) {
@@ -131,20 +153,23 @@ void CachePanelState::poll_lesson(double now) {
       lesson.release();
     } else if (s == State::ready) {
       const bool was_shown = lesson_shown();
-      if (!parked_feed_) parked_feed_ = std::move(feed_);
+      if (!parked_feed_) {
+        if (!user_view_) save_user_view();
+        parked_feed_ = std::move(feed_);
+      }
       paused = false;
       show_feed(panel::make_lesson_feed(*lesson.engine()), now, false);
       if (!was_shown && on_lesson_shown) on_lesson_shown(true);
       select_tab = "Demos";  // Next step, Stop and the per-step table
       demo.start(size_t(lesson_scenario_), lesson.engine(), now);
       // The tree gets more of the panel; a chain of turns reads top down.
-      if (user_orientation_ < 0) {
-        user_orientation_ = orientation;
-        user_bottom_frac_ = bottom_frac;
-      }
       bottom_frac = std::min(bottom_frac, 0.34f);
       const int o = panel::demo_scenarios()[size_t(lesson_scenario_)].orientation;
-      orientation = o != 0 ? o : user_orientation_;
+      orientation = o != 0 ? o : user_view_ ? user_view_->orientation : orientation;
+      // The lesson's tree starts unfolded, whatever the user folded.
+      lod.collapsed.clear();
+      lod.expanded.clear();
+      lod_changed();
     }
     return;
   }
@@ -241,6 +266,8 @@ void CachePanelState::draw_demos_tab(double now) {
   // The lesson's own controls first: they stay in view in a short tab.
   ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
   if (ImGui::Button("Next step")) lesson_next(now);
+  next_step_box = {"Next step", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                   ImGui::CalcTextSize("Next step").x, ImGui::IsItemVisible()};
   ImGui::EndDisabled();
   const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
   panel::flow(panel::button_w(stop));
@@ -256,6 +283,9 @@ void CachePanelState::draw_demos_tab(double now) {
     panel::tooltip("%s", lesson_active() ? "Start this demo again in an empty cache"
                                          : "Restart the engine with an empty cache (same policy "
                                            "and pool; saved system prompts are cached again)");
+  // Below the buttons everything scrolls in a child of its own, so the
+  // buttons stay pinned however far the caption or the demo list goes.
+  ImGui::BeginChild("##demos-body", ImVec2(0, 0), false);
   if (lesson_active()) {
     const double next = demo.seconds_to_next(now);
     if (next > 0 && !paused) {
@@ -293,7 +323,11 @@ void CachePanelState::draw_demos_tab(double now) {
   for (size_t i = 0; i < all.size(); ++i) {
     ImGui::BeginDisabled(!user);
     ImGui::PushID(int(i));
-    if (ImGui::Button(all[i].name.c_str(), ImVec2(bw, 0))) start_lesson(i, now);
+    // Never narrower than its name ("Branch an old messag" was cut).
+    const float name_w =
+        ImGui::CalcTextSize(all[i].name.c_str()).x + 2 * ImGui::GetStyle().FramePadding.x;
+    if (ImGui::Button(all[i].name.c_str(), ImVec2(std::min(row, std::max(bw, name_w)), 0)))
+      start_lesson(i, now);
     ImGui::PopID();
     ImGui::EndDisabled();
     panel::flow_text(all[i].summary.c_str(), true,
@@ -304,6 +338,7 @@ void CachePanelState::draw_demos_tab(double now) {
     ImGui::TextWrapped("%s", lesson_error.c_str());
     ImGui::PopStyleColor();
   }
+  ImGui::EndChild();
 }
 
 }  // namespace rc::ui

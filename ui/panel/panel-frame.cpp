@@ -2,6 +2,7 @@
 // stats line, the tree canvas with its caption banner, and the bottom tabs
 // (selected node, plots, event log, demos, cache settings).
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -215,10 +216,12 @@ void CachePanelState::draw_canvas(double now) {
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
   // The tabs get their share (the Events log needs lines); the tree keeps
-  // room for the zoom line, a row of boxes at a readable zoom and two rows
-  // of legend, which grow with the text scale. A short panel's tabs give way.
+  // at least half the room, and never less than the zoom line, a row of
+  // boxes at a readable zoom and two rows of legend, which grow with the
+  // text scale. A short panel's tabs give way.
   const float fs = ImGui::GetFontSize();
-  const float min_canvas = std::max(80.0f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40);
+  const float min_canvas =
+      std::max({80.0f, room * 0.5f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40});
   const float hi = std::max(room - min_canvas, 0.0f);
   const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
@@ -374,34 +377,95 @@ void CachePanelState::draw(double now) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, IM_COL32(0, 0, 0, 0));
   ImGui::BeginChild("##bottom", ImVec2(0, 0), false);
   ImGui::PopStyleColor();
-  if (ImGui::BeginTabBar("##tabs")) {
-    struct Tab {
-      const char* name;
-      void (CachePanelState::*draw)(double);
-    };
-    static constexpr Tab kTabs[] = {
-        {"Node", &CachePanelState::draw_node_tab},     {"Plots", &CachePanelState::draw_plots_tab},
-        {"Events", &CachePanelState::draw_events_tab}, {"Demos", &CachePanelState::draw_demos_tab},
-        {"Cache", &CachePanelState::draw_cache_tab},
-    };
-    static constexpr Tab kRecordingTabs[] = {
-        {"Request", &CachePanelState::draw_request_tab},
-        {"Advisor", &CachePanelState::draw_advisor_tab},
-    };
-    std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
-    if (replay_shown())
-      tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
-    for (const Tab& t : tabs) {
+  struct Tab {
+    const char* name;
+    void (CachePanelState::*draw)(double);
+  };
+  static constexpr Tab kTabs[] = {
+      {"Node", &CachePanelState::draw_node_tab},     {"Plots", &CachePanelState::draw_plots_tab},
+      {"Events", &CachePanelState::draw_events_tab}, {"Demos", &CachePanelState::draw_demos_tab},
+      {"Cache", &CachePanelState::draw_cache_tab},
+  };
+  static constexpr Tab kRecordingTabs[] = {
+      {"Request", &CachePanelState::draw_request_tab},
+      {"Advisor", &CachePanelState::draw_advisor_tab},
+  };
+  std::vector<Tab> tabs(std::begin(kTabs), std::end(kTabs));
+  if (replay_shown())
+    tabs.insert(tabs.begin() + 1, std::begin(kRecordingTabs), std::end(kRecordingTabs));
+  // Tabs keep their whole labels (never "No… Re… Ad…"): as many as fit are
+  // shown, the one on screen (or asked for) always among them, and the rest
+  // are one click away under "More".
+  const ImGuiStyle& style = ImGui::GetStyle();
+  auto tab_w = [&](const char* s) {
+    return ImGui::CalcTextSize(s).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
+  };
+  static constexpr const char* kMore = "More \xC2\xBB";
+  const std::string wanted = !select_tab.empty() ? select_tab : current_tab;
+  const float avail = ImGui::GetContentRegionAvail().x - 2 * style.ItemInnerSpacing.x;
+  float total = 0;
+  for (const Tab& t : tabs) total += tab_w(t.name);
+  std::vector<bool> shown(tabs.size(), true);
+  hidden_tabs.clear();
+  if (total > avail) {
+    float used = tab_w(kMore);
+    for (const Tab& t : tabs)
+      if (wanted == t.name) used += tab_w(t.name);
+    for (size_t i = 0; i < tabs.size(); ++i) {
+      if (wanted == tabs[i].name) continue;
+      if (used + tab_w(tabs[i].name) <= avail) {
+        used += tab_w(tabs[i].name);
+      } else {
+        shown[i] = false;
+        hidden_tabs.push_back(tabs[i].name);
+      }
+    }
+  }
+  std::string pick_next;
+  if (ImGui::BeginTabBar("##tabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
+    tab_boxes.clear();
+    for (size_t i = 0; i < tabs.size(); ++i) {
+      if (!shown[i]) continue;
+      const Tab& t = tabs[i];
       const bool pick = select_tab == t.name;
-      if (ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0)) {
+      const bool open =
+          ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0);
+      tab_boxes.push_back({t.name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                           ImGui::CalcTextSize(t.name).x, ImGui::IsItemVisible()});
+      if (open) {
         current_tab = t.name;
+        // The tab's content scrolls in its own child, so the strip above
+        // stays where a click meant for a tab expects it.
+        ImGui::BeginChild("##tab-body", ImVec2(0, 0), false);
         (this->*t.draw)(now);
+        ImGui::EndChild();
         ImGui::EndTabItem();
       }
     }
+    if (!hidden_tabs.empty()) {
+      if (ImGui::TabItemButton(kMore, ImGuiTabItemFlags_Trailing)) ImGui::OpenPopup("##more-tabs");
+      if (ImGui::IsItemHovered()) panel::tooltip("The tabs that do not fit");
+      if (ImGui::BeginPopup("##more-tabs")) {
+        for (const std::string& name : hidden_tabs)
+          if (ImGui::Selectable(name.c_str())) pick_next = name;
+        ImGui::EndPopup();
+      }
+    }
     ImGui::EndTabBar();
+    // Should the strip still scroll, its tabs past the edge are reached by
+    // its arrows, not by scrolling this child: the layout ends at its edge.
+    ImGuiWindow* w = ImGui::GetCurrentWindow();
+    w->DC.CursorMaxPos.x = std::min(w->DC.CursorMaxPos.x, w->WorkRect.Max.x);
   }
-  select_tab.clear();
+  // A tab asked for stays asked for until it is on screen (ImGui selects
+  // it a frame later, and until then it must stay among the shown ones),
+  // unless this mode has no such tab.
+  bool exists = false;
+  for (const Tab& t : tabs) exists = exists || select_tab == t.name;
+  if (!pick_next.empty())
+    select_tab = pick_next;
+  else if (!exists || select_tab == current_tab)
+    select_tab.clear();
   ImGui::EndChild();
   ImGui::End();
   last_fit = panel::measure_panel_fit();

@@ -166,8 +166,11 @@ void CachePanelState::draw_timeline_section(double now) {
   }
 
   const float w = ImGui::GetContentRegionAvail().x;
-  const panel::TimelineAction act = panel::draw_timeline(*src, at, replay.selected_request,
-                                                         ImVec2(w, ImGui::GetFontSize() * 5.5f));
+  // A short panel (a laptop's screen) gives the tree below the room.
+  const float plot_h =
+      ImGui::GetFontSize() * (ImGui::GetContentRegionAvail().y < 600 ? 3.5f : 5.5f);
+  const panel::TimelineAction act =
+      panel::draw_timeline(*src, at, replay.selected_request, ImVec2(w, plot_h));
   if (act.request >= 0)
     replay_jump(size_t(act.request), now);
   else if (act.seek)
@@ -262,7 +265,8 @@ void CachePanelState::draw_request_tab(double now) {
   const auto& reqs = src->requests();
   // A few rows: the explanation below is what the tab is for.
   const float fs = ImGui::GetFontSize();
-  const float list_h = std::clamp(ImGui::GetContentRegionAvail().y * 0.35f, fs * 3.5f, fs * 6.5f);
+  const float room = ImGui::GetContentRegionAvail().y;
+  const float list_h = std::min(std::clamp(room * 0.35f, fs * 3.5f, fs * 6.5f), room);
   ImGui::BeginChild("##requests", ImVec2(0, list_h), true);
   ImGuiListClipper clip;
   clip.Begin(int(reqs.size()));
@@ -280,7 +284,9 @@ void CachePanelState::draw_request_tab(double now) {
   }
   ImGui::EndChild();
   if (replay.selected_request < 0) {
-    ImGui::TextDisabled("Pick a request (here, on the timeline, or with < req / req >).");
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextWrapped("Pick a request (here, on the timeline, or with < req / req >).");
+    ImGui::PopStyleColor();
     return;
   }
   const panel::MissView& m = replay.miss();

@@ -3,6 +3,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 #include "panel/panel-fit.h"
 #include "panel/panel-widgets.h"
 #include "radixchat/vocabulary.h"
@@ -46,24 +48,46 @@ void RemoteAttach::draw() {
   if (!ImGui::BeginPopup("attach-cache")) return;
   ImGui::RadioButton("KV events (vLLM, SGLang, Dynamo)", &kind_, 0);
   ImGui::RadioButton("RadixChat server", &kind_, 1);
-  ImGui::PushItemWidth(ImGui::GetFontSize() * 22);
+  // Labels above their fields, and the popup no wider than the panel: a
+  // label beside a field was cut to "endp / repl / topi / voca".
+  const float pad = ImGui::GetStyle().WindowPadding.x;
+  const float w =
+      std::max(120.0f, std::min(ImGui::GetFontSize() * 22, ImGui::GetIO().DisplaySize.x - 4 * pad));
+  auto field = [&](const char* label, char* buf, size_t n, ImGuiInputTextFlags flags = 0) {
+    ImGui::TextUnformatted(label);
+    ImGui::SetNextItemWidth(w);
+    ImGui::PushID(label);
+    ImGui::InputText("##field", buf, n, flags);
+    ImGui::PopID();
+  };
   if (kind_ == 0) {
-    ImGui::InputText("endpoint", endpoint_, sizeof endpoint_);
+    field("endpoint", endpoint_, sizeof endpoint_);
     if (ImGui::IsItemHovered())
       tooltip("One publisher per data-parallel rank: separate them with commas");
-    ImGui::InputText("replay (optional)", replay_, sizeof replay_);
-    ImGui::InputText("topic (optional)", topic_, sizeof topic_);
-    ImGui::InputText("CURVE server key (optional)", curve_key_, sizeof curve_key_);
+    field("replay (optional)", replay_, sizeof replay_);
+    field("topic (optional)", topic_, sizeof topic_);
+    field("CURVE server key (optional)", curve_key_, sizeof curve_key_);
     if (ImGui::IsItemHovered())
       tooltip("The publisher's public key, or its .pub file, for an encrypted stream");
   } else {
-    ImGui::InputText("URL", url_, sizeof url_);
-    ImGui::InputText("API key", key_, sizeof key_, ImGuiInputTextFlags_Password);
+    field("URL", url_, sizeof url_);
+    field("API key", key_, sizeof key_, ImGuiInputTextFlags_Password);
   }
-  ImGui::InputText("vocabulary GGUF (optional)", vocab_, sizeof vocab_);
-  ImGui::PopItemWidth();
-  ImGui::TextDisabled("Without a CURVE key, ZeroMQ has no authentication: loopback only.");
-  if (!error_.empty()) ImGui::TextColored(ImVec4(1, 0.45f, 0.4f, 1), "%s", error_.c_str());
+  field("vocabulary GGUF (optional)", vocab_, sizeof vocab_);
+  // The note of the mode chosen, and the error, wrap at the fields' width.
+  ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+  ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
+  ImGui::TextWrapped("%s", kind_ == 0 ? "Without a CURVE key, ZeroMQ has no authentication: "
+                                        "loopback or a private network only."
+                                      : "The server's API key protects its cache; over plain "
+                                        "http it crosses the network readable.");
+  ImGui::PopStyleColor();
+  if (!error_.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
+    ImGui::TextWrapped("%s", error_.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::PopTextWrapPos();
   if (ImGui::Button("Attach")) {
     AttachRequest r;
     r.kind = kind_ == 0 ? AttachRequest::Kind::kv_events : AttachRequest::Kind::radixchat;

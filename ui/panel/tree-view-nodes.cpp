@@ -34,10 +34,10 @@ void TreeView::draw_aggregate(const Frame& f, const LaidNode& ln, ImVec2 p0, ImV
 
 ImU32 rank_colour(int rank) {
   // Muted hues that keep white text readable; they repeat after eight ranks.
-  static constexpr ImU32 kRanks[] = {
-      Palette::rgba(30, 136, 168), Palette::rgba(184, 108, 40), Palette::rgba(128, 92, 196),
-      Palette::rgba(58, 146, 88),  Palette::rgba(178, 70, 84),  Palette::rgba(146, 136, 46),
-      Palette::rgba(64, 92, 186),  Palette::rgba(172, 78, 146)};
+  static constexpr ImU32 kRanks[] = {Palette::rgba(30, 136, 168), Palette::rgba(184, 108, 40),
+                                     Palette::rgba(128, 92, 196), Palette::rgba(58, 146, 88),
+                                     Palette::rgba(178, 70, 84),  Palette::rgba(146, 136, 46),
+                                     Palette::rgba(64, 92, 186),  Palette::rgba(172, 78, 146)};
   return kRanks[static_cast<size_t>(std::max(rank, 0)) % std::size(kRanks)];
 }
 
@@ -89,7 +89,10 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
     const float world_fs = std::round(f.fs / z * 4) / 4;
     const float key = ln.w + world_fs * 10000;
     if (lab.fitted_for != key) {
-      lab.fitted = fit_text(f.font, world_fs, one_line(lab.full, 160), ln.w - 10);
+      // Start and end of a long node, the middle elided; only a few hundred
+      // characters of each end are ever measured.
+      if (lab.ends.empty()) lab.ends = line_ends(lab.full, 200);
+      lab.fitted = fit_text_middle(f.font, world_fs, lab.ends, ln.w - 10);
       lab.fitted_for = key;
     }
     line1 = lab.fitted.c_str();
@@ -104,13 +107,16 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
   else if (f.in.remote && !f.in.ranks.empty() && n.parent == kRootNode)
     std::snprintf(buf, sizeof buf, "data-parallel rank");  // a rank's own node
   else if (f.in.remote)  // a remote cache sends no hits or locks: say what it has
-    std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %s", thousands(int64_t(n.tokens.size())).c_str(),
+    std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %s",
+                  thousands(int64_t(n.tokens.size())).c_str(),
                   plural(int64_t(n.pages.size()), "block").c_str());
   else
     std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                   thousands(int64_t(n.tokens.size())).c_str(), (unsigned long long)n.hits,
                   n.lock_ref ? " \xC2\xB7 locked" : "", n.pin_ref ? " \xC2\xB7 pinned" : "");
-  const float fs2 = z >= 0.5f ? std::max(f.fs_scaled * 0.86f, 9.5f) : f.fs_scaled * 0.86f;
+  const float fs2 = z >= TreeView::kReadableZoom ? std::max(f.fs_scaled * 0.86f, 11.0f)
+                    : z >= 0.5f                  ? std::max(f.fs_scaled * 0.86f, 9.5f)
+                                                 : f.fs_scaled * 0.86f;
   f.dl->AddText(f.font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf,
                 nullptr, 0, &clip);
 }

@@ -88,12 +88,12 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
   seen_insert_ = m.last_insert_node();
   if (follow && grew && !L.nodes.empty()) {  // the root alone too: it is recentred
     const float z = fit_zoom();
-    if (z >= 0.6f) {
+    if (z >= kReadableZoom) {
       center_on(L.width * 0.5f, L.height * 0.5f, std::min(z, 1.0f));
     } else {
       // Too big to fit readably: zoom out as far as text stays readable and
       // bring the newest node in.
-      const float zoom = 0.6f;
+      const float zoom = kReadableZoom;
       NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
       // Where the node is going (its layout box), not where its glide is now.
       const LaidNode* target = watch != kNoNode ? L.find(watch) : nullptr;

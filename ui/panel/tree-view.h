@@ -45,6 +45,7 @@ struct NodeLabel {
   Token first = -1;
   std::string full;    // decoded span
   std::string fitted;  // one line that fits the box at zoom 1
+  std::string ends;    // one line: the span's start and end (long spans elided)
   float fitted_for = -1;
 };
 
@@ -80,7 +81,7 @@ struct TreeViewStats {
   int ghosts_drawn = 0;
   int edges_drawn = 0;
   int labels_drawn = 0;
-  int culled = 0;  // laid-out boxes skipped as off-screen
+  int culled = 0;             // laid-out boxes skipped as off-screen
   int look_alikes_drawn = 0;  // boxes marked as a sibling's look-alike
   int cut_marks_drawn = 0;    // boxes marked as a context cut's branch point
 };
@@ -109,6 +110,20 @@ class TreeView {
   std::string empty_message = "The cache is empty: send a message, or run a demo.";
 
   void request_fit() { fit_requested_ = true; }
+  // Puts the camera exactly at `c`, as it was on a canvas of `canvas` pixels
+  // (canvas_size() then; {0,0}: unknown), and drops any fit, focus or glide
+  // in progress (a saved view coming back). A canvas of another size since
+  // keeps the same centre, as a resize does.
+  void set_camera(const Camera& c, ImVec2 canvas = {0, 0}) {
+    cam = c;
+    fit_requested_ = has_target_ = false;
+    focus_ = kNoNode;
+    if (canvas.x > 0) last_size_ = canvas;
+  }
+  ImVec2 canvas_size() const { return last_size_; }
+  // The zoom that following growth uses when the tree is too big to fit:
+  // labels and token counts stay at least 11 px tall there.
+  static constexpr float kReadableZoom = 0.75f;
   // Pans (smoothly) so that `id` is in the middle of the canvas.
   void focus(NodeId id) { focus_ = id; }
 
@@ -192,7 +207,7 @@ class TreeView {
   std::vector<ImVec2> legend_;  // per legend item: x (screen) and row
   bool legend_remote_ = false;  // the legend shows ranks (remote) or node states
   std::vector<int> legend_ranks_;
-  ImVec2 last_size_{0, 0};      // canvas size of the previous frame
+  ImVec2 last_size_{0, 0};  // canvas size of the previous frame
 };
 
 }  // namespace rc::ui::panel

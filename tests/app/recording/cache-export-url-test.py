@@ -4,8 +4,9 @@
 Two chat requests fill the cache; the oracle is the server's own GET
 /v1/cache. The SVG must parse as XML with one node element per node of that
 snapshot, each labelled with the node's text as the server decoded it
-(clipped as tree-svg.cpp clips: 24 bytes on a character boundary, then
-"..."). The PNG must carry the PNG signature, an IHDR of the SVG's size,
+(shown as tree-svg.cpp shows it: line breaks as "\u21b5", a label of
+spaces as "\u2420"s, nothing printed as "\u27e8special\u27e9", then clipped
+to 20 bytes on a character boundary and "..."), with its token count. The PNG must carry the PNG signature, an IHDR of the SVG's size,
 and image data that is not one flat colour. A wrong API key is one line on
 stderr. PNG needs a GUI build: a CLI built without Qt must say so instead.
 Usage: cache-export-url-test.py RADIXCHAT_CLI
@@ -34,13 +35,17 @@ def request(base, path, body=None):
 
 
 def label(text):
+    blank = text.strip(" \t\r\n") == ""
+    text = "".join("\u21b5" if c == "\n" else "\u21e5" if c == "\t" else
+                   "\u2420" if c == " " and blank else "" if c == "\r" else c for c in text)
+    text = text or "\u27e8special\u27e9"
     b = text.encode()
-    if len(b) > 24:
-        cut = 24
+    if len(b) > 20:
+        cut = 20
         while cut > 0 and (b[cut] & 0xC0) == 0x80:
             cut -= 1
         text = b[:cut].decode() + "..."
-    return "".join("\\n" if c == "\n" else " " if ord(c) < 0x20 else c for c in text)
+    return "".join(" " if ord(c) < 0x20 else c for c in text)
 
 
 def check_svg(path, cache):
@@ -50,7 +55,11 @@ def check_svg(path, cache):
     for n in cache["nodes"]:
         g = groups[str(n["id"])]
         want = "root" if n["parent"] is None else label(n["text"])
-        assert g.find(SVG_NS + "text").text == want, (g.find(SVG_NS + "text").text, want)
+        texts = g.findall(SVG_NS + "text")
+        assert texts[0].text == want, (texts[0].text, want)
+        if n["parent"] is not None:
+            assert texts[1].get("class") == "count", texts[1].attrib
+            assert texts[1].text == str(len(n["tokens"])), (texts[1].text, n)
     return int(root.get("width")), int(root.get("height"))
 
 

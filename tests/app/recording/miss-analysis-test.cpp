@@ -96,5 +96,49 @@ TEST(MissAnalysis, NewContentIsNotRealigned) {
   EXPECT_EQ(explain_miss(tree_of({}), prompt).divergence, 0);
 }
 
+// A chat: system prompt, then a user turn, then the template's closing
+// (end of turn, assistant header: 5 tokens) and, cached, the reply. A new
+// question shares only the closing with the cached one: nothing of what the
+// user wrote agrees again, so it is not counted as reusable.
+TEST(MissAnalysis, OnlyTheTemplatesClosingTokensAgreeing) {
+  const auto system = range(0, 20);
+  const std::vector<int32_t> closing = {90, 91, 92, 93, 94};
+  std::vector<int32_t> cached = system;
+  for (int32_t t : range(500, 13)) cached.push_back(t);  // the old question
+  cached.insert(cached.end(), closing.begin(), closing.end());
+  for (int32_t t : range(800, 30)) cached.push_back(t);  // its reply
+  const CacheSnapshot tree = tree_of({{1, cached}});
+  std::vector<int32_t> prompt = system;
+  for (int32_t t : range(600, 13)) prompt.push_back(t);  // a new question
+  prompt.insert(prompt.end(), closing.begin(), closing.end());
+
+  MissOptions o;
+  o.closing_tokens = int(closing.size());
+  const MissExplanation x = explain_miss(tree, prompt, o);
+  EXPECT_EQ(x.divergence, 20);
+  EXPECT_FALSE(x.realigned) << "then " << x.run_after << " tokens agree again";
+  EXPECT_EQ(x.run_after, 0);
+  EXPECT_EQ(x.would_reuse, 20);
+  // Without knowing the template, the closing looks like agreement: the
+  // miscount this option exists for.
+  const MissExplanation blind = explain_miss(tree, prompt);
+  EXPECT_TRUE(blind.realigned);
+  EXPECT_EQ(blind.run_after, 5);
+  EXPECT_EQ(blind.would_reuse, int64_t(prompt.size()));
+
+  // One more token of the user's text agreeing before the closing is real
+  // agreement and counts.
+  std::vector<int32_t> cached2 = system;
+  for (int32_t t : {700, 701, 702, 42}) cached2.push_back(t);
+  cached2.insert(cached2.end(), closing.begin(), closing.end());
+  std::vector<int32_t> prompt2 = system;
+  for (int32_t t : {600, 601, 42}) prompt2.push_back(t);
+  prompt2.insert(prompt2.end(), closing.begin(), closing.end());
+  const MissExplanation y = explain_miss(tree_of({{1, cached2}}), prompt2, o);
+  ASSERT_TRUE(y.realigned);
+  EXPECT_EQ(y.run_after, 6);
+  EXPECT_EQ(y.would_reuse, int64_t(prompt2.size()));
+}
+
 }  // namespace
 }  // namespace rc::recording

@@ -380,9 +380,16 @@ TEST(MessageWidget, ContextCutIsExplainedUnderTheReply) {
   MessageWidget w(r);
   auto* footer = w.findChild<QLabel*>("metricsLabel");
   ASSERT_NE(footer, nullptr);
-  EXPECT_TRUE(footer->text().contains("earliest 6 message(s) no longer fit"))
+  EXPECT_TRUE(footer->text().contains("earliest 6 messages no longer fit"))
       << footer->text().toStdString();
   EXPECT_TRUE(footer->text().contains("cached prefix changed"));
+  // One message: singular, no "(s)".
+  m.droppedMessages = 1;
+  r.metrics = m;
+  MessageWidget one(r);
+  const QString text = one.findChild<QLabel*>("metricsLabel")->text();
+  EXPECT_TRUE(text.contains("The earliest message no longer fits")) << text.toStdString();
+  EXPECT_FALSE(text.contains("(s)")) << text.toStdString();
 }
 
 TEST(ChatView, AStreamedReplyShowsAllItsLines) {

@@ -9,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QScrollBar>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -172,6 +173,50 @@ TEST_F(MainWindowTest, EscStopsAndCtrlNStartsANewChat) {
   QTest::keyClick(window_.get(), Qt::Key_N, Qt::ControlModifier);
   EXPECT_TRUE(waitUntil([&] { return window_->controller()->currentConversation() == 0; }, 5000));
   EXPECT_EQ(window_->chatView()->messageCount(), 0);
+}
+
+// Model > Drafted decoding: saved with the other settings, the engine
+// reloaded with speculate "tree"; a regenerated reply (greedy, so the cached
+// reply is the draft) says in its footer how many tokens were drafted.
+TEST_F(MainWindowTest, DraftedDecodingSwitchIsSavedAndShownInTheFooter) {
+  rc::ui::ReplyMetrics m;
+  EXPECT_FALSE(rc::ui::formatMetrics(m).contains("drafted"));
+  m.draftedTokens = 1;
+  EXPECT_TRUE(rc::ui::formatMetrics(m).endsWith("1 token drafted from the cache, 0 accepted"));
+  m.draftedTokens = 12;
+  m.acceptedTokens = 9;
+  EXPECT_TRUE(rc::ui::formatMetrics(m).endsWith("12 tokens drafted from the cache, 9 accepted"));
+
+  QAction* drafted = nullptr;
+  for (QAction* a : window_->findChildren<QAction*>())
+    if (a->text() == QLatin1String("&Drafted decoding")) drafted = a;
+  ASSERT_NE(drafted, nullptr);
+  EXPECT_FALSE(drafted->isChecked());
+  EXPECT_FALSE(window_->engineHost()->modelRequest().drafted);
+  QSignalSpy ready(window_->engineHost(), &rc::ui::EngineHost::modelReady);
+  drafted->trigger();
+  ASSERT_TRUE(waitUntil([&] { return ready.count() > 0; }, 120000));
+  EXPECT_TRUE(window_->engineHost()->modelRequest().drafted);
+  {
+    QSettings saved(dir_.filePath("settings.ini"), QSettings::IniFormat);
+    EXPECT_TRUE(saved.value("models/drafted").toBool());
+  }
+
+  ChatSampling s = window_->controller()->sampling();
+  s.temperature = 0;
+  s.maxTokens = 40;
+  window_->controller()->setSampling(s);
+  typeAndSend("What is a radix tree?");
+  QSignalSpy finished(window_->controller(), &ChatController::replyFinished);
+  QToolButton* regen = action(window_->chatView()->messageWidget(1), "Regenerate");
+  ASSERT_NE(regen, nullptr);
+  regen->click();
+  ASSERT_TRUE(waitUntil([&] { return finished.count() > 0; }));
+  const auto metrics = finished.at(0).at(1).value<rc::ui::ReplyMetrics>();
+  EXPECT_GT(metrics.draftedTokens, 0);
+  EXPECT_GT(metrics.acceptedTokens, 0);
+  EXPECT_TRUE(window_->metricsText().contains("drafted from the cache"))
+      << window_->metricsText().toStdString();
 }
 
 }  // namespace

@@ -144,9 +144,18 @@ TEST(DemoRunner, NextStepOverridesTheHoldAndDoneWaitsForTheQueue) {
   EXPECT_NE(d.caption().find("Step 3/3"), std::string::npos) << d.caption();
   d.poll(&e, 301, false);
   EXPECT_TRUE(d.finished());
+  // Done: the last step's caption is still there to read, with the end.
+  const DemoScenario& shared = demo_scenarios()[scenario("Shared system prompt")];
+  EXPECT_NE(d.caption().find("Step 3/3: " + shared.steps.back().caption), std::string::npos)
+      << d.caption();
+  EXPECT_NE(d.caption().find("done"), std::string::npos) << d.caption();
+  EXPECT_EQ(d.reply(), "reply 2");
   EXPECT_EQ(d.results()[1].metrics.cached_tokens, 51);
   EXPECT_EQ(d.results()[2].evicted_tokens, 9u);
   EXPECT_EQ(d.results()[1].evicted_tokens, 0u);
+  // Another demo starts without the last one's reply on screen.
+  ASSERT_TRUE(d.start(scenario("Shared system prompt"), &e, 400));
+  EXPECT_EQ(d.reply(), "") << "stale model: line";
 }
 
 TEST(DemoRunner, StopCancelsTheStepInFlight) {

@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -125,6 +126,11 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   const int64_t would = cached_prefix(tree, b_same_date);
   ASSERT_GT(would, int64_t(d) + 20) << "the shared part after the date is cached";
 
+  // Another tab on screen: the message's Cache button opens the Node tab.
+  st.select_tab = "Events";
+  frame(st);
+  frame(st);
+  ASSERT_EQ(st.current_tab, "Events");
   st.locate(b, now_);
   ASSERT_TRUE(st.live_miss_valid);
   const panel::MissView& v = st.live_miss;
@@ -248,6 +254,19 @@ TEST_F(LiveMiss, WithoutOwnPathKeepsOtherPaths) {
   std::vector<Token> other = b;
   other[2] = other[2] == 7 ? 8 : 7;
   EXPECT_EQ(panel::without_own_path(now, other, int64_t(d)).nodes.size(), now.nodes.size());
+}
+
+// The bundled template's fixed closing, measured from the engine: any two
+// questions end with exactly those tokens, and differ just before them.
+TEST_F(LiveMiss, TemplateClosingTokensEndEveryQuestion) {
+  const int n = recording::template_closing_tokens(*engine_);
+  ASSERT_GT(n, 0);
+  const std::vector<Token> a = render({{"user", "What is a KV cache?"}});
+  const std::vector<Token> b = render({{"user", "Tell me a joke about trees"}});
+  ASSERT_GT(a.size(), size_t(n));
+  ASSERT_GT(b.size(), size_t(n));
+  EXPECT_TRUE(std::equal(a.end() - n, a.end(), b.end() - n));
+  EXPECT_NE(a[a.size() - n - 1], b[b.size() - n - 1]);
 }
 
 TEST_F(LiveMiss, NoExplainerNoSection) {

@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
 #include "ui/panel/headless-imgui.h"
 #include "ui/panel/panel-workload.h"
 
@@ -226,6 +227,28 @@ TEST_F(DrawTest, HoverShowsATooltipAndClickSelects) {
   const ImVec2 after = st.view.to_screen(x + w / 2, y + h / 2);
   EXPECT_NEAR(after.x, centre.x, 0.5f);
   EXPECT_NEAR(after.y, centre.y, 0.5f);
+}
+
+// A long node's label keeps its start and its end, the middle elided, and
+// fits its box; a short one is whole.
+TEST_F(DrawTest, LongLabelsKeepStartAndEnd) {
+  ImGui::NewFrame();
+  ImFont* font = ImGui::GetFont();
+  const std::string text = "You are a helpful assistant who answers briefly. " +
+                           std::string(400, 'x') + " The end of the prompt.";
+  const std::string fitted = panel::fit_text_middle(font, 15, text, 200);
+  ImGui::EndFrame();
+  EXPECT_LE(font->CalcTextSizeA(15, FLT_MAX, 0, fitted.c_str()).x, 200.0f);
+  EXPECT_EQ(fitted.rfind("You are", 0), 0u) << fitted;
+  EXPECT_NE(fitted.find("\xE2\x80\xA6"), std::string::npos) << fitted;
+  EXPECT_EQ(fitted.substr(fitted.size() - 7), "prompt.") << fitted;
+  EXPECT_EQ(panel::fit_text_middle(font, 15, "short", 200), "short");
+  // What the tree measures: a few hundred characters of each end.
+  const std::string ends = panel::line_ends(text, 40);
+  EXPECT_EQ(ends.rfind("You are a helpful", 0), 0u);
+  EXPECT_EQ(ends.substr(ends.size() - 7), "prompt.");
+  EXPECT_LT(ends.size(), 90u);
+  EXPECT_EQ(panel::line_ends("a\nb", 40), "a \xE2\x86\xB5 b");
 }
 
 TEST_F(DrawTest, WithoutASourceThePanelStillDraws) {

@@ -4,15 +4,21 @@
 // geometry), and every ImGui window and item of every tab lies inside the
 // panel (the panel's own fit measure, panel-fit.h), also at a projector's
 // text scale; a conversation title of any length leaves the panel's width
-// alone. Screenshots land next to the test binary for a look. main() is
-// the Qt suites' (tests/ui/chat/qt-test-main.cpp).
+// alone. ScreenFit runs on screens of 1024x700, 1366x768 and 1920x1080
+// (tests/ui/panel/CMakeLists.txt): the window opens inside the screen, and
+// in chat, lesson, recording and attach mode the composer, Send, every tab's whole label, Next
+// step and the tree area lie inside it. Screenshots land next to the test
+// binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <filesystem>
 
 #include "app-style.h"
@@ -22,6 +28,7 @@
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "recording/recorder.h"
 #include "skip-or-fail.h"
 #include "store/store-thread.h"
 #include "test-paths.h"
@@ -41,6 +48,26 @@ bool paint_frames(rc::ui::CachePanelGl* gl, int n) {
       20000);
 }
 
+// A remote cache with nothing in it: the panel in attach mode.
+class EmptyRemoteFeed : public rc::ui::panel::CacheFeed {
+ public:
+  rc::CacheSnapshot snapshot() override {
+    rc::CacheSnapshot s;
+    s.nodes.push_back(rc::CacheNodeInfo{});
+    return s;
+  }
+  std::vector<rc::CacheEvent> drain(bool* overflowed) override {
+    if (overflowed) *overflowed = false;
+    return {};
+  }
+  rc::CacheStats cache_stats() override { return {}; }
+  std::string detokenize(const std::vector<rc::Token>&) override { return ""; }
+  std::string cache_setting() override { return "radix"; }
+  int64_t pool_tokens() override { return 0; }
+  std::string describe() override { return "tcp://127.0.0.1:5557 (an empty remote cache)"; }
+  bool remote() const override { return true; }
+};
+
 // The widget's rectangle in the window's coordinates.
 QRect in_window(QWidget* w, QWidget* window) {
   return QRect(w->mapTo(window, QPoint(0, 0)), w->size());
@@ -48,6 +75,8 @@ QRect in_window(QWidget* w, QWidget* window) {
 
 class WindowFit : public testing::Test {
  protected:
+  // The window at the size it opens with; WindowFit's own tests resize it.
+  virtual bool keep_opening_size() const { return false; }
   void SetUp() override {
     if (!std::filesystem::exists(test_model_path()))
       RC_SKIP_OR_FAIL("no model at " << test_model_path());
@@ -61,7 +90,7 @@ class WindowFit : public testing::Test {
     rc::gui::WindowOptions options;
     options.settingsFile = dir_.filePath("settings.ini");
     window_ = std::make_unique<rc::gui::MainWindow>(store_.get(), options);
-    window_->resize(1024, 700);
+    if (!keep_opening_size()) window_->resize(1024, 700);
     window_->show();
     ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));
     QSignalSpy ready(window_.get(), &rc::gui::MainWindow::readyForInput);
@@ -209,6 +238,136 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
       << st.history.markers().back().label;
   shots_ = "window-fit-off";
   expect_fits("1024x700, cache off");
+}
+
+class ScreenFit : public WindowFit {
+ protected:
+  bool keep_opening_size() const override { return true; }
+
+  // `w` lies inside the window, whole and shown.
+  void expect_inside(QWidget* w, const char* what) {
+    const QRect win(QPoint(0, 0), window_->size());
+    const QRect r = in_window(w, window_.get());
+    EXPECT_TRUE(w->isVisible()) << what;
+    EXPECT_TRUE(win.contains(r)) << what << " at " << r.x() << "," << r.y() << " " << r.width()
+                                 << "x" << r.height() << " in " << win.width() << "x"
+                                 << win.height();
+  }
+
+  // Chat widgets, the tabs and the tree area of the panel, in the mode on
+  // screen now; a screenshot named after the screen and `mode`.
+  void expect_all_inside(const std::string& mode, float min_tree = 200) {
+    SCOPED_TRACE(mode);
+    rc::ui::Composer* composer = window_->composer();
+    expect_inside(composer, "composer");
+    expect_inside(composer->edit(), "composer edit");
+    auto* send = composer->findChild<QPushButton*>(QStringLiteral("sendButton"));
+    ASSERT_NE(send, nullptr);
+    expect_inside(send, "Send");
+    EXPECT_GE(send->width(), send->sizeHint().width()) << "Send is cut";
+    // The placeholder is read whole.
+    rc::ui::ComposerEdit* edit = composer->edit();
+    EXPECT_LE(edit->fontMetrics().horizontalAdvance(edit->placeholderText()),
+              edit->viewport()->width())
+        << "placeholder cut";
+    // The messages' headers: no button or role label narrower than its text.
+    for (QWidget* b : window_->findChildren<QWidget*>()) {
+      const bool header =
+          qobject_cast<QToolButton*>(b) || b->objectName() == QLatin1String("roleLabel");
+      if (!header || !b->isVisible() || !window_->centralWidget()->isAncestorOf(b)) continue;
+      EXPECT_GE(b->width(), b->sizeHint().width())
+          << b->metaObject()->className() << " '" << b->property("text").toString().toStdString()
+          << "' " << b->width() << " < " << b->sizeHint().width() << "' is cut";
+    }
+    expect_inside(panel_, "panel");
+    rc::ui::CachePanelGl* gl = panel_->glWidget();
+    expect_inside(gl, "panel GL");
+    rc::ui::CachePanelState& st = *panel_->state();
+    ASSERT_TRUE(paint_frames(gl, 3));
+    ASSERT_FALSE(st.tab_boxes.empty());
+    for (const auto& t : st.tab_boxes) {
+      EXPECT_TRUE(t.visible) << t.label;
+      EXPECT_GE(t.max.x - t.min.x, t.label_w) << "tab " << t.label << " is cut";
+      EXPECT_GE(t.min.x, 0.0f) << t.label;
+      EXPECT_LE(t.max.x, float(gl->width()) + 0.5f) << t.label;
+      EXPECT_LE(t.max.y, float(gl->height()) + 0.5f) << t.label;
+    }
+    // The tree gets at least half of what the tabs and it share.
+    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    const float below = float(gl->height()) - c1.y;
+    // (below: the tabs, their strip and the split handle.)
+    EXPECT_GE(c1.y - c0.y, below - 16) << "tree " << c1.y - c0.y << " px, tabs " << below << " px";
+    EXPECT_GE(c1.y - c0.y, min_tree);
+    EXPECT_LE(c1.y, float(gl->height()) + 0.5f);
+    EXPECT_TRUE(st.last_fit.fits()) << st.last_fit.overflow;
+    const QSize screen = window_->screen()->geometry().size();
+    screenshot(QStringLiteral("screen-fit-%1x%2-%3.png")
+                   .arg(screen.width())
+                   .arg(screen.height())
+                   .arg(QString::fromStdString(mode)));
+  }
+};
+
+TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
+  const QRect avail = window_->screen()->availableGeometry();
+  EXPECT_TRUE(avail.contains(window_->frameGeometry()))
+      << "window " << window_->width() << "x" << window_->height() << " on a screen of "
+      << avail.width() << "x" << avail.height();
+  EXPECT_GE(window_->width(), std::min(1024, avail.width()));
+  EXPECT_GE(window_->height(), std::min(640, avail.height()));
+  send("What is a KV cache?");
+  expect_all_inside("chat");
+
+  rc::ui::CachePanelState& st = *panel_->state();
+  st.demo.by_hand = true;
+  st.demo.lead_seconds = 0.05;
+  ASSERT_TRUE(st.start_lesson(0, 0));
+  ASSERT_TRUE(QTest::qWaitFor([&] { return st.lesson_shown() && st.demo.running(); }, 60000))
+      << st.lesson_error;
+  st.select_tab = "Demos";
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+  EXPECT_EQ(st.current_tab, "Demos");
+  // Next step stays in view and whole, whatever the caption below it holds.
+  const auto& next = st.next_step_box;
+  EXPECT_TRUE(next.visible);
+  EXPECT_GE(next.min.y, 0.0f);
+  EXPECT_LE(next.max.y, float(panel_->glWidget()->height()) + 0.5f);
+  EXPECT_GE(next.max.x - next.min.x, next.label_w);
+  expect_all_inside("lesson");
+  st.end_lesson(0, "");
+
+  // Recording mode: seven tabs (Request and Advisor join), none cut.
+  const std::string path = dir_.filePath("shot.rcrec").toStdString();
+  {
+    auto rec = rc::recording::Recorder::create(path, {});
+    ASSERT_TRUE(rec.ok()) << rec.status().message();
+    rc::Engine* engine = window_->engineHost()->engine();
+    ASSERT_NE(engine, nullptr);
+    (*rec)->snapshot(engine->cache_snapshot());
+    ASSERT_TRUE((*rec)->close().ok());
+  }
+  ASSERT_EQ(st.replay.open(path), "");
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return paint_frames(panel_->glWidget(), 1) && st.replay_shown(); }, 10000));
+  for (const char* tab : {"Request", "Advisor", "Cache"}) {
+    st.select_tab = tab;
+    ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+    EXPECT_EQ(st.current_tab, tab);
+  }
+  st.select_tab = "Request";
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+  EXPECT_EQ(st.tab_boxes.size() + st.hidden_tabs.size(), 7u);
+  // The recording's timeline takes its share above the tree.
+  expect_all_inside("recording", 120);
+  st.replay.close();
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return paint_frames(panel_->glWidget(), 1) && !st.replay_shown(); }, 10000));
+
+  // Attach mode: a remote cache's feed in the panel (what Attach installs).
+  st.set_feed(std::make_unique<EmptyRemoteFeed>(), 0);
+  ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
+  ASSERT_TRUE(st.remote_shown());
+  expect_all_inside("attach");
 }
 
 }  // namespace

@@ -1,0 +1,169 @@
+// The user's own tree keeps its view (layout direction, tabs' share,
+// camera, folds) across a lesson, an attached remote cache and an opened
+// recording: each is entered from a view the test sets by hand, and after
+// each the same view is back. Without a window: an Engine on the bundled
+// model caches two prompts that branch, the panel draws headless frames.
+#include <gtest/gtest.h>
+#include <imgui.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "panel/cache-panel-state.h"
+#include "radixchat/engine.h"
+#include "recording-source.h"
+#include "recording/recorder.h"
+#include "skip-or-fail.h"
+#include "test-paths.h"
+#include "ui/panel/headless-imgui.h"
+
+namespace rc::ui {
+namespace {
+
+using rc::test::test_model_path;
+
+// A remote cache with nothing in it: what the panel shows while attached.
+class EmptyRemoteFeed : public panel::CacheFeed {
+ public:
+  CacheSnapshot snapshot() override {
+    CacheSnapshot s;
+    s.nodes.push_back(CacheNodeInfo{});
+    return s;
+  }
+  std::vector<CacheEvent> drain(bool* overflowed) override {
+    if (overflowed) *overflowed = false;
+    return {};
+  }
+  CacheStats cache_stats() override { return {}; }
+  std::string detokenize(const std::vector<Token>&) override { return ""; }
+  std::string cache_setting() override { return "radix"; }
+  int64_t pool_tokens() override { return 0; }
+  std::string describe() override { return "an empty remote cache"; }
+  bool remote() const override { return true; }
+};
+
+class ViewRestore : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!std::filesystem::exists(test_model_path()))
+      RC_SKIP_OR_FAIL("no model at " << test_model_path());
+    EngineConfig cfg;
+    cfg.model_path = test_model_path();
+    cfg.n_threads = 2;
+    cfg.kv_pool_tokens = 4096;
+    auto e = Engine::create(cfg);
+    ASSERT_TRUE(e.ok()) << e.status().to_string();
+    engine_ = std::move(e.value());
+    imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
+    for (const char* q : {"Which planets have rings?", "How far away is the Moon?"}) {
+      auto t = engine_->render_chat({{"system", "Answer in plain words."}, {"user", q}});
+      ASSERT_TRUE(t.ok());
+      ASSERT_TRUE(engine_->last_logits(t.value()).ok());
+    }
+    st_.view.animate = false;
+    st_.view.smooth_camera = false;
+    st_.set_feed(panel::make_engine_feed(*engine_), now_);
+    frames(3);
+    ASSERT_GT(st_.model.size(), 3u) << "a shared prefix and two branches";
+  }
+
+  void frames(int n) {
+    for (int i = 0; i < n; ++i) {
+      now_ += 1.0 / 60;
+      ImGui::NewFrame();
+      st_.sync(now_);
+      st_.draw(now_);
+      ImGui::Render();
+    }
+  }
+
+  // A view nobody would get by default: left to right, a short tab area,
+  // the first branch folded, the camera moved by hand.
+  void set_own_view() {
+    st_.orientation = 1;
+    st_.bottom_frac = 0.3f;
+    NodeId fold = kNoNode;
+    for (NodeId id : st_.model.find(kRootNode)->children) fold = id;
+    ASSERT_NE(fold, kNoNode);
+    st_.toggle_fold(fold);
+    frames(2);
+    st_.view.set_camera({-40.0f, -25.0f, 0.9f});
+    st_.view.follow = false;
+    frames(2);
+    cam_ = st_.view.cam;
+    collapsed_ = st_.lod.collapsed;
+    ASSERT_FALSE(collapsed_.empty());
+  }
+
+  void expect_own_view(const std::string& after) {
+    SCOPED_TRACE(after);
+    frames(3);
+    EXPECT_FALSE(st_.user_view_saved());
+    EXPECT_EQ(st_.orientation, 1);
+    EXPECT_FLOAT_EQ(st_.bottom_frac, 0.3f);
+    EXPECT_EQ(st_.lod.collapsed, collapsed_);
+    EXPECT_FALSE(st_.view.follow);
+    EXPECT_FLOAT_EQ(st_.view.cam.zoom, cam_.zoom);
+    EXPECT_FLOAT_EQ(st_.view.cam.x, cam_.x);
+    EXPECT_FLOAT_EQ(st_.view.cam.y, cam_.y);
+    EXPECT_FALSE(st_.lod.vertical);
+  }
+
+  std::unique_ptr<Engine> engine_;
+  std::unique_ptr<panel::HeadlessImGui> imgui_;
+  CachePanelState st_;
+  double now_ = 0;
+  panel::Camera cam_;
+  std::unordered_set<NodeId> collapsed_;
+};
+
+TEST_F(ViewRestore, AfterAnAttachedRemoteCache) {
+  set_own_view();
+  st_.set_feed(std::make_unique<EmptyRemoteFeed>(), now_);
+  frames(3);
+  ASSERT_TRUE(st_.remote_shown());
+  EXPECT_TRUE(st_.user_view_saved());
+  EXPECT_TRUE(st_.lod.collapsed.empty()) << "this tree's folds mean nothing in another";
+  st_.set_feed(panel::make_engine_feed(*engine_), now_);  // detached
+  expect_own_view("detach");
+}
+
+TEST_F(ViewRestore, AfterALesson) {
+  set_own_view();
+  st_.demo.by_hand = true;
+  ASSERT_TRUE(st_.start_lesson(0, now_));
+  for (int i = 0; i < 600 && !st_.lesson_shown(); ++i) frames(1);
+  ASSERT_TRUE(st_.lesson_shown()) << st_.lesson_error;
+  frames(3);
+  EXPECT_TRUE(st_.user_view_saved());
+  EXPECT_TRUE(st_.lod.collapsed.empty());
+  st_.end_lesson(now_, "back");
+  expect_own_view("lesson");
+}
+
+TEST_F(ViewRestore, AfterARecording) {
+  const std::string path = rc::test::temp_path("rc-view", "view.rcrec");
+  {
+    recording::RecorderOptions opt;
+    opt.source = "test";
+    auto rec = recording::Recorder::create(path, opt);
+    ASSERT_TRUE(rec.ok()) << rec.status().message();
+    (*rec)->snapshot(engine_->cache_snapshot());
+    ASSERT_TRUE((*rec)->close().ok());
+  }
+  set_own_view();
+  st_.replay.opener = gui::make_recording_opener();
+  st_.replay.install = [this](std::unique_ptr<panel::CacheFeed> feed) {
+    st_.set_feed(feed ? std::move(feed) : panel::make_engine_feed(*engine_), now_);
+  };
+  ASSERT_EQ(st_.replay.open(path), "");
+  frames(3);
+  ASSERT_TRUE(st_.replay_shown());
+  EXPECT_TRUE(st_.user_view_saved());
+  st_.replay.close();
+  expect_own_view("recording");
+  std::filesystem::remove(path);
+}
+
+}  // namespace
+}  // namespace rc::ui
