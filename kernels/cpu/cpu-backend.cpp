@@ -38,7 +38,8 @@ class CpuBackend final : public Backend {
   }
 
   std::string name() const override {
-    return "cpu (" + std::to_string(n_threads_) + " threads, " + simd_level_name(level_) + ")";
+    return "cpu (" + std::to_string(n_threads_) + (n_threads_ == 1 ? " thread, " : " threads, ") +
+           simd_level_name(level_) + ")";
   }
 
   void* alloc(size_t bytes) override { return host_alloc(bytes); }
