@@ -147,12 +147,12 @@ Workload rewrite(int requests, Rng& rng) {
 // An agent loop: the same tool call's result comes back with one field
 // changed, turn after turn, and the model answers with its next call.
 Workload agentic(int requests, Rng& rng) {
-  constexpr int kTurns = 6;
+  constexpr int kTurns = 4;  // with 64-token replies, within a 1k-token context
   Workload w{"agentic", {}};
   std::string system =
       "You are an agent with one tool, search(query). After each tool result, answer with the "
       "next call as JSON: {\"tool\": \"search\", \"query\": \"...\"}.\nTool notes:\n";
-  for (int i = 0; i < 8; ++i) system += "- " + paragraph(rng, 1) + "\n";
+  for (int i = 0; i < 4; ++i) system += "- " + paragraph(rng, 1) + "\n";
   for (int left = requests; left > 0; left -= kTurns) {
     Conversation c{system, {}};
     const std::string query = sentence(rng, 5);
