@@ -11,7 +11,7 @@ void DraftBudget::update(int drafted, int accepted) {
     min_match_ = std::max(kMinMatch, min_match_ - 1);
   } else {
     limit_ = std::max(1, accepted + 1);
-    if (accepted == 0) min_match_ = std::min(kMaxMatch + 1, min_match_ + 1);
+    if (accepted == 0) min_match_ = std::min(kMaxMatch + 1, min_match_ + 2);
   }
 }
 

@@ -30,14 +30,18 @@ struct Draft {
   DraftSource source = DraftSource::none;
 };
 
-// How many tokens a request may draft next: starts small, doubles while
-// whole drafts are accepted, falls back to what was accepted otherwise, and
-// asks for a longer prompt-lookup match after drafts that failed at once,
-// so a request with nothing to match stops paying for verification.
+// How many tokens a request may draft next: starts at half the most,
+// doubles while whole drafts are accepted, falls back to what was accepted
+// otherwise, and asks for a two tokens longer prompt-lookup match after a
+// draft that failed at once, so a request with nothing to match soon stops
+// paying for verification. On the CPU a verifying step costs a few decode
+// steps whatever its length up to 16 tokens (the prefill kernels take 16
+// tokens per pass), so drafts of fewer than kMinTokens are not verified.
 class DraftBudget {
  public:
-  static constexpr int kMaxTokens = 12;
-  static constexpr int kMinMatch = 3;  // prompt lookup: tokens that must agree
+  static constexpr int kMaxTokens = 15;
+  static constexpr int kMinTokens = 2;
+  static constexpr int kMinMatch = 4;  // prompt lookup: tokens that must agree
   static constexpr int kMaxMatch = 8;
 
   int limit() const { return limit_; }
@@ -46,7 +50,7 @@ class DraftBudget {
   void update(int drafted, int accepted);
 
  private:
-  int limit_ = 4;
+  int limit_ = (kMaxTokens + 1) / 2;
   int min_match_ = kMinMatch;
 };
 

@@ -266,6 +266,7 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   std::vector<int32_t> seq(r.prompt);
   seq.insert(seq.end(), r.output.begin(), r.output.end());
   const Draft d = propose_draft(cache_, seq, k, r.draft_budget.min_match());
+  if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
   r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
 }
 

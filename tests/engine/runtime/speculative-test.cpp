@@ -283,7 +283,7 @@ TEST(Drafter, BudgetGrowsOnSuccessAndBacksOffOnMisses) {
   const int m = b.min_match();
   b.update(2, 0);
   EXPECT_EQ(b.limit(), 1);
-  EXPECT_EQ(b.min_match(), m + 1);
+  EXPECT_EQ(b.min_match(), m + 2);
 }
 
 }  // namespace
