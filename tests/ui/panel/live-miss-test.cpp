@@ -10,6 +10,7 @@
 // explain_miss on that snapshot, called directly; the Node tab draws it
 // (ImGui's log of the frame's text).
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -86,7 +87,9 @@ class LiveMiss : public ::testing::Test {
   // drops its buffer, while a file keeps what was written.
   std::string frame(CachePanelState& st) {
     now_ += 1.0 / 60;
-    const std::string path = ::testing::TempDir() + "live-miss-frame.txt";
+    // One file per process: ctest runs this suite's tests side by side.
+    const std::string path =
+        ::testing::TempDir() + "live-miss-frame-" + std::to_string(::getpid()) + ".txt";
     std::filesystem::remove(path);
     ImGui::NewFrame();
     ImGui::LogToFile(-1, path.c_str());

@@ -6,8 +6,10 @@
 #include <gtest/gtest.h>
 #include <imgui.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
+#include <thread>
 
 #include "panel/cache-panel-state.h"
 #include "radixchat/engine.h"
@@ -132,7 +134,12 @@ TEST_F(ViewRestore, AfterALesson) {
   set_own_view();
   st_.demo.by_hand = true;
   ASSERT_TRUE(st_.start_lesson(0, now_));
-  for (int i = 0; i < 600 && !st_.lesson_shown(); ++i) frames(1);
+  // The lesson's engine loads on a thread of its own: wait for it (up to
+  // 60 s on a loaded machine), a frame at a time.
+  for (int i = 0; i < 6000 && !st_.lesson_shown(); ++i) {
+    frames(1);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   ASSERT_TRUE(st_.lesson_shown()) << st_.lesson_error;
   frames(3);
   EXPECT_TRUE(st_.user_view_saved());
