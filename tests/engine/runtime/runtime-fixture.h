@@ -111,7 +111,6 @@ class RuntimeRig {
   }
 
   Scheduler& sched() { return *sched_; }
-  int vocab() const { return model_->config.n_vocab; }
   KvCache& cache() { return *cache_; }
   const Finished& result(RequestId id) const { return results_[id - 1]; }
 
