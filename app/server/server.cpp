@@ -328,7 +328,8 @@ class HttpServer final : public Server {
       ApiError e;
       if (res.status == 404) {
         e = invalid_request("Unknown request URL: " + req.method + " " + req.path +
-                                ". See the routes in docs/server.md (e.g. POST /v1/chat/completions).",
+                                ". See the routes in docs/server.md"
+                                " (e.g. POST /v1/chat/completions).",
                             {}, "unknown_url");
         e.http_status = 404;
         if (const RouteInfo* r = find_route(req.path)) {
