@@ -286,4 +286,45 @@ bool disjoint_at(const Grammar& g, uint32_t a, uint32_t b, int depth) {
 
 bool disjoint(const Grammar& g, uint32_t a, uint32_t b) { return disjoint_at(g, a, b, 0); }
 
+SchemaJson without_not(const SchemaJson& s, const std::string& where) {
+  const SchemaJson& inner = s["not"];
+  auto names = [&](const SchemaJson& t) {
+    std::set<std::string> out;
+    if (t.is_string()) out.insert(t.get<std::string>());
+    if (t.is_array()) {
+      for (const SchemaJson& x : t) {
+        if (x.is_string()) out.insert(x.get<std::string>());
+      }
+    }
+    return out;
+  };
+  if (inner.is_boolean() || (inner.is_object() && inner.empty())) {
+    if (inner.is_boolean() && !inner.get<bool>()) {
+      SchemaJson rest = s;
+      rest.erase("not");
+      return rest;
+    }
+    fail(where, "'not' of a schema that accepts everything accepts no value");
+  }
+  if (!inner.is_object() || !inner.contains("type")) {
+    fail(where + "/not", "'not' is supported only over a schema with 'type'");
+  }
+  const std::set<std::string> excluded = names(inner["type"]);
+  const bool numbers_out = excluded.count("number") || excluded.count("integer");
+  SchemaJson allowed = SchemaJson::array();
+  const std::set<std::string> own = s.contains("type") ? names(s["type"]) : std::set<std::string>{};
+  for (const char* t : {"object", "array", "string", "number", "integer", "boolean", "null"}) {
+    const std::string name = t;
+    if (excluded.count(name) || ((name == "number" || name == "integer") && numbers_out)) continue;
+    if (s.contains("type") && !own.count(name)) continue;
+    if (!s.contains("type") && name == "integer") continue;  // "number" covers it
+    allowed.push_back(name);
+  }
+  if (allowed.empty()) fail(where, "'not' excludes every type 'type' allows");
+  SchemaJson rest = s;
+  rest.erase("not");
+  rest["type"] = allowed.size() == 1 ? allowed[0] : allowed;
+  return rest;
+}
+
 }  // namespace rc::structured

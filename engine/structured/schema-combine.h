@@ -1,5 +1,6 @@
 // The schema compiler's combinators (schema-compile.cpp): allOf merged
-// into one schema, and the check that oneOf's branches cannot both match.
+// into one schema, `not` over a typed schema turned into the types it
+// leaves, and the check that oneOf's branches cannot both match.
 //
 // Threading: pure functions; errors are thrown as CompileError and turned
 // into a Status by compile_response_format.
@@ -29,6 +30,11 @@ struct CompileError {
 // branch's additionalProperties applied to the properties the others add.
 // Anything else two branches both set differently is refused by name.
 SchemaJson merge_all_of(const SchemaJson& doc, const SchemaJson& s, const std::string& where);
+
+// `s` without its `not`: over a schema with a type, any value of another
+// type satisfies it, so `s` keeps those types (`not: false` is dropped).
+// Anything else under `not` is refused by name.
+SchemaJson without_not(const SchemaJson& s, const std::string& where);
 
 // Whether no JSON value can match both nodes (by type, by literal values,
 // or by a required property both give disjoint literal values). False when

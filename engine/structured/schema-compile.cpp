@@ -179,51 +179,6 @@ class Compiler {
     return add(std::move(n));
   }
 
-  // `not` over a schema with a type: any value of another type satisfies
-  // it, whatever else the inner schema says; `s` then keeps those types.
-  static Json without_not(const Json& s, const std::string& where) {
-    const Json& inner = s["not"];
-    auto names = [&](const Json& t) {
-      std::set<std::string> out;
-      if (t.is_string()) out.insert(t.get<std::string>());
-      if (t.is_array()) {
-        for (const Json& x : t) {
-          if (x.is_string()) out.insert(x.get<std::string>());
-        }
-      }
-      return out;
-    };
-    if (inner.is_boolean() || (inner.is_object() && inner.empty())) {
-      if (inner.is_boolean() && !inner.get<bool>()) {
-        Json rest = s;
-        rest.erase("not");
-        return rest;
-      }
-      fail(where, "'not' of a schema that accepts everything accepts no value");
-    }
-    if (!inner.is_object() || !inner.contains("type")) {
-      fail(where + "/not", "'not' is supported only over a schema with 'type'");
-    }
-    const std::set<std::string> excluded = names(inner["type"]);
-    const bool numbers_out = excluded.count("number") || excluded.count("integer");
-    Json allowed = Json::array();
-    const std::set<std::string> own =
-        s.contains("type") ? names(s["type"]) : std::set<std::string>{};
-    for (const char* t : {"object", "array", "string", "number", "integer", "boolean", "null"}) {
-      const std::string name = t;
-      if (excluded.count(name) || ((name == "number" || name == "integer") && numbers_out))
-        continue;
-      if (s.contains("type") && !own.count(name)) continue;
-      if (!s.contains("type") && name == "integer") continue;  // "number" covers it
-      allowed.push_back(name);
-    }
-    if (allowed.empty()) fail(where, "'not' excludes every type 'type' allows");
-    Json rest = s;
-    rest.erase("not");
-    rest["type"] = allowed.size() == 1 ? allowed[0] : allowed;
-    return rest;
-  }
-
   void check_disjoint(const std::vector<uint32_t>& alts, const std::string& where) {
     for (size_t i = 0; i < alts.size(); ++i) {
       for (size_t j = i + 1; j < alts.size(); ++j) {
