@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <random>
 
+#include "json-whitespace.h"
 #include "server-test-util.h"
 
 namespace rc::server::testing {
@@ -147,27 +148,7 @@ TEST_F(StructuredServerTest, SchemaErrorsAre400sNamingTheProblem) {
   }
 }
 
-// Whitespace bytes between JSON tokens.
-size_t whitespace_outside_strings(const std::string& text) {
-  size_t n = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-      ++n;
-    }
-  }
-  return n;
-}
+using rc::test::whitespace_outside_strings;
 
 // Keys in the order the request wrote them (not sorted), compact output,
 // and a reply that parses even when max_tokens cuts it.

@@ -10,6 +10,7 @@
 #include <future>
 #include <random>
 
+#include "json-whitespace.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"
 #include "schema-check.h"
@@ -63,27 +64,7 @@ std::vector<Reply> run_all(Engine& e, const std::vector<GenerateRequest>& reqs) 
   return out;
 }
 
-// Whitespace bytes between JSON tokens (none in compact output).
-size_t whitespace_outside_strings(const std::string& text) {
-  size_t n = 0;
-  bool in_string = false, escaped = false;
-  for (char c : text) {
-    if (in_string) {
-      if (escaped) {
-        escaped = false;
-      } else if (c == '\\') {
-        escaped = true;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == ' ' || c == '\n' || c == '\t' || c == '\r') {
-      ++n;
-    }
-  }
-  return n;
-}
+using rc::test::whitespace_outside_strings;
 
 void check_random_schemas(Engine& e, uint64_t seed, int n, bool free_strings) {
   std::mt19937_64 rng(seed);
