@@ -1,7 +1,8 @@
 // Flags shared by every command that runs the model (docs/architecture.md section 18):
 // --model (default: the bundled model), --backend, --threads, --cache,
-// --ctx, --kv-tokens, --kv-type, --speculate. Registers them on a subcommand and builds the
-// EngineConfig from what the user gave.
+// --ctx, --kv-tokens, --kv-type, --speculate and the cache tiers (--kv-host-size,
+// --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant). Registers them on a subcommand and
+// builds the EngineConfig from what the user gave.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -35,6 +36,19 @@ struct EngineOptions {
                    "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
                    "verifies them in one step (same tokens as off), off decodes one at a time")
         ->check(CLI::IsMember({"off", "tree"}));
+    app.add_option("--kv-host-size", config.kv_host_bytes,
+                   "host-memory cache tier below the pool, in bytes (2G, 512M; default: none)")
+        ->transform(CLI::AsSizeValue(false));
+    app.add_option("--kv-disk", config.kv_disk,
+                   "disk cache tier folder, kept across restarts ('default': "
+                   "$XDG_CACHE_HOME/radixchat/kv; default: none)");
+    app.add_option("--kv-disk-size", config.kv_disk_bytes,
+                   "the disk tier's budget in bytes (2G, 512M; default 2G)")
+        ->transform(CLI::AsSizeValue(false));
+    app.add_option("--kv-redis", config.kv_redis,
+                   "shared Redis cache tier: redis://[:password@]host:port[/db] (default: none)");
+    app.add_option("--kv-redis-tenant", config.kv_redis_tenant,
+                   "namespace of this engine's blocks in a shared Redis (default: default)");
     app.add_option("--chat-template", config.chat_template,
                    "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
                    "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "

@@ -22,6 +22,7 @@
 #include "reply-memory.h"
 #include "scheduler.h"
 #include "structured/constraint-factory.h"
+#include "tier-setup.h"
 #include "tokenizer/chat-exact.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
@@ -351,6 +352,7 @@ class EngineImpl final : public Engine {
     s.drafted_tokens = t.drafted_tokens;
     s.accepted_tokens = t.accepted_tokens;
     s.draft_steps = t.draft_steps;
+    if (tiers_) s.tiers = tiers_->stats();
     std::lock_guard<std::mutex> lock(mu_);
     published_ = s;
   }
@@ -383,6 +385,8 @@ class EngineImpl final : public Engine {
   std::unique_ptr<kernels::Backend> backend_;
   std::unique_ptr<kernels::KvPool> pool_;
   std::unique_ptr<KvCache> cache_;
+  // After pool_: destroyed first, finishing its queued writes.
+  std::unique_ptr<tiers::KvTiers> tiers_;
   std::unique_ptr<runtime::ModelRunner> runner_;
   std::unique_ptr<runtime::Scheduler> scheduler_;
   std::unique_ptr<structured::ConstraintFactory> constraints_;
@@ -534,9 +538,16 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
   const int max_batch = std::max(config.max_batch_tokens, 1);
   const int64_t n_pages = e->cache_->config().total_pages;
 
+  if (runtime::wants_tiers(config)) {
+    Result<std::unique_ptr<tiers::KvTiers>> tiers =
+        runtime::open_tiers(config, *e->model_, cache_choice->policy, *e->backend_, *e->pool_);
+    if (!tiers.ok()) return tiers.status();
+    e->tiers_ = std::move(tiers.value());
+  }
   runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
                               config.max_queue_age_steps, config.speculate == "tree"};
-  e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_);
+  e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_,
+                                                       e->tiers_.get());
   e->scheduler_->set_before_finish([raw = e.get()] { raw->publish(); });
 
   ModelInfo& info = e->info_;

@@ -14,14 +14,18 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 
 int64_t pages_for(int64_t tokens, int page_size) { return (tokens + page_size - 1) / page_size; }
 
+// Steps with at least this many prefill tokens time the prefill speed.
+constexpr int kTimedPrefillTokens = 64;
+
 }  // namespace
 
 Scheduler::Scheduler(const SchedulerConfig& config, KvCache& cache, ModelRunner& runner,
-                     const tok::Tokenizer& tokenizer)
+                     const tok::Tokenizer& tokenizer, tiers::KvTiers* tiers)
     : cfg_(config),
       cache_(cache),
       runner_(runner),
       tok_(tokenizer),
+      tiers_(tiers),
       page_size_(cache.config().page_size) {}
 
 void Scheduler::add(std::unique_ptr<Request> request) {
@@ -103,8 +107,10 @@ void Scheduler::admit() {
 bool Scheduler::reserve(Request& r) {
   // The last prompt token is always computed: its logits start the reply.
   const int key_len = r.max_tokens > 0 ? r.prompt_len() - 1 : r.prompt_len();
-  MatchResult m = cache_.match_prefix(std::span<const Token>(r.prompt.data(), key_len));
+  const std::span<const Token> key(r.prompt.data(), key_len);
+  MatchResult m = cache_.match_prefix(key);
   RC_ASSERT(cache_.lock(m.node).ok());
+  if (tiers_) promote(r, key, m);
   const int64_t total = pages_for(r.prompt_len() + r.max_tokens, page_size_);
   std::vector<PageId> pages = std::move(m.pages);
   if (!cache_.alloc_pages(total - static_cast<int64_t>(pages.size()), pages).ok()) {
@@ -120,6 +126,35 @@ bool Scheduler::reserve(Request& r) {
   return true;
 }
 
+void Scheduler::promote(Request& r, std::span<const Token> key, MatchResult& m) {
+  const tiers::KvTiers::Plan plan = tiers_->plan(key, m.tokens);
+  if (plan.tokens == 0) return;
+  if (!plan.load) {
+    tiers_->note_recompute();
+    r.tier_recomputed = static_cast<int>(plan.tokens);
+    return;
+  }
+  std::vector<PageId> fresh;
+  if (!cache_.alloc_pages(plan.tokens / page_size_, fresh).ok()) return;
+  const int64_t loaded = tiers_->load(plan, fresh);
+  const size_t used = static_cast<size_t>(loaded / page_size_);
+  if (used < fresh.size()) {
+    RC_ASSERT(cache_.free_pages(std::span<const PageId>(fresh).subspan(used)).ok());
+  }
+  if (loaded == 0) return;
+  std::vector<PageId> table = std::move(m.pages);
+  table.insert(table.end(), fresh.begin(), fresh.begin() + static_cast<long>(used));
+  Result<InsertResult> ins =
+      cache_.insert(key.first(static_cast<size_t>(m.tokens + loaded)), table);
+  RC_ASSERT_MSG(ins.ok(), ins.status().message().c_str());
+  RC_ASSERT(cache_.lock(ins->node).ok());
+  RC_ASSERT(cache_.unlock(m.node).ok());
+  m.tokens += loaded;
+  m.pages = std::move(ins->pages);
+  m.node = ins->node;
+  r.loaded_tokens = static_cast<int>(loaded);
+}
+
 // Hands positions [0, upto) (page-aligned down) to the cache so other
 // requests can share them, and moves this request's lock to the new node.
 void Scheduler::cache_prefix(Request& r, int upto) {
@@ -131,6 +166,7 @@ void Scheduler::cache_prefix(Request& r, int upto) {
       cache_.insert(key, std::span<const PageId>(r.pages.data(), aligned / page_size_));
   RC_ASSERT_MSG(ins.ok(), ins.status().message().c_str());
   std::copy(ins->pages.begin(), ins->pages.end(), r.pages.begin());
+  if (tiers_) tiers_->store(key, ins->pages);
   RC_ASSERT(cache_.lock(ins->node).ok());
   if (r.has_lock) RC_ASSERT(cache_.unlock(r.locked).ok());
   r.locked = ins->node;
@@ -168,6 +204,8 @@ void Scheduler::finish(Request& r, FinishReason reason, Status error) {
   RequestMetrics& m = ev.metrics;
   m.prompt_tokens = r.prompt_len();
   m.cached_tokens = r.cached_tokens;
+  m.loaded_tokens = r.loaded_tokens;
+  m.tier_recomputed = r.tier_recomputed;
   m.computed_tokens = r.prompt_len() - r.cached_tokens;
   m.output_tokens = static_cast<int>(r.output.size());
   if (r.state != RequestState::waiting) m.queue_ms = ms_between(r.submitted, r.scheduled);
@@ -353,10 +391,17 @@ bool Scheduler::step() {
     budget -= n;
     logit_rows += n;
   }
+  const int decode_tokens = batch_.n_tokens();
   add_prefill_chunks(budget, logit_rows);
   if (batch_.seqs.empty()) return false;
+  const int prefill_tokens = batch_.n_tokens() - decode_tokens;
 
+  const Clock::time_point t0 = Clock::now();
   Status st = runner_.forward(batch_, logits_);
+  // The cost model's prefill speed, from steps that are mostly prefill.
+  if (tiers_ && st.ok() && prefill_tokens >= kTimedPrefillTokens) {
+    tiers_->note_prefill(batch_.n_tokens(), ms_between(t0, Clock::now()));
+  }
   if (!st.ok()) {
     for (Request* r : batch_owner_) finish(*r, FinishReason::error, st);
     drop_finished();

@@ -9,6 +9,10 @@
 // so nothing starves. Admission reserves pages for prompt + max_tokens, so a
 // running request never runs out of KV memory; when the pool is short even
 // after evicting LRU leaves, requests wait for others to finish.
+// With cache tiers (tiers/kv-tiers.h), admission also loads the whole blocks
+// of the prompt that left the pool back into it (promotion) when the cost
+// model says loading beats prefill, and every prefix cached is written
+// through to the tiers.
 //
 // Threading: engine thread only. Callbacks run on that thread.
 #pragma once
@@ -24,6 +28,7 @@
 #include "radixchat/cache.h"
 #include "radixchat/engine.h"
 #include "request.h"
+#include "tiers/kv-tiers.h"
 
 namespace rc::runtime {
 
@@ -54,8 +59,9 @@ struct SchedulerTotals {
 
 class Scheduler {
  public:
+  // `tiers` may be null (no tiers below the pool); it must outlive the scheduler.
   Scheduler(const SchedulerConfig& config, KvCache& cache, ModelRunner& runner,
-            const tok::Tokenizer& tokenizer);
+            const tok::Tokenizer& tokenizer, tiers::KvTiers* tiers = nullptr);
 
   // Queues a request (already validated by the engine).
   void add(std::unique_ptr<Request> request);
@@ -80,6 +86,9 @@ class Scheduler {
   void admit();
   bool prefill_overlaps_running(const Request& r) const;
   bool reserve(Request& r);
+  // Extends the locked match `m` of `key` by the blocks the tiers hold, when
+  // the cost model chooses to load them; the lock moves to the longer node.
+  void promote(Request& r, std::span<const Token> key, MatchResult& m);
   void add_prefill_chunks(int& budget, int& logit_rows);
   void cache_prefix(Request& r, int upto);
   void sample_and_stream(Request& r, std::span<float> logits);
@@ -98,6 +107,7 @@ class Scheduler {
   KvCache& cache_;
   ModelRunner& runner_;
   const tok::Tokenizer& tok_;
+  tiers::KvTiers* tiers_;
   const int page_size_;
 
   std::deque<std::unique_ptr<Request>> waiting_;

@@ -18,7 +18,7 @@ void write_keyspace(ByteWriter& w, const Keyspace& s) {
   w.u32(uint32_t(s.n_layers));
   w.u32(uint32_t(s.n_kv_heads));
   w.u32(uint32_t(s.head_dim));
-  w.u32(uint32_t(s.page_size));
+  w.u32(uint32_t(s.block_tokens));
   w.u32(uint32_t(s.rope.n_rot));
   w.f32(s.rope.freq_base);
   w.u32(s.rope.neox_halves ? 1 : 0);
@@ -76,15 +76,15 @@ size_t block_header_bytes() {
 }
 
 size_t encoded_block_bytes(const Keyspace& space) {
-  return block_header_bytes() + 4 * size_t(space.page_size) + size_t(space.block_payload_bytes()) +
-         8;
+  return block_header_bytes() + 4 * size_t(space.block_tokens) +
+         size_t(space.block_payload_bytes()) + 8;
 }
 
 Result<std::vector<uint8_t>> encode_block(const Keyspace& space, const Block& block) {
   if (Status s = space.validate(); !s.ok()) return s;
-  if (block.tokens.size() != size_t(space.page_size))
+  if (block.tokens.size() != size_t(space.block_tokens))
     return Status(StatusCode::invalid_argument,
-                  "a KV block holds " + std::to_string(space.page_size) + " tokens, got " +
+                  "a KV block holds " + std::to_string(space.block_tokens) + " tokens, got " +
                       std::to_string(block.tokens.size()));
   if (block.payload.size() != size_t(space.block_payload_bytes()))
     return Status(StatusCode::invalid_argument,
@@ -155,7 +155,8 @@ Decoded decode_block(const Keyspace& space, const BlockKey& expected,
   if (d.block.key != expected)
     return refuse(BlockFault::foreign,
                   "holds block " + d.block.key.hex() + ", not " + expected.hex());
-  if (n_tokens != uint64_t(space.page_size) || n_payload != uint64_t(space.block_payload_bytes()))
+  if (n_tokens != uint64_t(space.block_tokens) ||
+      n_payload != uint64_t(space.block_payload_bytes()))
     return refuse(BlockFault::foreign, "sizes do not match this keyspace");
   d.block.tokens.resize(n_tokens);
   for (int32_t& t : d.block.tokens) t = int32_t(r.u32());

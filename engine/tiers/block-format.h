@@ -2,14 +2,14 @@
 //
 // Layout, all integers little-endian:
 //   magic "RCKVBLK\0" (8) | version u32 (1) | keyspace: model hash (16),
-//   kv type u32, layers u32, KV heads u32, head dim u32, page size u32,
+//   kv type u32, layers u32, KV heads u32, head dim u32, block tokens u32,
 //   RoPE: n_rot u32, freq_base f32, neox u32, llama3 factor f32, low f32,
 //   high f32, original context u32 | parent key (16) | block key (16) |
 //   token count u32 | payload bytes u64 | tokens (count x i32) |
 //   payload | XXH64 of every byte before it (8).
-// The payload is the page's K and V, layer by layer, K before V, each
-// [page_size][n_kv_heads * head_dim] elements of the KV type: the rows of
-// the pool's arrays for that page (kernels/backend.h), in order.
+// The payload is the block's K and V, layer by layer, K before V, each
+// [block_tokens][n_kv_heads * head_dim] elements of the KV type: the rows of
+// the pool's arrays for the block's positions (kernels/backend.h), in order.
 //
 // decode_block() accepts a block only when every field agrees with the
 // keyspace and key the caller expects, the key is the chain hash of the

@@ -58,14 +58,14 @@ Result<Hash128> Hash128::from_hex(std::string_view hex) {
 }
 
 Keyspace Keyspace::of(const Hash128& model, const kernels::KvPoolShape& shape,
-                      const kernels::RopeConfig& rope) {
+                      const kernels::RopeConfig& rope, int block_tokens) {
   Keyspace k;
   k.model = model;
   k.kv_type = shape.type;
   k.n_layers = shape.n_layers;
   k.n_kv_heads = shape.n_kv_heads;
   k.head_dim = shape.head_dim;
-  k.page_size = shape.page_size;
+  k.block_tokens = block_tokens;
   k.rope = rope;
   return k;
 }
@@ -73,14 +73,14 @@ Keyspace Keyspace::of(const Hash128& model, const kernels::KvPoolShape& shape,
 Status Keyspace::validate() const {
   if (!kernels::is_kv_type(kv_type))
     return Status(StatusCode::invalid_argument, "block keyspace: not a KV element type");
-  if (n_layers <= 0 || n_kv_heads <= 0 || head_dim <= 0 || page_size <= 0)
+  if (n_layers <= 0 || n_kv_heads <= 0 || head_dim <= 0 || block_tokens <= 0)
     return Status(StatusCode::invalid_argument,
                   "block keyspace: layers, KV heads, head dim and page size must be positive");
   return {};
 }
 
 int64_t Keyspace::block_payload_bytes() const {
-  return 2 * int64_t(n_layers) * page_size * n_kv_heads * head_dim *
+  return 2 * int64_t(n_layers) * block_tokens * n_kv_heads * head_dim *
          kernels::kv_elem_bytes(kv_type);
 }
 
@@ -92,7 +92,7 @@ Hash128 Keyspace::id() const {
   w.u32(uint32_t(n_layers));
   w.u32(uint32_t(n_kv_heads));
   w.u32(uint32_t(head_dim));
-  w.u32(uint32_t(page_size));
+  w.u32(uint32_t(block_tokens));
   w.u32(uint32_t(rope.n_rot));
   w.f32(rope.freq_base);
   w.u32(rope.neox_halves ? 1 : 0);
@@ -114,10 +114,10 @@ BlockKey chain_key(const Keyspace& space, const BlockKey& parent, std::span<cons
 
 std::vector<BlockKey> chain_keys(const Keyspace& space, std::span<const int32_t> tokens) {
   std::vector<BlockKey> keys;
-  if (space.page_size <= 0) return keys;
+  if (space.block_tokens <= 0) return keys;
   BlockKey parent;
-  for (size_t at = 0; at + size_t(space.page_size) <= tokens.size(); at += space.page_size) {
-    parent = chain_key(space, parent, tokens.subspan(at, space.page_size));
+  for (size_t at = 0; at + size_t(space.block_tokens) <= tokens.size(); at += space.block_tokens) {
+    parent = chain_key(space, parent, tokens.subspan(at, space.block_tokens));
     keys.push_back(parent);
   }
   return keys;

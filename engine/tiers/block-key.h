@@ -1,14 +1,16 @@
 // Keys of the KV blocks stored below the pool (docs/architecture.md section 8).
 //
-// A block is one full page of the pool: page_size tokens and the K and V of
-// every layer at their positions. Its key must change whenever the bytes a
+// A block is `block_tokens` consecutive tokens of a sequence (a whole
+// number of pool pages, aligned to the sequence start) and the K and V of
+// every layer at their positions. The pool's page size is not part of it,
+// so pools with different page sizes share blocks. Its key must change whenever the bytes a
 // block would hold could differ, so a key is the hash of
 //   * a keyspace: the model fingerprint (model-fingerprint.h), the KV element
-//     type, the pool shape (layers, KV heads, head dim, page size) and every
+//     type, the KV shape (layers, KV heads, head dim), the block size and every
 //     RoPE setting (kernels::RopeConfig);
 //   * the chain: the parent block's key (zero for the first block) and this
 //     block's tokens, so a key names the whole prefix, as vLLM's block hashes do.
-// Two models, or one model under two KV types or page sizes, therefore never
+// Two models, or one model under two KV types or block sizes, therefore never
 // share a key. The tenant (a user-chosen namespace for a shared Redis) is not
 // hashed in: it prefixes the Redis key instead (redis-store.h), so one
 // tenant's blocks stay readable under any store.
@@ -47,16 +49,16 @@ struct Keyspace {
   int32_t n_layers = 0;
   int32_t n_kv_heads = 0;
   int32_t head_dim = 0;
-  int32_t page_size = 1;
+  int32_t block_tokens = 1;
   kernels::RopeConfig rope;
   bool operator==(const Keyspace&) const = default;
 
-  // The same fields from a pool shape.
+  // The same fields from a pool shape, with blocks of `block_tokens` tokens.
   static Keyspace of(const Hash128& model, const kernels::KvPoolShape& shape,
-                     const kernels::RopeConfig& rope);
+                     const kernels::RopeConfig& rope, int block_tokens);
   // invalid_argument unless the shape is positive and kv_type a KV type.
   Status validate() const;
-  // Tokens per block (== page_size) and the K+V bytes of one block.
+  // The K+V bytes of one block.
   int64_t block_payload_bytes() const;
   // The hash of every field, in a fixed little-endian encoding.
   Hash128 id() const;

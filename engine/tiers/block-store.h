@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "radixchat/status.h"
@@ -40,6 +41,12 @@ class BlockStore {
   // ok also when nothing was held.
   virtual Status erase(const BlockKey& key) = 0;
   virtual StoreStats stats() const = 0;
+  // Called (under the store's lock: it must not call back into the store)
+  // whenever the store drops a block it held: budget eviction, a refused
+  // copy, erase. Stores that cannot see their evictions (Redis) never call
+  // it. Set once, before the store is shared between threads.
+  using DropListener = std::function<void(const BlockKey&)>;
+  virtual void set_drop_listener(DropListener listener) { (void)listener; }
 };
 
 }  // namespace rc::tiers

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -165,6 +166,7 @@ void DiskStore::drop_locked(const BlockKey& key) {
   lru_.erase(it->second.lru);
   index_.erase(it);
   stats_.blocks = int64_t(index_.size());
+  if (on_drop_) on_drop_(key);
 }
 
 void DiskStore::touch_locked(const BlockKey& key) {
@@ -206,28 +208,44 @@ Status DiskStore::put(const Block& block) {
   Result<std::vector<uint8_t>> bytes = encode_block(space_, block);
   if (!bytes.ok()) return bytes.status();
   const int64_t size = int64_t(bytes.value().size());
-  std::lock_guard<std::mutex> g(mu_);
-  drop_locked(block.key);
-  while (stats_.bytes + size > options_.budget_bytes && !lru_.empty()) {
-    drop_locked(lru_.front());
-    ++stats_.evictions;
+  {
+    // Room is made and reserved under the lock; the write and its fsync run
+    // outside it, so a reader (the engine thread) never waits for the disk.
+    std::lock_guard<std::mutex> g(mu_);
+    drop_locked(block.key);
+    while (stats_.bytes + writing_bytes_ + size > options_.budget_bytes && !lru_.empty()) {
+      drop_locked(lru_.front());
+      ++stats_.evictions;
+    }
+    writing_bytes_ += size;
   }
   fs::path final_path = file_of(block.key);
-  fs::path tmp = dir_ / (block.key.hex() + ".tmp");
+  // Each put its own .tmp name: two puts of one key may overlap.
+  static std::atomic<uint64_t> next_tmp{0};
+  fs::path tmp = dir_ / (block.key.hex() + "." + std::to_string(next_tmp++) + ".tmp");
+  Status s;
   Result<int> fd = open_private_file(tmp, CreateMode::truncate);
   if (!fd.ok()) {
-    ++stats_.errors;
-    return fd.status();
+    s = fd.status();
+  } else {
+    s = write_all(fd.value(), bytes.value().data(), bytes.value().size(), tmp);
+    if (s.ok() && options_.fsync && ::fsync(fd.value()) != 0) s = io_error(tmp, "cannot fsync");
+    ::close(fd.value());
+    if (s.ok() && ::rename(tmp.c_str(), final_path.c_str()) != 0)
+      s = io_error(final_path, "cannot rename to");
+    if (!s.ok()) ::unlink(tmp.c_str());
   }
-  Status s = write_all(fd.value(), bytes.value().data(), bytes.value().size(), tmp);
-  if (s.ok() && options_.fsync && ::fsync(fd.value()) != 0) s = io_error(tmp, "cannot fsync");
-  ::close(fd.value());
-  if (s.ok() && ::rename(tmp.c_str(), final_path.c_str()) != 0)
-    s = io_error(final_path, "cannot rename to");
+  std::lock_guard<std::mutex> g(mu_);
+  writing_bytes_ -= size;
   if (!s.ok()) {
-    ::unlink(tmp.c_str());
     ++stats_.errors;
     return s;
+  }
+  if (auto old = index_.find(block.key); old != index_.end()) {
+    // Another put of this key finished first; its file was replaced by ours.
+    stats_.bytes -= old->second.bytes;
+    lru_.erase(old->second.lru);
+    index_.erase(old);
   }
   lru_.push_back(block.key);
   index_[block.key] = {size, std::prev(lru_.end())};

@@ -4,7 +4,7 @@
 // (block-format.h), plus a "lock" file. Folders are made 0700 and files
 // 0600 (radixchat/private-files.h): blocks are derived from prompts.
 //
-// Crash safety: a block is written to "<key>.tmp", fsynced (when
+// Crash safety: a block is written to "<key>.<n>.tmp", fsynced (when
 // DiskStoreOptions::fsync) and renamed over its name, so at any moment a
 // block file is either absent or complete; a kill -9 leaves at most a .tmp
 // file, which open() deletes. The index is rebuilt by scanning the
@@ -12,15 +12,17 @@
 // get()), with LRU order from the files' modification times, which get()
 // refreshes, so recency survives a restart.
 //
-// Budget: put() evicts least recently used blocks before writing, so the
-// files never exceed the budget, and only the one .tmp being written can
-// sit above it. The budget covers this keyspace's folder: a second model
-// under the same root has its own budget.
+// Budget: put() evicts least recently used blocks before writing, counting
+// the bytes other puts are still writing, so the block files and the .tmp
+// files being written together never exceed the budget. The budget covers this keyspace's folder: a
+// second model under the same root has its own budget.
 //
 // One process per keyspace folder: open() takes an exclusive flock on its
 // lock file and fails (invalid_argument naming the folder) when another
 // process holds it; the kernel drops the lock on any exit, kill -9 included.
-// Thread-safe: one mutex around the index and the file operations.
+// Thread-safe: one mutex around the index and the reads; put() writes its
+// file outside it (under a .tmp name of its own), so readers never wait
+// for the disk.
 #pragma once
 
 #include <filesystem>
@@ -56,6 +58,7 @@ class DiskStore final : public BlockStore {
   Result<bool> contains(const BlockKey& key) override;
   Status erase(const BlockKey& key) override;
   StoreStats stats() const override;
+  void set_drop_listener(DropListener listener) override { on_drop_ = std::move(listener); }
 
   // The keys held, least recently used first.
   std::vector<BlockKey> keys() const;
@@ -84,6 +87,8 @@ class DiskStore final : public BlockStore {
   std::list<BlockKey> lru_;  // front = least recently used
   std::unordered_map<BlockKey, Entry, KeyHash> index_;
   StoreStats stats_;
+  int64_t writing_bytes_ = 0;  // reserved by puts writing outside the lock
+  DropListener on_drop_;
 };
 
 }  // namespace rc::tiers

@@ -1,11 +1,11 @@
-// Moves one page of a host-memory KV pool to and from a block payload
-// (block-format.h gives the layout: per layer, the page's K rows, then its
-// V rows). Only for pools whose memory is host memory (the CPU backends,
-// or a host staging pool); a device pool is staged through
-// Backend::download/upload by its caller.
+// Moves the K and V of one block between the pool and a block payload
+// (block-format.h gives the layout: per layer, the block's K rows, then its
+// V rows). A block spans block_tokens / page_size pages of the pool, in
+// sequence order. The copies go through Backend::download / upload, so the
+// same calls serve a host pool (a memcpy) and a device pool.
 //
-// Called by the engine thread, which owns the pool; the page must be held
-// by the caller so nothing writes it meanwhile.
+// Called by the engine thread, which owns the pool; the pages must be held
+// or locked by the caller so nothing writes them meanwhile.
 #pragma once
 
 #include <cstdint>
@@ -17,10 +17,17 @@
 
 namespace rc::tiers {
 
-// The payload of `page` (Keyspace::block_payload_bytes() bytes); empty when
-// the page is outside the pool.
-std::vector<uint8_t> pack_page(kernels::KvPool& pool, int32_t page);
-// invalid_argument (pool unchanged) for a page out of range or a payload of the wrong size.
-Status unpack_page(kernels::KvPool& pool, int32_t page, std::span<const uint8_t> payload);
+// The payload of the block whose positions sit in `pages` (each page_size
+// tokens, in order); empty when a page is outside the pool.
+std::vector<uint8_t> pack_block(kernels::Backend& backend, kernels::KvPool& pool,
+                                std::span<const int32_t> pages);
+
+// Writes the block's positions [skip_tokens, block_tokens) into `pages`
+// (skip_tokens a multiple of the page size; the pages cover exactly the
+// rest). invalid_argument, pool unchanged, for a page out of range or a
+// payload or page count that does not fit.
+Status unpack_block(kernels::Backend& backend, kernels::KvPool& pool,
+                    std::span<const int32_t> pages, std::span<const uint8_t> payload,
+                    int block_tokens, int skip_tokens);
 
 }  // namespace rc::tiers

@@ -90,6 +90,8 @@ void RedisStore::mark_down(RedisState state, const std::string& why) {
   next_retry_ = Clock::now() + std::chrono::milliseconds(options_.retry_ms);
   std::lock_guard<std::mutex> g(stats_mu_);
   ++stats_.errors;
+  shown_state_ = state;
+  shown_error_ = why;
 }
 
 Status RedisStore::down_status() const { return Status(StatusCode::internal, error_); }
@@ -131,6 +133,9 @@ Status RedisStore::connect(Clock::time_point deadline) {
   // PING also finds a server that wants a password we were not given (NOAUTH).
   if (Status s = check({"PING"}, "PING"); !s.ok()) return s;
   error_.clear();
+  std::lock_guard<std::mutex> g(stats_mu_);
+  shown_state_ = RedisState::up;
+  shown_error_.clear();
   return {};
 }
 
@@ -262,13 +267,13 @@ StoreStats RedisStore::stats() const {
 }
 
 RedisState RedisStore::state() const {
-  std::unique_lock<std::timed_mutex> g(mu_);
-  return state_;
+  std::lock_guard<std::mutex> g(stats_mu_);
+  return shown_state_;
 }
 
 std::string RedisStore::last_error() const {
-  std::unique_lock<std::timed_mutex> g(mu_);
-  return error_;
+  std::lock_guard<std::mutex> g(stats_mu_);
+  return shown_error_;
 }
 
 }  // namespace rc::tiers

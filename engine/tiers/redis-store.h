@@ -91,8 +91,12 @@ class RedisStore final : public BlockStore {
   RedisState state_ = RedisState::down;
   std::string error_;
   Clock::time_point next_retry_{};
+  // state() and last_error() read copies under stats_mu_, so a caller never
+  // waits behind a command holding the connection.
   mutable std::mutex stats_mu_;
   StoreStats stats_;
+  RedisState shown_state_ = RedisState::down;
+  std::string shown_error_;
 };
 
 }  // namespace rc::tiers

@@ -22,6 +22,7 @@
 #include "radixchat/sampling.h"
 #include "radixchat/status.h"
 #include "radixchat/structured-output.h"
+#include "radixchat/tier-stats.h"
 
 namespace rc {
 
@@ -45,6 +46,16 @@ struct EngineConfig {
   // one token per step.
   std::string speculate = "off";
   std::string chat_template;  // empty: chosen from the model's metadata
+  // Cache tiers below the pool (docs/architecture.md section 8). KV of whole
+  // blocks of kv_block_tokens tokens is written through to each tier and
+  // loaded back when a prompt's prefix left the pool (or the process).
+  int64_t kv_host_bytes = 0;  // host-memory tier; 0: none
+  std::string kv_disk;        // disk tier folder; "": none; "default":
+                              // $XDG_CACHE_HOME/radixchat/kv
+  int64_t kv_disk_bytes = int64_t(2) << 30;
+  std::string kv_redis;  // redis://[:password@]host:port[/db]; "": none
+  std::string kv_redis_tenant = "default";
+  int kv_block_tokens = 64;
   // CPU: run on a copy of the weights in huge pages where the backend
   // prefers it (faster decode, the same resident memory: the file
   // mapping's pages go back to the kernel). False keeps the mapping, whose
@@ -94,7 +105,10 @@ const char* finish_reason_name(FinishReason r);
 
 struct RequestMetrics {
   int prompt_tokens = 0;
-  int cached_tokens = 0;    // prompt tokens served from the cache
+  int cached_tokens = 0;    // prompt tokens served from the cache (pool or tiers)
+  int loaded_tokens = 0;    // of those, loaded from the tiers below the pool
+  int tier_recomputed = 0;  // prompt tokens the tiers held that the cost model
+                            // chose to recompute (prefill was faster than the load)
   int computed_tokens = 0;  // prompt tokens prefilled
   int output_tokens = 0;
   double queue_ms = 0;      // submit -> first scheduled
@@ -134,6 +148,7 @@ struct EngineStats {
   uint64_t drafted_tokens = 0;  // drafted decoding, all requests
   uint64_t accepted_tokens = 0;
   uint64_t draft_steps = 0;  // steps that verified a draft
+  TierStats tiers;
 };
 
 struct ModelInfo {

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <random>
 
+#include "cpu/cpu-backends.h"
 #include "tier-fixtures.h"
 #include "tiers/block-format.h"
 #include "tiers/kv-page-io.h"
@@ -12,6 +13,7 @@
 namespace rc::tiers {
 namespace {
 
+using testing::HostPool;
 using testing::make_block;
 using testing::small_space;
 
@@ -134,45 +136,34 @@ TEST(BlockFormat, RandomizedCorruptionNeverCrashesOrPasses) {
   EXPECT_GT(refused, 19000);
 }
 
-class HostPool final : public kernels::KvPool {
- public:
-  explicit HostPool(const kernels::KvPoolShape& s) : shape_(s) {
-    size_t n = size_t(s.n_pages * s.page_size * s.n_kv_heads * s.head_dim *
-                      kernels::kv_elem_bytes(s.type));
-    for (int l = 0; l < s.n_layers; ++l) {
-      k_.emplace_back(n);
-      v_.emplace_back(n);
-      for (size_t i = 0; i < n; ++i) {
-        k_.back()[i] = uint8_t(i * 7 + l);
-        v_.back()[i] = uint8_t(i * 13 + l);
-      }
-    }
-  }
-  const kernels::KvPoolShape& shape() const override { return shape_; }
-  void* k(int layer) override { return k_[size_t(layer)].data(); }
-  void* v(int layer) override { return v_[size_t(layer)].data(); }
-
- private:
-  kernels::KvPoolShape shape_;
-  std::vector<std::vector<uint8_t>> k_, v_;
-};
-
-TEST(KvPageIo, PackThenUnpackIntoAnotherPage) {
-  kernels::KvPoolShape shape{2, 2, 8, 4, 6, kernels::DType::f16};
+TEST(KvPageIo, PackThenUnpackBlocksAcrossPages) {
+  // Two-token pages, four-token blocks: a block spans two pages.
+  kernels::KvPoolShape shape{2, 2, 8, 2, 8, kernels::DType::f16};
   HostPool pool(shape);
-  Keyspace s = Keyspace::of(Hash128{}, shape, kernels::RopeConfig{});
-  std::vector<uint8_t> p3 = pack_page(pool, 3);
-  ASSERT_EQ(p3.size(), size_t(s.block_payload_bytes()));
-  // Layer 1's V of page 3 sits at the end of the payload.
-  const int64_t rows = 4 * 2 * 8 * 2;
-  EXPECT_EQ(0, std::memcmp(p3.data() + 3 * rows, static_cast<uint8_t*>(pool.v(1)) + 3 * rows,
-                           size_t(rows)));
-  ASSERT_TRUE(unpack_page(pool, 5, p3).ok());
-  EXPECT_EQ(pack_page(pool, 5), p3);
-  EXPECT_NE(pack_page(pool, 4), p3);
-  EXPECT_EQ(unpack_page(pool, 6, p3).code(), StatusCode::invalid_argument);
-  EXPECT_EQ(unpack_page(pool, 0, std::span(p3).first(10)).code(), StatusCode::invalid_argument);
-  EXPECT_TRUE(pack_page(pool, -1).empty());
+  std::unique_ptr<kernels::Backend> backend = kernels::make_cpu_backend(1);
+  Keyspace s = Keyspace::of(Hash128{}, shape, kernels::RopeConfig{}, 4);
+  const std::vector<int32_t> src = {3, 6};  // not adjacent: two copies per array
+  std::vector<uint8_t> p = pack_block(*backend, pool, src);
+  ASSERT_EQ(p.size(), size_t(s.block_payload_bytes()));
+  // Layer 1's V of page 6 sits at the end of the payload.
+  const int64_t page_bytes = 2 * 2 * 8 * 2;
+  EXPECT_EQ(0, std::memcmp(p.data() + p.size() - page_bytes,
+                           static_cast<uint8_t*>(pool.v(1)) + 6 * page_bytes, size_t(page_bytes)));
+  const std::vector<int32_t> dst = {0, 1};  // adjacent: one copy per array
+  ASSERT_TRUE(unpack_block(*backend, pool, dst, p, 4, 0).ok());
+  EXPECT_EQ(pack_block(*backend, pool, dst), p);
+  EXPECT_NE(pack_block(*backend, pool, std::vector<int32_t>{3, 5}), p);
+  // The block's second half alone into one page.
+  const std::vector<int32_t> half = {7};
+  ASSERT_TRUE(unpack_block(*backend, pool, half, p, 4, 2).ok());
+  EXPECT_EQ(pack_block(*backend, pool, std::vector<int32_t>{3, 7}), p);
+  EXPECT_EQ(unpack_block(*backend, pool, std::vector<int32_t>{8, 1}, p, 4, 0).code(),
+            StatusCode::invalid_argument);
+  EXPECT_EQ(unpack_block(*backend, pool, half, p, 4, 0).code(), StatusCode::invalid_argument);
+  EXPECT_EQ(unpack_block(*backend, pool, half, p, 4, 1).code(), StatusCode::invalid_argument);
+  EXPECT_EQ(unpack_block(*backend, pool, dst, std::span(p).first(10), 4, 0).code(),
+            StatusCode::invalid_argument);
+  EXPECT_TRUE(pack_block(*backend, pool, std::vector<int32_t>{-1, 0}).empty());
 }
 
 }  // namespace

@@ -19,7 +19,7 @@ Keyspace tinyllama_space() {
   s.n_layers = 22;
   s.n_kv_heads = 4;
   s.head_dim = 64;
-  s.page_size = 16;
+  s.block_tokens = 16;
   s.rope.n_rot = 64;
   return s;
 }

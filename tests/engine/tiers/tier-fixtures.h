@@ -5,19 +5,20 @@
 #include <random>
 #include <vector>
 
+#include "backend.h"
 #include "tiers/block-format.h"
 
 namespace rc::tiers::testing {
 
 inline Keyspace small_space(uint8_t model_byte = 1, kernels::DType kv = kernels::DType::f16,
-                            int page_size = 4) {
+                            int block_tokens = 4) {
   Keyspace s;
   s.model.bytes.fill(model_byte);
   s.kv_type = kv;
   s.n_layers = 2;
   s.n_kv_heads = 2;
   s.head_dim = 8;
-  s.page_size = page_size;
+  s.block_tokens = block_tokens;
   s.rope.n_rot = 8;
   return s;
 }
@@ -27,7 +28,7 @@ inline Block make_block(const Keyspace& s, const BlockKey& parent, uint32_t seed
   std::mt19937 rng(seed);
   Block b;
   b.parent = parent;
-  for (int i = 0; i < s.page_size; ++i) b.tokens.push_back(int32_t(rng() % 32000));
+  for (int i = 0; i < s.block_tokens; ++i) b.tokens.push_back(int32_t(rng() % 32000));
   b.payload.resize(size_t(s.block_payload_bytes()));
   for (uint8_t& x : b.payload) x = uint8_t(rng());
   b.key = chain_key(s, parent, b.tokens);
@@ -44,5 +45,29 @@ inline std::vector<Block> make_chain(const Keyspace& s, int n, uint32_t seed) {
   }
   return out;
 }
+
+// A KV pool in plain vectors, filled with a pattern that differs per byte and layer.
+class HostPool final : public kernels::KvPool {
+ public:
+  explicit HostPool(const kernels::KvPoolShape& s) : shape_(s) {
+    size_t n = size_t(s.n_pages * s.page_size * s.n_kv_heads * s.head_dim *
+                      kernels::kv_elem_bytes(s.type));
+    for (int l = 0; l < s.n_layers; ++l) {
+      k_.emplace_back(n);
+      v_.emplace_back(n);
+      for (size_t i = 0; i < n; ++i) {
+        k_.back()[i] = uint8_t(i * 7 + l);
+        v_.back()[i] = uint8_t(i * 13 + l);
+      }
+    }
+  }
+  const kernels::KvPoolShape& shape() const override { return shape_; }
+  void* k(int layer) override { return k_[size_t(layer)].data(); }
+  void* v(int layer) override { return v_[size_t(layer)].data(); }
+
+ private:
+  kernels::KvPoolShape shape_;
+  std::vector<std::vector<uint8_t>> k_, v_;
+};
 
 }  // namespace rc::tiers::testing

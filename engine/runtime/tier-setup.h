@@ -1,0 +1,28 @@
+// Opens the cache tiers an EngineConfig asks for (tiers/kv-tiers.h): the
+// keyspace from the model's fingerprint and the pool's shape, then each
+// tier. Called once by Engine::create on the creating thread, after the
+// pool exists.
+#pragma once
+
+#include <memory>
+
+#include "backend.h"
+#include "model/model-file.h"
+#include "radixchat/cache.h"
+#include "radixchat/engine.h"
+#include "tiers/kv-tiers.h"
+
+namespace rc::runtime {
+
+// True when the config names any tier.
+bool wants_tiers(const EngineConfig& config);
+
+// invalid_argument, naming the setting, for a policy without reuse (off),
+// a block size that is not a whole number of pages, a bad Redis URL or
+// password, a disk folder another process holds or a budget below one block.
+Result<std::unique_ptr<tiers::KvTiers>> open_tiers(const EngineConfig& config,
+                                                   const model::ModelFile& model,
+                                                   CachePolicy policy, kernels::Backend& backend,
+                                                   kernels::KvPool& pool);
+
+}  // namespace rc::runtime
