@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "engine-options.h"
 #include "recording/event-tap.h"
+#include "recording/miss-analysis.h"
 #include "recording/recorder.h"
 
 namespace rc::cli {
@@ -123,7 +124,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     cl.reply_tokens.clear();
     GenerateRequest req;
     req.messages = cl.messages;
-    req.max_tokens = o.max_tokens > 0 ? o.max_tokens
+    req.max_tokens = o.max_tokens > 0                               ? o.max_tokens
                      : w.response_format.type == OutputFormat::text ? 32
                                                                     : 128;
     req.ignore_eos = true;                    // equal output lengths under every cache setting
@@ -291,6 +292,8 @@ Result<BenchResult> run_recorded(Engine& engine, const Workload& w, const BenchO
   if (!rec.ok()) return rec.status();
   (*rec)->set_meta("model", engine.model_info().name);
   (*rec)->set_meta("workload", w.name);
+  (*rec)->set_meta(recording::kClosingTokensMeta,
+                   std::to_string(recording::template_closing_tokens(engine)));
   BenchOptions with = o;
   with.recorder = rec->get();
   auto tap = std::make_unique<recording::EventTap>(**rec, recording::engine_source(engine));

@@ -5,6 +5,7 @@
 // bundled one when the recording was made with it) token spans are shown
 // as text; otherwise as ids; in a redacted recording as lengths.
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -13,8 +14,9 @@
 #include "commands.h"
 #include "engine-options.h"
 #include "recording/cache-report.h"
-#include "recording/redaction.h"
 #include "recording/chain-fold.h"
+#include "recording/miss-analysis.h"
+#include "recording/redaction.h"
 
 namespace rc::cli {
 
@@ -43,14 +45,14 @@ struct Text {
   }
 };
 
-std::unique_ptr<Engine> open_text_engine(const std::string& model, const CacheReport& rep) {
-  auto it = rep.summary.meta.find("model");
+std::unique_ptr<Engine> open_text_engine(const std::string& model,
+                                         const std::map<std::string, std::string>& meta) {
+  auto it = meta.find("model");
   EngineConfig cfg;
   cfg.model_path = model;
   cfg.kv_pool_tokens = 1024;  // only the tokenizer is used
   cfg.n_threads = 1;
-  if (model.empty() && (it == rep.summary.meta.end() || it->second != "radixchat-demo"))
-    return nullptr;
+  if (model.empty() && (it == meta.end() || it->second != "radixchat-demo")) return nullptr;
   auto e = Engine::create(cfg);
   if (!e.ok()) {
     if (!model.empty()) {
@@ -207,20 +209,25 @@ Command add_cache_report_command(CLI::App& root) {
   return {app, [o] {
             auto rec = recording::Recording::open(o->path);
             if (!rec.ok()) return fail(rec.status());
-            recording::ReportOptions ro;
-            ro.min_shared = o->min_shared;
-            auto rep = recording::make_cache_report(**rec, ro);
-            if (!rep.ok()) return fail(rep.status());
+            const std::map<std::string, std::string>& meta = (*rec)->summary().meta;
             Text text;
-            text.redacted = recording::is_redacted(rep->summary.meta);
+            text.redacted = recording::is_redacted(meta);
             if (text.redacted && !o->model.empty())
               return fail(
                   "the recording is redacted (token ids hashed): --model cannot show "
                   "its text, leave it out");
             if (!text.redacted) {
-              text.engine = open_text_engine(o->model, rep.value());
+              text.engine = open_text_engine(o->model, meta);
               if (!o->model.empty() && !text.engine) return 1;  // the error is printed
             }
+            recording::ReportOptions ro;
+            ro.min_shared = o->min_shared;
+            // The template's closing never counts as agreeing again: the
+            // recording says how long it is, else the text model's template.
+            if (text.engine)
+              ro.miss.closing_tokens = recording::template_closing_tokens(*text.engine);
+            auto rep = recording::make_cache_report(**rec, ro);
+            if (!rep.ok()) return fail(rep.status());
             if (o->json)
               std::printf("%s\n", to_json(rep.value(), text).dump(2).c_str());
             else

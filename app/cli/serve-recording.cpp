@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "event-hub.h"
+#include "recording/miss-analysis.h"
 
 namespace rc::cli {
 
@@ -63,6 +64,8 @@ Result<std::unique_ptr<ServeRecording>> ServeRecording::create(const std::string
   if (!rec.ok()) return rec.status();
   s->recorder_ = std::move(rec.value());
   s->recorder_->set_meta("model", engine.model_info().name);
+  s->recorder_->set_meta(recording::kClosingTokensMeta,
+                         std::to_string(recording::template_closing_tokens(engine)));
   s->observer_ = std::make_shared<RecordingObserver>(*s->recorder_, engine);
   return s;
 }

@@ -246,7 +246,9 @@ void MainWindow::connectPanel() {
   rc::ui::EngineHost* host = engine_.get();
   panel_->setRecordingOpener(make_recording_opener([host] {
     const rc::Engine* e = host->engine();
-    return e ? LoadedModel{e->model_info().name, e->model_info().path} : LoadedModel{};
+    return e ? LoadedModel{e->model_info().name, e->model_info().path,
+                           rc::recording::template_closing_tokens(*e)}
+             : LoadedModel{};
   }));
   auto recorder = std::make_shared<LocalRecorder>([host] { return host->engine(); });
   panel_->setRecordingStarter(recorder->starter());

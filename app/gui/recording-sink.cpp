@@ -10,6 +10,7 @@
 
 #include "panel/label-text.h"
 #include "recording-source.h"
+#include "recording/miss-analysis.h"
 #include "recording/recorder.h"
 
 namespace rc::gui {
@@ -174,6 +175,9 @@ rc::ui::panel::RecordingStarter LocalRecorder::starter() {
         const ModelInfo& info = engine->model_info();
         (*rec)->set_meta("model", info.name);
         (*rec)->set_meta("model_path", info.path);
+        // "Agree again" in the Request tab and cache-report as in the live panel.
+        (*rec)->set_meta(recording::kClosingTokensMeta,
+                         std::to_string(recording::template_closing_tokens(*engine)));
         return std::unique_ptr<rc::ui::panel::RecordingSink>(
             new PanelSink(shared, engine, std::move(rec.value()), capped));
       };

@@ -58,6 +58,16 @@ std::unique_ptr<Vocabulary> pick_vocabulary(const recording::RecordingSummary& s
   return nullptr;
 }
 
+// The loaded template's closing tokens when the loaded model made the
+// recording; else 0 (unknown).
+int loaded_closing_tokens(const recording::RecordingSummary& s,
+                          const std::function<LoadedModel()>& current) {
+  if (!current) return 0;
+  const LoadedModel m = current();
+  const std::string model = meta_of(s, "model");
+  return !model.empty() && m.name == model ? m.closing_tokens : 0;
+}
+
 class FileSource : public RecordingSource {
  public:
   FileSource(std::string path, std::unique_ptr<recording::Recording> rec)
@@ -67,6 +77,7 @@ class FileSource : public RecordingSource {
     const recording::RecordingSummary& s = rec_->summary();
     redacted_ = recording::is_redacted(s.meta);
     if (!redacted_) vocab_ = pick_vocabulary(s, current);
+    closing_ = recording::recorded_closing_tokens(s.meta, loaded_closing_tokens(s, current));
     auto snaps = rec_->snapshots();
     if (!snaps.ok()) return snaps.status();
     if (snaps->empty())
@@ -158,8 +169,9 @@ class FileSource : public RecordingSource {
       return v;
     }
     const uint64_t at = v.at_seq;
-    v = miss_view(tree.value(), r.prompt,
-                  [this](const std::vector<int32_t>& t) { return text(t); });
+    v = miss_view(
+        tree.value(), r.prompt, [this](const std::vector<int32_t>& t) { return text(t); },
+        closing_);
     v.at_seq = at;
     v.matched_tokens = std::max<int64_t>(r.matched_tokens, 0);
     return v;
@@ -221,6 +233,7 @@ class FileSource : public RecordingSource {
   std::unique_ptr<recording::Recording> rec_;
   std::unique_ptr<Vocabulary> vocab_;
   bool redacted_ = false;  // hashed ids (recording/redaction.h): lengths, never a vocabulary
+  int closing_ = 0;        // the template's closing tokens (MissOptions::closing_tokens)
   uint64_t first_ = 0, end_ = 0;
   std::vector<recording::RequestRecord> records_;  // sorted like requests_
   std::vector<RecordedRequest> requests_;
@@ -231,7 +244,9 @@ class FileSource : public RecordingSource {
 
 std::vector<std::string> FileSource::advisor_report() {
   std::vector<std::string> out;
-  auto rep = recording::make_cache_report(*rec_);
+  recording::ReportOptions ro;
+  ro.miss.closing_tokens = closing_;
+  auto rep = recording::make_cache_report(*rec_, ro);
   if (!rep.ok()) return {"The advisor could not read the recording: " + rep.status().message()};
   const recording::CacheReport& r = rep.value();
   char buf[512];

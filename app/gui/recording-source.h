@@ -39,13 +39,18 @@ namespace rc::gui {
 struct LoadedModel {
   std::string name;  // ModelInfo::name
   std::string path;
+  // Its chat template's fixed closing (recording::template_closing_tokens).
+  int closing_tokens = 0;
 };
 
 // Labels: the vocabulary of meta('model_path') when that file exists, else
 // of `current()` when its name is the recording's meta('model'), else the
 // bundled model's for a recording of radixchat-demo; otherwise token ids as
-// <id>. Opening reads the requests and replays the recording once for the
-// timeline's samples (a second or so per million events).
+// <id>. "Agree again" in the miss explanations leaves out the template's
+// closing tokens: the count the recorder wrote, else `current()`'s when it
+// made the recording (the live panel's rule). Opening reads the requests
+// and replays the recording once for the timeline's samples (a second or
+// so per million events).
 rc::ui::panel::RecordingOpener make_recording_opener(std::function<LoadedModel()> current = {});
 
 // Why `prompt` misses on `tree`: recording/miss-analysis's explain_miss

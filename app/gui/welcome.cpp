@@ -10,19 +10,18 @@ constexpr const char* kWelcomedKey = "app.welcomed";
 
 constexpr const char* kQuestion = "What am I looking at?";
 
+// Short on purpose: the exchange and a first question of a few lines are
+// prefilled in one chunk (EngineConfig::prefill_chunk tokens), so the tree's
+// first node holds the welcome whole instead of ending mid-sentence where a
+// chunk ended.
 constexpr const char* kAnswer =
-    "Welcome to **RadixChat**: a chat with a small language model that runs on this computer.\n\n"
-    "The panel on the right (F9 shows or hides it) draws the model's **KV cache** as a radix "
-    "tree. Every reply needs the keys and values of the whole conversation so far; instead of "
-    "computing them again for each message, the engine keeps them in a tree of token spans:\n\n"
-    "- A new message **matches** the longest prefix already in the tree (highlighted) and only "
-    "the rest is computed. The status bar shows how many prompt tokens were *cached*.\n"
-    "- What was computed is **inserted** as a new branch. Conversations that share a system "
-    "prompt, or a branch made by editing an earlier message, share one node.\n"
-    "- When memory runs short, the least recently used leaves are **evicted**; nodes in use by a "
-    "reply are protected.\n\n"
-    "Try it: send a message, then another in the same chat, and watch the second one reuse the "
-    "first. The panel's *Demos* play scripted scenarios, and a smaller pool shows eviction.";
+    "Welcome to **RadixChat**: a small language model that runs on this computer.\n\n"
+    "The panel on the right (F9) draws its **KV cache**, the keys and values of past tokens, "
+    "as a radix tree:\n\n"
+    "- A new message **matches** the longest prefix in the tree; only the rest is computed.\n"
+    "- What was computed is **inserted** as a branch. Chats that start alike share a node.\n"
+    "- When memory runs short, the least recently used leaves are **evicted**.\n\n"
+    "Send two messages and watch the second reuse the first. *Demos* in the panel show more.";
 
 }  // namespace
 

@@ -76,7 +76,9 @@ Result<CacheReport> make_cache_report(const Recording& rec, const ReportOptions&
     rep.matched_tokens += std::max<int64_t>(0, r.matched_tokens);
   }
   rep.hit_rate = rep.prompt_tokens ? double(rep.matched_tokens) / double(rep.prompt_tokens) : 0;
-  if (Status s = collect_misses(rec, reqs.value(), options.miss, rep.misses); !s.ok()) return s;
+  MissOptions miss = options.miss;
+  miss.closing_tokens = recorded_closing_tokens(rep.summary.meta, miss.closing_tokens);
+  if (Status s = collect_misses(rec, reqs.value(), miss, rep.misses); !s.ok()) return s;
   auto advice = advise_layout(rep.summary, reqs.value(), rep.misses, options);
   if (!advice.ok()) return advice.status();
   rep.sim_hit_tokens = advice->baseline_hit_tokens;

@@ -24,6 +24,8 @@
 namespace rc::recording {
 
 struct ReportOptions {
+  // miss.closing_tokens: used when the recording does not say its
+  // template's (recorded_closing_tokens); the recording's count wins.
   MissOptions miss;
   int64_t min_shared = 16;  // tokens after the span that must be shared
   size_t max_findings = 5;

@@ -1,6 +1,7 @@
 #include "recording/miss-analysis.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unordered_map>
 
 namespace rc::recording {
@@ -146,6 +147,14 @@ int template_closing_tokens(const Engine& engine) {
   size_t n = 0;
   while (n < x.size() && n < y.size() && x[x.size() - 1 - n] == y[y.size() - 1 - n]) ++n;
   return int(n);
+}
+
+int recorded_closing_tokens(const std::map<std::string, std::string>& meta, int otherwise) {
+  auto it = meta.find(kClosingTokensMeta);
+  if (it == meta.end()) return otherwise;
+  char* end = nullptr;
+  const long n = std::strtol(it->second.c_str(), &end, 10);
+  return end != it->second.c_str() && *end == '\0' && n >= 0 && n < 4096 ? int(n) : otherwise;
 }
 
 }  // namespace rc::recording

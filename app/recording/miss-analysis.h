@@ -16,6 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <vector>
 
 #include "radixchat/cache.h"
@@ -49,6 +51,13 @@ struct MissExplanation {
 // whatever the user wrote: the longest common suffix of two one-message
 // chats. 0 when the template renders nothing. Any thread the engine allows.
 int template_closing_tokens(const Engine& engine);
+
+// The meta key under which a recorder of chat prompts keeps its template's
+// template_closing_tokens, so that cache-report and the panel's Request tab
+// count "agree again" as the live panel does, whatever model is loaded.
+inline constexpr const char* kClosingTokensMeta = "template_closing_tokens";
+// meta(kClosingTokensMeta) when a recorder wrote a count, else `otherwise`.
+int recorded_closing_tokens(const std::map<std::string, std::string>& meta, int otherwise);
 
 // `tree` as a snapshot (nodes sorted by id, nodes[0] the root).
 MissExplanation explain_miss(const CacheSnapshot& tree, const std::vector<int32_t>& prompt,

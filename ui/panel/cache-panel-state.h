@@ -243,6 +243,7 @@ struct CachePanelState {
   void draw_header(double now);
   void draw_memory_bar();
   void draw_stats_line();
+  std::string tree_counts() const;  // "3 nodes · 1 eviction · 0 splits"
   void draw_canvas(double now);
   void draw_banner();
   void draw_node_tab(double now);
@@ -252,7 +253,10 @@ struct CachePanelState {
   void draw_cache_tab(double now);
   // panel-chrome.cpp
   void handle_text_scale_keys();
-  void draw_text_scale_buttons();
+  void draw_text_scale_buttons();  // A- and A+, on the current line
+  float text_scale_buttons_w() const;
+  // Set by draw_header: the panel is too narrow for the actions' full names.
+  bool narrow_toolbar = false;
   void draw_off_notice();
   void draw_split_handle(float total_h);
   void ask_conversations(NodeId id);
@@ -269,6 +273,7 @@ struct CachePanelState {
   void draw_recording_status();
   void draw_timeline_section(double now);
   void draw_request_tab(double now);
+  void draw_find_row(double now);
   void draw_advisor_tab(double now);
   void replay_after_sync();
   bool replay_select_located_ = false;

@@ -47,9 +47,11 @@ void CachePanelState::handle_text_scale_keys() {
     set_text_scale(1.0f);
 }
 
+float CachePanelState::text_scale_buttons_w() const {
+  return panel::button_w("A-") + ImGui::GetStyle().ItemSpacing.x + panel::button_w("A+");
+}
+
 void CachePanelState::draw_text_scale_buttons() {
-  const float w = panel::button_w("A-") + ImGui::GetStyle().ItemSpacing.x + panel::button_w("A+");
-  panel::flow(w);
   ImGui::BeginDisabled(text_scale <= kMinTextScale);
   if (ImGui::Button("A-")) set_text_scale(text_scale / kTextScaleStep);
   ImGui::EndDisabled();

@@ -52,26 +52,46 @@ void CachePanelState::draw_header(double now) {
             ? feed_->describe()
             : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
                   std::to_string(model.total_pages() * model.page_size()) + "-token pool";
+    // One row: the title, what is shown (cut to fit, whole in a tooltip) and
+    // the text size at the right end, so the tree keeps the panel's height.
+    const ImGuiStyle& style = ImGui::GetStyle();
+    const float scale_w = text_scale_buttons_w();
+    ImGui::AlignTextToFramePadding();
     ImGui::TextUnformatted("KV cache");
-    flow(ImGui::CalcTextSize(about.c_str()).x);
-    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-    ImGui::TextWrapped("%s", about.c_str());
+    ImGui::SameLine();
+    const float about_room = ImGui::GetContentRegionAvail().x - scale_w - 2 * style.ItemSpacing.x;
+    const std::string shown =
+        panel::fit_text(ImGui::GetFont(), ImGui::GetFontSize(), panel::one_line(about, 400),
+                        std::max(about_room, 0.0f));
+    ImGui::PushStyleColor(ImGuiCol_Text, style.Colors[ImGuiCol_TextDisabled]);
+    ImGui::TextUnformatted(about_room > ImGui::GetFontSize() ? shown.c_str() : "");
     ImGui::PopStyleColor();
+    if (shown != about && ImGui::IsItemHovered()) panel::tooltip("%s", about.c_str());
+    ImGui::SameLine(
+        std::max(ImGui::GetWindowContentRegionMax().x - scale_w, ImGui::GetCursorPosX()));
+    draw_text_scale_buttons();
   }
-  if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
-  if (ImGui::IsItemHovered())
-    panel::tooltip(paused
-                       ? "Apply every queued event and follow the cache live again"
-                       : "Freeze the tree; new events queue up and Step applies them one by one");
-  char step_label[48];
-  std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
-                panel::thousands(int64_t(pending.size())).c_str());
-  flow(button_w(step_label));
-  ImGui::BeginDisabled(!paused || remote_shown());
-  if (ImGui::Button(step_label)) step_one(now);
-  ImGui::EndDisabled();
-  if (remote_shown() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-    panel::tooltip("Step is unavailable from a remote cache: it sends blocks, not node events");
+  // A narrow panel names its actions briefly (their tooltips say the rest):
+  // one row of them instead of two.
+  narrow_toolbar = ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 30;
+  // A recording has its own Play and steps on the timeline: Pause and Step
+  // show there only to leave a pause made before it opened.
+  if (!replay_shown() || paused) {
+    if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
+    if (ImGui::IsItemHovered())
+      panel::tooltip(paused ? "Apply every queued event and follow the cache live again"
+                            : "Freeze the tree; new events queue up and Step applies them one "
+                              "by one");
+    char step_label[48];
+    std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
+                  panel::thousands(int64_t(pending.size())).c_str());
+    flow(button_w(step_label));
+    ImGui::BeginDisabled(!paused || remote_shown());
+    if (ImGui::Button(step_label)) step_one(now);
+    ImGui::EndDisabled();
+    if (remote_shown() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+      panel::tooltip("Step is unavailable from a remote cache: it sends blocks, not node events");
+  }
   flow(button_w("Fit"));
   if (ImGui::Button("Fit")) view.request_fit();
   flow(check_w("Follow"));
@@ -83,14 +103,16 @@ void CachePanelState::draw_header(double now) {
   if (ImGui::IsItemHovered())
     panel::tooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
                    lod.max_visible);
-  remote.draw();
+  // Attach and Record wait until the recording is closed.
+  if (!replay_shown()) remote.draw(narrow_toolbar);
   draw_recording_buttons(now);
-  draw_text_scale_buttons();
   draw_recording_status();
 }
 
 // One bar split by page state, with the byte counts in a tooltip.
 void CachePanelState::draw_memory_bar() {
+  // A recording's timeline plots the cached tokens at every moment.
+  if (replay_shown()) return;
   if (remote_shown()) {
     // A remote server sends blocks, not its pool size or locks.
     panel::flow_text((panel::plural(cache_stats.total_pages, "block") + " (" +
@@ -166,6 +188,12 @@ void CachePanelState::draw_memory_bar() {
   }
 }
 
+std::string CachePanelState::tree_counts() const {
+  return panel::plural(int64_t(model.size()) - 1, "node") + " \xC2\xB7 " +
+         panel::plural(int64_t(cache_stats.evictions), "eviction") + " \xC2\xB7 " +
+         panel::plural(int64_t(cache_stats.splits), "split");
+}
+
 // Hit rate, mean match, TTFT and the tree counts, wrapping in a narrow panel.
 void CachePanelState::draw_stats_line() {
   const CacheStats& cs = cache_stats;
@@ -177,14 +205,13 @@ void CachePanelState::draw_stats_line() {
     panel::flow_text(line.c_str(), true);
     return;
   }
+  // A recording's timeline says all of it at the cursor (tree_counts()).
+  if (replay_shown()) return;
   char buf[4][96];
   std::snprintf(buf[0], sizeof buf[0], "hit rate %.1f%%", 100.0 * cs.hit_rate());
   std::snprintf(buf[1], sizeof buf[1], "mean match %.0f tok", cs.mean_match_tokens());
   std::snprintf(buf[2], sizeof buf[2], "TTFT %.0f ms", requests.ttft_ms_mean);
-  std::snprintf(buf[3], sizeof buf[3], "%s \xC2\xB7 %s \xC2\xB7 %s",
-                panel::plural(int64_t(model.size()) - 1, "node").c_str(),
-                panel::plural(int64_t(cs.evictions), "eviction").c_str(),
-                panel::plural(int64_t(cs.splits), "split").c_str());
+  std::snprintf(buf[3], sizeof buf[3], "%s", tree_counts().c_str());
   ImGui::TextUnformatted(buf[0]);
   flow(ImGui::CalcTextSize(buf[1]).x, 14);
   ImGui::TextUnformatted(buf[1]);
@@ -216,12 +243,17 @@ void CachePanelState::draw_canvas(double now) {
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
   // The tabs get their share (the Events log needs lines); the tree keeps
-  // at least half the room, and never less than the zoom line, a row of
-  // boxes at a readable zoom and two rows of legend, which grow with the
-  // text scale. A short panel's tabs give way.
+  // at least half the panel's height (and half the room), and never less
+  // than the zoom line, a row of boxes at a readable zoom and two rows of
+  // legend, which grow with the text scale. The tabs give way down to their
+  // strip and two lines; the header above is kept short enough for that.
   const float fs = ImGui::GetFontSize();
+  const float tabs_least =
+      ImGui::GetFrameHeightWithSpacing() + 2 * ImGui::GetTextLineHeightWithSpacing() + 2 * spacing;
   const float min_canvas =
-      std::max({80.0f, room * 0.5f, 28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40});
+      std::min(std::max({80.0f, room * 0.5f, ImGui::GetIO().DisplaySize.y * 0.5f,
+                         28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40}),
+               std::max(room - tabs_least, room * 0.5f));
   const float hi = std::max(room - min_canvas, 0.0f);
   const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);

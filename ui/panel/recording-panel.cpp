@@ -49,7 +49,7 @@ CacheSnapshot CachePanelState::shown_tree() const {
 
 // Header: Record / Stop, Open recording / Close, Export.
 void CachePanelState::draw_recording_buttons(double now) {
-  if (replay.starter && replay.pick_file) {
+  if (replay.starter && replay.pick_file && !replay_shown()) {
     if (replay.recording()) {
       flow(button_w("Stop recording"));
       ImGui::PushStyleColor(ImGuiCol_Text, kRec);
@@ -68,18 +68,22 @@ void CachePanelState::draw_recording_buttons(double now) {
   }
   if (replay.opener && replay.pick_file) {
     if (replay.shown()) {
-      flow(button_w("Close recording"));
-      if (ImGui::Button("Close recording")) replay.close();
+      const char* label = narrow_toolbar ? "Close###close" : "Close recording###close";
+      flow(button_w(label));
+      if (ImGui::Button(label)) replay.close();
+      if (ImGui::IsItemHovered()) panel::tooltip("Close the recording: back to your own tree");
     } else {
-      flow(button_w("Open recording..."));
+      const char* label = narrow_toolbar ? "Open...###open" : "Open recording...###open";
+      flow(button_w(label));
       const bool busy = replay.recording() || lesson_shown() || remote_shown();
       ImGui::BeginDisabled(busy);
-      if (ImGui::Button("Open recording...")) replay.pick_file(false);
+      if (ImGui::Button(label)) replay.pick_file(false);
       ImGui::EndDisabled();
       if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
-        panel::tooltip(busy ? "Stop recording, and leave the lesson or the remote cache, first"
-                            : "Scrub a recording (radixchat-cli bench/serve --record, or Record "
-                              "here)");
+        panel::tooltip(busy ? "Open a recording: stop recording, and leave the lesson or the "
+                              "remote cache, first"
+                            : "Open a recording to scrub (radixchat-cli bench/serve --record, or "
+                              "Record here)");
     }
   }
   if (replay.export_tree && feed_) {
@@ -108,7 +112,7 @@ void CachePanelState::draw_recording_status() {
   }
 }
 
-// Transport controls, the search field, the timeline and the slider.
+// Transport controls, the timeline, the slider and the play speed.
 void CachePanelState::draw_timeline_section(double now) {
   panel::RecordingSource* src = replay.source();
   if (!src) return;
@@ -135,11 +139,32 @@ void CachePanelState::draw_timeline_section(double now) {
   if (ImGui::IsItemHovered()) panel::tooltip("On to the next request");
   ImGui::SameLine();
   if (ImGui::Button(">|")) replay.seek(end);
+
+  const float w = ImGui::GetContentRegionAvail().x;
+  // A short panel (a laptop's screen) gives the tree below the room.
+  const float plot_h =
+      ImGui::GetFontSize() * (ImGui::GetContentRegionAvail().y < 600 ? 3.5f : 5.5f);
+  const panel::TimelineAction act =
+      panel::draw_timeline(*src, at, replay.selected_request, ImVec2(w, plot_h), tree_counts());
+  if (act.request >= 0)
+    replay_jump(size_t(act.request), now);
+  else if (act.seek)
+    replay.seek(act.seq);
+
+  // The slider says where the cursor is and shares its row with the speed
+  // (the search is on the Request tab): the tree keeps half the panel.
   static constexpr double kSpeeds[] = {10, 50, 200, 1000, 5000, 20000};
   char speed[32];
   std::snprintf(speed, sizeof speed, "%.0f ev/s", replay.speed);
-  flow(panel::fit_width(ImGui::GetFontSize() * 6));
-  ImGui::SetNextItemWidth(panel::fit_width(ImGui::GetFontSize() * 6));
+  const float speed_w = ImGui::GetFontSize() * 6;
+  uint64_t slider = at;
+  ImGui::SetNextItemWidth(std::max(w - speed_w - ImGui::GetStyle().ItemSpacing.x, speed_w));
+  // The format is printf's: the total goes in as text (digits and commas).
+  const std::string where = "event %llu of " + panel::thousands(int64_t(end));
+  if (ImGui::SliderScalar("##scrub", ImGuiDataType_U64, &slider, &first, &end, where.c_str()))
+    replay.seek(slider);
+  flow(speed_w);
+  ImGui::SetNextItemWidth(panel::fit_width(speed_w));
   if (ImGui::BeginCombo("##speed", speed)) {
     for (double s : kSpeeds) {
       std::snprintf(speed, sizeof speed, "%.0f ev/s", s);
@@ -148,37 +173,6 @@ void CachePanelState::draw_timeline_section(double now) {
     ImGui::EndCombo();
   }
   if (ImGui::IsItemHovered()) panel::tooltip("Play speed, in events per second");
-  char where[96];
-  std::snprintf(where, sizeof where, "event %s of %s", panel::thousands(int64_t(at)).c_str(),
-                panel::thousands(int64_t(end)).c_str());
-  flow(ImGui::CalcTextSize(where).x);
-  ImGui::TextUnformatted(where);
-
-  ImGui::SetNextItemWidth(panel::fit_width(ImGui::GetFontSize() * 12, "##find"));
-  const bool enter =
-      ImGui::InputTextWithHint("##find", "text in a node or prompt", find_buf_, sizeof find_buf_,
-                               ImGuiInputTextFlags_EnterReturnsTrue);
-  flow(button_w("Find"));
-  if ((ImGui::Button("Find") || enter) && find_buf_[0]) replay_find(find_buf_, now);
-  if (!find_result.empty()) {
-    flow(ImGui::CalcTextSize(find_result.c_str()).x);
-    panel::flow_text(find_result.c_str(), true);
-  }
-
-  const float w = ImGui::GetContentRegionAvail().x;
-  // A short panel (a laptop's screen) gives the tree below the room.
-  const float plot_h =
-      ImGui::GetFontSize() * (ImGui::GetContentRegionAvail().y < 600 ? 3.5f : 5.5f);
-  const panel::TimelineAction act =
-      panel::draw_timeline(*src, at, replay.selected_request, ImVec2(w, plot_h));
-  if (act.request >= 0)
-    replay_jump(size_t(act.request), now);
-  else if (act.seek)
-    replay.seek(act.seq);
-  uint64_t slider = at;
-  ImGui::SetNextItemWidth(w);
-  if (ImGui::SliderScalar("##scrub", ImGuiDataType_U64, &slider, &first, &end, "event %llu"))
-    replay.seek(slider);
   if (!replay.cursor().error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, kWarn);
     ImGui::TextWrapped("No tree at this moment: %s", replay.cursor().error.c_str());
@@ -258,10 +252,27 @@ void CachePanelState::replay_after_sync() {
   view.follow = false;
 }
 
-// The requests, and why the selected one matched less than its prompt.
+// The search over the shown tree's nodes and the recording's prompts.
+void CachePanelState::draw_find_row(double now) {
+  const float find_w = ImGui::GetFontSize() * 12;
+  ImGui::SetNextItemWidth(
+      std::max(std::min(find_w, ImGui::GetContentRegionAvail().x - button_w("Find") -
+                                    ImGui::GetStyle().ItemSpacing.x),
+               60.0f));
+  const bool enter =
+      ImGui::InputTextWithHint("##find", "text in a node or prompt", find_buf_, sizeof find_buf_,
+                               ImGuiInputTextFlags_EnterReturnsTrue);
+  flow(button_w("Find"));
+  if ((ImGui::Button("Find") || enter) && find_buf_[0]) replay_find(find_buf_, now);
+  if (!find_result.empty()) panel::flow_text(find_result.c_str(), true);
+}
+
+// The search, the requests, and why the selected one matched less than its
+// prompt.
 void CachePanelState::draw_request_tab(double now) {
   panel::RecordingSource* src = replay.source();
   if (!src) return;
+  draw_find_row(now);
   const auto& reqs = src->requests();
   // A few rows: the explanation below is what the tab is for.
   const float fs = ImGui::GetFontSize();

@@ -50,7 +50,8 @@ const TimelineSample* sample_at(const std::vector<TimelineSample>& s, uint64_t s
 
 }  // namespace
 
-TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected, ImVec2 size) {
+TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected, ImVec2 size,
+                             const std::string& note) {
   TimelineAction act;
   const uint64_t first = src.first_seq(), end = std::max(src.end_seq(), first + 1);
   const float fs = ImGui::GetFontSize();
@@ -74,6 +75,13 @@ TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected
   char buf[96];
   std::snprintf(buf, sizeof buf, "hit rate %.0f%%", at ? 100.0 * at->hit_rate : 0.0);
   dl->AddText(ImVec2(x0 + 4, a0.y + 1), Palette::text_dim, buf);
+  if (!note.empty()) {
+    const float room = w - ImGui::CalcTextSize(buf).x - 4 * 4;
+    const std::string cut = fit_text(ImGui::GetFont(), fs, note, room);
+    if (room > fs * 3)
+      dl->AddText(ImVec2(x0 + w - 4 - ImGui::CalcTextSize(cut.c_str()).x, a0.y + 1),
+                  Palette::text_dim, cut.c_str());
+  }
   std::snprintf(buf, sizeof buf, "cached %s of %s tokens",
                 thousands(at ? at->cached_tokens : 0).c_str(), thousands(top_tokens).c_str());
   dl->AddText(ImVec2(x0 + 4, b0.y + 1), Palette::text_dim, buf);

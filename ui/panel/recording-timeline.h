@@ -9,6 +9,7 @@
 #include <imgui.h>
 
 #include <cstdint>
+#include <string>
 
 #include "panel/recording-access.h"
 
@@ -20,7 +21,10 @@ struct TimelineAction {
   int request = -1;  // a request marker was clicked (index into requests())
 };
 
-TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected, ImVec2 size);
+// `note`: a line drawn at the right end of the hit-rate plot (the shown
+// tree's counts), cut to the room beside that plot's own label.
+TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected, ImVec2 size,
+                             const std::string& note = {});
 
 // x of `seq` on an axis from x0 to x0 + w covering [first, end].
 float timeline_x(uint64_t seq, uint64_t first, uint64_t end, float x0, float w);

@@ -32,20 +32,33 @@ void RemoteAttach::detach() {
   if (install) install(nullptr);
 }
 
-void RemoteAttach::draw() {
+void RemoteAttach::draw(bool brief) {
   if (!connector) return;
-  flow(button_w(attached_ ? "Detach" : "Attach to a cache..."));
+  const char* label = brief ? "Attach...###attach" : "Attach to a cache...###attach";
+  flow(button_w(attached_ ? "Detach" : label));
   if (attached_) {
     if (ImGui::Button("Detach")) detach();
     if (ImGui::IsItemHovered()) tooltip("Back to this app's own engine");
     return;
   }
-  if (ImGui::Button("Attach to a cache...")) ImGui::OpenPopup("attach-cache");
+  if (ImGui::Button(label)) ImGui::OpenPopup("attach-cache");
+  button_min = ImGui::GetItemRectMin();
+  button_max = ImGui::GetItemRectMax();
   if (ImGui::IsItemHovered())
     tooltip(
-        "Watch a vLLM / SGLang / Dynamo server's prefix cache (KV events) or a RadixChat "
-        "server's");
+        "Attach to a cache: watch a vLLM / SGLang / Dynamo server's prefix cache (KV events) "
+        "or a RadixChat server's");
+  popup_shown = false;
+  popup_texts.clear();
   if (!ImGui::BeginPopup("attach-cache")) return;
+  popup_shown = true;
+  popup_min = ImGui::GetWindowPos();
+  popup_max =
+      ImVec2(popup_min.x + ImGui::GetWindowSize().x, popup_min.y + ImGui::GetWindowSize().y);
+  auto drawn = [&](const char* text) {
+    popup_texts.push_back(
+        {text, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(), ImGui::CalcTextSize(text).x});
+  };
   ImGui::RadioButton("KV events (vLLM, SGLang, Dynamo)", &kind_, 0);
   ImGui::RadioButton("RadixChat server", &kind_, 1);
   // Labels above their fields, and the popup no wider than the panel: a
@@ -55,6 +68,7 @@ void RemoteAttach::draw() {
       std::max(120.0f, std::min(ImGui::GetFontSize() * 22, ImGui::GetIO().DisplaySize.x - 4 * pad));
   auto field = [&](const char* label, char* buf, size_t n, ImGuiInputTextFlags flags = 0) {
     ImGui::TextUnformatted(label);
+    drawn(label);
     ImGui::SetNextItemWidth(w);
     ImGui::PushID(label);
     ImGui::InputText("##field", buf, n, flags);
@@ -76,19 +90,25 @@ void RemoteAttach::draw() {
   field("vocabulary GGUF (optional)", vocab_, sizeof vocab_);
   // The note of the mode chosen, and the error, wrap at the fields' width.
   ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + w);
+  const char* note = kind_ == 0 ? "Without a CURVE key, ZeroMQ has no authentication: "
+                                  "loopback or a private network only."
+                                : "The server's API key protects its cache; over plain "
+                                  "http it crosses the network readable.";
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
-  ImGui::TextWrapped("%s", kind_ == 0 ? "Without a CURVE key, ZeroMQ has no authentication: "
-                                        "loopback or a private network only."
-                                      : "The server's API key protects its cache; over plain "
-                                        "http it crosses the network readable.");
+  ImGui::TextWrapped("%s", note);
+  drawn(note);
   ImGui::PopStyleColor();
   if (!error_.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1, 0.45f, 0.4f, 1));
     ImGui::TextWrapped("%s", error_.c_str());
+    drawn(error_.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::PopTextWrapPos();
-  if (ImGui::Button("Attach")) {
+  const bool submit = ImGui::Button("Attach");
+  submit_min = ImGui::GetItemRectMin();
+  submit_max = ImGui::GetItemRectMax();
+  if (submit) {
     AttachRequest r;
     r.kind = kind_ == 0 ? AttachRequest::Kind::kv_events : AttachRequest::Kind::radixchat;
     r.endpoint = endpoint_;

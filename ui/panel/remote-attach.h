@@ -4,9 +4,12 @@
 // one the control is hidden. Pure ImGui + logic, GUI thread only.
 #pragma once
 
+#include <imgui.h>
+
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "panel/remote-feed.h"
 #include "radixchat/status.h"
@@ -21,10 +24,10 @@ struct AttachRequest {
   // the same order ("" for none).
   std::string endpoint;
   std::string replay;
-  std::string topic;     // kv_events: prefix filter, "" for all
-  std::string url;       // radixchat: http://HOST:PORT
-  std::string api_key;   // radixchat
-  std::string vocab;     // any GGUF for token text; "" shows ids
+  std::string topic;    // kv_events: prefix filter, "" for all
+  std::string url;      // radixchat: http://HOST:PORT
+  std::string api_key;  // radixchat
+  std::string vocab;    // any GGUF for token text; "" shows ids
   // kv_events: the publisher's CURVE public key (40 Z85 characters) or a
   // file holding it (serve --kv-events-curve-secret); "" for plain ZeroMQ.
   std::string curve_server_key;
@@ -45,8 +48,23 @@ class RemoteAttach {
   std::string attach(const AttachRequest& r);
   void detach();
 
-  // The header's button and its popup.
-  void draw();
+  // The header's button and its popup; `brief`: the button reads "Attach..."
+  // (a narrow panel), its tooltip the rest.
+  void draw(bool brief = false);
+
+  // Where the latest frame drew the button and the popup, in display
+  // pixels (tests assert the popup's labels and messages lie inside it,
+  // whole). `popup_texts`: each field's label, the mode's note and the error.
+  struct Drawn {
+    std::string text;
+    ImVec2 min{0, 0}, max{0, 0};
+    float text_w = 0;  // the text's width on one line
+  };
+  ImVec2 button_min{0, 0}, button_max{0, 0};
+  bool popup_shown = false;
+  ImVec2 popup_min{0, 0}, popup_max{0, 0};
+  ImVec2 submit_min{0, 0}, submit_max{0, 0};  // the popup's Attach button
+  std::vector<Drawn> popup_texts;
 
  private:
   bool attached_ = false;

@@ -19,6 +19,7 @@
 #include "panel/cache-panel-state.h"
 #include "recording-source.h"
 #include "recording/cache-report.h"
+#include "recording/miss-analysis.h"
 #include "recording/recorder.h"
 #include "recording/recording-reader.h"
 #include "recording/replay-tree.h"
@@ -446,6 +447,13 @@ TEST(RecordingPanelRecord, RecordStopWritesWhatTheEngineDid) {
 
   auto src = gui::make_recording_opener()(path);
   ASSERT_TRUE(src.ok()) << src.status().message();
+  {
+    // The template's closing length, for "agree again" when it is replayed.
+    auto rec = recording::Recording::open(path);
+    ASSERT_TRUE(rec.ok());
+    EXPECT_EQ(recording::recorded_closing_tokens((*rec)->summary().meta, -1),
+              recording::template_closing_tokens(engine));
+  }
   auto t = (*src)->tree_at((*src)->end_seq());
   ASSERT_TRUE(t.ok()) << t.status().message();
   expect_same_nodes(end, t.value(), "the end of the recording");
@@ -479,6 +487,108 @@ TEST(RecordingPanelRecord, SizeCapStopsWithAMessage) {
   EXPECT_NE(st.replay.record_status().find("size cap"), std::string::npos);
   auto src = gui::make_recording_opener()(path);
   ASSERT_TRUE(src.ok()) << "a capped recording still opens: " << src.status().message();
+  fs::remove(path);
+}
+
+// Two chats with one system prompt and unrelated questions: after the
+// question only the template's closing tokens (end of turn, the
+// assistant's header) agree. The Request tab and cache-report must not call
+// that "agreeing again" when the recording says the closing's length (as
+// the app, bench and serve write it), nor when the loaded model made the
+// recording and its template says it; without either they cannot tell.
+std::string record_two_chats(const std::string& name, const std::string& closing_meta) {
+  const std::string path = temp_path(name);
+  recording::RecorderOptions opt;
+  opt.source = "test";
+  auto rec = recording::Recorder::create(path, opt);
+  EXPECT_TRUE(rec.ok()) << rec.status().message();
+  if (!rec.ok()) return path;
+  (*rec)->set_meta("model", "chat-model");
+  if (!closing_meta.empty()) (*rec)->set_meta(recording::kClosingTokensMeta, closing_meta);
+  Workload w(3, 400);
+  (*rec)->snapshot(w.cache().snapshot());
+  auto chat = [](Token first, int n) {
+    std::vector<Token> p;
+    for (int i = 0; i < 20; ++i) p.push_back(Token(1000 + i));  // system prompt
+    for (int i = 0; i < n; ++i) p.push_back(Token(first + i));  // the question
+    for (int i = 0; i < 5; ++i) p.push_back(Token(90 + i));     // the closing
+    return p;
+  };
+  const std::vector<Token> prompts[] = {chat(300, 9), chat(600, 12)};
+  for (uint64_t id = 1; id <= 2; ++id) {
+    const std::vector<Token>& p = prompts[id - 1];
+    (*rec)->request_arrived(id, std::vector<int32_t>(p.begin(), p.end()));
+    RequestMetrics m;
+    m.prompt_tokens = int(p.size());
+    m.cached_tokens = int(w.request(p));
+    m.output_tokens = 1;
+    (*rec)->events(w.drain());
+    (*rec)->request_finished(id, m, FinishReason::stop, {7});
+  }
+  EXPECT_TRUE((*rec)->close().ok());
+  return path;
+}
+
+// Request 2's explanation from the Request tab's source and from cache-report.
+void explain_second(const std::string& path, const std::function<gui::LoadedModel()>& current,
+                    panel::MissView* tab, recording::MissExplanation* report) {
+  auto src = gui::make_recording_opener(current)(path);
+  ASSERT_TRUE(src.ok()) << src.status().message();
+  const auto& reqs = (*src)->requests();
+  ASSERT_EQ(reqs.size(), 2u);
+  ASSERT_EQ(reqs[1].id, 2u);
+  *tab = (*src)->explain(1);
+  ASSERT_TRUE(tab->ok) << tab->error;
+  auto rec = recording::Recording::open(path);
+  ASSERT_TRUE(rec.ok());
+  auto rep = recording::make_cache_report(**rec);
+  ASSERT_TRUE(rep.ok()) << rep.status().message();
+  auto second = std::find_if(rep->misses.begin(), rep->misses.end(),
+                             [](const recording::RequestMiss& m) { return m.id == 2; });
+  ASSERT_NE(second, rep->misses.end());
+  *report = second->why;
+}
+
+TEST(RecordingPanelMiss, OnlyTheTemplatesClosingAgreeingIsNotAgreeingAgain) {
+  panel::MissView tab;
+  recording::MissExplanation report;
+  {
+    SCOPED_TRACE("the recording says the closing's length");
+    const std::string path = record_two_chats("closing-meta.rcrec", "5");
+    explain_second(path, {}, &tab, &report);
+    EXPECT_EQ(tab.divergence, 20);
+    EXPECT_FALSE(tab.realigned) << "then " << tab.run_after << " tokens agree again";
+    EXPECT_EQ(tab.would_reuse, 20);
+    EXPECT_EQ(report.divergence, 20);
+    EXPECT_FALSE(report.realigned) << "then " << report.run_after << " tokens agree again";
+    EXPECT_EQ(report.would_reuse, 20);
+    fs::remove(path);
+  }
+  const std::string path = record_two_chats("closing-none.rcrec", "");
+  {
+    SCOPED_TRACE("the loaded model made the recording");
+    explain_second(
+        path,
+        [] {
+          return gui::LoadedModel{"chat-model", "", 5};
+        },
+        &tab, &report);
+    EXPECT_FALSE(tab.realigned) << "then " << tab.run_after << " tokens agree again";
+    EXPECT_EQ(tab.would_reuse, 20);
+  }
+  {
+    SCOPED_TRACE("another model is loaded: the closing is unknown");
+    explain_second(
+        path,
+        [] {
+          return gui::LoadedModel{"other-model", "", 5};
+        },
+        &tab, &report);
+    EXPECT_TRUE(tab.realigned);
+    EXPECT_EQ(tab.run_after, 5);
+    EXPECT_TRUE(report.realigned);
+    EXPECT_EQ(report.run_after, 5);
+  }
   fs::remove(path);
 }
 

@@ -7,8 +7,9 @@
 // alone. ScreenFit runs on screens of 1024x700, 1366x768 and 1920x1080
 // (tests/ui/panel/CMakeLists.txt): the window opens inside the screen, and
 // in chat, lesson, recording and attach mode the composer, Send, every tab's whole label, Next
-// step and the tree area lie inside it. Screenshots land next to the test
-// binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
+// step and the tree area lie inside it, the tree taking at least half the
+// panel's height; the Attach popup's labels and messages lie whole inside
+// it. Screenshots land next to the test binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -19,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
+#include <cstdio>
 #include <filesystem>
 
 #include "app-style.h"
@@ -256,7 +258,7 @@ class ScreenFit : public WindowFit {
 
   // Chat widgets, the tabs and the tree area of the panel, in the mode on
   // screen now; a screenshot named after the screen and `mode`.
-  void expect_all_inside(const std::string& mode, float min_tree = 200) {
+  void expect_all_inside(const std::string& mode) {
     SCOPED_TRACE(mode);
     rc::ui::Composer* composer = window_->composer();
     expect_inside(composer, "composer");
@@ -292,12 +294,15 @@ class ScreenFit : public WindowFit {
       EXPECT_LE(t.max.x, float(gl->width()) + 0.5f) << t.label;
       EXPECT_LE(t.max.y, float(gl->height()) + 0.5f) << t.label;
     }
-    // The tree gets at least half of what the tabs and it share.
+    // The tree gets at least half of the panel's height, and the tabs keep
+    // their strip and two lines below it.
     const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
-    const float below = float(gl->height()) - c1.y;
-    // (below: the tabs, their strip and the split handle.)
-    EXPECT_GE(c1.y - c0.y, below - 16) << "tree " << c1.y - c0.y << " px, tabs " << below << " px";
-    EXPECT_GE(c1.y - c0.y, min_tree);
+    const float tree = c1.y - c0.y, below = float(gl->height()) - c1.y;
+    std::printf("%s at %dx%d: panel %d px, header %.0f px, tree %.0f px, tabs %.0f px\n",
+                mode.c_str(), window_->width(), window_->height(), gl->height(), c0.y, tree, below);
+    EXPECT_GE(tree, 0.5f * float(gl->height()))
+        << "tree " << tree << " px of a " << gl->height() << " px panel";
+    EXPECT_GE(below, 3 * ImGui::GetTextLineHeightWithSpacing()) << "tabs " << below << " px";
     EXPECT_LE(c1.y, float(gl->height()) + 0.5f);
     EXPECT_TRUE(st.last_fit.fits()) << st.last_fit.overflow;
     const QSize screen = window_->screen()->geometry().size();
@@ -357,8 +362,7 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   st.select_tab = "Request";
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
   EXPECT_EQ(st.tab_boxes.size() + st.hidden_tabs.size(), 7u);
-  // The recording's timeline takes its share above the tree.
-  expect_all_inside("recording", 120);
+  expect_all_inside("recording");
   st.replay.close();
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return paint_frames(panel_->glWidget(), 1) && !st.replay_shown(); }, 10000));
@@ -368,6 +372,67 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
   ASSERT_TRUE(st.remote_shown());
   expect_all_inside("attach");
+}
+
+// The Attach popup, opened and submitted with the mouse as a user does, on
+// an endpoint that fails with a long error: every field label, the mode's
+// note and the error lie whole inside the popup (wrapped, not cut), and the
+// popup inside the panel.
+TEST_F(ScreenFit, AttachPopupLabelsAndErrorFitInside) {
+  const std::string error =
+      "cannot connect to KV-events endpoint 'tcp://127.0.0.1:1,tcp://127.0.0.1:2': "
+      "Connection refused by the publisher at the other end of this rather long address";
+  panel_->setRemoteConnector([error](const rc::ui::panel::AttachRequest&)
+                                 -> rc::Result<std::unique_ptr<rc::ui::panel::RemoteBlockSource>> {
+    return rc::Status(rc::StatusCode::invalid_argument, error);
+  });
+  rc::ui::CachePanelGl* gl = panel_->glWidget();
+  rc::ui::panel::RemoteAttach& remote = panel_->state()->remote;
+  auto click = [&](ImVec2 min, ImVec2 max) {
+    const QPoint at(int((min.x + max.x) / 2), int((min.y + max.y) / 2));
+    QTest::mouseMove(gl, at);
+    ASSERT_TRUE(paint_frames(gl, 2));
+    QTest::mousePress(gl, Qt::LeftButton, {}, at);
+    ASSERT_TRUE(paint_frames(gl, 2));
+    QTest::mouseRelease(gl, Qt::LeftButton, {}, at);
+    ASSERT_TRUE(paint_frames(gl, 4));
+  };
+  auto expect_popup_fits = [&](const char* when) {
+    SCOPED_TRACE(when);
+    ASSERT_TRUE(remote.popup_shown);
+    const float right = float(gl->width()) + 0.5f, bottom = float(gl->height()) + 0.5f;
+    EXPECT_GE(remote.popup_min.x, -0.5f);
+    EXPECT_GE(remote.popup_min.y, -0.5f);
+    EXPECT_LE(remote.popup_max.x, right) << "popup ends past the panel";
+    EXPECT_LE(remote.popup_max.y, bottom) << "popup ends below the panel";
+    ASSERT_GE(remote.popup_texts.size(), 5u);
+    for (const auto& t : remote.popup_texts) {
+      EXPECT_GE(t.min.x, remote.popup_min.x - 0.5f) << t.text;
+      EXPECT_LE(t.max.x, remote.popup_max.x + 0.5f) << "'" << t.text << "' is cut";
+      EXPECT_LE(t.max.y, remote.popup_max.y + 0.5f) << "'" << t.text << "' is below the popup";
+      // A label is read on one line; a message longer than the popup wraps.
+      if (t.text_w <= t.max.x - t.min.x + 0.5f) continue;
+      EXPECT_GT(t.max.y - t.min.y, 1.5f * ImGui::GetTextLineHeight())
+          << "'" << t.text << "' neither fits nor wraps";
+    }
+    EXPECT_TRUE(panel_->state()->last_fit.fits()) << panel_->state()->last_fit.overflow;
+  };
+  ASSERT_TRUE(paint_frames(gl, 3));
+  ASSERT_GT(remote.button_max.x, remote.button_min.x);
+  click(remote.button_min, remote.button_max);
+  expect_popup_fits("opened");
+  bool labelled = false;
+  for (const auto& t : remote.popup_texts) labelled = labelled || t.text == "endpoint";
+  EXPECT_TRUE(labelled);
+  click(remote.submit_min, remote.submit_max);
+  expect_popup_fits("after a failed attach");
+  bool shown = false;
+  for (const auto& t : remote.popup_texts) shown = shown || t.text == error;
+  EXPECT_TRUE(shown) << "the error is not in the popup";
+  EXPECT_FALSE(remote.attached());
+  const QSize screen = window_->screen()->geometry().size();
+  screenshot(
+      QStringLiteral("screen-fit-%1x%2-attach-popup.png").arg(screen.width()).arg(screen.height()));
 }
 
 }  // namespace
