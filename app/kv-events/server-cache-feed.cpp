@@ -62,7 +62,7 @@ std::optional<CacheEvent> parse_event(const json& j) {
   const std::string type = j.at("type").get<std::string>();
   CacheEvent e;
   bool known = false;
-  for (int k = 0; k <= static_cast<int>(CacheEventKind::unpin); ++k) {
+  for (int k = 0; k <= static_cast<int>(kLastCacheEventKind); ++k) {
     if (type == cache_event_kind_name(static_cast<CacheEventKind>(k))) {
       e.kind = static_cast<CacheEventKind>(k);
       known = true;

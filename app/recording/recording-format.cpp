@@ -174,7 +174,7 @@ Status create_schema(sqlite3* db) {
   if (s.ok()) {
     auto st = Stmt::prepare(db, "INSERT INTO event_kinds(kind, name) VALUES(?, ?)");
     if (!st.ok()) s = st.status();
-    for (int k = 0; s.ok() && k <= static_cast<int>(CacheEventKind::unpin); ++k) {
+    for (int k = 0; s.ok() && k <= static_cast<int>(kLastCacheEventKind); ++k) {
       st->reset();
       st->bind(1, k);
       st->bind(2, std::string_view(cache_event_kind_name(static_cast<CacheEventKind>(k))));

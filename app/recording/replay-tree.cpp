@@ -118,6 +118,10 @@ std::string ReplayTree::apply(const CacheEvent& e) {
       add_ref_to_root(e.node, pin, up ? 1 : -1);
       break;
     }
+    case CacheEventKind::demote:
+    case CacheEventKind::promote:  // tier notes: the node set does not change
+      if (!find(e.node)) return unknown(e.node);
+      break;
     case CacheEventKind::evict:
       if (e.node == kRootNode || !find(e.node)) return unknown(e.node);
       nodes_.erase(e.node);

@@ -49,6 +49,10 @@ const char* cache_event_kind_name(CacheEventKind kind) {
       return "pin";
     case CacheEventKind::unpin:
       return "unpin";
+    case CacheEventKind::demote:
+      return "demote";
+    case CacheEventKind::promote:
+      return "promote";
   }
   return "unknown";
 }

@@ -451,6 +451,18 @@ int64_t RadixCache::evict(int64_t n_tokens) {
     ++counters_.evictions;
     counters_.evicted_tokens += uint64_t(tokens);
     const NodeId parent = xn.parent;
+    if (tier_probe_ && config_.events) {
+      // The path's tokens, root first, for the probe's block keys.
+      size_t len = 0;
+      for (NodeId up = x; up != kRootNode; up = nodes_[up].parent) len += nodes_[up].tokens.size();
+      probe_path_.resize(len);
+      for (NodeId up = x; up != kRootNode; up = nodes_[up].parent) {
+        len -= nodes_[up].tokens.size();
+        std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(), probe_path_.begin() + long(len));
+      }
+      const int64_t held = tier_probe_(probe_path_, int64_t(probe_path_.size()) - tokens);
+      if (held > 0) emit(CacheEventKind::demote, x, parent, kNoNode, size_t(held), 0);
+    }
     emit(CacheEventKind::evict, x, parent, kNoNode, size_t(tokens), size_t(pages));
     unlink_child(x);
     delete_node(x);
@@ -464,6 +476,12 @@ int64_t RadixCache::evict(int64_t n_tokens) {
   }
   flush_events();
   return done;
+}
+
+void RadixCache::note_promoted(NodeHandle node, int64_t tokens) {
+  if (!valid(node) || tokens <= 0) return;
+  emit(CacheEventKind::promote, node.id, nodes_[node.id].parent, kNoNode, size_t(tokens), 0);
+  flush_events();
 }
 
 Status RadixCache::reset() {

@@ -51,6 +51,8 @@ class RadixCache : public KvCache {
   int64_t node_count() const override { return live_nodes_; }
   Status check_integrity() const override;
   CacheEventQueue& events() override { return events_.queue(); }
+  void set_tier_probe(TierProbe probe) override { tier_probe_ = std::move(probe); }
+  void note_promoted(NodeHandle node, int64_t tokens) override;
 
  private:
   struct Node {
@@ -107,6 +109,8 @@ class RadixCache : public KvCache {
   // of them is left mergeable.
   std::vector<NodeId> last_evict_parents_;
   EventSink events_;
+  TierProbe tier_probe_;
+  std::vector<Token> probe_path_;  // evict()'s scratch for tier_probe_
 };
 
 }  // namespace rc

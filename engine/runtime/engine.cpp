@@ -212,11 +212,29 @@ class EngineImpl final : public Engine {
     return published_;
   }
 
+  Status clear_tier_cache() override {
+    if (!tiers_) return Status();
+    auto done = std::make_shared<std::promise<void>>();
+    auto future = done->get_future();
+    post([this, done] {
+      tiers_->clear_local();
+      publish();
+      done->set_value();
+    });
+    future.wait();
+    return Status();
+  }
+
   CacheSnapshot cache_snapshot() const override {
-    if (std::this_thread::get_id() == thread_.get_id()) return cache_->snapshot();
+    auto take = [this] {
+      CacheSnapshot s = cache_->snapshot();
+      if (tiers_) runtime::mark_held_below(s, *tiers_);
+      return s;
+    };
+    if (std::this_thread::get_id() == thread_.get_id()) return take();
     auto promise = std::make_shared<std::promise<CacheSnapshot>>();
     auto future = promise->get_future();
-    post([this, promise] { promise->set_value(cache_->snapshot()); });
+    post([promise, take] { promise->set_value(take()); });
     return future.get();
   }
 
@@ -543,6 +561,9 @@ Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
         runtime::open_tiers(config, *e->model_, cache_choice->policy, *e->backend_, *e->pool_);
     if (!tiers.ok()) return tiers.status();
     e->tiers_ = std::move(tiers.value());
+    e->cache_->set_tier_probe([raw = e->tiers_.get()](std::span<const Token> path, int64_t from) {
+      return raw->held_tokens(path, from);
+    });
   }
   runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
                               config.max_queue_age_steps, config.speculate == "tree"};

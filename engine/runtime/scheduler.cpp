@@ -149,6 +149,7 @@ void Scheduler::promote(Request& r, std::span<const Token> key, MatchResult& m) 
   RC_ASSERT_MSG(ins.ok(), ins.status().message().c_str());
   RC_ASSERT(cache_.lock(ins->node).ok());
   RC_ASSERT(cache_.unlock(m.node).ok());
+  cache_.note_promoted(ins->node, loaded);
   m.tokens += loaded;
   m.pages = std::move(ins->pages);
   m.node = ins->node;

@@ -1,5 +1,7 @@
 #include "tier-setup.h"
 
+#include <unordered_map>
+
 #include "tiers/model-fingerprint.h"
 
 namespace rc::runtime {
@@ -36,6 +38,27 @@ Result<std::unique_ptr<tiers::KvTiers>> open_tiers(const EngineConfig& config,
       tiers::Keyspace::of(tiers::model_fingerprint(*model.file), pool.shape(), model.config.rope,
                           config.kv_block_tokens);
   return tiers::KvTiers::open(space, options, backend, pool);
+}
+
+void mark_held_below(CacheSnapshot& snapshot, const tiers::KvTiers& tiers) {
+  std::unordered_map<NodeId, size_t> index;
+  for (size_t i = 0; i < snapshot.nodes.size(); ++i) index[snapshot.nodes[i].id] = i;
+  snapshot.held_below.assign(snapshot.nodes.size(), 0);
+  std::vector<int32_t> path;
+  for (size_t i = 0; i < snapshot.nodes.size(); ++i) {
+    const CacheNodeInfo& node = snapshot.nodes[i];
+    if (node.id == kRootNode || node.tokens.empty()) continue;
+    // The path's tokens, root first: walk up to the root, then lay them out.
+    std::vector<const CacheNodeInfo*> chain;
+    for (NodeId up = node.id; up != kRootNode && index.count(up);
+         up = snapshot.nodes[index[up]].parent)
+      chain.push_back(&snapshot.nodes[index[up]]);
+    path.clear();
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+      path.insert(path.end(), (*it)->tokens.begin(), (*it)->tokens.end());
+    snapshot.held_below[i] = uint32_t(
+        tiers.held_tokens(path, int64_t(path.size()) - int64_t(node.tokens.size())));
+  }
 }
 
 }  // namespace rc::runtime

@@ -25,4 +25,7 @@ Result<std::unique_ptr<tiers::KvTiers>> open_tiers(const EngineConfig& config,
                                                    CachePolicy policy, kernels::Backend& backend,
                                                    kernels::KvPool& pool);
 
+// Fills snapshot.held_below: per node, the tokens of it the tiers hold.
+void mark_held_below(CacheSnapshot& snapshot, const tiers::KvTiers& tiers);
+
 }  // namespace rc::runtime

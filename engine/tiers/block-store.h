@@ -41,6 +41,9 @@ class BlockStore {
   // ok also when nothing was held.
   virtual Status erase(const BlockKey& key) = 0;
   virtual StoreStats stats() const = 0;
+  // Erases every block this store holds for its keyspace. A shared store
+  // (Redis) refuses with invalid_argument: other engines read those blocks.
+  virtual Status clear() = 0;
   // Called (under the store's lock: it must not call back into the store)
   // whenever the store drops a block it held: budget eviction, a refused
   // copy, erase. Stores that cannot see their evictions (Redis) never call

@@ -266,6 +266,12 @@ Status DiskStore::erase(const BlockKey& key) {
   return {};
 }
 
+Status DiskStore::clear() {
+  std::lock_guard<std::mutex> g(mu_);
+  while (!lru_.empty()) drop_locked(lru_.front());
+  return {};
+}
+
 StoreStats DiskStore::stats() const {
   std::lock_guard<std::mutex> g(mu_);
   return stats_;

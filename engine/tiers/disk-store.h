@@ -58,6 +58,7 @@ class DiskStore final : public BlockStore {
   Result<bool> contains(const BlockKey& key) override;
   Status erase(const BlockKey& key) override;
   StoreStats stats() const override;
+  Status clear() override;
   void set_drop_listener(DropListener listener) override { on_drop_ = std::move(listener); }
 
   // The keys held, least recently used first.

@@ -1,5 +1,6 @@
 #include "tiers/kv-tiers.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <limits>
@@ -229,6 +230,19 @@ void KvTiers::note_prefill(int64_t tokens, double ms) {
   average_in(prefill_ms_per_token_, ms / double(tokens));
 }
 
+int64_t KvTiers::held_tokens(std::span<const int32_t> path, int64_t from) const {
+  if (tiers_.empty()) return 0;
+  const int64_t bt = space_.block_tokens;
+  const std::vector<BlockKey> keys = chain_keys(space_, path);
+  int64_t held = 0;
+  std::lock_guard<std::mutex> g(mu_);
+  for (int64_t b = std::max<int64_t>(from / bt, 0); b < int64_t(keys.size()); ++b) {
+    if (!known_.count(keys[size_t(b)]) && !queued_.count(keys[size_t(b)])) continue;
+    held += (b + 1) * bt - std::max(from, b * bt);
+  }
+  return held;
+}
+
 TierStats KvTiers::stats() const {
   TierStats s;
   s.enabled = !tiers_.empty();
@@ -265,6 +279,13 @@ TierStats KvTiers::stats() const {
   s.blocks_dropped = blocks_dropped_;
   s.queue_bytes = queue_bytes_;
   return s;
+}
+
+void KvTiers::clear_local() {
+  flush();
+  for (Tier& tier : tiers_) {
+    if (!tier.redis) (void)tier.store->clear();  // local stores always clear
+  }
 }
 
 void KvTiers::flush() {

@@ -94,7 +94,14 @@ class KvTiers {
   // A forward pass prefilled `tokens` tokens in `ms` (the cost model's input).
   void note_prefill(int64_t tokens, double ms);
 
+  // How many tokens of path[from:] lie in whole blocks the tiers hold or
+  // are writing (the cache's tier probe: cache.h).
+  int64_t held_tokens(std::span<const int32_t> path, int64_t from) const;
+
   TierStats stats() const;
+  // Empties the host and disk tiers (after the queued writes finish); a
+  // shared Redis is left alone.
+  void clear_local();
   // Returns when every block queued so far was written (or failed).
   void flush();
 

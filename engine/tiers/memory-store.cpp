@@ -58,6 +58,12 @@ Status MemoryStore::erase(const BlockKey& key) {
   return {};
 }
 
+Status MemoryStore::clear() {
+  std::lock_guard<std::mutex> g(mu_);
+  while (!lru_.empty()) drop_locked(lru_.front());
+  return {};
+}
+
 StoreStats MemoryStore::stats() const {
   std::lock_guard<std::mutex> g(mu_);
   return stats_;

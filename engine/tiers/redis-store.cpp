@@ -258,6 +258,11 @@ Status RedisStore::erase(const BlockKey& key) {
   return {};
 }
 
+Status RedisStore::clear() {
+  return Status(StatusCode::invalid_argument,
+                "the Redis tier is shared with other engines; clear it with Redis's own tools");
+}
+
 StoreStats RedisStore::stats() const {
   std::lock_guard<std::mutex> g(stats_mu_);
   StoreStats s = stats_;

@@ -61,6 +61,7 @@ class RedisStore final : public BlockStore {
   Result<bool> contains(const BlockKey& key) override;
   Status erase(const BlockKey& key) override;
   StoreStats stats() const override;
+  Status clear() override;
 
   RedisState state() const;
   // Why the store is not up ("" when up).

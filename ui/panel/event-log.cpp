@@ -82,6 +82,13 @@ std::string EventLog::describe(const CacheEvent& e, const TreeModel& m, const Sp
              " freed" + (node ? quoted(node->tokens, span_text) : std::string());
     case CacheEventKind::reset:
       return "reset: every cached node dropped (" + plural(int64_t(m.size()) - 1, "node") + ")";
+    case CacheEventKind::demote:
+      return "demote " + id(e.node) + "  " + tok +
+             " stay in the tiers below the pool (disk, host or Redis): a later prompt loads them "
+             "back instead of recomputing";
+    case CacheEventKind::promote:
+      return "promote " + tok + " ending at " + id(e.node) +
+             ": loaded back from a tier below the pool, not recomputed";
   }
   return cache_event_kind_name(e.kind);
 }

@@ -257,6 +257,9 @@ TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
       return apply_evict(e, now);
     case CacheEventKind::reset:
       return apply_reset(e, now);
+    case CacheEventKind::demote:
+    case CacheEventKind::promote:  // tier notes: the node set does not change
+      return get(e.node) ? Change::recency : Change::resync;
   }
   return Change::resync;  // an event kind this model does not know
 }

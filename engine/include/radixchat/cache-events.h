@@ -29,6 +29,13 @@
 //           up to, not including, the root changes by one.
 //   evict   node = the evicted leaf (removed), parent = its parent.
 //   reset   every node but the root is removed; root last_access = tick.
+//   demote  node = a leaf about to be evicted (its evict event follows),
+//           token_count = how many of its tokens the tiers below the pool
+//           hold (docs/architecture.md section 8), so the eviction loses
+//           nothing. No change to the node set.
+//   promote node = the node that ends where tokens loaded back from a tier
+//           end, token_count = tokens loaded. Follows the insert that put
+//           them in the tree. No change to the node set.
 //
 // HashCache and OffCache emit the same kinds, but only RadixCache promises
 // exact replay (a hash block can be evicted before its children).
@@ -57,8 +64,11 @@ enum class CacheEventKind : uint8_t {
   evict,
   reset,
   pin,
-  unpin
+  unpin,
+  demote,
+  promote
 };
+inline constexpr CacheEventKind kLastCacheEventKind = CacheEventKind::promote;
 const char* cache_event_kind_name(CacheEventKind kind);
 
 struct CacheEvent {

@@ -36,6 +36,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -133,6 +134,10 @@ struct CacheNodeInfo {
 
 struct CacheSnapshot {
   CachePolicy policy = CachePolicy::radix;
+  // Per nodes[i]: how many of its tokens the tiers below the pool hold (in
+  // whole blocks), filled by the engine when it has tiers; empty otherwise.
+  // Not part of event replay (events carry only demote/promote counts).
+  std::vector<uint32_t> held_below;
   int page_size = 1;
   int64_t total_pages = 0;
   uint64_t tick = 0;
@@ -208,6 +213,19 @@ class KvCache {
   virtual CacheStats stats() const = 0;
   virtual int64_t free_page_count() const = 0;
   virtual int64_t node_count() const = 0;  // excluding the root
+  // Cache tiers (docs/architecture.md section 8). `probe(path, from)` says how
+  // many tokens of path[from:] the tiers below hold; a cache that emits
+  // events calls it for each leaf it evicts and, when that is not zero,
+  // emits a demote event first. Set once by the engine thread.
+  using TierProbe = std::function<int64_t(std::span<const Token> path, int64_t from)>;
+  virtual void set_tier_probe(TierProbe probe) { (void)probe; }
+  // Emits a promote event: `node` now ends where `tokens` tokens loaded
+  // back from a tier end. Stale handles are ignored.
+  virtual void note_promoted(NodeHandle node, int64_t tokens) {
+    (void)node;
+    (void)tokens;
+  }
+
   // ok, or internal with the first violated invariant of docs/architecture.md section 5.
   // O(nodes + pages): for tests and debugging, not the hot path.
   virtual Status check_integrity() const = 0;

@@ -192,6 +192,10 @@ class Engine {
   virtual Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens) = 0;
 
   virtual EngineStats stats() const = 0;
+  // Empties the host and disk cache tiers (a shared Redis is left alone);
+  // the pool keeps its tree. Blocks until done (not from a callback). ok
+  // and nothing done without tiers.
+  virtual Status clear_tier_cache() { return Status(); }
   virtual CacheSnapshot cache_snapshot() const = 0;
   // Cache events since the last call; `overflowed` is set when some were
   // lost and the consumer must resync from cache_snapshot().

@@ -158,6 +158,10 @@ struct Replayer {
         up_to_root(e.node, false, [&](CacheNodeInfo& n) { n.pin_ref += uint32_t(d); });
         break;
       }
+      case CacheEventKind::demote:
+      case CacheEventKind::promote:  // tier notes: the node set does not change
+        ASSERT_EQ(nodes.count(e.node), 1u);
+        break;
       case CacheEventKind::evict:
         ASSERT_EQ(nodes.count(e.node), 1u);
         nodes.erase(e.node);

@@ -160,6 +160,14 @@ TEST_P(TieredRestart, DiskBlocksReloadWithTheSameLogits) {
   ASSERT_NE(tier(s, "disk"), nullptr);
   EXPECT_EQ(tier(s, "disk")->hits, 9u);
   EXPECT_EQ(tier(s, "disk")->refused, 0u);
+
+  // "Clear disk cache": the next engine finds nothing to load.
+  ASSERT_TRUE(second->clear_tier_cache().ok());
+  EXPECT_EQ(tier(second->stats(), "disk")->blocks, 0);
+  second.reset();
+  std::unique_ptr<Engine> third = open(cfg);
+  EXPECT_TRUE(same_bits(logits_of(*third, prompt), want));
+  EXPECT_EQ(third->stats().tiers.loaded_tokens, 0u);
 }
 
 INSTANTIATE_TEST_SUITE_P(ModelsAndKvTypes, TieredRestart,
@@ -201,6 +209,24 @@ TEST(TieredEngine, PoolPressureRepliesMatchAndHistoryIsLoaded) {
   EXPECT_EQ(s.tiers.loaded_tokens, loaded_after_first_turn);
   ASSERT_NE(tier(s, "host"), nullptr);
   EXPECT_LE(tier(s, "host")->bytes, tier(s, "host")->budget_bytes);
+  // Evicted leaves were demoted (their blocks are below), loads were promotions.
+  bool overflowed = false;
+  const std::vector<CacheEvent> events = tiered->drain_events(&overflowed);
+  ASSERT_FALSE(overflowed);
+  uint64_t demoted = 0, promoted = 0;
+  for (const CacheEvent& e : events) {
+    if (e.kind == CacheEventKind::demote) demoted += e.token_count;
+    if (e.kind == CacheEventKind::promote) promoted += e.token_count;
+  }
+  EXPECT_GT(demoted, 0u);
+  EXPECT_EQ(promoted, s.tiers.loaded_tokens);
+  // The snapshot marks what of each node the tiers hold.
+  const CacheSnapshot snap = tiered->cache_snapshot();
+  ASSERT_EQ(snap.held_below.size(), snap.nodes.size());
+  uint64_t marked = 0;
+  for (uint32_t h : snap.held_below) marked += h;
+  EXPECT_GT(marked, 0u);
+  EXPECT_TRUE(oracle->cache_snapshot().held_below.empty());
 }
 
 // Flipped, truncated and foreign blocks on disk are refused and counted, the
