@@ -166,6 +166,34 @@ Workload agentic(int requests, Rng& rng) {
   return w;
 }
 
+// Four long documents; the questions go round them in turn.
+Workload long_context_qa(int requests, Rng& rng, int doc_sentences) {
+  constexpr int kDocuments = 4;
+  Workload w{"long-context-qa", {}};
+  std::vector<std::string> docs;
+  for (int d = 0; d < kDocuments; ++d) {
+    docs.push_back("Answer questions about this document.\n\nDocument " + std::to_string(d + 1) +
+                   ":\n" + paragraph(rng, doc_sentences > 0 ? doc_sentences : 30));
+  }
+  for (int i = 0; i < requests; ++i) {
+    w.conversations.push_back({docs[size_t(i % kDocuments)], {"Question: " + sentence(rng, 9)}});
+  }
+  return w;
+}
+
+// Two turns per conversation; `bench` restarts the engine between them.
+Workload reopen(int requests, Rng& rng, int doc_sentences) {
+  Workload w{"reopen", {}};
+  for (int left = requests; left > 0; left -= 2) {
+    Conversation c{"You are a helpful assistant. The user's notes:\n" +
+                       paragraph(rng, doc_sentences > 0 ? doc_sentences : 20),
+                   {"Summarise my notes. " + sentence(rng, 8)}};
+    if (left > 1) c.users.push_back("Now tell me more about this: " + sentence(rng, 10));
+    w.conversations.push_back(std::move(c));
+  }
+  return w;
+}
+
 }  // namespace
 
 int Workload::requests() const {
@@ -175,15 +203,17 @@ int Workload::requests() const {
 }
 
 const char* workload_names() {
-  return "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic";
+  return "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, "
+         "long-context-qa, reopen";
 }
 
 std::vector<std::string> workload_list() {
-  return {"multi-turn", "few-shot",   "shared-system", "random",
-          "structured", "regenerate", "rewrite",       "agentic"};
+  return {"multi-turn", "few-shot", "shared-system",   "random",
+          "structured", "regenerate", "rewrite", "agentic", "long-context-qa", "reopen"};
 }
 
-Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed) {
+Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
+                               int doc_sentences) {
   if (requests < 1) return Status(StatusCode::invalid_argument, "--requests must be at least 1");
   Rng rng{seed * 0x2545F4914F6CDD1Dull + 1};
   if (name == "multi-turn") return multi_turn(requests, rng);
@@ -194,6 +224,8 @@ Result<Workload> make_workload(const std::string& name, int requests, uint64_t s
   if (name == "regenerate") return regenerate(requests, rng);
   if (name == "rewrite") return rewrite(requests, rng);
   if (name == "agentic") return agentic(requests, rng);
+  if (name == "long-context-qa") return long_context_qa(requests, rng, doc_sentences);
+  if (name == "reopen") return reopen(requests, rng, doc_sentences);
   return Status(StatusCode::invalid_argument,
                 "unknown workload '" + name + "' (expected " + workload_names() + ")");
 }

@@ -15,6 +15,13 @@
 //   agentic        an agent loop: a long tool-use instruction block, then
 //                  turns whose tool results differ in one field, the
 //                  history growing with every reply
+//   long-context-qa  a few long documents, many questions about each, the
+//                  documents taking turns (the cache tiers' headline case:
+//                  with a small pool, a document's KV is evicted before its
+//                  next question and comes back from a tier)
+//   reopen         conversations over a long document; `bench` runs the
+//                  first turn of each, restarts the engine, then sends the
+//                  second turn (what the disk tier keeps across a restart)
 #pragma once
 
 #include <cstdint>
@@ -32,6 +39,9 @@ struct Conversation {
   // Every turn re-sends the first turn's messages instead of extending the
   // history (users then holds the same message once per turn).
   bool regenerate = false;
+  // Messages before the first turn (a reopened conversation); when set,
+  // they are sent instead of `system`.
+  std::vector<ChatMessage> history = {};
 };
 
 struct Workload {
@@ -42,9 +52,12 @@ struct Workload {
 };
 
 // `requests` is the total number of turns over all conversations.
-Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed);
+// `doc_sentences` > 0 sets the length of long-context-qa's and reopen's
+// documents (default 30 and 20 sentences of 8-15 words).
+Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
+                               int doc_sentences = 0);
 
-// "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic"
+// "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, ..."
 const char* workload_names();
 // The same names, one per entry (for a CLI check).
 std::vector<std::string> workload_list();

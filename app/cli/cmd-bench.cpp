@@ -2,7 +2,9 @@
 // number of concurrent clients and prints what the cache bought: hit rate,
 // TTFT percentiles, throughput, KV peak. `--compare` runs all four cache
 // settings on the same requests and prints them side by side with the
-// speed-up the measured prefix/suffix lengths predict.
+// speed-up the measured prefix/suffix lengths predict. `--tiers` runs the
+// same requests with each set of cache tiers below the pool (bench-tiers.h);
+// the reopen workload restarts the engine between its two turns.
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench-planted-span.h"
+#include "bench-tiers.h"
 #include "bench-workloads.h"
 #include "commands.h"
 #include "engine-options.h"
@@ -39,10 +42,13 @@ struct BenchOptions {
   recording::Recorder* recorder = nullptr;  // set while recording
   // Token ids hashed in the recording (recording/redaction.h).
   bool record_redact = false;
+  std::vector<std::string> tiers;  // tier settings to compare (bench-tiers.h)
+  int doc_sentences = 0;           // long-context-qa / reopen document length
 };
 
 struct BenchResult {
   std::string workload, cache;
+  std::string tiers = "";  // the tier setting, when --tiers was given
   int requests = 0;
   double temperature = 0;
   int64_t prompt_tokens = 0, cached_tokens = 0, output_tokens = 0;
@@ -54,6 +60,9 @@ struct BenchResult {
   uint64_t drafted_tokens = 0, accepted_tokens = 0, draft_steps = 0;
   double decode_s = 0;               // summed over requests: first token -> finished
   std::vector<std::string> replies;  // in request order, to check settings agree
+  std::vector<std::vector<int32_t>> reply_tokens;  // the same, as generated ids
+  TierStats tier_stats;
+  double before_restart_ttft_ms_p50 = -1;  // reopen: the first turns, before the restart
 
   double percentile(double p) const {
     if (ttft_ms.empty()) return 0;
@@ -85,6 +94,13 @@ struct BenchResult {
   }
 };
 
+// The messages a conversation starts from: its history, else its system prompt.
+std::vector<ChatMessage> opening(const Conversation& c) {
+  if (!c.history.empty()) return c.history;
+  if (c.system.empty()) return {};
+  return {{"system", c.system}};
+}
+
 // Closed loop: `concurrency` conversations in flight; a conversation's next
 // turn is sent when its previous reply is complete, with that reply added.
 Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchOptions& o) {
@@ -93,7 +109,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     size_t turn = 0;
     std::vector<ChatMessage> messages;
     std::string reply;
-    std::vector<int32_t> reply_tokens;  // for the recording
+    std::vector<int32_t> reply_tokens;
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -106,6 +122,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   res.cache = engine.model_info().cache;
   res.temperature = o.temperature;
   res.replies.resize(w.requests());
+  res.reply_tokens.resize(w.requests());
   std::vector<size_t> first_request(w.conversations.size(), 0);
   for (size_t c = 1; c < w.conversations.size(); ++c) {
     first_request[c] = first_request[c - 1] + w.conversations[c - 1].users.size();
@@ -137,8 +154,9 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
       std::lock_guard<std::mutex> lock(mu);
       Client& c = clients[i];
       c.reply += ev.text;
-      if (o.recorder && ev.token >= 0) c.reply_tokens.push_back(ev.token);
+      if (ev.token >= 0) c.reply_tokens.push_back(ev.token);
       if (!ev.finished) return true;
+      res.reply_tokens[first_request[c.conv] + c.turn] = c.reply_tokens;
       if (o.recorder)
         o.recorder->request_finished(ev.id, ev.metrics, ev.reason, std::move(c.reply_tokens));
       --in_flight;
@@ -153,10 +171,8 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
       if (++c.turn < w.conversations[c.conv].users.size()) {
         send(i);
       } else if (next_conv < w.conversations.size()) {
-        c = Client{next_conv++, 0, {}, {}};
-        if (!w.conversations[c.conv].system.empty()) {
-          c.messages.push_back({"system", w.conversations[c.conv].system});
-        }
+        const size_t conv = next_conv++;
+        c = Client{conv, 0, opening(w.conversations[conv]), {}, {}};
         send(i);
       }
       cv.notify_all();
@@ -177,10 +193,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     const size_t n = std::min<size_t>(o.concurrency, w.conversations.size());
     clients.resize(n);
     for (size_t i = 0; i < n; ++i) {
-      clients[i] = Client{next_conv++, 0, {}, {}};
-      if (!w.conversations[i].system.empty()) {
-        clients[i].messages.push_back({"system", w.conversations[i].system});
-      }
+      clients[i] = Client{next_conv++, 0, opening(w.conversations[i]), {}, {}};
       send(i);
     }
     cv.wait(lock, [&] { return in_flight == 0; });
@@ -195,7 +208,43 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   res.drafted_tokens = st.drafted_tokens;
   res.accepted_tokens = st.accepted_tokens;
   res.draft_steps = st.draft_steps;
+  res.tier_stats = st.tiers;
   return res;
+}
+
+// reopen: the first turn of every conversation on one engine, then a
+// restart (the engine is destroyed, its tiers flushed and closed), then the
+// second turns, each conversation sent with its history as generated. The
+// result is the second phase's, with the first phase's TTFT beside it.
+Result<BenchResult> run_reopen(const EngineConfig& cfg, const Workload& w, const BenchOptions& o) {
+  Workload first{w.name, {}, w.response_format};
+  for (const Conversation& c : w.conversations)
+    first.conversations.push_back({c.system, {c.users.front()}});
+  Result<BenchResult> before = Status(StatusCode::internal, "");
+  {
+    std::unique_ptr<Engine> engine = open_engine(cfg);
+    if (!engine) return Status(StatusCode::internal, "the engine did not open");
+    before = run_workload(*engine, first, o);
+    if (!before.ok()) return before.status();
+  }
+  Workload second{w.name, {}, w.response_format};
+  for (size_t i = 0; i < w.conversations.size(); ++i) {
+    const Conversation& c = w.conversations[i];
+    if (c.users.size() < 2) continue;
+    Conversation next{c.system, {c.users[1]}};
+    next.history = opening(c);
+    next.history.push_back({"user", c.users[0]});
+    next.history.push_back({"assistant", before->replies[i], before->reply_tokens[i]});
+    second.conversations.push_back(std::move(next));
+  }
+  if (second.conversations.empty())
+    return Status(StatusCode::invalid_argument, "reopen needs --requests of at least 2");
+  std::unique_ptr<Engine> engine = open_engine(cfg);
+  if (!engine) return Status(StatusCode::internal, "the engine did not open");
+  Result<BenchResult> after = run_workload(*engine, second, o);
+  if (!after.ok()) return after.status();
+  after->before_restart_ttft_ms_p50 = before->percentile(0.5);
+  return after;
 }
 
 nlohmann::json to_json(const BenchResult& r) {
@@ -224,7 +273,10 @@ nlohmann::json to_json(const BenchResult& r) {
           {"mean_accepted_len", r.mean_accepted_len()},
           {"draft_overhead",
            r.drafted_tokens ? double(r.drafted_tokens - r.accepted_tokens) / double(r.output_tokens)
-                            : 0.0}};
+                            : 0.0},
+          {"tiers", r.tiers},
+          {"tier_stats", tier_json(r.tier_stats)},
+          {"before_restart_ttft_ms_p50", r.before_restart_ttft_ms_p50}};
 }
 
 void print_table(const std::vector<BenchResult>& rs) {
@@ -304,32 +356,75 @@ Result<BenchResult> run_recorded(Engine& engine, const Workload& w, const BenchO
   return r;
 }
 
+// Each tier setting's run must generate what the first one generated: a
+// block loaded from a tier must never change a reply.
+std::vector<std::string> tiers_with_other_replies(const std::vector<BenchResult>& rs) {
+  std::vector<std::string> differ;
+  for (const BenchResult& r : rs)
+    if (r.replies != rs.front().replies) differ.push_back(r.tiers);
+  return differ;
+}
+
+void print_tier_table(const std::vector<BenchResult>& rs) {
+  std::printf("\n%-7s %9s %9s %11s %8s %10s %10s\n", "tiers", "TTFT p50", "TTFT p99",
+              "loaded tok", "loads", "recomputes", "same reply");
+  for (const BenchResult& r : rs) {
+    std::printf("%-7s %7.1fms %7.1fms %11llu %8llu %10llu %10s\n", r.tiers.c_str(),
+                r.percentile(0.5), r.percentile(0.99),
+                (unsigned long long)r.tier_stats.loaded_tokens,
+                (unsigned long long)r.tier_stats.loads,
+                (unsigned long long)r.tier_stats.recomputes,
+                r.replies == rs.front().replies ? "yes" : "NO");
+  }
+}
+
 int run_bench(const BenchOptions& o) {
-  if (!o.record.empty() && o.compare)
-    return fail("bench: --record records one run; leave out --compare");
-  Result<Workload> w = make_workload(o.workload, o.requests, o.seed);
+  if (!o.record.empty() && (o.compare || o.tiers.size() > 1))
+    return fail("bench: --record records one run; leave out --compare and a --tiers list");
+  if (o.compare && !o.tiers.empty()) return fail("bench: --compare and --tiers: pick one");
+  Result<Workload> w = make_workload(o.workload, o.requests, o.seed, o.doc_sentences);
   if (!w.ok()) return fail(w.status());
   if (!o.planted_span.empty()) {
     if (Status s = plant_span(w.value(), o.planted_span, o.seed); !s.ok()) return fail(s);
   }
   std::vector<std::string> caches = {o.engine.config.cache};
   if (o.compare) caches = {"radix", "radix-page16", "hash16", "off"};
-  std::vector<BenchResult> results;
-  for (const std::string& cache : caches) {
-    EngineConfig cfg = o.engine.config;
-    cfg.cache = cache;
-    std::unique_ptr<Engine> engine = open_engine(cfg);
-    if (!engine) return 1;
-    if (!o.json) {
-      std::fprintf(stderr, "running %s with cache %s on %s ...\n", o.workload.c_str(),
-                   cache.c_str(), engine->model_info().device.c_str());
+  std::vector<TierRun> runs;
+  for (const std::string& t : o.tiers.empty() ? std::vector<std::string>{""} : o.tiers) {
+    if (t.empty()) {
+      runs.push_back(TierRun::make("l1", o.engine.config).value());
+      continue;
     }
-    Result<BenchResult> r = o.record.empty() ? run_workload(*engine, w.value(), o)
-                                             : run_recorded(*engine, w.value(), o);
-    if (!r.ok()) return fail(r.status());
-    results.push_back(std::move(r.value()));
+    Result<TierRun> run = TierRun::make(t, o.engine.config);
+    if (!run.ok()) return fail(run.status());
+    runs.push_back(std::move(run.value()));
+  }
+  std::vector<BenchResult> results;
+  for (const TierRun& run : runs) {
+    for (const std::string& cache : caches) {
+      EngineConfig cfg = o.tiers.empty() ? o.engine.config : run.config();
+      cfg.cache = cache;
+      if (!o.json) {
+        std::fprintf(stderr, "running %s with cache %s%s ...\n", o.workload.c_str(),
+                     cache.c_str(), o.tiers.empty() ? "" : (", tiers " + run.setting()).c_str());
+      }
+      Result<BenchResult> r = Status(StatusCode::internal, "");
+      if (o.workload == "reopen") {
+        r = run_reopen(cfg, w.value(), o);
+      } else {
+        std::unique_ptr<Engine> engine = open_engine(cfg);
+        if (!engine) return 1;
+        r = o.record.empty() ? run_workload(*engine, w.value(), o)
+                             : run_recorded(*engine, w.value(), o);
+      }
+      if (!r.ok()) return fail(r.status());
+      if (!o.tiers.empty()) r->tiers = run.setting();
+      results.push_back(std::move(r.value()));
+    }
   }
   const std::vector<std::string> differ = settings_with_other_replies(results);
+  const std::vector<std::string> tier_differ =
+      o.tiers.empty() ? std::vector<std::string>{} : tiers_with_other_replies(results);
   if (o.json) {
     nlohmann::json out = nlohmann::json::array();
     for (const BenchResult& r : results) {
@@ -337,17 +432,22 @@ int run_bench(const BenchOptions& o) {
       if (find_off(results))
         out.back()["same_replies"] =
             std::find(differ.begin(), differ.end(), r.cache) == differ.end();
+      if (!o.tiers.empty())
+        out.back()["same_replies"] =
+            std::find(tier_differ.begin(), tier_differ.end(), r.tiers) == tier_differ.end();
     }
     std::printf("%s\n", (results.size() == 1 ? out[0] : out).dump(2).c_str());
   } else {
     print_table(results);
     print_comparison(results);
+    if (!o.tiers.empty()) print_tier_table(results);
   }
-  if (!differ.empty()) {
+  if (!differ.empty() || !tier_differ.empty()) {
     std::string names;
     for (const std::string& c : differ) names += (names.empty() ? "" : ", ") + c;
-    return fail("replies differ from the off cache's with " + names +
-                " (a cache hit changed the output)");
+    for (const std::string& t : tier_differ) names += (names.empty() ? "tiers " : ", tiers ") + t;
+    return fail("replies differ from the " + std::string(differ.empty() ? "first run's" : "off cache's") +
+                " with " + names + " (a cache hit changed the output)");
   }
   return 0;
 }
@@ -378,6 +478,15 @@ Command add_bench_command(CLI::App& root) {
   app->add_flag("--redact", o->record_redact,
                 "record token ids as salted hashes and no text, for bug reports")
       ->needs("--record");
+  app->add_option("--tiers", o->tiers,
+                  std::string("cache tiers below the pool, one run each on the same requests "
+                              "(comma-separated: ") +
+                      tier_setting_names() + ")")
+      ->delimiter(',')
+      ->check(CLI::IsMember(tier_setting_list()));
+  app->add_option("--doc-sentences", o->doc_sentences,
+                  "document length of long-context-qa and reopen, in sentences")
+      ->check(CLI::PositiveNumber);
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "
                   "(system|user; shared-system)");

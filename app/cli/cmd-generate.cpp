@@ -65,10 +65,10 @@ int run_generate(const GenerateOptions& o) {
     const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
     std::fprintf(
         stderr,
-        "[%s on %s | prompt %d tokens (%d cached) | %d tokens | TTFT %.1f ms | %.1f tok/s | "
+        "[%s on %s | prompt %d tokens (%d cached%s) | %d tokens | TTFT %.1f ms | %.1f tok/s | "
         "finish: %s]\n",
         engine->model_info().name.c_str(), engine->model_info().device.c_str(), m.prompt_tokens,
-        m.cached_tokens, m.output_tokens, m.ttft_ms,
+        m.cached_tokens, tier_note(m).c_str(), m.output_tokens, m.ttft_ms,
         m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
         finish_reason_name(end.reason));
   }

@@ -6,6 +6,13 @@
 
 namespace rc::cli {
 
+std::string tier_note(const RequestMetrics& m) {
+  if (m.loaded_tokens > 0) return ", " + std::to_string(m.loaded_tokens) + " loaded from the tiers";
+  if (m.tier_recomputed > 0)
+    return ", " + std::to_string(m.tier_recomputed) + " held by the tiers, recomputed (faster)";
+  return "";
+}
+
 std::unique_ptr<Engine> open_engine(const EngineConfig& config) {
   Result<std::unique_ptr<Engine>> engine = Engine::create(config);
   if (!engine.ok()) {

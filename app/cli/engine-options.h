@@ -56,6 +56,10 @@ struct EngineOptions {
   }
 };
 
+// ", 768 loaded from the tiers" (or ", 768 held by the tiers, recomputed")
+// for a request the cache tiers served; "" otherwise.
+std::string tier_note(const RequestMetrics& m);
+
 // Creates the engine, or prints one line on stderr and returns nullptr.
 // When the model's chat template was not recognised, says so on stderr.
 std::unique_ptr<Engine> open_engine(const EngineConfig& config);

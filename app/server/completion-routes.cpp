@@ -120,6 +120,22 @@ int64_t file_mtime(const std::string& path) {
   return std::chrono::duration_cast<std::chrono::seconds>(sys.time_since_epoch()).count();
 }
 
+// The tiers below the KV pool and whether each answers (a Redis that went
+// away says "down" here, with why).
+nlohmann::json tiers_json(const TierStats& t) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const TierInfo& i : t.tiers) {
+    out.push_back({{"name", i.name},
+                   {"where", i.where},
+                   {"state", i.state},
+                   {"error", i.error},
+                   {"bytes", i.bytes},
+                   {"budget_bytes", i.budget_bytes},
+                   {"block_tokens", t.block_tokens}});
+  }
+  return out;
+}
+
 nlohmann::json model_json(ServerContext& ctx) {
   const ModelInfo& m = ctx.engine.model_info();
   return {{"id", m.name},
@@ -138,7 +154,8 @@ nlohmann::json model_json(ServerContext& ctx) {
           {"device", m.device},
           {"backend_reason", m.backend_reason},
           {"cache", m.cache},
-          {"kv_pool_tokens", m.kv_pool_tokens}};
+          {"kv_pool_tokens", m.kv_pool_tokens},
+          {"cache_tiers", tiers_json(ctx.engine.stats().tiers)}};
 }
 
 // Chat requests longer than the context: cut by the server's policy. Sets

@@ -65,6 +65,45 @@ std::string label(const char* key, const std::string& value) {
   return std::string(key) + "=\"" + label_value(value) + "\"";
 }
 
+// Per-tier figures of the cache tiers below the pool, labelled by tier.
+void write_tier_metrics(Writer& w, const TierStats& t) {
+  if (!t.enabled) return;
+  auto per_tier = [&](const char* name, const char* type, const char* help, auto field) {
+    w.family(name, type, help);
+    for (const TierInfo& i : t.tiers) w.sample(double(field(i)), label("tier", i.name));
+  };
+  per_tier("radixchat_tier_up", "gauge", "1 while the tier answers, 0 while it is down.",
+           [](const TierInfo& i) { return i.state == "up" ? 1 : 0; });
+  per_tier("radixchat_tier_bytes", "gauge", "Bytes the tier holds (-1: the store cannot say).",
+           [](const TierInfo& i) { return i.bytes; });
+  per_tier("radixchat_tier_budget_bytes", "gauge", "The tier's byte budget (-1: its own).",
+           [](const TierInfo& i) { return i.budget_bytes; });
+  per_tier("radixchat_tier_hits_total", "counter", "KV blocks read from the tier.",
+           [](const TierInfo& i) { return i.hits; });
+  per_tier("radixchat_tier_puts_total", "counter", "KV blocks written to the tier.",
+           [](const TierInfo& i) { return i.puts; });
+  per_tier("radixchat_tier_refused_total", "counter",
+           "Truncated, corrupt or foreign blocks refused (recomputed, never loaded).",
+           [](const TierInfo& i) { return i.refused; });
+  per_tier("radixchat_tier_evictions_total", "counter", "Blocks the tier's budget evicted.",
+           [](const TierInfo& i) { return i.evictions; });
+  per_tier("radixchat_tier_errors_total", "counter", "I/O or connection failures.",
+           [](const TierInfo& i) { return i.errors; });
+  per_tier("radixchat_tier_loaded_tokens_total", "counter",
+           "Prompt tokens loaded from the tier instead of prefilled.",
+           [](const TierInfo& i) { return i.loaded_tokens; });
+  per_tier("radixchat_tier_load_seconds_total", "counter", "Time spent reading those blocks.",
+           [](const TierInfo& i) { return i.load_ms / 1000.0; });
+  w.counter("radixchat_tier_loads_total", "Requests that loaded blocks back into the pool.",
+            double(t.loads));
+  w.counter("radixchat_tier_recomputes_total",
+            "Requests whose held blocks the cost model chose to recompute.", double(t.recomputes));
+  w.counter("radixchat_tier_blocks_dropped_total",
+            "Blocks not written below because the write queue was full.", double(t.blocks_dropped));
+  w.gauge("radixchat_tier_write_queue_bytes", "Bytes waiting to be written below.",
+          double(t.queue_bytes));
+}
+
 }  // namespace
 
 std::string render_metrics(const MetricsInput& in) {
@@ -142,6 +181,8 @@ std::string render_metrics(const MetricsInput& in) {
   w.counter("radixchat_cache_evicted_tokens_total", "Tokens evicted.", c.evicted_tokens);
   w.counter("radixchat_cache_splits_total", "Node splits on partial matches.", c.splits);
   w.counter("radixchat_cache_merges_total", "Node merges after eviction.", c.merges);
+
+  write_tier_metrics(w, e.tiers);
 
   w.gauge("radixchat_cache_event_viewers", "Clients attached to /v1/cache/events.",
           in.events.subscribers);
