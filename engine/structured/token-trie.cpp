@@ -275,6 +275,8 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
                                uint32_t base, Quotes quotes, const Thread& start) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
+  // Near the budget, a token whose DFA state is anywhere is still in time.
+  const bool all_in_time = !checked_ || base + p.max_dist + 1 <= limit_;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
     if (quotes == Quotes::only && !child.quote) continue;
@@ -299,9 +301,16 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
       }
     }
     if (!child.has_child) continue;
-    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time && quotes != Quotes::only) {
-      set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
-      continue;
+    if (quotes != Quotes::only && in_time) {
+      // Every token below stays alive: in `to` (a loop on every writable
+      // byte) or through states that take every byte of a class the
+      // subtree keeps to, finishing in time wherever it stops.
+      const bool stays = p.loops[to] && (child.cls >> kWritableClass & 1);
+      const bool lives = (child.cls & p.survives[to]) && all_in_time;
+      if (stays || lives) {
+        set_bit_range(*bits_, child.own_end, child.sub_end);
+        continue;
+      }
     }
     walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes, start);
   }
