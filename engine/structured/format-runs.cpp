@@ -25,6 +25,9 @@ struct ClassTable {
       member[2][c] = alnum(b);  // email domain labels
       member[3][c] = alnum(b) || b == '_' || b == '%' || b == '+' || b == '-';  // email local part
       member[kWritableClass][c] = b >= 0x20 && b < 0x7f && b != '"' && b != '\\';
+      member[5][c] = b >= 'a' && b <= 'z';
+      member[6][c] = alnum(b) && !digit(b);
+      member[7][c] = alnum(b) || b == '_';
       for (int k = 0; k < kByteClasses; ++k) {
         if (member[k][c]) bytes[k].push_back(b);
       }

@@ -21,8 +21,11 @@
 namespace rc::structured {
 
 // Byte classes the trie records per node (bit k of TokenTrie::Node::cls).
-// None holds '"', '\\' or a control byte.
-inline constexpr int kByteClasses = 5;
+// None holds '"', '\\' or a control byte. The first kRunClasses are the
+// ones formats run through; the rest (lower-case letters, letters, \w) are
+// what pattern loops commonly keep to (Pattern::survives).
+inline constexpr int kByteClasses = 8;
+inline constexpr int kRunClasses = 5;
 // The class pattern strings write (printable ASCII but '"' and '\\').
 inline constexpr int kWritableClass = 4;
 bool in_byte_class(int k, uint8_t c);

@@ -85,6 +85,18 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
     prev = &s;
   }
   close_to(0, static_cast<uint32_t>(order_.size()));
+  writable_.assign((order_.size() + 63) / 64, 0);
+  starts_.assign(order_.size(), 0);
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    const std::string& s = pieces_[order_[i]];
+    starts_[i] = static_cast<uint16_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; }));
+    if (std::all_of(s.begin(), s.end(), [](char c) {
+          return in_byte_class(kWritableClass, static_cast<uint8_t>(c));
+        })) {
+      writable_[i >> 6] |= 1ull << (i & 63);
+    }
+  }
   nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
   std::vector<bool> single(256, false);
   for (const std::string& piece : pieces_) {
@@ -166,7 +178,7 @@ bool MaskBuilder::closes(const std::vector<Thread>& threads) const {
 bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
   if (safe & utf8) return true;
   if ((safe & utf8_bounded) && height <= bounded_room) return true;
-  for (int k = 0; k < kByteClasses; ++k) {
+  for (int k = 0; k < kRunClasses; ++k) {
     if (((cls >> k) & 1) && height <= runs[k]) return true;
   }
   return false;
@@ -196,7 +208,7 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
     uint32_t state;
     if (!format_string_state(*g_, t, &f, &state)) continue;
     if (closing + format_max_remaining(f) > limit_) continue;
-    for (int k = 0; k < kByteClasses; ++k) {
+    for (int k = 0; k < kRunClasses; ++k) {
       s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
     }
   }
@@ -214,6 +226,14 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
     if (n.kind == NodeKind::string && n.pattern && top.phase == kStrContent) {
       const Pattern& p = g_->patterns[n.pattern - 1];
       const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
+      if (node == 0 && (p.survives[top.a] >> kWritableClass & 1) &&
+          (!checked_ || base + p.max_dist + 1 <= limit_)) {
+        // A byte outside the class ends the string's DFA, a quote the string.
+        const std::vector<uint64_t>& w = trie_->writable();
+        for (size_t i = 0; i < bits_->size(); ++i) (*bits_)[i] |= w[i];
+        walk_pattern(node, level, p, top.a, base, Quotes::only, Thread(t));
+        return;
+      }
       if (node != 0 || checked_) {
         walk_pattern(node, level, p, top.a, base, Quotes::all, Thread(t));
         return;
@@ -246,6 +266,7 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
     set_bit_range(*bits_, child.own_begin, child.sub_end);
     return;
   }
+  if ((child.safe_in & here.utf8_bounded) && fit_bounded(child, level, here)) return;
   std::vector<Thread>& next = levels_[level + 1];
   next.clear();
   for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
@@ -265,6 +286,33 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   } else {
     walk(c, level + 1, below);
   }
+}
+
+// The matcher refuses a byte of plain content only where it starts a
+// character with max_chars already counted (a pending UTF-8 sequence is
+// counted when it completes), so a token is allowed when the characters it
+// starts after any pending one fit in what is left. Near the budget, the
+// thread is only lent (`here`) while content cannot leave it unable to close.
+bool MaskBuilder::fit_bounded(const TokenTrie::Node& child, int level, const Shortcut& here) {
+  if (levels_[level].size() != 1) return false;
+  const Thread& t = levels_[level][0];
+  const int u = plain_string_state(*g_, t);
+  if (u < 0 || !((child.safe_in & here.utf8_bounded) >> u & 1)) return false;
+  const Frame& top = t.f[t.depth - 1];
+  const uint32_t max_chars = g_->nodes[top.node].max_chars;
+  const uint32_t fit = max_chars - top.a - (u != 0 ? 1 : 0);
+  // The characters the shared first `level` bytes start.
+  const std::string& first = trie_->piece(trie_->token_at(child.own_begin));
+  const uint32_t before =
+      static_cast<uint32_t>(std::count_if(first.begin(), first.begin() + level, [](char c) {
+        return (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+      }));
+  std::vector<uint64_t>& bits = *bits_;
+  for (uint32_t pos = child.own_begin; pos < child.sub_end; ++pos) {
+    const uint32_t starts = trie_->starts(pos) - before;
+    if (starts <= fit || starts == 0) bits[pos >> 6] |= 1ull << (pos & 63);
+  }
+  return true;
 }
 
 // `start` is the one thread inside a pattern string where this walk began;
