@@ -360,6 +360,16 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
         continue;
       }
     }
+    if (checked_ && !child.quote && base + p.dist[to] + 1 > limit_ + child.height) {
+      // A byte brings the DFA at most one step nearer to accepting, so no
+      // token below finishes in time. Skipped unseen only once a refusal
+      // for the budget is on record or these tokens are known alive.
+      if (budget_refused_) continue;
+      if (child.cls & p.survives[to]) {
+        budget_refused_ = true;
+        continue;
+      }
+    }
     walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes, start);
   }
 }
