@@ -23,6 +23,18 @@ uint8_t safe_through(uint8_t byte, uint8_t below) {
   return out;
 }
 
+// Bit u set: safe_through, and when tokens end at this node (`ends`), the
+// byte leaves no UTF-8 sequence open. `below`: the child's whole bits.
+uint8_t whole_through(uint8_t byte, uint8_t below, bool ends) {
+  uint8_t out = 0;
+  for (int u = 0; u < kUtf8States; ++u) {
+    if (u == 0 && (byte == '"' || byte == '\\' || byte < 0x20)) continue;
+    const int next = utf8_next(u, byte);
+    if (next >= 0 && ((below >> next) & 1) && (!ends || next == 0)) out |= uint8_t(1u << u);
+  }
+  return out;
+}
+
 uint8_t classes_of(uint8_t byte) {
   uint8_t out = 0;
   for (int k = 0; k < kByteClasses; ++k) {
@@ -108,13 +120,15 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
   }
   // Shortcut facts bottom-up: a node's descendants come after it in
   // preorder, so they are final when it is folded into its parent.
-  for (Node& node : nodes_) node.safe = node.cls = 0xff;
+  for (Node& node : nodes_) node.safe = node.whole = node.cls = 0xff;
   for (size_t i = nodes_.size() - 1; i > 0; --i) {
     Node& n = nodes_[i];
     Node& p = nodes_[parent[i]];
     n.safe_in = safe_through(n.byte, n.safe);
+    n.whole_in = whole_through(n.byte, n.whole, n.own_end > n.own_begin);
     n.cls_in = n.cls & classes_of(n.byte);
     p.safe &= n.safe_in;
+    p.whole &= n.whole_in;
     p.cls &= n.cls_in;
     p.height = static_cast<uint8_t>(std::max<int>(p.height, std::min(255, n.height + 1)));
     n.quote = n.quote || n.byte == '"';
@@ -175,9 +189,9 @@ bool MaskBuilder::closes(const std::vector<Thread>& threads) const {
   return false;
 }
 
-bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
-  if (safe & utf8) return true;
-  if ((safe & utf8_bounded) && height <= bounded_room) return true;
+bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t whole, uint8_t cls, int height) const {
+  if ((safe & utf8) || (whole & utf8_whole)) return true;
+  if (((safe & utf8_bounded) || (whole & whole_bounded)) && height <= bounded_room) return true;
   for (int k = 0; k < kRunClasses; ++k) {
     if (((cls >> k) & 1) && height <= runs[k]) return true;
   }
@@ -192,14 +206,16 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
     const uint32_t closing = checked_ ? closing_bytes(*g_, t) : 0;
     const int u = plain_string_state(*g_, t);
     if (u >= 0) {
-      // Content adds at most a pending UTF-8 sequence to what is left.
-      if (closing + 3 > limit_) continue;
+      // Content adds at most a pending UTF-8 sequence to what is left, and
+      // nothing when it ends on a character boundary.
+      if (closing > limit_) continue;
+      const bool any_end = closing + 3 <= limit_;
       const Frame& top = t.f[t.depth - 1];
       const uint32_t max_chars = g_->nodes[top.node].max_chars;
       if (max_chars == UINT32_MAX) {
-        s.utf8 |= uint8_t(1u << u);
+        (any_end ? s.utf8 : s.utf8_whole) |= uint8_t(1u << u);
       } else {
-        s.utf8_bounded |= uint8_t(1u << u);
+        (any_end ? s.utf8_bounded : s.whole_bounded) |= uint8_t(1u << u);
         s.bounded_room = std::min<int>(s.bounded_room, static_cast<int>(max_chars - top.a));
       }
       continue;
@@ -262,11 +278,14 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
 void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   const TokenTrie::Node& child = trie_->nodes()[c];
   ++visited_;
-  if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
+  if (here.covers(child.safe_in, child.whole_in, child.cls_in, child.height + 1)) {
     set_bit_range(*bits_, child.own_begin, child.sub_end);
     return;
   }
-  if ((child.safe_in & here.utf8_bounded) && fit_bounded(child, level, here)) return;
+  if (((child.safe_in & here.utf8_bounded) || (child.whole_in & here.whole_bounded)) &&
+      fit_bounded(child, level, here)) {
+    return;
+  }
   std::vector<Thread>& next = levels_[level + 1];
   next.clear();
   for (const Thread& t : levels_[level]) feed(*g_, t, child.byte, next);
@@ -281,7 +300,7 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   }
   if (!child.has_child) return;
   const Shortcut below = shortcut(next);
-  if (below.covers(child.safe, child.cls, child.height)) {
+  if (below.covers(child.safe, child.whole, child.cls, child.height)) {
     set_bit_range(*bits_, child.own_end, child.sub_end);
   } else {
     walk(c, level + 1, below);
@@ -297,7 +316,8 @@ bool MaskBuilder::fit_bounded(const TokenTrie::Node& child, int level, const Sho
   if (levels_[level].size() != 1) return false;
   const Thread& t = levels_[level][0];
   const int u = plain_string_state(*g_, t);
-  if (u < 0 || !((child.safe_in & here.utf8_bounded) >> u & 1)) return false;
+  const uint8_t lent = (child.safe_in & here.utf8_bounded) | (child.whole_in & here.whole_bounded);
+  if (u < 0 || !(lent >> u & 1)) return false;
   const Frame& top = t.f[t.depth - 1];
   const uint32_t max_chars = g_->nodes[top.node].max_chars;
   const uint32_t fit = max_chars - top.a - (u != 0 ? 1 : 0);

@@ -72,6 +72,8 @@ class TokenTrie {
     uint8_t byte = 0;        // the edge from the parent
     uint8_t safe = 0;        // bit u: every byte below is plain string content from UTF-8 state u
     uint8_t safe_in = 0;     // the same for this node's byte and every byte below
+    uint8_t whole = 0;       // bit u: safe, and every token below ends on a character boundary
+    uint8_t whole_in = 0;    // the same for this node's byte and every byte below
     uint8_t cls = 0;         // bit k: every byte below is in byte class k
     uint8_t cls_in = 0;      // the same for this node's byte and every byte below
     uint8_t height = 0;      // longest run of bytes below (255: 255 or more)
@@ -128,11 +130,16 @@ class MaskBuilder {
  private:
   // What lets a level's threads accept a subtree whole.
   struct Shortcut {
-    uint8_t utf8 = 0;                // bit u: some thread is in a plain string, UTF-8 state u
-    uint8_t utf8_bounded = 0;        // the same for strings with maxLength ...
-    int bounded_room = 255;          // ... the fewest characters one of them may still take
+    uint8_t utf8 = 0;          // bit u: some thread is in a plain string, UTF-8 state u
+    uint8_t utf8_bounded = 0;  // the same for strings with maxLength ...
+    int bounded_room = 255;    // ... the fewest characters one of them may still take
+    // Near the budget, a thread in a plain string that may not take a
+    // pending UTF-8 sequence lends only subtrees whose tokens end on a
+    // character boundary (they never add to what is left to write).
+    uint8_t utf8_whole = 0;
+    uint8_t whole_bounded = 0;
     uint8_t runs[kRunClasses] = {};  // longest run of class k some thread accepts
-    bool covers(uint8_t safe, uint8_t cls, int height) const;
+    bool covers(uint8_t safe, uint8_t whole, uint8_t cls, int height) const;
   };
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
