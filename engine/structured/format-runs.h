@@ -36,7 +36,10 @@ inline constexpr int kMaxRun = 254;
 class FormatRuns {
  public:
   // n: every string of up to n bytes of class k is accepted from `state`.
-  int run_length(StringFormat f, uint32_t state, int k);
+  // `worst`, when given, receives the most bytes the format may still need
+  // (format_min_remaining of json-closing.h) after any of those strings:
+  // what the budget check asks of them.
+  int run_length(StringFormat f, uint32_t state, int k, uint32_t* worst = nullptr);
 
  private:
   // A direct-mapped memo (a later state may overwrite an earlier one: it is
@@ -44,11 +47,12 @@ class FormatRuns {
   struct Entry {
     uint64_t key = 0;  // 0: empty (real keys hold a format, never none)
     int run = 0;
+    uint32_t worst = 0;
   };
   static constexpr int kSlotBits = 12;
   static size_t slot(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits); }
   const Entry* find(uint64_t key) const;
-  void store(uint64_t key, int run);
+  void store(uint64_t key, int run, uint32_t worst);
   std::vector<Entry> memo_;
 };
 

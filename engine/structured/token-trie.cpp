@@ -223,9 +223,15 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
     StringFormat f;
     uint32_t state;
     if (!format_string_state(*g_, t, &f, &state)) continue;
-    if (closing + format_max_remaining(f) > limit_) continue;
+    // A run is lent while what the format needs after any of its bytes
+    // still fits, with what the frames below the string need.
+    const uint32_t below = checked_ ? closing - format_min_remaining(f, state) : 0;
     for (int k = 0; k < kRunClasses; ++k) {
-      s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
+      uint32_t worst = 0;
+      const int run = runs_.run_length(f, state, k, &worst);
+      if (!checked_ || below + worst <= limit_) {
+        s.runs[k] = std::max<uint8_t>(s.runs[k], static_cast<uint8_t>(run));
+      }
     }
   }
   return s;

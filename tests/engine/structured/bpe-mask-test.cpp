@@ -147,5 +147,37 @@ TEST_F(BpeMask, PatternFormatAndLengthStatesEqualBruteForce) {
   }
 }
 
+// The exact formats' class runs near the budget (a run is lent while what
+// the format needs after any of its bytes still fits): brute force at every
+// step inside a formatted string, under budgets from tight to loose.
+TEST_F(BpeMask, FormatRunsNearTheBudgetEqualBruteForce) {
+  const char* schema =
+      R"({"type":"object","properties":{"mail":{"type":"string","format":"email"},
+         "id":{"type":"string","format":"uuid"},"when":{"type":"string","format":"date-time"},
+         "ip":{"type":"string","format":"ipv4"}},"required":["mail","id","when","ip"]})";
+  const std::string doc =
+      R"({"mail":"first.last+filter_2024@mathematics-department.example.org",)"
+      R"("id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f","when":"2024-02-29T23:59:59.5+01:00",)"
+      R"("ip":"192.168.10.254"})";
+  auto g = compile_response_format({OutputFormat::json_schema, schema});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto ids = tok().encode(doc, false, false);
+  ASSERT_TRUE(ids.ok());
+  int checked = 0;
+  for (int extra : {2, 10, 30}) {
+    const int budget = static_cast<int>(ids->size()) + extra;
+    JsonConstraint c(g.value(), trie_, tok().eog_ids(), budget);
+    for (size_t step = 0; step < ids->size(); ++step) {
+      if (in_formatted_string(*g.value(), c.threads())) {
+        ASSERT_TRUE(test::mask_equals_brute_force(c, *g.value(), *trie_))
+            << "step " << step << " budget " << budget;
+        ++checked;
+      }
+      ASSERT_TRUE(c.accept((*ids)[step]));
+    }
+  }
+  EXPECT_GT(checked, 30);
+}
+
 }  // namespace
 }  // namespace rc::structured
