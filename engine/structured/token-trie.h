@@ -20,9 +20,10 @@
 // Both are checked before a child's byte is fed (child and subtree whole)
 // and after (the subtree below it). In a string with maxLength (one
 // thread), a subtree of plain content too deep to accept whole is settled
-// token by token from each token's count of characters, without walking it. A subtree is only ever
-// accepted whole when some thread takes every byte of every token in it, so the mask is exactly the
-// brute-force one (tests compare them).
+// token by token from each token's count of characters, without walking
+// it. A subtree is only ever accepted whole when some thread takes every
+// byte of every token in it, so the mask is exactly the brute-force one
+// (tests compare them).
 //
 // Inside a pattern string (one thread), the walk follows the pattern's DFA
 // table instead of feeding the matcher, and accepts a subtree whole where
@@ -31,9 +32,15 @@
 // string allows exactly the writable tokens (a bitset built with the trie)
 // and those with a quote are walked; otherwise, without a budget check,
 // the tokens without a quote that a DFA state allows are computed once
-// per state and reused. Near the budget (json-closing.h) a
-// token is allowed only if some thread after it can close in the tokens
-// left; the shortcuts then apply only to threads that stay within it.
+// per state and reused.
+//
+// Near the budget (json-closing.h) a token is allowed only if some thread
+// after it can close in the tokens left; the shortcuts then apply only to
+// threads that stay within it: a plain string too close to take a pending
+// UTF-8 sequence to subtrees whose tokens all end on a character boundary,
+// a format's class run while what the format needs after any of its bytes
+// fits, and the pattern walk skips subtrees from which no token reaches an
+// accepting DFA state in time.
 //
 // Tokens are numbered in trie order (a subtree is a range), so the walk
 // marks ranges in a bitset; apply() maps it back to token ids.
