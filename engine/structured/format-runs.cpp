@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "json-closing.h"
 #include "json-matcher.h"
 
 namespace rc::structured {
@@ -25,6 +26,9 @@ struct ClassTable {
       member[2][c] = alnum(b);  // email domain labels
       member[3][c] = alnum(b) || b == '_' || b == '%' || b == '+' || b == '-';  // email local part
       member[kWritableClass][c] = b >= 0x20 && b < 0x7f && b != '"' && b != '\\';
+      member[5][c] = b >= 'a' && b <= 'z';
+      member[6][c] = alnum(b) && !digit(b);
+      member[7][c] = alnum(b) || b == '_';
       for (int k = 0; k < kByteClasses; ++k) {
         if (member[k][c]) bytes[k].push_back(b);
       }
@@ -63,35 +67,48 @@ const FormatRuns::Entry* FormatRuns::find(uint64_t key) const {
   return e.key == key ? &e : nullptr;
 }
 
-void FormatRuns::store(uint64_t key, int run) {
+void FormatRuns::store(uint64_t key, int run, uint32_t worst) {
   if (memo_.empty()) memo_.resize(size_t{1} << kSlotBits);
-  memo_[slot(key)] = Entry{key, run};
+  memo_[slot(key)] = Entry{key, run, worst};
 }
 
-int FormatRuns::run_length(StringFormat f, uint32_t state, int k) {
-  if (const Entry* e = find(key_of(f, state, k))) return e->run;
+int FormatRuns::run_length(StringFormat f, uint32_t state, int k, uint32_t* worst) {
+  if (const Entry* e = find(key_of(f, state, k))) {
+    if (worst) *worst = e->worst;
+    return e->run;
+  }
   // R(s) = 0 when the class is not uniform from s, else 1 + R(next). Follow
   // the chain until it ends, meets a known state, or reaches the cap (then
   // the last state is credited one step: an undercount only costs speed).
+  // W(s), the most still needed after the run's bytes: 0 without a run,
+  // else the larger of what `next` needs and W(next).
   std::vector<uint32_t> chain = {state};
-  int last = 0;  // R of the chain's last state
+  int last = 0;             // R of the chain's last state
+  uint32_t last_worst = 0;  // W of the chain's last state
   for (;;) {
     const int64_t next = uniform_next(f, chain.back(), k);
     if (next < 0) break;
     const uint32_t n = static_cast<uint32_t>(next);
+    const uint32_t need = format_min_remaining(f, n);
     if (const Entry* e = find(key_of(f, n, k))) {
       last = 1 + e->run;
+      last_worst = std::max(need, e->worst);
       break;
     }
     if (static_cast<int>(chain.size()) == kMaxRun) {
       last = 1;
+      last_worst = need;
       break;
     }
     chain.push_back(n);
   }
   int run = last;
-  for (size_t i = chain.size(); i-- > 0; ++run)
-    store(key_of(f, chain[i], k), std::min(run, kMaxRun));
+  uint32_t w = last_worst;
+  for (size_t i = chain.size(); i-- > 0; ++run) {
+    store(key_of(f, chain[i], k), std::min(run, kMaxRun), w);
+    if (i > 0) w = std::max(w, format_min_remaining(f, chain[i]));
+  }
+  if (worst) *worst = w;
   return std::min(last + static_cast<int>(chain.size()) - 1, kMaxRun);
 }
 

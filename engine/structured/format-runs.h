@@ -21,8 +21,11 @@
 namespace rc::structured {
 
 // Byte classes the trie records per node (bit k of TokenTrie::Node::cls).
-// None holds '"', '\\' or a control byte.
-inline constexpr int kByteClasses = 5;
+// None holds '"', '\\' or a control byte. The first kRunClasses are the
+// ones formats run through; the rest (lower-case letters, letters, \w) are
+// what pattern loops commonly keep to (Pattern::survives).
+inline constexpr int kByteClasses = 8;
+inline constexpr int kRunClasses = 5;
 // The class pattern strings write (printable ASCII but '"' and '\\').
 inline constexpr int kWritableClass = 4;
 bool in_byte_class(int k, uint8_t c);
@@ -33,7 +36,10 @@ inline constexpr int kMaxRun = 254;
 class FormatRuns {
  public:
   // n: every string of up to n bytes of class k is accepted from `state`.
-  int run_length(StringFormat f, uint32_t state, int k);
+  // `worst`, when given, receives the most bytes the format may still need
+  // (format_min_remaining of json-closing.h) after any of those strings:
+  // what the budget check asks of them.
+  int run_length(StringFormat f, uint32_t state, int k, uint32_t* worst = nullptr);
 
  private:
   // A direct-mapped memo (a later state may overwrite an earlier one: it is
@@ -41,11 +47,12 @@ class FormatRuns {
   struct Entry {
     uint64_t key = 0;  // 0: empty (real keys hold a format, never none)
     int run = 0;
+    uint32_t worst = 0;
   };
   static constexpr int kSlotBits = 12;
   static size_t slot(uint64_t key) { return (key * 0x9E3779B97F4A7C15ull) >> (64 - kSlotBits); }
   const Entry* find(uint64_t key) const;
-  void store(uint64_t key, int run);
+  void store(uint64_t key, int run, uint32_t worst);
   std::vector<Entry> memo_;
 };
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "format-runs.h"
 #include "schema-combine.h"
 
 namespace rc::structured {
@@ -468,6 +469,40 @@ Pattern compile_pattern(const std::string& re, const std::string& where) {
   for (size_t d = 0; d < n; ++d) {
     for (int c = 0; c < 128 && p.loops[d]; ++c) {
       if (alphabet[c] && p.next[d * 256 + c] != static_cast<int32_t>(d)) p.loops[d] = 0;
+    }
+  }
+  // A state survives class k unless some class-k string leads from it to a
+  // state that refuses a class-k byte: backwards from those states along
+  // class-k edges.
+  p.survives.assign(n, 0);
+  for (int k = 0; k < kByteClasses; ++k) {
+    std::vector<std::vector<int>> into(n);
+    std::vector<uint8_t> dies(n, 0);
+    std::deque<int> back;
+    for (size_t d = 0; d < n; ++d) {
+      for (int c = 0; c < 256; ++c) {
+        if (!in_byte_class(k, static_cast<uint8_t>(c))) continue;
+        const int to = p.next[d * 256 + c];
+        if (to < 0) {
+          dies[d] = 1;
+        } else {
+          into[to].push_back(static_cast<int>(d));
+        }
+      }
+      if (dies[d]) back.push_back(static_cast<int>(d));
+    }
+    while (!back.empty()) {
+      const int d = back.front();
+      back.pop_front();
+      for (int prev : into[d]) {
+        if (!dies[prev]) {
+          dies[prev] = 1;
+          back.push_back(prev);
+        }
+      }
+    }
+    for (size_t d = 0; d < n; ++d) {
+      if (!dies[d]) p.survives[d] |= uint8_t(1u << k);
     }
   }
   return p;

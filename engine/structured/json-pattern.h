@@ -26,6 +26,10 @@ struct Pattern {
   std::vector<uint32_t> dist;  // fewest bytes to an accepting state (0: may end here)
   uint32_t max_dist = 0;
   std::vector<uint8_t> loops;  // loops[state]: every writable byte leads back to it
+  // survives[state], bit k: every string of bytes of byte class k
+  // (format-runs.h) is taken from this state, whatever states it passes
+  // through; a trie subtree of such bytes is then allowed whole.
+  std::vector<uint8_t> survives;
 };
 
 // Throws CompileError (schema-combine.h) naming the unsupported construct

@@ -23,6 +23,18 @@ uint8_t safe_through(uint8_t byte, uint8_t below) {
   return out;
 }
 
+// Bit u set: safe_through, and when tokens end at this node (`ends`), the
+// byte leaves no UTF-8 sequence open. `below`: the child's whole bits.
+uint8_t whole_through(uint8_t byte, uint8_t below, bool ends) {
+  uint8_t out = 0;
+  for (int u = 0; u < kUtf8States; ++u) {
+    if (u == 0 && (byte == '"' || byte == '\\' || byte < 0x20)) continue;
+    const int next = utf8_next(u, byte);
+    if (next >= 0 && ((below >> next) & 1) && (!ends || next == 0)) out |= uint8_t(1u << u);
+  }
+  return out;
+}
+
 uint8_t classes_of(uint8_t byte) {
   uint8_t out = 0;
   for (int k = 0; k < kByteClasses; ++k) {
@@ -85,6 +97,18 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
     prev = &s;
   }
   close_to(0, static_cast<uint32_t>(order_.size()));
+  writable_.assign((order_.size() + 63) / 64, 0);
+  starts_.assign(order_.size(), 0);
+  for (uint32_t i = 0; i < order_.size(); ++i) {
+    const std::string& s = pieces_[order_[i]];
+    starts_[i] = static_cast<uint16_t>(std::count_if(
+        s.begin(), s.end(), [](char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; }));
+    if (std::all_of(s.begin(), s.end(), [](char c) {
+          return in_byte_class(kWritableClass, static_cast<uint8_t>(c));
+        })) {
+      writable_[i >> 6] |= 1ull << (i & 63);
+    }
+  }
   nodes_[0].sub_end = static_cast<uint32_t>(order_.size());
   std::vector<bool> single(256, false);
   for (const std::string& piece : pieces_) {
@@ -96,13 +120,15 @@ TokenTrie::TokenTrie(std::vector<std::string> pieces) : pieces_(std::move(pieces
   }
   // Shortcut facts bottom-up: a node's descendants come after it in
   // preorder, so they are final when it is folded into its parent.
-  for (Node& node : nodes_) node.safe = node.cls = 0xff;
+  for (Node& node : nodes_) node.safe = node.whole = node.cls = 0xff;
   for (size_t i = nodes_.size() - 1; i > 0; --i) {
     Node& n = nodes_[i];
     Node& p = nodes_[parent[i]];
     n.safe_in = safe_through(n.byte, n.safe);
+    n.whole_in = whole_through(n.byte, n.whole, n.own_end > n.own_begin);
     n.cls_in = n.cls & classes_of(n.byte);
     p.safe &= n.safe_in;
+    p.whole &= n.whole_in;
     p.cls &= n.cls_in;
     p.height = static_cast<uint8_t>(std::max<int>(p.height, std::min(255, n.height + 1)));
     n.quote = n.quote || n.byte == '"';
@@ -163,10 +189,10 @@ bool MaskBuilder::closes(const std::vector<Thread>& threads) const {
   return false;
 }
 
-bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t cls, int height) const {
-  if (safe & utf8) return true;
-  if ((safe & utf8_bounded) && height <= bounded_room) return true;
-  for (int k = 0; k < kByteClasses; ++k) {
+bool MaskBuilder::Shortcut::covers(uint8_t safe, uint8_t whole, uint8_t cls, int height) const {
+  if ((safe & utf8) || (whole & utf8_whole)) return true;
+  if (((safe & utf8_bounded) || (whole & whole_bounded)) && height <= bounded_room) return true;
+  for (int k = 0; k < kRunClasses; ++k) {
     if (((cls >> k) & 1) && height <= runs[k]) return true;
   }
   return false;
@@ -180,14 +206,16 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
     const uint32_t closing = checked_ ? closing_bytes(*g_, t) : 0;
     const int u = plain_string_state(*g_, t);
     if (u >= 0) {
-      // Content adds at most a pending UTF-8 sequence to what is left.
-      if (closing + 3 > limit_) continue;
+      // Content adds at most a pending UTF-8 sequence to what is left, and
+      // nothing when it ends on a character boundary.
+      if (closing > limit_) continue;
+      const bool any_end = closing + 3 <= limit_;
       const Frame& top = t.f[t.depth - 1];
       const uint32_t max_chars = g_->nodes[top.node].max_chars;
       if (max_chars == UINT32_MAX) {
-        s.utf8 |= uint8_t(1u << u);
+        (any_end ? s.utf8 : s.utf8_whole) |= uint8_t(1u << u);
       } else {
-        s.utf8_bounded |= uint8_t(1u << u);
+        (any_end ? s.utf8_bounded : s.whole_bounded) |= uint8_t(1u << u);
         s.bounded_room = std::min<int>(s.bounded_room, static_cast<int>(max_chars - top.a));
       }
       continue;
@@ -195,9 +223,15 @@ MaskBuilder::Shortcut MaskBuilder::shortcut(const std::vector<Thread>& threads) 
     StringFormat f;
     uint32_t state;
     if (!format_string_state(*g_, t, &f, &state)) continue;
-    if (closing + format_max_remaining(f) > limit_) continue;
-    for (int k = 0; k < kByteClasses; ++k) {
-      s.runs[k] = std::max<uint8_t>(s.runs[k], runs_.run_length(f, state, k));
+    // A run is lent while what the format needs after any of its bytes
+    // still fits, with what the frames below the string need.
+    const uint32_t below = checked_ ? closing - format_min_remaining(f, state) : 0;
+    for (int k = 0; k < kRunClasses; ++k) {
+      uint32_t worst = 0;
+      const int run = runs_.run_length(f, state, k, &worst);
+      if (!checked_ || below + worst <= limit_) {
+        s.runs[k] = std::max<uint8_t>(s.runs[k], static_cast<uint8_t>(run));
+      }
     }
   }
   return s;
@@ -214,6 +248,14 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
     if (n.kind == NodeKind::string && n.pattern && top.phase == kStrContent) {
       const Pattern& p = g_->patterns[n.pattern - 1];
       const uint32_t base = checked_ ? closing_bytes(*g_, t) - (p.dist[top.a] + 1) : 0;
+      if (node == 0 && (p.survives[top.a] >> kWritableClass & 1) &&
+          (!checked_ || base + p.max_dist + 1 <= limit_)) {
+        // A byte outside the class ends the string's DFA, a quote the string.
+        const std::vector<uint64_t>& w = trie_->writable();
+        for (size_t i = 0; i < bits_->size(); ++i) (*bits_)[i] |= w[i];
+        walk_pattern(node, level, p, top.a, base, Quotes::only, Thread(t));
+        return;
+      }
       if (node != 0 || checked_) {
         walk_pattern(node, level, p, top.a, base, Quotes::all, Thread(t));
         return;
@@ -242,8 +284,12 @@ void MaskBuilder::walk(uint32_t node, int level, const Shortcut& here) {
 void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   const TokenTrie::Node& child = trie_->nodes()[c];
   ++visited_;
-  if (here.covers(child.safe_in, child.cls_in, child.height + 1)) {
+  if (here.covers(child.safe_in, child.whole_in, child.cls_in, child.height + 1)) {
     set_bit_range(*bits_, child.own_begin, child.sub_end);
+    return;
+  }
+  if (((child.safe_in & here.utf8_bounded) || (child.whole_in & here.whole_bounded)) &&
+      fit_bounded(child, level, here)) {
     return;
   }
   std::vector<Thread>& next = levels_[level + 1];
@@ -260,11 +306,39 @@ void MaskBuilder::visit(uint32_t c, int level, const Shortcut& here) {
   }
   if (!child.has_child) return;
   const Shortcut below = shortcut(next);
-  if (below.covers(child.safe, child.cls, child.height)) {
+  if (below.covers(child.safe, child.whole, child.cls, child.height)) {
     set_bit_range(*bits_, child.own_end, child.sub_end);
   } else {
     walk(c, level + 1, below);
   }
+}
+
+// The matcher refuses a byte of plain content only where it starts a
+// character with max_chars already counted (a pending UTF-8 sequence is
+// counted when it completes), so a token is allowed when the characters it
+// starts after any pending one fit in what is left. Near the budget, the
+// thread is only lent (`here`) while content cannot leave it unable to close.
+bool MaskBuilder::fit_bounded(const TokenTrie::Node& child, int level, const Shortcut& here) {
+  if (levels_[level].size() != 1) return false;
+  const Thread& t = levels_[level][0];
+  const int u = plain_string_state(*g_, t);
+  const uint8_t lent = (child.safe_in & here.utf8_bounded) | (child.whole_in & here.whole_bounded);
+  if (u < 0 || !(lent >> u & 1)) return false;
+  const Frame& top = t.f[t.depth - 1];
+  const uint32_t max_chars = g_->nodes[top.node].max_chars;
+  const uint32_t fit = max_chars - top.a - (u != 0 ? 1 : 0);
+  // The characters the shared first `level` bytes start.
+  const std::string& first = trie_->piece(trie_->token_at(child.own_begin));
+  const uint32_t before =
+      static_cast<uint32_t>(std::count_if(first.begin(), first.begin() + level, [](char c) {
+        return (static_cast<uint8_t>(c) & 0xC0) != 0x80;
+      }));
+  std::vector<uint64_t>& bits = *bits_;
+  for (uint32_t pos = child.own_begin; pos < child.sub_end; ++pos) {
+    const uint32_t starts = trie_->starts(pos) - before;
+    if (starts <= fit || starts == 0) bits[pos >> 6] |= 1ull << (pos & 63);
+  }
+  return true;
 }
 
 // `start` is the one thread inside a pattern string where this walk began;
@@ -275,6 +349,8 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
                                uint32_t base, Quotes quotes, const Thread& start) {
   const std::vector<TokenTrie::Node>& nodes = trie_->nodes();
   if (!nodes[node].has_child) return;
+  // Near the budget, a token whose DFA state is anywhere is still in time.
+  const bool all_in_time = !checked_ || base + p.max_dist + 1 <= limit_;
   for (uint32_t c = node + 1; c != 0; c = nodes[c].next_sibling) {
     const TokenTrie::Node& child = nodes[c];
     if (quotes == Quotes::only && !child.quote) continue;
@@ -299,9 +375,26 @@ void MaskBuilder::walk_pattern(uint32_t node, int level, const Pattern& p, uint3
       }
     }
     if (!child.has_child) continue;
-    if (p.loops[to] && (child.cls >> kWritableClass & 1) && in_time && quotes != Quotes::only) {
-      set_bit_range(*bits_, child.own_end, child.sub_end);  // stays in `to` whatever follows
-      continue;
+    if (quotes != Quotes::only && in_time) {
+      // Every token below stays alive: in `to` (a loop on every writable
+      // byte) or through states that take every byte of a class the
+      // subtree keeps to, finishing in time wherever it stops.
+      const bool stays = p.loops[to] && (child.cls >> kWritableClass & 1);
+      const bool lives = (child.cls & p.survives[to]) && all_in_time;
+      if (stays || lives) {
+        set_bit_range(*bits_, child.own_end, child.sub_end);
+        continue;
+      }
+    }
+    if (checked_ && !child.quote && base + p.dist[to] + 1 > limit_ + child.height) {
+      // A byte brings the DFA at most one step nearer to accepting, so no
+      // token below finishes in time. Skipped unseen only once a refusal
+      // for the budget is on record or these tokens are known alive.
+      if (budget_refused_) continue;
+      if (child.cls & p.survives[to]) {
+        budget_refused_ = true;
+        continue;
+      }
     }
     walk_pattern(c, level + 1, p, static_cast<uint32_t>(to), base, quotes, start);
   }

@@ -18,17 +18,29 @@
 //   (format-runs.h: digits, hex, letters and digits...) that the format
 //   state accepts as a run at least as long as the subtree is deep.
 // Both are checked before a child's byte is fed (child and subtree whole)
-// and after (the subtree below it). A subtree is only ever accepted whole
-// when some thread takes every byte of every token in it, so the mask is
-// exactly the brute-force one (tests compare them).
+// and after (the subtree below it). In a string with maxLength (one
+// thread), a subtree of plain content too deep to accept whole is settled
+// token by token from each token's count of characters, without walking
+// it. A subtree is only ever accepted whole when some thread takes every
+// byte of every token in it, so the mask is exactly the brute-force one
+// (tests compare them).
 //
 // Inside a pattern string (one thread), the walk follows the pattern's DFA
 // table instead of feeding the matcher, and accepts a subtree whole where
-// the DFA state loops on every printable byte; from the root without a
-// budget check, the tokens without a quote that a DFA state allows are
-// computed once per state and reused. Near the budget (json-closing.h) a
-// token is allowed only if some thread after it can close in the tokens
-// left; the shortcuts then apply only to threads that stay within it.
+// the DFA state takes every string of a byte class the subtree keeps to
+// (Pattern::survives). From the root, a state that takes every writable
+// string allows exactly the writable tokens (a bitset built with the trie)
+// and those with a quote are walked; otherwise, without a budget check,
+// the tokens without a quote that a DFA state allows are computed once
+// per state and reused.
+//
+// Near the budget (json-closing.h) a token is allowed only if some thread
+// after it can close in the tokens left; the shortcuts then apply only to
+// threads that stay within it: a plain string too close to take a pending
+// UTF-8 sequence to subtrees whose tokens all end on a character boundary,
+// a format's class run while what the format needs after any of its bytes
+// fits, and the pattern walk skips subtrees from which no token reaches an
+// accepting DFA state in time.
 //
 // Tokens are numbered in trie order (a subtree is a range), so the walk
 // marks ranges in a bitset; apply() maps it back to token ids.
@@ -67,6 +79,8 @@ class TokenTrie {
     uint8_t byte = 0;        // the edge from the parent
     uint8_t safe = 0;        // bit u: every byte below is plain string content from UTF-8 state u
     uint8_t safe_in = 0;     // the same for this node's byte and every byte below
+    uint8_t whole = 0;       // bit u: safe, and every token below ends on a character boundary
+    uint8_t whole_in = 0;    // the same for this node's byte and every byte below
     uint8_t cls = 0;         // bit k: every byte below is in byte class k
     uint8_t cls_in = 0;      // the same for this node's byte and every byte below
     uint8_t height = 0;      // longest run of bytes below (255: 255 or more)
@@ -88,6 +102,13 @@ class TokenTrie {
   // of UTF-8 sequences) is a token of its own: what budget steering counts
   // on (json-closing.h).
   bool every_byte_a_token() const { return every_byte_; }
+  // Bits over trie positions: the tokens whose every byte is in the
+  // writable class (format-runs.h), the tokens without a '"' that a
+  // pattern state taking every writable string allows.
+  const std::vector<uint64_t>& writable() const { return writable_; }
+  // The characters a token's bytes start (bytes that are not UTF-8
+  // continuation bytes), by trie position: what maxLength counts.
+  uint16_t starts(uint32_t pos) const { return starts_[pos]; }
 
  private:
   std::vector<std::string> pieces_;
@@ -95,6 +116,8 @@ class TokenTrie {
   std::vector<int32_t> order_;
   std::vector<int32_t> pos_of_;
   std::vector<int32_t> outside_;
+  std::vector<uint64_t> writable_;
+  std::vector<uint16_t> starts_;
   int max_depth_ = 0;
   bool every_byte_ = false;
 };
@@ -114,15 +137,25 @@ class MaskBuilder {
  private:
   // What lets a level's threads accept a subtree whole.
   struct Shortcut {
-    uint8_t utf8 = 0;                 // bit u: some thread is in a plain string, UTF-8 state u
-    uint8_t utf8_bounded = 0;         // the same for strings with maxLength ...
-    int bounded_room = 255;           // ... the fewest characters one of them may still take
-    uint8_t runs[kByteClasses] = {};  // longest run of class k some thread accepts
-    bool covers(uint8_t safe, uint8_t cls, int height) const;
+    uint8_t utf8 = 0;          // bit u: some thread is in a plain string, UTF-8 state u
+    uint8_t utf8_bounded = 0;  // the same for strings with maxLength ...
+    int bounded_room = 255;    // ... the fewest characters one of them may still take
+    // Near the budget, a thread in a plain string that may not take a
+    // pending UTF-8 sequence lends only subtrees whose tokens end on a
+    // character boundary (they never add to what is left to write).
+    uint8_t utf8_whole = 0;
+    uint8_t whole_bounded = 0;
+    uint8_t runs[kRunClasses] = {};  // longest run of class k some thread accepts
+    bool covers(uint8_t safe, uint8_t whole, uint8_t cls, int height) const;
   };
   Shortcut shortcut(const std::vector<Thread>& threads);
   void walk(uint32_t node, int level, const Shortcut& here);
   void visit(uint32_t child, int level, const Shortcut& here);
+  // One thread in a plain string with maxLength and a subtree of plain
+  // content from its UTF-8 state: marks the subtree's tokens whose
+  // characters fit in the room left, by count alone. False when it does
+  // not apply.
+  bool fit_bounded(const TokenTrie::Node& child, int level, const Shortcut& here);
   // Which of a pattern walk's tokens to mark: all, only those without a
   // '"' (what a DFA state alone decides: cached per state), or only those
   // with one (the rest came from the cache).

@@ -94,5 +94,90 @@ TEST_F(BpeMask, PatternStringsAndBudgetsEqualBruteForce) {
   }
 }
 
+// The shortcuts for pattern, format and maxLength strings (class-surviving
+// DFA states, the writable-token bitset, character counts) against brute
+// force in every state a document passes through byte by byte (so inside
+// UTF-8 sequences and escapes too), then token by token with a budget tight
+// enough that the closing check refuses tokens. (The exact formats' masks
+// are checked at every byte in format-mask-test.cpp.)
+TEST_F(BpeMask, PatternFormatAndLengthStatesEqualBruteForce) {
+  struct Case {
+    const char* schema;
+    std::string doc;
+  };
+  const std::vector<Case> cases = {
+      {R"({"type":"object","properties":{"ref":{"type":"string","pattern":"[0-9a-f]{8}"},
+         "code":{"type":"string","pattern":"^[A-Z]{2}-\\d{4}(-[a-z]+)?$"},
+         "user":{"type":"string","pattern":"^\\w+@[a-z]+\\.(com|org)$"},
+         "tag":{"type":"string","pattern":"(foo|ba[rz])+x?"},
+         "words":{"type":"string","pattern":"^[A-Za-z]+( [A-Za-z]+)*$"}},
+         "required":["ref","code","user","tag","words"]})",
+       R"({"ref":"see commit deadbeef in main","code":"ZX-0042-beta","user":"first_last2@mail.org",)"
+       R"("tag":"xx barfoo bazx","words":"Hello big World"})"},
+      {R"({"type":"object","properties":{"title":{"type":"string","minLength":3,"maxLength":12},
+         "name":{"type":"string","maxLength":6},"esc":{"type":"string","maxLength":5},
+         "short":{"type":"array","items":{"type":"string","maxLength":2}}},
+         "required":["title","name","esc","short"]})",
+       R"({"title":"Zoë Ångström","name":"漢字ok😀","esc":"a\"\\b\u00e9","short":["é","ab",""]})"},
+      {R"({"type":"object","properties":{"ip6":{"type":"string","format":"ipv6"},
+         "site":{"type":"string","format":"uri"},"host":{"type":"string","format":"hostname"}},
+         "required":["ip6","site","host"]})",
+       R"({"ip6":"2001:0db8:0000:0000:0000:ff00:0042:8329","site":"https://example.org/a/b",)"
+       R"("host":"www.example.com"})"},
+  };
+  for (const Case& k : cases) {
+    auto g = compile_response_format({OutputFormat::json_schema, k.schema});
+    ASSERT_TRUE(g.ok()) << g.status().message();
+    JsonConstraint bytewise(g.value(), trie_, tok().eog_ids());
+    for (size_t at = 0; at < k.doc.size(); ++at) {
+      ASSERT_TRUE(test::mask_equals_brute_force(bytewise, *g.value(), *trie_))
+          << "byte " << at << " of " << k.doc;
+      ASSERT_TRUE(bytewise.accept_bytes(k.doc.substr(at, 1))) << "byte " << at << " of " << k.doc;
+    }
+    EXPECT_TRUE(bytewise.finished());
+    auto ids = tok().encode(k.doc, false, false);
+    ASSERT_TRUE(ids.ok());
+    const int budget = static_cast<int>(ids->size()) + 4;
+    JsonConstraint c(g.value(), trie_, tok().eog_ids(), budget);
+    for (size_t step = 0; step < ids->size(); ++step) {
+      ASSERT_TRUE(test::mask_equals_brute_force(c, *g.value(), *trie_))
+          << "step " << step << " budget " << budget << " of " << k.doc;
+      ASSERT_TRUE(c.accept((*ids)[step]));
+    }
+  }
+}
+
+// The exact formats' class runs near the budget (a run is lent while what
+// the format needs after any of its bytes still fits): brute force at every
+// step inside a formatted string, under budgets from tight to loose.
+TEST_F(BpeMask, FormatRunsNearTheBudgetEqualBruteForce) {
+  const char* schema =
+      R"({"type":"object","properties":{"mail":{"type":"string","format":"email"},
+         "id":{"type":"string","format":"uuid"},"when":{"type":"string","format":"date-time"},
+         "ip":{"type":"string","format":"ipv4"}},"required":["mail","id","when","ip"]})";
+  const std::string doc =
+      R"({"mail":"first.last+filter_2024@mathematics-department.example.org",)"
+      R"("id":"3f2b8c1e-9d4a-4b7e-8f21-6a5c9e0d1b2f","when":"2024-02-29T23:59:59.5+01:00",)"
+      R"("ip":"192.168.10.254"})";
+  auto g = compile_response_format({OutputFormat::json_schema, schema});
+  ASSERT_TRUE(g.ok()) << g.status().message();
+  auto ids = tok().encode(doc, false, false);
+  ASSERT_TRUE(ids.ok());
+  int checked = 0;
+  for (int extra : {2, 10, 30}) {
+    const int budget = static_cast<int>(ids->size()) + extra;
+    JsonConstraint c(g.value(), trie_, tok().eog_ids(), budget);
+    for (size_t step = 0; step < ids->size(); ++step) {
+      if (in_formatted_string(*g.value(), c.threads())) {
+        ASSERT_TRUE(test::mask_equals_brute_force(c, *g.value(), *trie_))
+            << "step " << step << " budget " << budget;
+        ++checked;
+      }
+      ASSERT_TRUE(c.accept((*ids)[step]));
+    }
+  }
+  EXPECT_GT(checked, 30);
+}
+
 }  // namespace
 }  // namespace rc::structured

@@ -7,13 +7,16 @@ namespace rc::test {
 bool brute_force_allows(const Grammar& g, const std::vector<Thread>& threads,
                         const std::string& piece) {
   if (piece.empty()) return false;
-  std::vector<Thread> cur = threads;
+  // Scratch kept between calls: a vocabulary's worth of calls per mask.
+  thread_local std::vector<Thread> cur, next;
+  const std::vector<Thread>* from = &threads;
   for (char c : piece) {
-    std::vector<Thread> next;
-    for (const Thread& t : cur) feed(g, t, static_cast<uint8_t>(c), next);
+    next.clear();
+    for (const Thread& t : *from) feed(g, t, static_cast<uint8_t>(c), next);
     if (next.empty()) return false;
     dedupe(next);
-    cur = std::move(next);
+    cur.swap(next);
+    from = &cur;
   }
   return true;
 }

@@ -8,7 +8,9 @@
 // (the model's padded vocabulary), then advances past the token. The replay
 // is also a check: each token must be allowed, and the document must end
 // complete. Reported: the first step (no warm state), mean, p50, p99 and
-// max per token, and the trie walk's nodes per step.
+// max per token, and the trie walk's nodes per step. Then pattern, format
+// and maxLength strings: the mask in every state a sample value passes
+// through, each on its first visit (a fresh constraint per prefix).
 //
 // Baseline in the same run: with --decode-model PATH, one decode step of
 // that GGUF on the CPU (model-bench, 2 threads), e.g. a random-weight model
@@ -28,6 +30,7 @@
 
 #include "bpe-fixtures.h"
 #include "radixchat/model-bench.h"
+#include "structured/json-closing.h"
 #include "structured/json-constraint.h"
 
 namespace {
@@ -89,6 +92,33 @@ std::vector<Sample> samples() {
   };
   out.push_back(long_enum_sample());
   return out;
+}
+
+// Strings whose every state is measured on its first visit: a fresh
+// constraint per prefix, so no state's mask is cached from an earlier step.
+struct StateSample {
+  std::string name;
+  std::string schema;  // a string schema
+  std::string text;    // a value it accepts, without quotes
+};
+
+std::vector<StateSample> state_samples() {
+  return {
+      {"pattern [0-9a-f]{8} (unanchored)", R"({"type":"string","pattern":"[0-9a-f]{8}"})",
+       "see commit deadbeef in main"},
+      {"pattern ^[A-Z]{2}-\\d{4}(-[a-z]+)?$",
+       R"({"type":"string","pattern":"^[A-Z]{2}-\\d{4}(-[a-z]+)?$"})", "ZX-0042-beta"},
+      {"pattern ^\\w+@[a-z]+\\.(com|org)$",
+       R"({"type":"string","pattern":"^\\w+@[a-z]+\\.(com|org)$"})", "first_last2@mail.org"},
+      {"pattern ^[A-Za-z]+( [A-Za-z]+)*$",
+       R"({"type":"string","pattern":"^[A-Za-z]+( [A-Za-z]+)*$"})", "Hello big World"},
+      {"format ipv6", R"({"type":"string","format":"ipv6"})",
+       "2001:0db8:0000:0000:0000:ff00:0042:8329"},
+      {"format uri", R"({"type":"string","format":"uri"})", "https://example.org/a/b"},
+      {"format email", R"({"type":"string","format":"email"})", "first.last+x@example.org"},
+      {"maxLength 40", R"({"type":"string","minLength":3,"maxLength":40})",
+       "Quarterly report on the widgets"},
+  };
 }
 
 double us_since(Clock::time_point t0) {
@@ -203,6 +233,44 @@ int main(int argc, char** argv) {
           *std::max_element(nodes.begin(), nodes.end()));
     }
   }
+  for (const StateSample& ss : state_samples()) {
+    auto g = structured::compile_response_format({OutputFormat::json_schema, ss.schema});
+    if (!g.ok()) {
+      std::fprintf(stderr, "structured-bench: %s\n", g.status().message().c_str());
+      return 1;
+    }
+    // Without a budget, and with one that leaves two bytes more than the
+    // state needs to close (the closing check then runs).
+    std::vector<double> cpu, tight;
+    for (size_t n = 0; n <= ss.text.size(); ++n) {
+      const std::string prefix = "\"" + ss.text.substr(0, n);
+      structured::JsonConstraint c(g.value(), trie, tok.eog_ids());
+      if (!c.accept_bytes(prefix)) {
+        std::fprintf(stderr, "structured-bench: '%s' refused in '%s'\n", ss.text.c_str(),
+                     ss.name.c_str());
+        return 1;
+      }
+      const int closing = static_cast<int>(structured::closing_bytes(*g.value(), c.threads()[0]));
+      structured::JsonConstraint b(g.value(), trie, tok.eog_ids(), closing + 3);
+      b.accept_bytes(prefix);
+      for (auto [con, out] : {std::pair{&c, &cpu}, std::pair{&b, &tight}}) {
+        logits = raw;
+        const double cpu0 = thread_cpu_us();
+        con->mask_logits(logits, true);
+        out->push_back(thread_cpu_us() - cpu0);
+      }
+    }
+    double total = 0, total_tight = 0;
+    for (double u : cpu) total += u;
+    for (double u : tight) total_tight += u;
+    std::printf(
+        "first visit, %-40s %3zu states | mask+apply per state (thread CPU): mean %.0f us, "
+        "p50 %.0f us, max %.0f us | near the budget: mean %.0f us, max %.0f us\n",
+        ss.name.c_str(), cpu.size(), total / cpu.size(), percentile(cpu, 0.5),
+        *std::max_element(cpu.begin(), cpu.end()), total_tight / tight.size(),
+        *std::max_element(tight.begin(), tight.end()));
+  }
+
   double sum = 0;
   for (double u : all) sum += u;
   const double mean_all = sum / all.size();
