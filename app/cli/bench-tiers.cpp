@@ -27,9 +27,9 @@ Result<TierRun> TierRun::make(const std::string& setting, const EngineConfig& ba
     c.kv_disk = base.kv_disk;
     if (c.kv_disk.empty()) {
       static std::atomic<int> n{0};
-      run.temp_dir_ = std::filesystem::temp_directory_path() /
-                      ("radixchat-bench-kv-" + std::to_string(::getpid()) + "-" +
-                       std::to_string(n++));
+      run.temp_dir_ =
+          std::filesystem::temp_directory_path() /
+          ("radixchat-bench-kv-" + std::to_string(::getpid()) + "-" + std::to_string(n++));
       std::filesystem::remove_all(run.temp_dir_);
       c.kv_disk = run.temp_dir_.string();
     }
@@ -41,8 +41,8 @@ Result<TierRun> TierRun::make(const std::string& setting, const EngineConfig& ba
     c.kv_redis = base.kv_redis;
     return run;
   }
-  return Status(StatusCode::invalid_argument, "unknown tier setting '" + setting +
-                                                  "' (expected " + tier_setting_names() + ")");
+  return Status(StatusCode::invalid_argument,
+                "unknown tier setting '" + setting + "' (expected " + tier_setting_names() + ")");
 }
 
 TierRun::TierRun(TierRun&& other) noexcept

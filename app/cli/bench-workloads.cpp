@@ -208,8 +208,8 @@ const char* workload_names() {
 }
 
 std::vector<std::string> workload_list() {
-  return {"multi-turn", "few-shot", "shared-system",   "random",
-          "structured", "regenerate", "rewrite", "agentic", "long-context-qa", "reopen"};
+  return {"multi-turn", "few-shot", "shared-system", "random",          "structured",
+          "regenerate", "rewrite",  "agentic",       "long-context-qa", "reopen"};
 }
 
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,

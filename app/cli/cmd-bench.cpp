@@ -9,6 +9,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <future>
 #include <mutex>
 
 #include <nlohmann/json.hpp>
@@ -44,6 +45,7 @@ struct BenchOptions {
   bool record_redact = false;
   std::vector<std::string> tiers;  // tier settings to compare (bench-tiers.h)
   int doc_sentences = 0;           // long-context-qa / reopen document length
+  bool round_robin = false;        // one request at a time, conversations taking turns
 };
 
 struct BenchResult {
@@ -54,19 +56,20 @@ struct BenchResult {
   int64_t prompt_tokens = 0, cached_tokens = 0, output_tokens = 0;
   double wall_s = 0;
   std::vector<double> ttft_ms;
+  std::vector<double> later_ttft_ms;  // turns after a conversation's first
   int64_t kv_peak_bytes = 0;
   uint64_t evictions = 0;
   std::string speculate;
   uint64_t drafted_tokens = 0, accepted_tokens = 0, draft_steps = 0;
-  double decode_s = 0;               // summed over requests: first token -> finished
-  std::vector<std::string> replies;  // in request order, to check settings agree
+  double decode_s = 0;                             // summed over requests: first token -> finished
+  std::vector<std::string> replies;                // in request order, to check settings agree
   std::vector<std::vector<int32_t>> reply_tokens;  // the same, as generated ids
   TierStats tier_stats;
   double before_restart_ttft_ms_p50 = -1;  // reopen: the first turns, before the restart
 
-  double percentile(double p) const {
-    if (ttft_ms.empty()) return 0;
-    std::vector<double> v = ttft_ms;
+  double percentile(double p) const { return percentile_of(ttft_ms, p); }
+  static double percentile_of(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
     std::sort(v.begin(), v.end());
     return v[std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5))];
   }
@@ -165,6 +168,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
       res.cached_tokens += ev.metrics.cached_tokens;
       res.output_tokens += ev.metrics.output_tokens;
       res.ttft_ms.push_back(ev.metrics.ttft_ms);
+      if (c.turn > 0) res.later_ttft_ms.push_back(ev.metrics.ttft_ms);
       res.decode_s += (ev.metrics.total_ms - ev.metrics.ttft_ms) / 1000.0;
       res.replies[first_request[c.conv] + c.turn] = c.reply;
       c.messages.push_back({"assistant", c.reply});
@@ -208,6 +212,70 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   res.drafted_tokens = st.drafted_tokens;
   res.accepted_tokens = st.accepted_tokens;
   res.draft_steps = st.draft_steps;
+  res.tier_stats = st.tiers;
+  return res;
+}
+
+// --round-robin: one request at a time, turn t of every conversation before
+// turn t + 1 of any, so each conversation's history has to survive all the
+// others' between two of its turns (the pool-pressure case of the tiers).
+Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const BenchOptions& o) {
+  BenchResult res;
+  res.workload = w.name;
+  res.cache = engine.model_info().cache;
+  res.temperature = o.temperature;
+  res.replies.resize(w.requests());
+  res.reply_tokens.resize(w.requests());
+  std::vector<std::vector<ChatMessage>> history;
+  std::vector<size_t> first_request(w.conversations.size(), 0);
+  for (size_t c = 0; c < w.conversations.size(); ++c) {
+    history.push_back(opening(w.conversations[c]));
+    if (c > 0) first_request[c] = first_request[c - 1] + w.conversations[c - 1].users.size();
+  }
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t turn = 0;; ++turn) {
+    bool any = false;
+    for (size_t c = 0; c < w.conversations.size(); ++c) {
+      if (turn >= w.conversations[c].users.size()) continue;
+      any = true;
+      history[c].push_back({"user", w.conversations[c].users[turn]});
+      GenerateRequest req;
+      req.messages = history[c];
+      req.max_tokens = o.max_tokens > 0 ? o.max_tokens : 32;
+      req.ignore_eos = true;
+      req.response_format = w.response_format;
+      req.sampling.temperature = o.temperature;
+      req.sampling.seed = o.seed * 1000003 + first_request[c] + turn;
+      std::string reply;
+      std::vector<int32_t> tokens;
+      std::promise<StreamEvent> done;
+      Result<RequestId> id = engine.submit(req, [&](const StreamEvent& ev) {
+        reply += ev.text;
+        if (ev.token >= 0) tokens.push_back(ev.token);
+        if (ev.finished) done.set_value(ev);
+        return true;
+      });
+      if (!id.ok()) return id.status();
+      const StreamEvent end = done.get_future().get();
+      if (end.reason == FinishReason::error) return end.error;
+      res.prompt_tokens += end.metrics.prompt_tokens;
+      res.cached_tokens += end.metrics.cached_tokens;
+      res.output_tokens += end.metrics.output_tokens;
+      res.ttft_ms.push_back(end.metrics.ttft_ms);
+      if (turn > 0) res.later_ttft_ms.push_back(end.metrics.ttft_ms);
+      res.decode_s += (end.metrics.total_ms - end.metrics.ttft_ms) / 1000.0;
+      res.replies[first_request[c] + turn] = reply;
+      res.reply_tokens[first_request[c] + turn] = tokens;
+      history[c].push_back({"assistant", reply, tokens});
+    }
+    if (!any) break;
+  }
+  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const EngineStats st = engine.stats();
+  res.requests = static_cast<int>(res.ttft_ms.size());
+  res.kv_peak_bytes = st.kv_bytes_used_peak;
+  res.evictions = st.cache.evictions;
+  res.speculate = o.engine.config.speculate;
   res.tier_stats = st.tiers;
   return res;
 }
@@ -260,6 +328,7 @@ nlohmann::json to_json(const BenchResult& r) {
           {"avg_match_len", r.requests ? double(r.cached_tokens) / r.requests : 0.0},
           {"ttft_ms_p50", r.percentile(0.5)},
           {"ttft_ms_p99", r.percentile(0.99)},
+          {"later_turns_ttft_ms_p50", BenchResult::percentile_of(r.later_ttft_ms, 0.5)},
           {"output_tok_s", r.output_tok_s()},
           {"total_tok_s", r.total_tok_s()},
           {"wall_s", r.wall_s},
@@ -366,14 +435,13 @@ std::vector<std::string> tiers_with_other_replies(const std::vector<BenchResult>
 }
 
 void print_tier_table(const std::vector<BenchResult>& rs) {
-  std::printf("\n%-7s %9s %9s %11s %8s %10s %10s\n", "tiers", "TTFT p50", "TTFT p99",
-              "loaded tok", "loads", "recomputes", "same reply");
+  std::printf("\n%-7s %9s %9s %11s %8s %10s %10s\n", "tiers", "TTFT p50", "TTFT p99", "loaded tok",
+              "loads", "recomputes", "same reply");
   for (const BenchResult& r : rs) {
     std::printf("%-7s %7.1fms %7.1fms %11llu %8llu %10llu %10s\n", r.tiers.c_str(),
                 r.percentile(0.5), r.percentile(0.99),
                 (unsigned long long)r.tier_stats.loaded_tokens,
-                (unsigned long long)r.tier_stats.loads,
-                (unsigned long long)r.tier_stats.recomputes,
+                (unsigned long long)r.tier_stats.loads, (unsigned long long)r.tier_stats.recomputes,
                 r.replies == rs.front().replies ? "yes" : "NO");
   }
 }
@@ -405,8 +473,8 @@ int run_bench(const BenchOptions& o) {
       EngineConfig cfg = o.tiers.empty() ? o.engine.config : run.config();
       cfg.cache = cache;
       if (!o.json) {
-        std::fprintf(stderr, "running %s with cache %s%s ...\n", o.workload.c_str(),
-                     cache.c_str(), o.tiers.empty() ? "" : (", tiers " + run.setting()).c_str());
+        std::fprintf(stderr, "running %s with cache %s%s ...\n", o.workload.c_str(), cache.c_str(),
+                     o.tiers.empty() ? "" : (", tiers " + run.setting()).c_str());
       }
       Result<BenchResult> r = Status(StatusCode::internal, "");
       if (o.workload == "reopen") {
@@ -414,8 +482,9 @@ int run_bench(const BenchOptions& o) {
       } else {
         std::unique_ptr<Engine> engine = open_engine(cfg);
         if (!engine) return 1;
-        r = o.record.empty() ? run_workload(*engine, w.value(), o)
-                             : run_recorded(*engine, w.value(), o);
+        r = o.round_robin      ? run_round_robin(*engine, w.value(), o)
+            : o.record.empty() ? run_workload(*engine, w.value(), o)
+                               : run_recorded(*engine, w.value(), o);
       }
       if (!r.ok()) return fail(r.status());
       if (!o.tiers.empty()) r->tiers = run.setting();
@@ -446,8 +515,9 @@ int run_bench(const BenchOptions& o) {
     std::string names;
     for (const std::string& c : differ) names += (names.empty() ? "" : ", ") + c;
     for (const std::string& t : tier_differ) names += (names.empty() ? "tiers " : ", tiers ") + t;
-    return fail("replies differ from the " + std::string(differ.empty() ? "first run's" : "off cache's") +
-                " with " + names + " (a cache hit changed the output)");
+    return fail("replies differ from the " +
+                std::string(differ.empty() ? "first run's" : "off cache's") + " with " + names +
+                " (a cache hit changed the output)");
   }
   return 0;
 }
@@ -484,6 +554,9 @@ Command add_bench_command(CLI::App& root) {
                       tier_setting_names() + ")")
       ->delimiter(',')
       ->check(CLI::IsMember(tier_setting_list()));
+  app->add_flag("--round-robin", o->round_robin,
+                "one request at a time, conversations taking turns (turn 1 of each, then turn 2 "
+                "of each, ...)");
   app->add_option("--doc-sentences", o->doc_sentences,
                   "document length of long-context-qa and reopen, in sentences")
       ->check(CLI::PositiveNumber);

@@ -93,10 +93,10 @@ int run_chat(const ChatOptions& o) {
     messages.push_back({"assistant", reply});
     const RequestMetrics& m = end.metrics;
     const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
-    std::fprintf(stderr,
-                 "[prompt %d tokens: %d cached%s, %d computed | TTFT %.1f ms | %.1f tok/s]\n",
-                 m.prompt_tokens, m.cached_tokens, tier_note(m).c_str(), m.computed_tokens, m.ttft_ms,
-                 m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
+    std::fprintf(
+        stderr, "[prompt %d tokens: %d cached%s, %d computed | TTFT %.1f ms | %.1f tok/s]\n",
+        m.prompt_tokens, m.cached_tokens, tier_note(m).c_str(), m.computed_tokens, m.ttft_ms,
+        m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
   }
   return 0;
 }

@@ -116,6 +116,10 @@ int run_serve(ServeOptions& o) {
   std::fprintf(stderr, "radixchat-cli: serving %s on %s (cache %s, context %d tokens)%s\n",
                m.name.c_str(), m.device.c_str(), m.cache.c_str(), m.context_length,
                o.server.api_key.empty() ? "" : ", API key required");
+  for (const TierInfo& t : engine->stats().tiers.tiers) {
+    std::fprintf(stderr, "radixchat-cli: cache tier %s: %s (%s%s%s)\n", t.name.c_str(),
+                 t.where.c_str(), t.state.c_str(), t.error.empty() ? "" : ": ", t.error.c_str());
+  }
   if (!srv.kv_events_endpoint().empty()) {
     std::fprintf(stderr, "radixchat-cli: publishing KV events on %s%s%s (topic '%s')\n",
                  srv.kv_events_endpoint().c_str(),

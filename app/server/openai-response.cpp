@@ -75,7 +75,8 @@ json usage_json(const RequestMetrics& m) {
   return {{"prompt_tokens", m.prompt_tokens},
           {"completion_tokens", m.output_tokens},
           {"total_tokens", m.prompt_tokens + m.output_tokens},
-          {"prompt_tokens_details", {{"cached_tokens", m.cached_tokens}}}};
+          {"prompt_tokens_details",
+           {{"cached_tokens", m.cached_tokens}, {"tier_loaded_tokens", m.loaded_tokens}}}};
 }
 
 json full_response(const ResponseMeta& meta, const std::string& text, FinishReason reason,

@@ -317,38 +317,38 @@ class HttpServer final : public Server {
 
     // Unknown routes, wrong methods, oversize or unreadable requests that
     // never reached a handler: give them OpenAI-style bodies too.
-    svr_.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
-                                                                       httplib::Response& res) {
-      if (!res.body.empty() || res.content_provider_)
-        return httplib::Server::HandlerResponse::Unhandled;
-      if (auto e = refuse(req)) {
-        write_error(res, *e);
-        return httplib::Server::HandlerResponse::Handled;
-      }
-      ApiError e;
-      if (res.status == 404) {
-        e = invalid_request("Unknown request URL: " + req.method + " " + req.path +
-                                ". See the routes in docs/server.md"
-                                " (e.g. POST /v1/chat/completions).",
-                            {}, "unknown_url");
-        e.http_status = 404;
-        if (const RouteInfo* r = find_route(req.path)) {
-          e.http_status = 405;
-          e.code = "method_not_allowed";
-          e.message = req.path + " accepts " + r->method + ", not " + req.method + ".";
-          res.set_header("Allow", r->method);
-        }
-      } else if (res.status == 413) {
-        e = body_too_large();
-      } else {
-        e = invalid_request("The request could not be processed (HTTP " +
-                            std::to_string(res.status) + ").");
-        e.http_status = res.status;
-        if (res.status >= 500) e.type = "server_error";
-      }
-      write_error(res, e);
-      return httplib::Server::HandlerResponse::Handled;
-    }));
+    svr_.set_error_handler(httplib::Server::HandlerWithResponse(
+        [this](const httplib::Request& req, httplib::Response& res) {
+          if (!res.body.empty() || res.content_provider_)
+            return httplib::Server::HandlerResponse::Unhandled;
+          if (auto e = refuse(req)) {
+            write_error(res, *e);
+            return httplib::Server::HandlerResponse::Handled;
+          }
+          ApiError e;
+          if (res.status == 404) {
+            e = invalid_request("Unknown request URL: " + req.method + " " + req.path +
+                                    ". See the routes in docs/server.md"
+                                    " (e.g. POST /v1/chat/completions).",
+                                {}, "unknown_url");
+            e.http_status = 404;
+            if (const RouteInfo* r = find_route(req.path)) {
+              e.http_status = 405;
+              e.code = "method_not_allowed";
+              e.message = req.path + " accepts " + r->method + ", not " + req.method + ".";
+              res.set_header("Allow", r->method);
+            }
+          } else if (res.status == 413) {
+            e = body_too_large();
+          } else {
+            e = invalid_request("The request could not be processed (HTTP " +
+                                std::to_string(res.status) + ").");
+            e.http_status = res.status;
+            if (res.status >= 500) e.type = "server_error";
+          }
+          write_error(res, e);
+          return httplib::Server::HandlerResponse::Handled;
+        }));
     // A last line of defence: no exception leaves a handler as a crash.
     svr_.set_exception_handler(
         [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {

@@ -54,11 +54,11 @@ struct Request {
   std::vector<PageId> pages;
   NodeHandle locked;
   bool has_lock = false;
-  int cached_tokens = 0;  // prompt tokens served by the cache (pool or tiers)
-  int loaded_tokens = 0;  // of those, loaded from the tiers below the pool
+  int cached_tokens = 0;    // prompt tokens served by the cache (pool or tiers)
+  int loaded_tokens = 0;    // of those, loaded from the tiers below the pool
   int tier_recomputed = 0;  // tokens the tiers held that the cost model recomputed
-  int filled = 0;         // positions whose K/V are in the pool
-  int inserted = 0;       // positions handed to the cache so far
+  int filled = 0;           // positions whose K/V are in the pool
+  int inserted = 0;         // positions handed to the cache so far
 
   std::vector<int32_t> output;
   Sampler sampler;

@@ -30,10 +30,9 @@ double Sampler::next_uniform() {
 int32_t Sampler::sample(std::span<float> logits, std::span<const int32_t> history) {
   const int n = static_cast<int>(logits.size());
   if (params_.repetition_penalty != 1.0f && params_.repeat_last_n > 0) {
-    const size_t from =
-        history.size() > static_cast<size_t>(params_.repeat_last_n)
-            ? history.size() - params_.repeat_last_n
-            : 0;
+    const size_t from = history.size() > static_cast<size_t>(params_.repeat_last_n)
+                            ? history.size() - params_.repeat_last_n
+                            : 0;
     std::unordered_set<int32_t> seen(history.begin() + from, history.end());
     for (int32_t t : seen) {
       if (t < 0 || t >= n) continue;

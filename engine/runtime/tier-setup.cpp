@@ -56,8 +56,8 @@ void mark_held_below(CacheSnapshot& snapshot, const tiers::KvTiers& tiers) {
     path.clear();
     for (auto it = chain.rbegin(); it != chain.rend(); ++it)
       path.insert(path.end(), (*it)->tokens.begin(), (*it)->tokens.end());
-    snapshot.held_below[i] = uint32_t(
-        tiers.held_tokens(path, int64_t(path.size()) - int64_t(node.tokens.size())));
+    snapshot.held_below[i] =
+        uint32_t(tiers.held_tokens(path, int64_t(path.size()) - int64_t(node.tokens.size())));
   }
 }
 
