@@ -16,6 +16,12 @@
 #   3. Drafted decoding: `bench` with --speculate off and tree on the
 #      regenerate, rewrite, agentic and random workloads (bundled model) and
 #      on regenerate and random with the TinyLlama-shape Q4_K_M file.
+#   4. Cache tiers on the TinyLlama-shape Q4_K_M file: `bench --workload
+#      reopen` (a restart), `bench --workload notes --round-robin` over a
+#      pool a quarter of the conversations' KV, both with --tiers l1,disk;
+#      long-context-qa on the bundled model with --tiers l1,host,disk; and
+#      sharing through Redis with packaging/bench-tiers-share.py (skipped
+#      without redis-server).
 # With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
 # llama-bench), llama-bench runs on the same files with the same threads and
 # token counts, and the table gains its columns. With --baseline CLI (a
@@ -146,6 +152,32 @@ for run in "${spec_runs[@]}"; do
   done
   echo "$tag $wt $temp" >> "$work/spec-runs.txt"
 done
+echo "== cache tiers (bench --tiers)" >&2
+tier_runs=()
+if [ -s "$q4" ]; then
+  tier_runs+=("restart|$q4|--workload reopen --requests 2 --doc-sentences 42 --max-tokens 16 --tiers l1,disk")
+  tier_runs+=("pressure|$q4|--workload notes --doc-sentences 8 --requests 32 --round-robin --kv-tokens 1600 --max-tokens 16 --tiers l1,disk")
+fi
+tier_runs+=("long-context-qa|$root/assets/model/radixchat-demo.gguf|--workload long-context-qa --requests 32 --concurrency 1 --kv-tokens 1024 --tiers l1,host,disk")
+: > "$work/tier-runs.txt"
+for run in "${tier_runs[@]}"; do
+  IFS='|' read -r tag model args <<< "$run"
+  # shellcheck disable=SC2086
+  "$cli" bench --model "$model" $args --threads "$threads" --json \
+    > "$work/tiers-$tag.json" 2> "$work/tiers.log" || {
+      echo "bench-report.sh: bench $tag failed:" >&2; cat "$work/tiers.log" >&2; exit 1; }
+  echo "$tag|$(basename "$model")|$args" >> "$work/tier-runs.txt"
+done
+share_model="$q4"
+[ -s "$share_model" ] || share_model="$root/assets/model/radixchat-demo.gguf"
+share_words=420
+[ "$share_model" = "$q4" ] && share_words=400
+if command -v redis-server > /dev/null; then
+  python3 "$root/packaging/bench-tiers-share.py" "$cli" "$share_model" "$threads" "$share_words" \
+    > "$work/tiers-share.json" 2> "$work/tiers.log" || {
+      echo "bench-report.sh: the Redis sharing run failed:" >&2; cat "$work/tiers.log" >&2; exit 1; }
+  echo "$(basename "$share_model")" > "$work/tiers-share-model.txt"
+fi
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$work" "$out" <<PY
@@ -247,6 +279,45 @@ for line in open(f"{work}/spec-runs.txt"):
     L.append(f"| {tag} | {wt.split('@')[0]} | {temp} | {o['decode_tok_s']:.1f} / {t['decode_tok_s']:.1f} | "
              f"{speed:.2f}x | {t['mean_accepted_len']:.2f} | {t['drafted_tokens']} / {t['accepted_tokens']} | "
              f"{'yes' if o.get('replies_digest') == t.get('replies_digest') else 'NO'} |")
+L.append("")
+L.append("## Cache tiers")
+L.append("")
+L.append("\`radixchat-cli bench --model FILE ARGS --threads $threads --json\`, each run once")
+L.append("per tier setting on the same requests (\`l1\`: no tiers; \`disk\`: a fresh")
+L.append("temporary folder; \`host\`: 1 GiB of RAM). The replies must be the same with")
+L.append("every setting (the bench fails otherwise). *restart*: the second turn of a")
+L.append("conversation, sent after the engine restarted (TTFT of that turn);")
+L.append("*pressure*: sixteen conversations taking turns one request at a time over a")
+L.append("pool a quarter of their KV (TTFT of the turns after each conversation's")
+L.append("first); *long-context-qa*: four long documents, questions in turn, a pool too")
+L.append("small for two of them (TTFT of all requests).")
+L.append("")
+L.append("| case | model | args | tiers | prompt tokens | loaded from tiers | TTFT p50 ms | vs l1 | same replies |")
+L.append("| --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- |")
+for line in open(f"{work}/tier-runs.txt"):
+    tag, model, args = line.rstrip("\n").split("|")
+    runs = json.load(open(f"{work}/tiers-{tag}.json"))
+    key = {"restart": "ttft_ms_p50", "pressure": "later_turns_ttft_ms_p50"}.get(tag, "ttft_ms_p50")
+    base = runs[0][key]
+    for r in runs:
+        L.append(f"| {tag} | {model} | \`{args}\` | {r['tiers']} | {r['prompt_tokens']} | "
+                 f"{r['tier_stats']['loaded_tokens']} | {r[key]:.1f} | {r[key] / base:.3f}x | "
+                 f"{'yes' if r['same_replies'] else 'NO'} |")
+L.append("")
+if os.path.exists(f"{work}/tiers-share.json"):
+    sh = json.load(open(f"{work}/tiers-share.json"))
+    model = open(f"{work}/tiers-share-model.txt").read().strip()
+    L.append(f"Sharing through Redis (\`python3 packaging/bench-tiers-share.py CLI {model} $threads WORDS\`):")
+    L.append("server A answers under a long system prompt and exits; server B, on the same")
+    L.append("Redis, is asked another question under it, then one under a system prompt of")
+    L.append("the same length nobody computed.")
+    L.append("")
+    L.append("| model | prompt tokens | loaded from Redis | TTFT ms, shared | TTFT ms, recomputed | ratio |")
+    L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
+    L.append(f"| {model} | {sh['prompt_tokens']} | {sh['loaded_tokens']} | {sh['ttft_ms_shared']:.1f} | "
+             f"{sh['ttft_ms_recompute']:.1f} | {sh['ratio']:.3f}x |")
+else:
+    L.append("(Sharing through Redis was not measured: no redis-server on this machine.)")
 L.append("")
 L.append("Ideas that were measured and not kept are listed in")
 L.append("[notes/tried-and-dropped.md](notes/tried-and-dropped.md).")

@@ -53,9 +53,9 @@ std::string paragraph(Rng& rng, int sentences) {
   return p;
 }
 
-Workload multi_turn(int requests, Rng& rng) {
+Workload multi_turn(int requests, Rng& rng, int turns) {
   // Several conversations of four turns over a common short system prompt.
-  constexpr int kTurns = 4;
+  const int kTurns = turns > 0 ? turns : 4;
   Workload w{"multi-turn", {}};
   const std::string system = "You are a helpful assistant. " + paragraph(rng, 2);
   for (int left = requests; left > 0; left -= kTurns) {
@@ -181,14 +181,17 @@ Workload long_context_qa(int requests, Rng& rng, int doc_sentences) {
   return w;
 }
 
-// Two turns per conversation; `bench` restarts the engine between them.
-Workload reopen(int requests, Rng& rng, int doc_sentences) {
-  Workload w{"reopen", {}};
-  for (int left = requests; left > 0; left -= 2) {
+// Each conversation over its own long notes, then short questions: the
+// history outweighs each new turn. reopen is notes with two turns, and
+// `bench` restarts the engine between them.
+Workload notes(const char* name, int requests, Rng& rng, int doc_sentences, int turns) {
+  Workload w{name, {}};
+  for (int left = requests; left > 0; left -= turns) {
     Conversation c{"You are a helpful assistant. The user's notes:\n" +
                        paragraph(rng, doc_sentences > 0 ? doc_sentences : 20),
                    {"Summarise my notes. " + sentence(rng, 8)}};
-    if (left > 1) c.users.push_back("Now tell me more about this: " + sentence(rng, 10));
+    for (int t = 1; t < std::min(turns, left); ++t)
+      c.users.push_back("Now tell me more about this: " + sentence(rng, 10));
     w.conversations.push_back(std::move(c));
   }
   return w;
@@ -204,19 +207,20 @@ int Workload::requests() const {
 
 const char* workload_names() {
   return "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, "
-         "long-context-qa, reopen";
+         "long-context-qa, notes, reopen";
 }
 
 std::vector<std::string> workload_list() {
   return {"multi-turn", "few-shot", "shared-system", "random",          "structured",
-          "regenerate", "rewrite",  "agentic",       "long-context-qa", "reopen"};
+          "regenerate", "rewrite",  "agentic",       "long-context-qa", "notes", "reopen"};
 }
 
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
-                               int doc_sentences) {
+                               const WorkloadShape& shape) {
+  const int doc_sentences = shape.doc_sentences;
   if (requests < 1) return Status(StatusCode::invalid_argument, "--requests must be at least 1");
   Rng rng{seed * 0x2545F4914F6CDD1Dull + 1};
-  if (name == "multi-turn") return multi_turn(requests, rng);
+  if (name == "multi-turn") return multi_turn(requests, rng, shape.turns);
   if (name == "few-shot") return few_shot(requests, rng);
   if (name == "shared-system") return shared_system(requests, rng);
   if (name == "random") return random_prompts(requests, rng);
@@ -225,7 +229,9 @@ Result<Workload> make_workload(const std::string& name, int requests, uint64_t s
   if (name == "rewrite") return rewrite(requests, rng);
   if (name == "agentic") return agentic(requests, rng);
   if (name == "long-context-qa") return long_context_qa(requests, rng, doc_sentences);
-  if (name == "reopen") return reopen(requests, rng, doc_sentences);
+  if (name == "notes")
+    return notes("notes", requests, rng, doc_sentences, shape.turns > 0 ? shape.turns : 2);
+  if (name == "reopen") return notes("reopen", requests, rng, doc_sentences, 2);
   return Status(StatusCode::invalid_argument,
                 "unknown workload '" + name + "' (expected " + workload_names() + ")");
 }

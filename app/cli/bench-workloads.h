@@ -19,7 +19,9 @@
 //                  documents taking turns (the cache tiers' headline case:
 //                  with a small pool, a document's KV is evicted before its
 //                  next question and comes back from a tier)
-//   reopen         conversations over a long document; `bench` runs the
+//   notes          each conversation over the user's own long notes, then
+//                  short questions (history outweighs each new turn)
+//   reopen         notes with two turns; `bench` runs the
 //                  first turn of each, restarts the engine, then sends the
 //                  second turn (what the disk tier keeps across a restart)
 #pragma once
@@ -51,11 +53,15 @@ struct Workload {
   int requests() const;
 };
 
+// Optional sizes; 0 keeps the workload's own.
+struct WorkloadShape {
+  int doc_sentences = 0;  // long-context-qa, notes and reopen documents (30, 20, 20 sentences)
+  int turns = 0;          // multi-turn and notes: turns per conversation (4 and 2)
+};
+
 // `requests` is the total number of turns over all conversations.
-// `doc_sentences` > 0 sets the length of long-context-qa's and reopen's
-// documents (default 30 and 20 sentences of 8-15 words).
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
-                               int doc_sentences = 0);
+                               const WorkloadShape& shape = {});
 
 // "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, ..."
 const char* workload_names();

@@ -44,7 +44,7 @@ struct BenchOptions {
   // Token ids hashed in the recording (recording/redaction.h).
   bool record_redact = false;
   std::vector<std::string> tiers;  // tier settings to compare (bench-tiers.h)
-  int doc_sentences = 0;           // long-context-qa / reopen document length
+  WorkloadShape shape;             // document length, turns per conversation
   bool round_robin = false;        // one request at a time, conversations taking turns
 };
 
@@ -450,7 +450,7 @@ int run_bench(const BenchOptions& o) {
   if (!o.record.empty() && (o.compare || o.tiers.size() > 1))
     return fail("bench: --record records one run; leave out --compare and a --tiers list");
   if (o.compare && !o.tiers.empty()) return fail("bench: --compare and --tiers: pick one");
-  Result<Workload> w = make_workload(o.workload, o.requests, o.seed, o.doc_sentences);
+  Result<Workload> w = make_workload(o.workload, o.requests, o.seed, o.shape);
   if (!w.ok()) return fail(w.status());
   if (!o.planted_span.empty()) {
     if (Status s = plant_span(w.value(), o.planted_span, o.seed); !s.ok()) return fail(s);
@@ -557,8 +557,10 @@ Command add_bench_command(CLI::App& root) {
   app->add_flag("--round-robin", o->round_robin,
                 "one request at a time, conversations taking turns (turn 1 of each, then turn 2 "
                 "of each, ...)");
-  app->add_option("--doc-sentences", o->doc_sentences,
-                  "document length of long-context-qa and reopen, in sentences")
+  app->add_option("--doc-sentences", o->shape.doc_sentences,
+                  "document length of long-context-qa, notes and reopen, in sentences")
+      ->check(CLI::PositiveNumber);
+  app->add_option("--turns", o->shape.turns, "multi-turn and notes: turns per conversation (default 4 and 2)")
       ->check(CLI::PositiveNumber);
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cpu/cpu-backends.h"
+#include "radixchat/cache.h"
 #include "tier-fixtures.h"
 #include "tiers/kv-tiers.h"
 
@@ -56,10 +57,11 @@ class Rig {
 
   int64_t row_bytes() const { return int64_t(shape_.n_kv_heads) * shape_.head_dim * 2; }
 
-  // Writes each position's pattern into `pages` (the sequence's page table).
-  void fill(std::span<const int32_t> tokens, std::span<const int32_t> pages) {
+  // Writes the pattern of positions [from, end) into `pages` (the
+  // sequence's page table from position 0).
+  void fill(std::span<const int32_t> tokens, std::span<const int32_t> pages, size_t from = 0) {
     const std::vector<uint64_t> h = prefix_hashes(tokens);
-    for (size_t pos = 0; pos < tokens.size(); ++pos) {
+    for (size_t pos = from; pos < tokens.size(); ++pos) {
       for (int l = 0; l < shape_.n_layers; ++l) {
         for (int v = 0; v < 2; ++v) {
           auto* base = static_cast<uint8_t*>(v ? pool_.v(l) : pool_.k(l));
@@ -225,6 +227,121 @@ TEST(KvTiers, RandomizedAgainstThePrefixOracle) {
   const TierStats st = rig.tiers_->stats();
   EXPECT_GT(st.tiers[0].evictions, 0u);
   EXPECT_GT(st.tiers[1].evictions, 0u);
+  rig.tiers_.reset();
+  fs::remove_all(root);
+}
+
+// The tiered tree as the scheduler drives it: a RadixCache over the rig's
+// pool with the tiers' probe, requests that match, promote from the tiers,
+// compute the rest (the oracle pattern), insert, store below and sometimes
+// keep their lock. After every request and every eviction: the tree is
+// sound, every node's pages hold the bytes of its path (whether computed or
+// loaded), every locked node is still in the pool, and the budgets hold.
+TEST(KvTiers, RandomizedTieredTreeAgainstTheOracle) {
+  const fs::path root =
+      fs::temp_directory_path() / ("rc-kv-tiers-tree-" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  TierOptions o;
+  o.block_tokens = kBlockTokens;
+  Rig probe(o);
+  o.host_bytes = 6 * (probe.space_.block_payload_bytes() + 4 * kBlockTokens);
+  DiskStoreOptions disk;
+  disk.root = root;
+  disk.budget_bytes = 10 * int64_t(encoded_block_bytes(probe.space_));
+  disk.fsync = false;
+  o.disk = disk;
+  Rig rig(o);
+  CacheConfig cc;
+  cc.page_size = kPageSize;
+  cc.total_pages = kPages / 2;  // pages 0..31 of the rig's pool
+  auto made = make_kv_cache(cc);
+  ASSERT_TRUE(made.ok());
+  KvCache& cache = *made.value();
+  cache.set_tier_probe([&](std::span<const Token> path, int64_t from) {
+    return rig.tiers_->held_tokens(path, from);
+  });
+  std::mt19937 rng(99);
+  std::vector<std::vector<int32_t>> seqs;
+  for (int i = 0; i < 16; ++i) {
+    std::vector<int32_t> s;
+    const int n = 8 + int(rng() % 20);
+    for (int j = 0; j < n; ++j) s.push_back(int32_t(rng() % 3));
+    seqs.push_back(s);
+  }
+  std::vector<NodeHandle> held;  // locks kept by "running" requests
+  int64_t promoted = 0, demoted = 0;
+  for (int op = 0; op < 500; ++op) {
+    if (!held.empty() && rng() % 3 == 0) {
+      ASSERT_TRUE(cache.unlock(held.back()).ok());
+      held.pop_back();
+    } else if (rng() % 5 == 0) {
+      cache.evict(int64_t(1 + rng() % 24));
+    } else {
+      const auto& s = seqs[rng() % seqs.size()];
+      const std::span<const int32_t> key(s.data(), s.size() / kPageSize * kPageSize);
+      MatchResult m = cache.match_prefix(key);
+      ASSERT_TRUE(cache.lock(m.node).ok());
+      const KvTiers::Plan plan = rig.tiers_->plan(key, m.tokens);
+      std::vector<PageId> fresh;
+      if (plan.load && cache.alloc_pages(plan.tokens / kPageSize, fresh).ok()) {
+        const int64_t got = rig.tiers_->load(plan, fresh);
+        ASSERT_EQ(got, plan.tokens) << "op " << op;
+        std::vector<PageId> table = m.pages;
+        table.insert(table.end(), fresh.begin(), fresh.end());
+        auto ins = cache.insert(key.first(size_t(m.tokens + got)), table);
+        ASSERT_TRUE(ins.ok()) << ins.status().to_string();
+        ASSERT_TRUE(cache.lock(ins->node).ok());
+        ASSERT_TRUE(cache.unlock(m.node).ok());
+        cache.note_promoted(ins->node, got);
+        promoted += got;
+        m = {m.tokens + got, ins->pages, ins->node};
+      }
+      std::vector<PageId> table = m.pages;
+      if (!cache.alloc_pages(int64_t(key.size()) / kPageSize - int64_t(table.size()), table).ok()) {
+        ASSERT_TRUE(cache.unlock(m.node).ok());  // pool short: the request waits
+      } else {
+        // Compute the rest: the pattern goes into the new positions only,
+        // so a wrong load stays wrong for the check below to see.
+        rig.fill(key, table, size_t(m.tokens));
+        auto ins = cache.insert(key, table);
+        ASSERT_TRUE(ins.ok()) << ins.status().to_string();
+        rig.tiers_->store(key, ins->pages);
+        ASSERT_TRUE(cache.lock(ins->node).ok());
+        ASSERT_TRUE(cache.unlock(m.node).ok());
+        if (held.size() < 3 && rng() % 2) {
+          held.push_back(ins->node);
+        } else {
+          ASSERT_TRUE(cache.unlock(ins->node).ok());
+        }
+      }
+    }
+    if (rng() % 4 == 0) rig.tiers_->flush();
+    ASSERT_TRUE(cache.check_integrity().ok()) << "op " << op;
+    const CacheSnapshot snap = cache.snapshot();
+    std::map<NodeId, const CacheNodeInfo*> by_id;
+    for (const CacheNodeInfo& n : snap.nodes) by_id[n.id] = &n;
+    for (const NodeHandle& h : held) {
+      ASSERT_TRUE(by_id.count(h.id) && by_id[h.id]->lock_ref > 0) << "op " << op;
+    }
+    for (const CacheNodeInfo& n : snap.nodes) {
+      if (n.id == kRootNode) continue;
+      std::vector<int32_t> path;
+      for (NodeId up = n.id; up != kRootNode; up = by_id[up]->parent)
+        path.insert(path.begin(), by_id[up]->tokens.begin(), by_id[up]->tokens.end());
+      const int64_t from = int64_t(path.size() - n.tokens.size());
+      ASSERT_TRUE(rig.holds(path, from, int64_t(path.size()), n.pages))
+          << "op " << op << ": node " << n.id << "'s pages do not hold its path";
+    }
+    const TierStats st = rig.tiers_->stats();
+    ASSERT_LE(st.tiers[0].bytes, st.tiers[0].budget_bytes);
+    ASSERT_LE(st.tiers[1].bytes, st.tiers[1].budget_bytes);
+  }
+  std::vector<CacheEvent> events;
+  cache.events().drain(events);
+  for (const CacheEvent& e : events) demoted += e.kind == CacheEventKind::demote ? 1 : 0;
+  EXPECT_GT(promoted, 0);
+  EXPECT_GT(demoted, 0);
+  for (const NodeHandle& h : held) ASSERT_TRUE(cache.unlock(h).ok());
   rig.tiers_.reset();
   fs::remove_all(root);
 }
