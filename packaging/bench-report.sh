@@ -156,7 +156,7 @@ echo "== cache tiers (bench --tiers)" >&2
 tier_runs=()
 if [ -s "$q4" ]; then
   tier_runs+=("restart|$q4|--workload reopen --requests 2 --doc-sentences 42 --max-tokens 16 --tiers l1,disk")
-  tier_runs+=("pressure|$q4|--workload notes --doc-sentences 8 --requests 32 --round-robin --kv-tokens 1600 --max-tokens 16 --tiers l1,disk")
+  tier_runs+=("pressure|$q4|--workload notes --requests 32 --round-robin --kv-tokens 3800 --max-tokens 16 --tiers l1,disk")
 fi
 tier_runs+=("long-context-qa|$root/assets/model/radixchat-demo.gguf|--workload long-context-qa --requests 32 --concurrency 1 --kv-tokens 1024 --tiers l1,host,disk")
 : > "$work/tier-runs.txt"

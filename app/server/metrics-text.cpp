@@ -181,6 +181,10 @@ std::string render_metrics(const MetricsInput& in) {
   w.counter("radixchat_cache_evicted_tokens_total", "Tokens evicted.", c.evicted_tokens);
   w.counter("radixchat_cache_splits_total", "Node splits on partial matches.", c.splits);
   w.counter("radixchat_cache_merges_total", "Node merges after eviction.", c.merges);
+  w.counter("radixchat_cache_demoted_tokens_total",
+            "Evicted tokens the tiers below the pool still hold.", c.demoted_tokens);
+  w.counter("radixchat_cache_promoted_tokens_total",
+            "Tokens loaded back into the pool from the tiers.", c.promoted_tokens);
 
   write_tier_metrics(w, e.tiers);
 

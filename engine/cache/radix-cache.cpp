@@ -461,7 +461,10 @@ int64_t RadixCache::evict(int64_t n_tokens) {
         std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(), probe_path_.begin() + long(len));
       }
       const int64_t held = tier_probe_(probe_path_, int64_t(probe_path_.size()) - tokens);
-      if (held > 0) emit(CacheEventKind::demote, x, parent, kNoNode, size_t(held), 0);
+      if (held > 0) {
+        counters_.demoted_tokens += uint64_t(held);
+        emit(CacheEventKind::demote, x, parent, kNoNode, size_t(held), 0);
+      }
     }
     emit(CacheEventKind::evict, x, parent, kNoNode, size_t(tokens), size_t(pages));
     unlink_child(x);
@@ -480,6 +483,7 @@ int64_t RadixCache::evict(int64_t n_tokens) {
 
 void RadixCache::note_promoted(NodeHandle node, int64_t tokens) {
   if (!valid(node) || tokens <= 0) return;
+  counters_.promoted_tokens += uint64_t(tokens);
   emit(CacheEventKind::promote, node.id, nodes_[node.id].parent, kNoNode, size_t(tokens), 0);
   flush_events();
 }

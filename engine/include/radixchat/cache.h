@@ -115,6 +115,8 @@ struct CacheStats {
   uint64_t evicted_tokens = 0;
   uint64_t splits = 0;
   uint64_t merges = 0;
+  uint64_t demoted_tokens = 0;   // evicted tokens the tiers below the pool still hold
+  uint64_t promoted_tokens = 0;  // tokens loaded back from those tiers
   int64_t bytes_per_page = 0;  // from CacheConfig::shape, 0 when unknown
   double hit_rate() const { return prompt_tokens ? double(hit_tokens) / prompt_tokens : 0.0; }
   double mean_match_tokens() const { return match_calls ? double(hit_tokens) / match_calls : 0.0; }

@@ -220,6 +220,8 @@ TEST(TieredEngine, PoolPressureRepliesMatchAndHistoryIsLoaded) {
   }
   EXPECT_GT(demoted, 0u);
   EXPECT_EQ(promoted, s.tiers.loaded_tokens);
+  EXPECT_EQ(s.cache.demoted_tokens, demoted);
+  EXPECT_EQ(s.cache.promoted_tokens, promoted);
   // The snapshot marks what of each node the tiers hold.
   const CacheSnapshot snap = tiered->cache_snapshot();
   ASSERT_EQ(snap.held_below.size(), snap.nodes.size());
