@@ -91,6 +91,17 @@ void EngineWorker::load(const ModelRequest& request) {
   config.kv_type = request.kvType.toStdString();
   config.n_threads = request.threads;
   config.speculate = request.drafted ? "tree" : "off";
+  config.kv_disk = request.kvDisk.toStdString();
+  config.kv_disk_bytes = request.kvDiskBytes;
+  config.kv_redis = request.kvRedis.toStdString();
+  if (request.releaseFirst) {
+    // The GUI has let go of every engine (EngineHost::load): the old one
+    // writes its queued blocks and unlocks the disk folder before the new
+    // one opens it.
+    for (auto& e : retired_) destroyEngine(e);
+    retired_.clear();
+    if (engine_) destroyEngine(engine_);
+  }
   int lastPercent = -1;
   const quint64 serial = request.serial;
   config.load_progress = [this, &lastPercent, serial](float f) {
@@ -102,6 +113,16 @@ void EngineWorker::load(const ModelRequest& request) {
     return serial > cancelUpTo_.load();
   };
   Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
+  QString tierNotice;
+  if (!created.ok() && !config.kv_disk.empty() &&
+      created.status().message().find("in use by another process") != std::string::npos) {
+    // Another process (a second window of the app) owns the disk cache:
+    // this one runs without it rather than not at all.
+    tierNotice = tr("Disk cache off: %1").arg(qs(created.status().message()));
+    config.kv_disk.clear();
+    lastPercent = -1;
+    created = rc::Engine::create(config);
+  }
   if (!created.ok()) {
     const bool cancelled = created.status().code() == rc::StatusCode::cancelled;
     emit loadFailed(qs(created.status().message()), cancelled);
@@ -110,7 +131,9 @@ void EngineWorker::load(const ModelRequest& request) {
   // Keep the previous engine until the GUI has moved its users over.
   if (engine_) retired_.push_back(std::move(engine_));
   engine_ = std::move(created.value());
-  emit loadSucceeded(engine_.get(), describe(engine_->model_info(), request.path.isEmpty()));
+  ModelDescription d = describe(engine_->model_info(), request.path.isEmpty());
+  d.tierNotice = tierNotice;
+  emit loadSucceeded(engine_.get(), d);
 }
 
 void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
@@ -299,6 +322,12 @@ void EngineWorker::releaseRetired(rc::Engine* inUse) {
       it = retired_.erase(it);
     }
   }
+}
+
+void EngineWorker::clearTierCache() {
+  if (!engine_) return emit tierCacheCleared(tr("No model is loaded."));
+  const rc::Status s = engine_->clear_tier_cache();
+  emit tierCacheCleared(s.ok() ? QString() : qs(s.message()));
 }
 
 void EngineWorker::shutdown() {

@@ -41,7 +41,18 @@ struct ModelRequest {
   QString kvType = QStringLiteral("f16");  // f16 | bf16 | f32 (EngineConfig::kv_type)
   int threads = 0;                         // 0: all cores
   bool drafted = false;                    // drafted decoding (EngineConfig::speculate "tree")
-  quint64 serial = 0;                      // set by EngineHost: cancelLoad(n) cancels serials <= n
+  // Cache tiers below the pool (EngineConfig::kv_disk, kv_disk_bytes,
+  // kv_redis). kvDisk: a folder, "default" ($XDG_CACHE_HOME/radixchat/kv) or
+  // empty (none). A folder that another process holds is left out: the
+  // engine opens without the disk tier and ModelDescription::tierNotice says so.
+  QString kvDisk;
+  qint64 kvDiskBytes = qint64(2) << 30;
+  QString kvRedis;
+  // Set by EngineHost when kvDisk is set and an engine exists: the disk
+  // folder is locked by whoever opened it, this process's engines included,
+  // so the worker destroys its engines before creating the new one.
+  bool releaseFirst = false;
+  quint64 serial = 0;  // set by EngineHost: cancelLoad(n) cancels serials <= n
 };
 
 struct ModelDescription {
@@ -60,6 +71,9 @@ struct ModelDescription {
   QString chatTemplateNotice;  // set when the model's own template was not recognised
   bool reasoning = false;      // replies open with a <think> block
   bool bundled = false;        // loaded from the default path
+  // Set when the disk tier was asked for but left out (its folder is in use
+  // by another process, e.g. a second window of the app): one line.
+  QString tierNotice;
 };
 
 struct GenerationJob {
@@ -135,6 +149,10 @@ class EngineWorker : public QObject {
   // Destroys the retired engines except `inUse` (the one the GUI switched
   // to; it may lag behind when loads overlap).
   void releaseRetired(rc::Engine* inUse);
+  // Worker thread. Engine::clear_tier_cache on the current engine (the host
+  // and disk tiers; a shared Redis is left alone); tierCacheCleared follows
+  // with an empty error on success.
+  void clearTierCache();
   void shutdown();
 
  signals:
@@ -146,6 +164,7 @@ class EngineWorker : public QObject {
   void warmedUp(int count, const QString& error);
   void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
   void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
+  void tierCacheCleared(const QString& error);
 
  private:
   struct Active {
