@@ -1,0 +1,136 @@
+// The app's disk cache through the engine host, on the bundled model: a
+// reload with the disk tier closes the old engine first (the folder takes
+// one engine at a time) and the new one loads what the old one computed; a
+// folder another engine holds opens the model without the disk tier and
+// says why; Clear disk cache empties it. Also the status bar's tier words.
+#include <gtest/gtest.h>
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+#include "chat-test-util.h"
+#include "chat/engine-host.h"
+#include "radixchat/engine.h"
+#include "tier-status.h"
+
+using rc::test::waitUntil;
+using rc::ui::EngineHost;
+using rc::ui::ModelRequest;
+
+namespace {
+
+const rc::TierInfo* disk(const rc::Engine* e) {
+  static rc::TierStats held;
+  held = e->stats().tiers;
+  for (const rc::TierInfo& t : held.tiers)
+    if (t.name == "disk") return &t;
+  return nullptr;
+}
+
+std::vector<int32_t> somePrompt(const rc::Engine& e) {
+  std::vector<int32_t> t{1};
+  for (int i = 0; i < 300; ++i) t.push_back(int32_t(3 + (i * 37) % (e.model_info().n_vocab - 3)));
+  return t;
+}
+
+TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
+  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  std::vector<rc::Engine*> changed;  // outlives the host, which reports nullptr as it goes
+  EngineHost host;
+  QSignalSpy ready(&host, &EngineHost::modelReady);
+  QSignalSpy failed(&host, &EngineHost::loadFailed);
+  QObject::connect(&host, &EngineHost::engineChanged,
+                   [&changed](rc::Engine* e) { changed.push_back(e); });
+  ModelRequest r;
+  r.kvDisk = dir.filePath("kv");
+  r.kvDiskBytes = 64 << 20;
+  host.load(r);
+  ASSERT_TRUE(waitUntil([&] { return ready.count() == 1 || failed.count() > 0; }, 120000));
+  ASSERT_EQ(failed.count(), 0) << failed.at(0).at(0).toString().toStdString();
+  ASSERT_NE(disk(host.engine()), nullptr);
+  EXPECT_TRUE(host.model().tierNotice.isEmpty());
+  const std::vector<int32_t> prompt = somePrompt(*host.engine());
+  ASSERT_TRUE(host.engine()->last_logits(prompt).ok());
+
+  // Same settings again (a cache-settings change, Drafted decoding, a new
+  // budget): the GUI lets go at once, the worker closes the old engine
+  // (its blocks are written) before the new one takes the folder.
+  changed.clear();
+  host.load(r);
+  ASSERT_GE(changed.size(), 1u);
+  EXPECT_EQ(changed.front(), nullptr);
+  EXPECT_EQ(host.engine(), nullptr);
+  ASSERT_TRUE(waitUntil([&] { return ready.count() == 2 || failed.count() > 0; }, 120000));
+  ASSERT_EQ(failed.count(), 0) << failed.at(0).at(0).toString().toStdString();
+  EXPECT_TRUE(host.model().tierNotice.isEmpty()) << host.model().tierNotice.toStdString();
+  ASSERT_NE(disk(host.engine()), nullptr);
+  ASSERT_TRUE(host.engine()->last_logits(prompt).ok());
+  EXPECT_GT(host.engine()->stats().tiers.loaded_tokens, 0u)
+      << "the reopened engine computed what the old one had written";
+
+  // Clear disk cache.
+  QSignalSpy cleared(&host, &EngineHost::tierCacheCleared);
+  host.clearTierCache();
+  ASSERT_TRUE(waitUntil([&] { return cleared.count() > 0; }, 20000));
+  EXPECT_EQ(cleared.at(0).at(0).toString(), QString());
+  EXPECT_EQ(disk(host.engine())->blocks, 0);
+}
+
+TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
+  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  // Another window of the app holds the folder.
+  rc::EngineConfig other;
+  other.model_path = rc::test::testModelPath();
+  other.kv_disk = dir.filePath("kv").toStdString();
+  auto holder = rc::Engine::create(other);
+  ASSERT_TRUE(holder.ok()) << holder.status().to_string();
+
+  EngineHost host;
+  QSignalSpy ready(&host, &EngineHost::modelReady);
+  QSignalSpy failed(&host, &EngineHost::loadFailed);
+  ModelRequest r;
+  r.kvDisk = dir.filePath("kv");
+  host.load(r);
+  ASSERT_TRUE(waitUntil([&] { return ready.count() == 1 || failed.count() > 0; }, 120000));
+  ASSERT_EQ(failed.count(), 0) << failed.at(0).at(0).toString().toStdString();
+  const QString notice = host.model().tierNotice;
+  EXPECT_TRUE(notice.contains(QStringLiteral("in use by another process"))) << notice.toStdString();
+  EXPECT_EQ(disk(host.engine()), nullptr);
+  EXPECT_TRUE(host.engine()->last_logits(somePrompt(*host.engine())).ok());
+}
+
+TEST(TierStatus, SaysWhatEachTierHoldsAndWhyOneIsDown) {
+  rc::TierStats s;
+  EXPECT_EQ(rc::gui::tierStatusText(s), QString());
+  s.enabled = true;
+  s.block_tokens = 64;
+  rc::TierInfo d;
+  d.name = "disk";
+  d.where = "/home/u/.cache/radixchat/kv";
+  d.state = "up";
+  d.bytes = 1234567890;
+  d.budget_bytes = int64_t(2) << 30;
+  rc::TierInfo r;
+  r.name = "redis";
+  r.where = "redis://127.0.0.1:6390/0";
+  r.state = "down";
+  r.error = "connection refused";
+  s.tiers = {d, r};
+  s.loads = 3;
+  s.recomputes = 1;
+  s.loaded_tokens = 576;
+  EXPECT_EQ(rc::gui::tierStatusText(s), QStringLiteral("disk 1.2 GB · Redis down"));
+  const QString tip = rc::gui::tierStatusTooltip(s);
+  EXPECT_TRUE(tip.contains(QStringLiteral("connection refused"))) << tip.toStdString();
+  EXPECT_TRUE(tip.contains(QStringLiteral("/home/u/.cache/radixchat/kv")));
+  EXPECT_TRUE(tip.contains(QStringLiteral("3 (576 tokens)"))) << tip.toStdString();
+  EXPECT_EQ(rc::gui::byteText(0), QStringLiteral("0 B"));
+  EXPECT_EQ(rc::gui::byteText(640000000), QStringLiteral("640 MB"));
+  EXPECT_EQ(rc::gui::byteText(12345), QStringLiteral("12 kB"));
+}
+
+}  // namespace
