@@ -145,16 +145,16 @@ std::vector<DemoScenario> build() {
                                     user(std::string(docs[i]) + "\n\n" + questions[i])};
   };
   tiers.steps = {
-      {"Chat 1 about a long document: computed, and its whole 64-token blocks are written "
-       "through to the disk tier below the pool (the blue stripe).",
+      {"Chat 1 about a document: computed, and its whole 64-token blocks written through to "
+       "disk (blue stripe, \"disk\" tag).",
        chat(0)},
       {"Chat 2, another document: the pool fills up.", chat(1)},
-      {"Chat 3: the pool has no room left for everything; least recently used leaves are "
-       "evicted, but their blocks stay on disk: they sink (blue) instead of vanishing.",
+      {"Chat 3: no room left. LRU leaves are evicted, but their blocks stay on disk: they sink "
+       "(dark blue) instead of vanishing.",
        chat(2)},
       {"Chat 4: more leaves sink to disk.", chat(3)},
-      {"Ask chat 1 again: its blocks come back from disk (promoted, cyan \"loaded\") instead "
-       "of being computed again; the card says how many tokens were loaded.",
+      {"Chat 1 again: its blocks load back from disk (cyan, \"loaded\") instead of being "
+       "computed.",
        chat(0)},
   };
   for (DemoStep& s : tiers.steps) s.max_tokens = 16;
