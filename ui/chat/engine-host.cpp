@@ -40,6 +40,17 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent) {
       },
       Qt::QueuedConnection);
   connect(
+      worker_, &EngineWorker::engineRestored, this,
+      [this](rc::Engine* engine, const ModelDescription& model) {
+        // A later load already queued will close it again: not adopted.
+        for (size_t i = 1; i < pending_.size(); ++i)
+          if (pending_[i].releaseFirst) return;
+        engine_ = engine;
+        model_ = model;
+        emit engineChanged(engine);
+      },
+      Qt::QueuedConnection);
+  connect(
       worker_, &EngineWorker::loadFailed, this,
       [this](const QString& message, bool cancelled) {
         --loading_;

@@ -83,7 +83,9 @@ void EngineWorker::cancelLoad(quint64 upTo) {
   }
 }
 
-void EngineWorker::load(const ModelRequest& request) {
+Result<std::unique_ptr<rc::Engine>> EngineWorker::create(const ModelRequest& request,
+                                                         const std::function<bool(float)>& progress,
+                                                         QString* tierNotice) {
   rc::EngineConfig config;
   config.model_path = request.path.toStdString();
   config.cache = request.cachePolicy.toStdString();
@@ -94,6 +96,21 @@ void EngineWorker::load(const ModelRequest& request) {
   config.kv_disk = request.kvDisk.toStdString();
   config.kv_disk_bytes = request.kvDiskBytes;
   config.kv_redis = request.kvRedis.toStdString();
+  config.load_progress = progress;
+  Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
+  if (!created.ok() && !config.kv_disk.empty() &&
+      created.status().message().find("in use by another process") != std::string::npos) {
+    // Another process (a second window of the app) owns the disk cache:
+    // this one runs without it rather than not at all.
+    *tierNotice = tr("Disk cache off: %1").arg(qs(created.status().message()));
+    config.kv_disk.clear();
+    created = rc::Engine::create(config);
+  }
+  return created;
+}
+
+void EngineWorker::load(const ModelRequest& request) {
+  const bool released = request.releaseFirst && engine_;
   if (request.releaseFirst) {
     // The GUI has let go of every engine (EngineHost::load): the old one
     // writes its queued blocks and unlocks the disk folder before the new
@@ -104,7 +121,7 @@ void EngineWorker::load(const ModelRequest& request) {
   }
   int lastPercent = -1;
   const quint64 serial = request.serial;
-  config.load_progress = [this, &lastPercent, serial](float f) {
+  auto progress = [this, &lastPercent, serial](float f) {
     const int percent = static_cast<int>(std::lround(f * 100.0f));
     if (percent != lastPercent) {  // a few hundred signals at most
       lastPercent = percent;
@@ -112,25 +129,31 @@ void EngineWorker::load(const ModelRequest& request) {
     }
     return serial > cancelUpTo_.load();
   };
-  Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
   QString tierNotice;
-  if (!created.ok() && !config.kv_disk.empty() &&
-      created.status().message().find("in use by another process") != std::string::npos) {
-    // Another process (a second window of the app) owns the disk cache:
-    // this one runs without it rather than not at all.
-    tierNotice = tr("Disk cache off: %1").arg(qs(created.status().message()));
-    config.kv_disk.clear();
-    lastPercent = -1;
-    created = rc::Engine::create(config);
-  }
+  Result<std::unique_ptr<rc::Engine>> created = create(request, progress, &tierNotice);
   if (!created.ok()) {
     const bool cancelled = created.status().code() == rc::StatusCode::cancelled;
+    // The old engine was closed for the disk folder's sake: it comes back
+    // (its cache from disk), so a model that fails to load leaves the
+    // previous one serving, as without the disk cache.
+    if (released) {
+      QString notice;
+      Result<std::unique_ptr<rc::Engine>> back = create(
+          current_, [](float) { return true; }, &notice);
+      if (back.ok()) {
+        engine_ = std::move(back.value());
+        ModelDescription d = describe(engine_->model_info(), current_.path.isEmpty());
+        d.tierNotice = notice;
+        emit engineRestored(engine_.get(), d);
+      }
+    }
     emit loadFailed(qs(created.status().message()), cancelled);
     return;
   }
   // Keep the previous engine until the GUI has moved its users over.
   if (engine_) retired_.push_back(std::move(engine_));
   engine_ = std::move(created.value());
+  current_ = request;
   ModelDescription d = describe(engine_->model_info(), request.path.isEmpty());
   d.tierNotice = tierNotice;
   emit loadSucceeded(engine_.get(), d);

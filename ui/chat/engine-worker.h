@@ -23,6 +23,7 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -159,6 +160,9 @@ class EngineWorker : public QObject {
   void loadProgress(double fraction);
   void loadSucceeded(rc::Engine* engine, const rc::ui::ModelDescription& model);
   void loadFailed(const QString& message, bool cancelled);
+  // A load with releaseFirst failed: the engine it closed was opened again
+  // (emitted just before that loadFailed); the GUI switches back to it.
+  void engineRestored(rc::Engine* engine, const rc::ui::ModelDescription& model);
   void textArrived(quint64 tag, const QString& text);
   void generationFinished(quint64 tag, const rc::ui::GenerationOutcome& outcome);
   void warmedUp(int count, const QString& error);
@@ -178,8 +182,14 @@ class EngineWorker : public QObject {
   // The tokens the cache holds for the last of `messages` (renderThread).
   std::vector<int32_t> cachedThreadTokens(const std::vector<rc::ChatMessage>& messages) const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
+  // Engine::create for `request`; a disk folder in use by another process
+  // is left out, and *tierNotice says so.
+  Result<std::unique_ptr<rc::Engine>> create(const ModelRequest& request,
+                                             const std::function<bool(float)>& progress,
+                                             QString* tierNotice);
 
   std::unique_ptr<rc::Engine> engine_;                // worker thread
+  ModelRequest current_;                              // engine_'s request (worker thread)
   std::vector<std::unique_ptr<rc::Engine>> retired_;  // worker thread; until the GUI lets go
   std::atomic<quint64> cancelUpTo_{0};
   std::mutex mu_;                     // guards active_ (GUI, worker, engine threads)

@@ -5,6 +5,7 @@
 // says why; Clear disk cache empties it. Also the status bar's tier words.
 #include <gtest/gtest.h>
 
+#include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
@@ -76,6 +77,23 @@ TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
   ASSERT_TRUE(waitUntil([&] { return cleared.count() > 0; }, 20000));
   EXPECT_EQ(cleared.at(0).at(0).toString(), QString());
   EXPECT_EQ(disk(host.engine())->blocks, 0);
+
+  // A model that fails to load: the engine closed for it comes back, so the
+  // chat keeps its model (and its disk cache), as without one.
+  ModelRequest bad = r;
+  bad.path = dir.filePath("not-a-model.gguf");
+  QFile f(bad.path);
+  ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+  f.write("this is not a GGUF file");
+  f.close();
+  host.load(bad);
+  EXPECT_EQ(host.engine(), nullptr);
+  ASSERT_TRUE(waitUntil([&] { return failed.count() > 0; }, 60000));
+  ASSERT_NE(host.engine(), nullptr) << "the previous model did not come back";
+  EXPECT_EQ(changed.back(), host.engine());
+  ASSERT_NE(disk(host.engine()), nullptr);
+  EXPECT_TRUE(host.engine()->last_logits(prompt).ok());
+  EXPECT_FALSE(host.isLoading());
 }
 
 TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
