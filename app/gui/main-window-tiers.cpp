@@ -68,11 +68,15 @@ void MainWindow::buildTierMenu(QMenu* model) {
 }
 
 void MainWindow::setTierRequest(rc::ui::ModelRequest& r) const {
+  r.kvDisk.clear();
+  r.kvRedis.clear();
+  // `off` reuses no prefix, so there is nothing to keep below the pool (the
+  // engine refuses tiers under it).
+  if (r.cachePolicy == QLatin1String("off")) return;
   r.kvRedis = options_.kvRedis;
   r.kvDiskBytes = options_.kvDiskBytes
                       ? *options_.kvDiskBytes
                       : settings_->value(kDiskBytesKey, kDefaultDiskBytes).toLongLong();
-  r.kvDisk.clear();
   if (options_.kvDisk.isEmpty() || !settings_->value(kDiskKey, true).toBool()) return;
   r.kvDisk = options_.kvDisk;
   // Tests and --data-dir keep everything in their folder, the cache too.
