@@ -35,6 +35,7 @@ ReplyMetrics toMetrics(const rc::RequestMetrics& m, rc::FinishReason reason) {
   ReplyMetrics r;
   r.promptTokens = m.prompt_tokens;
   r.cachedTokens = m.cached_tokens;
+  r.loadedTokens = m.loaded_tokens;
   r.completionTokens = m.output_tokens;
   r.ttftMs = m.ttft_ms;
   const double decodeS = (m.total_ms - m.ttft_ms) / 1000.0;

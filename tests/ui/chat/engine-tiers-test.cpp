@@ -9,6 +9,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 
+#include "chat-controller.h"
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
@@ -119,6 +120,64 @@ TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
   EXPECT_TRUE(notice.contains(QStringLiteral("in use by another process"))) << notice.toStdString();
   EXPECT_EQ(disk(host.engine()), nullptr);
   EXPECT_TRUE(host.engine()->last_logits(somePrompt(*host.engine())).ok());
+}
+
+// The app quits and starts again: the conversation's next turn loads its
+// history from the disk cache instead of computing it, and the footer says so.
+TEST(EngineTiers, AfterARestartTheNextTurnLoadsTheHistoryFromDisk) {
+  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  QTemporaryDir dir;
+  ASSERT_TRUE(dir.isValid());
+  ModelRequest r;
+  r.kvDisk = dir.filePath("kv");
+  qint64 conversation = 0;
+  rc::ui::ReplyMetrics before;
+  for (int run = 0; run < 2; ++run) {
+    auto host = std::make_unique<EngineHost>();
+    host->load(r);
+    ASSERT_TRUE(waitUntil([&] { return host->hasModel() && !host->isLoading(); }, 120000));
+    auto store = rc::store::StoreThread::open(dir.filePath("chat.db").toStdString());
+    ASSERT_TRUE(store.ok()) << store.status().to_string();
+    auto controller = std::make_unique<rc::gui::ChatController>(store.value().get(), host.get());
+    QSignalSpy started(controller.get(), &rc::gui::ChatController::conversationChanged);
+    controller->start();
+    ASSERT_TRUE(waitUntil([&] { return started.count() > 0; }, 10000));
+    rc::gui::ChatSampling sampling;
+    sampling.temperature = 0;
+    sampling.maxTokens = 16;
+    controller->setSampling(sampling);
+    if (run == 1) {
+      QSignalSpy opened(controller.get(), &rc::gui::ChatController::conversationChanged);
+      controller->selectConversation(conversation);
+      ASSERT_TRUE(waitUntil(
+          [&] {
+            return opened.count() > 0 && controller->currentConversation() == conversation &&
+                   controller->chatModel()->rows().size() >= 2;
+          },
+          10000));
+    }
+    QSignalSpy stored(controller.get(), &rc::gui::ChatController::replyStored);
+    controller->send(run == 0 ? QStringLiteral("Here are my notes. ").repeated(30) +
+                                    QStringLiteral("What do they say?")
+                              : QStringLiteral("And then?"));
+    ASSERT_TRUE(waitUntil([&] { return stored.count() > 0; }, 120000));
+    ASSERT_TRUE(controller->lastMetrics().has_value());
+    const rc::ui::ReplyMetrics m = *controller->lastMetrics();
+    if (run == 0) {
+      conversation = controller->currentConversation();
+      before = m;
+      EXPECT_EQ(m.loadedTokens, 0);
+    } else {
+      EXPECT_GE(m.loadedTokens, 64) << "the history was computed again";
+      EXPECT_GE(m.cachedTokens, m.loadedTokens);
+      EXPECT_GT(m.promptTokens, before.promptTokens);
+      EXPECT_TRUE(rc::ui::formatMetrics(m).contains(QStringLiteral("from disk")))
+          << rc::ui::formatMetrics(m).toStdString();
+    }
+    controller.reset();  // saves and drains before the store goes
+    store.value().reset();
+    host.reset();  // quit: the engine writes its queued blocks
+  }
 }
 
 TEST(TierStatus, SaysWhatEachTierHoldsAndWhyOneIsDown) {
