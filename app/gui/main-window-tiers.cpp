@@ -57,6 +57,10 @@ void MainWindow::buildTierMenu(QMenu* model) {
       statusBar()->showMessage(tr("No model is loaded."), 6000);
       return;
     }
+    if (!engine_->engine()->stats().tiers.enabled) {
+      statusBar()->showMessage(tr("The disk cache is off: there is nothing to clear."), 6000);
+      return;
+    }
     engine_->clearTierCache();
   });
   connect(engine_.get(), &rc::ui::EngineHost::tierCacheCleared, this, [this](const QString& e) {
