@@ -33,7 +33,8 @@ class EngineHost : public QObject {
   // ready. A second load() while one runs is queued behind it. Except with
   // a disk tier (request.kvDisk): its folder takes one engine at a time, so
   // engineChanged(nullptr) is emitted at once and the old engine is closed
-  // before the new one opens (a failed load then leaves no model).
+  // before the new one opens; if the new one fails, the old one is opened
+  // again and engineChanged(it) comes before loadFailed.
   void load(ModelRequest request);
   // Empties the current engine's host and disk tiers; tierCacheCleared
   // follows (empty error: done).

@@ -287,9 +287,10 @@ void TreeView::draw_ghosts(const Frame& f) {
     const ImVec2 p0 = to_screen(g.x, g.y), p1 = p0 + ImVec2(g.w * z, g.h * z);
     if (!overlaps(p0, p1, canvas_min_, canvas_max_)) continue;
     const float a = 1.0f - age / float(kGhostLife);
-    // Demoted just before its eviction: its KV lives on in a tier below, so
-    // it sinks (slides down, in the tier's colour) rather than dying.
-    const bool sunk = g.node.demoted_at != kNever && g.node.demoted_at >= g.died_at - 1.0;
+    // Demoted just before its eviction (a demote is always followed by its
+    // node's evict): its KV lives on in a tier below, so it sinks (slides
+    // down, in the tier's colour) rather than dying.
+    const bool sunk = g.node.demoted_at != kNever;
     const ImU32 c = sunk ? Palette::sunk : Palette::ghost;
     const ImVec2 drop(0, sunk ? age * 10.0f * z : 0.0f);
     f.dl->AddRectFilled(p0 + drop, p1 + drop, with_alpha(c, 0.55f * a), 3.0f * z);
