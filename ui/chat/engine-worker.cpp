@@ -99,14 +99,16 @@ Result<std::unique_ptr<rc::Engine>> EngineWorker::create(const ModelRequest& req
   config.kv_redis = request.kvRedis.toStdString();
   config.load_progress = progress;
   Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
-  if (!created.ok() && !config.kv_disk.empty() &&
-      created.status().message().find("in use by another process") != std::string::npos) {
-    // Another process (a second window of the app) owns the disk cache:
-    // this one runs without it rather than not at all.
-    *tierNotice = tr("Disk cache off: %1").arg(qs(created.status().message()));
-    config.kv_disk.clear();
-    created = rc::Engine::create(config);
-  }
+  if (created.ok() || config.kv_disk.empty() ||
+      created.status().code() == rc::StatusCode::cancelled)
+    return created;
+  // Another process (a second window of the app) owns the disk cache, or
+  // its folder cannot be made: the model runs without it rather than not
+  // at all. When it fails without the disk cache too, the model is at fault.
+  const std::string why = created.status().message();
+  config.kv_disk.clear();
+  created = rc::Engine::create(config);
+  if (created.ok()) *tierNotice = tr("Disk cache off: %1").arg(qs(why));
   return created;
 }
 

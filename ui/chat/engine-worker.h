@@ -44,8 +44,9 @@ struct ModelRequest {
   bool drafted = false;                    // drafted decoding (EngineConfig::speculate "tree")
   // Cache tiers below the pool (EngineConfig::kv_disk, kv_disk_bytes,
   // kv_redis). kvDisk: a folder, "default" ($XDG_CACHE_HOME/radixchat/kv) or
-  // empty (none). A folder that another process holds is left out: the
-  // engine opens without the disk tier and ModelDescription::tierNotice says so.
+  // empty (none). A folder that another process holds (or that cannot be
+  // made) is left out: the engine opens without the disk tier and
+  // ModelDescription::tierNotice says so.
   QString kvDisk;
   qint64 kvDiskBytes = qint64(2) << 30;
   QString kvRedis;
@@ -182,8 +183,8 @@ class EngineWorker : public QObject {
   // The tokens the cache holds for the last of `messages` (renderThread).
   std::vector<int32_t> cachedThreadTokens(const std::vector<rc::ChatMessage>& messages) const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
-  // Engine::create for `request`; a disk folder in use by another process
-  // is left out, and *tierNotice says so.
+  // Engine::create for `request`; a disk folder it cannot use (in use by
+  // another process, not writable) is left out, and *tierNotice says so.
   Result<std::unique_ptr<rc::Engine>> create(const ModelRequest& request,
                                              const std::function<bool(float)>& progress,
                                              QString* tierNotice);

@@ -120,6 +120,18 @@ TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
   EXPECT_TRUE(notice.contains(QStringLiteral("in use by another process"))) << notice.toStdString();
   EXPECT_EQ(disk(host.engine()), nullptr);
   EXPECT_TRUE(host.engine()->last_logits(somePrompt(*host.engine())).ok());
+
+  // A folder that cannot be made (a file is in the way): the same.
+  QFile blocker(dir.filePath("file"));
+  ASSERT_TRUE(blocker.open(QIODevice::WriteOnly));
+  blocker.close();
+  r.kvDisk = dir.filePath("file/kv");
+  host.load(r);
+  ASSERT_TRUE(waitUntil([&] { return ready.count() == 2 || failed.count() > 0; }, 120000));
+  ASSERT_EQ(failed.count(), 0) << failed.at(0).at(0).toString().toStdString();
+  EXPECT_TRUE(host.model().tierNotice.startsWith(QStringLiteral("Disk cache off: ")))
+      << host.model().tierNotice.toStdString();
+  EXPECT_EQ(disk(host.engine()), nullptr);
 }
 
 // The app quits and starts again: the conversation's next turn loads its
