@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <utility>
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
@@ -211,6 +212,75 @@ TEST_F(DrawTest, NodesTheTiersHoldAreMarkedAndRefreshedFromSnapshots) {
   const int paused_at = tf->snapshots;
   for (int i = 0; i < 130; ++i) frame(st);
   EXPECT_EQ(tf->snapshots, paused_at);
+}
+
+// A tiered engine's events, scripted: two leaves, one demoted before its
+// eviction (it sinks), one evicted plainly (it fades in red), then a
+// promotion; the snapshot says what the tiers hold.
+class ScriptedTierFeed final : public CacheFeed {
+ public:
+  ScriptedTierFeed() {
+    snap.page_size = 1;
+    snap.total_pages = 1024;
+    snap.nodes.push_back(CacheNodeInfo{});
+    for (NodeId id : {1u, 2u, 3u}) {
+      CacheNodeInfo n;
+      n.id = id;
+      n.parent = id == 1 ? kRootNode : 1;
+      n.tokens = chars(id == 1 ? "<sys> shared prompt " : id == 2 ? "first leaf" : "second leaf");
+      n.pages.assign(n.tokens.size(), PageId(id));
+      snap.nodes.push_back(n);
+    }
+    snap.held_below = {0, 20, 10, 0};
+  }
+  CacheSnapshot snapshot() override { return snap; }
+  std::vector<CacheEvent> drain(bool* o) override {
+    *o = false;
+    return std::exchange(queued, {});
+  }
+  CacheStats cache_stats() override { return {}; }
+  bool tier_stats(TierStats* out) override {
+    out->enabled = true;
+    out->tiers.resize(1);
+    out->tiers[0].name = "disk";
+    out->tiers[0].state = "up";
+    return true;
+  }
+  std::string detokenize(const std::vector<Token>& t) override { return {t.begin(), t.end()}; }
+  std::string cache_setting() override { return "radix"; }
+  int64_t pool_tokens() override { return 1024; }
+  std::string describe() override { return "scripted tiers"; }
+  void push(CacheEventKind k, NodeId node, uint32_t tokens) {
+    CacheEvent e;
+    e.seq = snap.next_seq++;
+    e.kind = k;
+    e.node = node;
+    e.parent = 1;
+    e.token_count = tokens;
+    queued.push_back(e);
+  }
+  CacheSnapshot snap;
+  std::vector<CacheEvent> queued;
+};
+
+TEST_F(DrawTest, ADemotedLeafSinksAndAPlainEvictionFades) {
+  CachePanelState st;
+  auto feed = std::make_unique<ScriptedTierFeed>();
+  ScriptedTierFeed* f = feed.get();
+  st.set_feed(std::move(feed), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  EXPECT_EQ(st.view.stats().tier_marks_drawn, 2);  // the shared node and the first leaf
+  f->push(CacheEventKind::demote, 2, 10);
+  f->push(CacheEventKind::evict, 2, 0);
+  f->push(CacheEventKind::evict, 3, 0);
+  frame(st);
+  frame(st);
+  EXPECT_EQ(st.view.stats().ghosts_drawn, 2);
+  EXPECT_EQ(st.view.stats().sunk_ghosts_drawn, 1);
+  EXPECT_EQ(st.model.tier_counts().demotions, 1u);
+  EXPECT_NE(st.tier_line().find("1 demoted"), std::string::npos) << st.tier_line();
 }
 
 TEST_F(DrawTest, ZoomedInBoxesOffScreenAreCulled) {
