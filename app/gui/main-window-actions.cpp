@@ -178,7 +178,9 @@ void MainWindow::connectEngine() {
             .arg(m.poolTokens)
             .arg(m.chatTemplateNotice.isEmpty() ? m.chatTemplateDetail : m.chatTemplateNotice)
             .arg(plugin));
-    if (!m.chatTemplateNotice.isEmpty()) {
+    if (!m.tierNotice.isEmpty()) {
+      statusBar()->showMessage(tr("Loaded %1. %2").arg(m.name, m.tierNotice), 30000);
+    } else if (!m.chatTemplateNotice.isEmpty()) {
       statusBar()->showMessage(tr("Loaded %1: %2").arg(m.name, m.chatTemplateNotice), 30000);
     } else {
       statusBar()->showMessage(tr("Loaded %1 on %2 — %3").arg(m.name, m.device, m.backendReason),
@@ -189,6 +191,7 @@ void MainWindow::connectEngine() {
     settings_->setValue(QStringLiteral("models/pool"), engine_->modelRequest().poolTokens);
     settings_->setValue(QStringLiteral("models/recent"), picker_->recent());
     firstLoad_ = false;
+    updateTierStatus();
     updateComposerState();
     maybeReady();
   });
@@ -323,6 +326,7 @@ void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint
   r.cachePolicy = cachePolicy.isEmpty() ? QStringLiteral("radix") : cachePolicy;
   r.poolTokens = poolTokens;
   r.drafted = settings_->value(QStringLiteral("models/drafted"), false).toBool();
+  setTierRequest(r);
   engine_->load(r);
 }
 

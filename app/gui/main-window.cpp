@@ -237,6 +237,7 @@ void MainWindow::buildMenus() {
     const rc::ui::ModelRequest& r = engine_->modelRequest();
     loadModel(r.path, r.cachePolicy, r.poolTokens);
   });
+  buildTierMenu(model);
   model->addSeparator();
   model->addAction(tr("Connect to a &server…"), this, &MainWindow::openConnectServer);
   model->addAction(tr("Use the &local model"), this, &MainWindow::useLocalModel);
@@ -262,6 +263,7 @@ void MainWindow::buildStatusBar() {
   cancelLoad_ = new QPushButton(tr("Cancel"), statusBar());
   cancelLoad_->hide();
   statusBar()->addPermanentWidget(metricsLabel_);
+  buildTierStatus();
   statusBar()->addPermanentWidget(progress_);
   statusBar()->addPermanentWidget(cancelLoad_);
   connect(cancelLoad_, &QPushButton::clicked, this, [this] { engine_->cancelLoad(); });

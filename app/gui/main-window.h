@@ -9,7 +9,8 @@
 // first (it saves a streaming reply), then the engine host (the panel gets
 // setEngine(nullptr) before any engine is destroyed), then the widgets.
 //
-// Settings (QSettings: window layout, model, cache policy, recent files)
+// Settings (QSettings: window layout, model, cache policy, recent files,
+// the disk cache's switch and budget)
 // live in `settingsFile` when given (tests, --data-dir), else in Qt's
 // default place: $XDG_CONFIG_HOME/RadixChat/radixchat.conf.
 #pragma once
@@ -25,6 +26,8 @@
 
 class QAction;
 class QLabel;
+class QMenu;
+class QTimer;
 class QProgressBar;
 class QPushButton;
 class QSettings;
@@ -36,6 +39,7 @@ class ChatView;
 class Composer;
 class ConversationSidebar;
 class EngineHost;
+struct ModelRequest;
 }  // namespace rc::ui
 
 namespace rc::gui {
@@ -48,6 +52,12 @@ struct WindowOptions {
   QString settingsFile;              // empty: Qt's default location
   std::optional<QString> modelPath;  // given on the command line: overrides the saved choice
   QString modelsDir;  // downloads ("Get a model…"); empty: $XDG_DATA_HOME/radixchat/models
+  // The disk cache of KV blocks (EngineConfig::kv_disk): "default"
+  // ($XDG_CACHE_HOME/radixchat/kv; with a settingsFile, a "kv" folder beside
+  // it), a folder, or empty (none). On unless Model > Disk cache is unticked.
+  QString kvDisk = QStringLiteral("default");
+  std::optional<qint64> kvDiskBytes;  // overrides the saved budget (cache/diskBytes)
+  QString kvRedis;                    // redis://[:password@]host:port[/db]; empty: none
 };
 
 class MainWindow : public QMainWindow {
@@ -101,6 +111,13 @@ class MainWindow : public QMainWindow {
   void connectEngine();
   void connectPanel();
   void loadModel(const QString& path, const QString& cachePolicy, qint64 poolTokens);
+  // main-window-tiers.cpp: Model > Disk cache, its size and Clear; the
+  // status bar's tier words; the tier fields of a load request.
+  void buildTierMenu(QMenu* model);
+  void buildTierStatus();
+  void updateTierStatus();
+  void setTierRequest(rc::ui::ModelRequest& r) const;
+  void reloadForTiers();
   void updateHeader();
   void updateComposerState();
   void editSystemPrompt();
@@ -136,6 +153,9 @@ class MainWindow : public QMainWindow {
   QPushButton* cancelLoad_ = nullptr;
   QAction* panelAction_ = nullptr;
   QAction* draftedAction_ = nullptr;    // Model > Drafted decoding, saved as models/drafted
+  QAction* diskCacheAction_ = nullptr;  // Model > Disk cache, saved as cache/disk
+  QLabel* tierLabel_ = nullptr;         // "disk 1.2 GB · Redis down"
+  QTimer* tierTimer_ = nullptr;
   RemoteChatClient* remote_ = nullptr;  // child; made on the first connect
   QPushButton* serverButton_ = nullptr;
   ServerChoice serverChoice_;   // the latest connect's

@@ -25,6 +25,7 @@
 #include <QStandardPaths>
 #include <cstdio>
 #include <filesystem>
+#include <optional>
 #include <vector>
 
 #include "radixchat/private-files.h"
@@ -81,6 +82,23 @@ bool restrictToOwner(const std::filesystem::path& dbPath, const QString& setting
   return true;
 }
 
+// "2G", "512M", "1048576": bytes, with binary K/M/G/T multipliers as the
+// CLI's --kv-disk-size takes them. Nullopt for anything else.
+std::optional<qint64> parseBytes(const QString& text) {
+  QString t = text.trimmed().toUpper();
+  if (t.endsWith(QLatin1Char('B'))) t.chop(1);
+  qint64 unit = 1;
+  const QString units = QStringLiteral("KMGT");
+  if (!t.isEmpty() && units.contains(t.back())) {
+    unit = qint64(1) << (10 * (units.indexOf(t.back()) + 1));
+    t.chop(1);
+  }
+  bool ok = false;
+  const double v = t.toDouble(&ok);
+  if (!ok || v <= 0 || v * double(unit) > 9e18) return std::nullopt;
+  return qint64(v * double(unit));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,11 +125,25 @@ int main(int argc, char** argv) {
       hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
   const QCommandLineOption quit =
       hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
-  const QCommandLineOption getModel = hidden(
-      {QStringLiteral("get-model"), QStringLiteral("open the download dialog"), QStringLiteral("id")});
+  const QCommandLineOption getModel =
+      hidden({QStringLiteral("get-model"), QStringLiteral("open the download dialog"),
+              QStringLiteral("id")});
   const QCommandLineOption lesson = hidden(
       {QStringLiteral("lesson"), QStringLiteral("run a panel demo"), QStringLiteral("name")});
-  cli.addOptions({model, dataDir, send, shot, quit, getModel, lesson});
+  const QCommandLineOption kvDisk(
+      QStringLiteral("kv-disk"),
+      QStringLiteral("disk cache folder, kept across restarts ('default': "
+                     "$XDG_CACHE_HOME/radixchat/kv, the default; 'off': none)"),
+      QStringLiteral("dir"));
+  const QCommandLineOption kvDiskSize(
+      QStringLiteral("kv-disk-size"),
+      QStringLiteral("the disk cache's budget (2G, 512M; default: the setting, 2G)"),
+      QStringLiteral("bytes"));
+  const QCommandLineOption kvRedis(
+      QStringLiteral("kv-redis"),
+      QStringLiteral("shared Redis cache tier: redis://[:password@]host:port[/db]"),
+      QStringLiteral("url"));
+  cli.addOptions({model, dataDir, send, shot, quit, getModel, lesson, kvDisk, kvDiskSize, kvRedis});
   cli.process(app);
   rc::gui::applyAppStyle(app);
 
@@ -136,6 +168,21 @@ int main(int argc, char** argv) {
     options.modelsDir = QString::fromStdString((dbPath.parent_path() / "models").string());
   }
   if (cli.isSet(model)) options.modelPath = QFileInfo(cli.value(model)).absoluteFilePath();
+  if (cli.isSet(kvDisk)) {
+    const QString v = cli.value(kvDisk);
+    options.kvDisk = v == QLatin1String("off")       ? QString()
+                     : v == QLatin1String("default") ? v
+                                                     : QDir(v).absolutePath();
+  }
+  if (cli.isSet(kvDiskSize)) {
+    options.kvDiskBytes = parseBytes(cli.value(kvDiskSize));
+    if (!options.kvDiskBytes) {
+      complain(QStringLiteral("--kv-disk-size: '%1' is not a size (2G, 512M, bytes)")
+                   .arg(cli.value(kvDiskSize)));
+      return 2;
+    }
+  }
+  options.kvRedis = cli.value(kvRedis);
   if (!restrictToOwner(dbPath, options.settingsFile)) return 3;
 
   rc::Result<std::unique_ptr<rc::store::StoreThread>> store = rc::store::StoreThread::open(dbPath);
@@ -156,7 +203,9 @@ int main(int argc, char** argv) {
   // runs (--send, tests) start from an empty history instead.
   if (!cli.isSet(send) && !cli.isSet(lesson)) {
     rc::Status welcomed =
-        store.value()->submit([](rc::store::Store& s) { return rc::gui::add_welcome_once(s); }).get();
+        store.value()
+            ->submit([](rc::store::Store& s) { return rc::gui::add_welcome_once(s); })
+            .get();
     if (!welcomed.ok()) complain(QString::fromStdString(welcomed.message()));
   }
 

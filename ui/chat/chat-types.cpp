@@ -18,9 +18,11 @@ QString formatMetrics(const ReplyMetrics& m) {
   const QString dot = QStringLiteral("  ·  ");
   QString text = QStringLiteral("%1 tok/s").arg(m.tokensPerSecond, 0, 'f', 1) + dot +
                  QStringLiteral("TTFT %1 ms").arg(m.ttftMs, 0, 'f', 0) + dot +
-                 QStringLiteral("prompt %1 tokens: %2 cached, %3 computed")
+                 QStringLiteral("prompt %1 tokens: %2 cached%3, %4 computed")
                      .arg(m.promptTokens)
                      .arg(m.cachedTokens)
+                     .arg(m.loadedTokens > 0 ? QStringLiteral(" (%1 from disk)").arg(m.loadedTokens)
+                                             : QString())
                      .arg(m.computedTokens());
   if (m.draftedTokens > 0)
     text +=

@@ -16,6 +16,9 @@ QString chatRoleName(ChatRole role);  // "system" | "user" | "assistant"
 struct ReplyMetrics {
   int promptTokens = 0;
   int cachedTokens = 0;  // prompt tokens served from the radix cache
+  // Of those, loaded back from the cache tiers below the pool (the disk
+  // cache) instead of computed. Shown under the reply; not stored.
+  int loadedTokens = 0;
   int completionTokens = 0;
   double ttftMs = 0;
   double tokensPerSecond = 0;  // decode speed after the first token
@@ -32,7 +35,8 @@ struct ReplyMetrics {
   int computedTokens() const { return promptTokens - cachedTokens; }
 };
 
-// "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed",
+// "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed"
+// ("200 cached (192 from disk)" when the tiers supplied some),
 // then "  ·  12 tokens drafted from the cache, 9 accepted" when any were.
 QString formatMetrics(const ReplyMetrics& m);
 

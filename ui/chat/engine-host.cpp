@@ -1,5 +1,7 @@
 #include "chat/engine-host.h"
 
+#include <optional>
+
 namespace rc::ui {
 
 EngineHost::EngineHost(QObject* parent) : QObject(parent) {
@@ -18,17 +20,34 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent) {
       worker_, &EngineWorker::loadSucceeded, this,
       [this](rc::Engine* engine, const ModelDescription& model) {
         --loading_;
-        engine_ = engine;
-        model_ = model;
+        std::optional<ModelRequest> done;
         if (!pending_.empty()) {
-          request_ = pending_.front();
+          done = pending_.front();
           pending_.erase(pending_.begin());
         }
+        // A later load already queued will close this engine before it
+        // opens (a disk tier): the GUI never adopts it.
+        for (const ModelRequest& r : pending_)
+          if (r.releaseFirst) return;
+        if (done) request_ = *done;
+        engine_ = engine;
+        model_ = model;
         // Users of the old engine switch now; only then is it destroyed.
         emit engineChanged(engine);
         QMetaObject::invokeMethod(
             worker_, [w = worker_, engine] { w->releaseRetired(engine); }, Qt::QueuedConnection);
         emit modelReady(model);
+      },
+      Qt::QueuedConnection);
+  connect(
+      worker_, &EngineWorker::engineRestored, this,
+      [this](rc::Engine* engine, const ModelDescription& model) {
+        // A later load already queued will close it again: not adopted.
+        for (size_t i = 1; i < pending_.size(); ++i)
+          if (pending_[i].releaseFirst) return;
+        engine_ = engine;
+        model_ = model;
+        emit engineChanged(engine);
       },
       Qt::QueuedConnection);
   connect(
@@ -48,6 +67,8 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(worker_, &EngineWorker::threadRendered, this, &EngineHost::threadRendered,
           Qt::QueuedConnection);
+  connect(worker_, &EngineWorker::tierCacheCleared, this, &EngineHost::tierCacheCleared,
+          Qt::QueuedConnection);
   thread_.start();
 }
 
@@ -64,11 +85,23 @@ EngineHost::~EngineHost() {
 
 void EngineHost::load(ModelRequest request) {
   request.serial = ++loadSerial_;
+  if (!request.kvDisk.isEmpty() && (engine_ || loading_ > 0)) {
+    request.releaseFirst = true;
+    if (engine_) {
+      emit engineChanged(nullptr);  // its users let go before the worker closes it
+      engine_ = nullptr;
+    }
+  }
   ++loading_;
   pending_.push_back(request);
   emit loadStarted(request);
   QMetaObject::invokeMethod(
       worker_, [w = worker_, request] { w->load(request); }, Qt::QueuedConnection);
+}
+
+void EngineHost::clearTierCache() {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_] { w->clearTierCache(); }, Qt::QueuedConnection);
 }
 
 void EngineHost::cancelLoad() { worker_->cancelLoad(loadSerial_); }

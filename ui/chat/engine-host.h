@@ -30,8 +30,15 @@ class EngineHost : public QObject {
   ~EngineHost() override;
 
   // Starts loading; the current engine keeps serving until the new one is
-  // ready. A second load() while one runs is queued behind it.
+  // ready. A second load() while one runs is queued behind it. Except with
+  // a disk tier (request.kvDisk): its folder takes one engine at a time, so
+  // engineChanged(nullptr) is emitted at once and the old engine is closed
+  // before the new one opens; if the new one fails, the old one is opened
+  // again and engineChanged(it) comes before loadFailed.
   void load(ModelRequest request);
+  // Empties the current engine's host and disk tiers; tierCacheCleared
+  // follows (empty error: done).
+  void clearTierCache();
   // Cancels every load requested so far (running or queued).
   void cancelLoad();
   bool isLoading() const { return loading_ > 0; }
@@ -64,6 +71,7 @@ class EngineHost : public QObject {
   void warmedUp(int count, const QString& error);
   void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
   void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
+  void tierCacheCleared(const QString& error);
 
  private:
   QThread thread_;

@@ -35,6 +35,7 @@ ReplyMetrics toMetrics(const rc::RequestMetrics& m, rc::FinishReason reason) {
   ReplyMetrics r;
   r.promptTokens = m.prompt_tokens;
   r.cachedTokens = m.cached_tokens;
+  r.loadedTokens = m.loaded_tokens;
   r.completionTokens = m.output_tokens;
   r.ttftMs = m.ttft_ms;
   const double decodeS = (m.total_ms - m.ttft_ms) / 1000.0;
@@ -83,7 +84,9 @@ void EngineWorker::cancelLoad(quint64 upTo) {
   }
 }
 
-void EngineWorker::load(const ModelRequest& request) {
+Result<std::unique_ptr<rc::Engine>> EngineWorker::create(const ModelRequest& request,
+                                                         const std::function<bool(float)>& progress,
+                                                         QString* tierNotice) {
   rc::EngineConfig config;
   config.model_path = request.path.toStdString();
   config.cache = request.cachePolicy.toStdString();
@@ -91,9 +94,37 @@ void EngineWorker::load(const ModelRequest& request) {
   config.kv_type = request.kvType.toStdString();
   config.n_threads = request.threads;
   config.speculate = request.drafted ? "tree" : "off";
+  config.kv_disk = request.kvDisk.toStdString();
+  config.kv_disk_bytes = request.kvDiskBytes;
+  config.kv_redis = request.kvRedis.toStdString();
+  config.load_progress = progress;
+  Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
+  if (created.ok() || config.kv_disk.empty() ||
+      created.status().code() == rc::StatusCode::cancelled)
+    return created;
+  // Another process (a second window of the app) owns the disk cache, or
+  // its folder cannot be made: the model runs without it rather than not
+  // at all. When it fails without the disk cache too, the model is at fault.
+  const std::string why = created.status().message();
+  config.kv_disk.clear();
+  created = rc::Engine::create(config);
+  if (created.ok()) *tierNotice = tr("Disk cache off: %1").arg(qs(why));
+  return created;
+}
+
+void EngineWorker::load(const ModelRequest& request) {
+  const bool released = request.releaseFirst && engine_;
+  if (request.releaseFirst) {
+    // The GUI has let go of every engine (EngineHost::load): the old one
+    // writes its queued blocks and unlocks the disk folder before the new
+    // one opens it.
+    for (auto& e : retired_) destroyEngine(e);
+    retired_.clear();
+    if (engine_) destroyEngine(engine_);
+  }
   int lastPercent = -1;
   const quint64 serial = request.serial;
-  config.load_progress = [this, &lastPercent, serial](float f) {
+  auto progress = [this, &lastPercent, serial](float f) {
     const int percent = static_cast<int>(std::lround(f * 100.0f));
     if (percent != lastPercent) {  // a few hundred signals at most
       lastPercent = percent;
@@ -101,16 +132,34 @@ void EngineWorker::load(const ModelRequest& request) {
     }
     return serial > cancelUpTo_.load();
   };
-  Result<std::unique_ptr<rc::Engine>> created = rc::Engine::create(config);
+  QString tierNotice;
+  Result<std::unique_ptr<rc::Engine>> created = create(request, progress, &tierNotice);
   if (!created.ok()) {
     const bool cancelled = created.status().code() == rc::StatusCode::cancelled;
+    // The old engine was closed for the disk folder's sake: it comes back
+    // (its cache from disk), so a model that fails to load leaves the
+    // previous one serving, as without the disk cache.
+    if (released) {
+      QString notice;
+      Result<std::unique_ptr<rc::Engine>> back = create(
+          current_, [](float) { return true; }, &notice);
+      if (back.ok()) {
+        engine_ = std::move(back.value());
+        ModelDescription d = describe(engine_->model_info(), current_.path.isEmpty());
+        d.tierNotice = notice;
+        emit engineRestored(engine_.get(), d);
+      }
+    }
     emit loadFailed(qs(created.status().message()), cancelled);
     return;
   }
   // Keep the previous engine until the GUI has moved its users over.
   if (engine_) retired_.push_back(std::move(engine_));
   engine_ = std::move(created.value());
-  emit loadSucceeded(engine_.get(), describe(engine_->model_info(), request.path.isEmpty()));
+  current_ = request;
+  ModelDescription d = describe(engine_->model_info(), request.path.isEmpty());
+  d.tierNotice = tierNotice;
+  emit loadSucceeded(engine_.get(), d);
 }
 
 void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
@@ -299,6 +348,12 @@ void EngineWorker::releaseRetired(rc::Engine* inUse) {
       it = retired_.erase(it);
     }
   }
+}
+
+void EngineWorker::clearTierCache() {
+  if (!engine_) return emit tierCacheCleared(tr("No model is loaded."));
+  const rc::Status s = engine_->clear_tier_cache();
+  emit tierCacheCleared(s.ok() ? QString() : qs(s.message()));
 }
 
 void EngineWorker::shutdown() {

@@ -23,6 +23,7 @@
 #include <QString>
 #include <QStringList>
 #include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,7 +42,19 @@ struct ModelRequest {
   QString kvType = QStringLiteral("f16");  // f16 | bf16 | f32 (EngineConfig::kv_type)
   int threads = 0;                         // 0: all cores
   bool drafted = false;                    // drafted decoding (EngineConfig::speculate "tree")
-  quint64 serial = 0;                      // set by EngineHost: cancelLoad(n) cancels serials <= n
+  // Cache tiers below the pool (EngineConfig::kv_disk, kv_disk_bytes,
+  // kv_redis). kvDisk: a folder, "default" ($XDG_CACHE_HOME/radixchat/kv) or
+  // empty (none). A folder that another process holds (or that cannot be
+  // made) is left out: the engine opens without the disk tier and
+  // ModelDescription::tierNotice says so.
+  QString kvDisk;
+  qint64 kvDiskBytes = qint64(2) << 30;
+  QString kvRedis;
+  // Set by EngineHost when kvDisk is set and an engine exists: the disk
+  // folder is locked by whoever opened it, this process's engines included,
+  // so the worker destroys its engines before creating the new one.
+  bool releaseFirst = false;
+  quint64 serial = 0;  // set by EngineHost: cancelLoad(n) cancels serials <= n
 };
 
 struct ModelDescription {
@@ -60,6 +73,9 @@ struct ModelDescription {
   QString chatTemplateNotice;  // set when the model's own template was not recognised
   bool reasoning = false;      // replies open with a <think> block
   bool bundled = false;        // loaded from the default path
+  // Set when the disk tier was asked for but left out (its folder is in use
+  // by another process, e.g. a second window of the app): one line.
+  QString tierNotice;
 };
 
 struct GenerationJob {
@@ -135,17 +151,25 @@ class EngineWorker : public QObject {
   // Destroys the retired engines except `inUse` (the one the GUI switched
   // to; it may lag behind when loads overlap).
   void releaseRetired(rc::Engine* inUse);
+  // Worker thread. Engine::clear_tier_cache on the current engine (the host
+  // and disk tiers; a shared Redis is left alone); tierCacheCleared follows
+  // with an empty error on success.
+  void clearTierCache();
   void shutdown();
 
  signals:
   void loadProgress(double fraction);
   void loadSucceeded(rc::Engine* engine, const rc::ui::ModelDescription& model);
   void loadFailed(const QString& message, bool cancelled);
+  // A load with releaseFirst failed: the engine it closed was opened again
+  // (emitted just before that loadFailed); the GUI switches back to it.
+  void engineRestored(rc::Engine* engine, const rc::ui::ModelDescription& model);
   void textArrived(quint64 tag, const QString& text);
   void generationFinished(quint64 tag, const rc::ui::GenerationOutcome& outcome);
   void warmedUp(int count, const QString& error);
   void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
   void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
+  void tierCacheCleared(const QString& error);
 
  private:
   struct Active {
@@ -159,8 +183,14 @@ class EngineWorker : public QObject {
   // The tokens the cache holds for the last of `messages` (renderThread).
   std::vector<int32_t> cachedThreadTokens(const std::vector<rc::ChatMessage>& messages) const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
+  // Engine::create for `request`; a disk folder it cannot use (in use by
+  // another process, not writable) is left out, and *tierNotice says so.
+  Result<std::unique_ptr<rc::Engine>> create(const ModelRequest& request,
+                                             const std::function<bool(float)>& progress,
+                                             QString* tierNotice);
 
   std::unique_ptr<rc::Engine> engine_;                // worker thread
+  ModelRequest current_;                              // engine_'s request (worker thread)
   std::vector<std::unique_ptr<rc::Engine>> retired_;  // worker thread; until the GUI lets go
   std::atomic<quint64> cancelUpTo_{0};
   std::mutex mu_;                     // guards active_ (GUI, worker, engine threads)

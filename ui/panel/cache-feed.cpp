@@ -23,6 +23,11 @@ class EngineFeed final : public CacheFeed {
     out->ttft_ms_mean = stats_.ttft_ms_mean;
     return true;
   }
+  bool tier_stats(TierStats* out) override {
+    if (!stats_.tiers.enabled) return false;
+    *out = stats_.tiers;
+    return true;
+  }
   std::string detokenize(const std::vector<Token>& tokens) override {
     return e_.detokenize(tokens);
   }

@@ -15,6 +15,7 @@
 
 #include "panel/stats-history.h"
 #include "radixchat/cache.h"
+#include "radixchat/tier-stats.h"
 
 namespace rc {
 class Engine;
@@ -31,6 +32,12 @@ class CacheFeed {
   virtual CacheStats cache_stats() = 0;
   // Request totals for the plots; false without an engine.
   virtual bool request_totals(RequestTotals* out) {
+    (void)out;
+    return false;
+  }
+  // The cache tiers below the pool (EngineStats::tiers), as of the latest
+  // cache_stats(); false when the source has none to report.
+  virtual bool tier_stats(TierStats* out) {
     (void)out;
     return false;
   }

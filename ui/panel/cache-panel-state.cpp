@@ -74,6 +74,9 @@ void CachePanelState::show_feed(std::unique_ptr<panel::CacheFeed> feed, double n
       now);
   cache_stats = CacheStats{};
   has_requests = false;
+  has_tiers = false;
+  tiers = TierStats{};
+  held_refreshed_at_ = -1e9;
   if (!feed_) {
     model = panel::TreeModel();
     log.note("no model: the panel is idle", now);
@@ -163,6 +166,7 @@ void CachePanelState::sync(double now) {
   }
   cache_stats = feed_->cache_stats();
   has_requests = feed_->request_totals(&requests);
+  refresh_tiers(now);
   history.observe(has_requests ? &requests : nullptr, cache_stats, now);
   model.expire_ghosts(now, kGhostKeep);
   if (!located_tokens.empty() && located_structure_ != model.structure_version()) {

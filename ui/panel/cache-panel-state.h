@@ -177,7 +177,19 @@ struct CachePanelState {
   bool lesson_shown() const { return parked_feed_ != nullptr; }
   // The feed of the user's own engine (parked while a lesson is shown).
   panel::CacheFeed* user_feed() const { return parked_feed_ ? parked_feed_.get() : feed_.get(); }
-  CacheStats cache_stats;         // latest from the feed
+  CacheStats cache_stats;  // latest from the feed
+  // --- Cache tiers below the pool (panel-tiers.cpp) ---------------------------
+  TierStats tiers;         // latest from the feed
+  bool has_tiers = false;  // the feed reports tiers (an engine made with them)
+  // Snapshots carry each node's held_below, events do not: while tiers are
+  // on and the panel is not paused, sync() refreshes it at most this often.
+  static constexpr double kHeldRefreshSeconds = 1.0;
+  uint64_t held_refreshes = 0;
+  // "host, disk" and the lowest tier's name, for the tree view's marks.
+  std::string tier_names() const;
+  std::string sink_tier() const;
+  // "host 12 MB · 5 demoted · 2 promoted · 2 loads (576 tok) vs 1 recompute".
+  std::string tier_line() const;
   panel::RequestTotals requests;  // latest from the feed (engine only)
   bool has_requests = false;
   int settings_policy = 0;  // index into kCachePolicies
@@ -263,6 +275,10 @@ struct CachePanelState {
   // panel-marks.cpp
   void refresh_marks(double now);
   void draw_node_marks_tab(const panel::TreeNode& n);
+  // panel-tiers.cpp
+  void refresh_tiers(double now);
+  void draw_node_tiers(const panel::TreeNode& n);
+  double held_refreshed_at_ = -1e9;
   // miss-view.cpp: under the located node's details.
   void draw_live_miss();
   NodeId live_miss_node_ = kNoNode;  // selected when it was explained

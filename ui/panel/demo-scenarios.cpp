@@ -107,6 +107,58 @@ std::vector<DemoScenario> build() {
     evict.steps.push_back(std::move(s));
   }
   v.push_back(evict);
+
+  // Four chats about different documents overflow a 512-token pool; the
+  // first comes back last. Each document is several 64-token blocks long, so
+  // the disk tier holds most of each chat when its leaf is evicted.
+  DemoScenario tiers{"Tiers (disk cache)",
+                     "a full pool sinks old chats to disk; asking again loads them back",
+                     512,
+                     {}};
+  tiers.disk_tier = true;
+  const char* docs[] = {
+      "Notes on the lighthouse keeper's log, 1893. Monday: fog all day, the horn sounded every "
+      "thirty seconds from dawn until dusk. Tuesday: a schooner passed close to the north reef "
+      "and signalled her thanks. Wednesday: oil delivered, twelve barrels, two of them leaking. "
+      "Thursday: gales from the west; the lamp glass cracked and was replaced by noon. Friday: "
+      "calm, the keeper painted the gallery rail and mended the boat.",
+      "Recipe card for a country loaf. Mix five hundred grams of flour with three hundred and "
+      "fifty grams of water and leave it for an hour. Add ten grams of salt and a spoon of "
+      "starter. Fold the dough four times over two hours, then shape it and let it rise "
+      "overnight in a cool place. Bake in a covered pot at two hundred and fifty degrees for "
+      "twenty minutes, then uncovered until the crust is dark.",
+      "Minutes of the village garden club. The spring show moves to the church hall because "
+      "the field is flooded. Mrs Hale will judge the roses and Mr Okafor the vegetables. The "
+      "seed swap raised forty pounds for the new greenhouse. Members asked for a talk on "
+      "composting and one on pruning fruit trees. The next meeting is on the first Tuesday "
+      "of May, and tea will be provided by the Lin family.",
+      "Field guide entry: the common swift. It spends almost its whole life in the air, "
+      "eating, drinking and even sleeping on the wing. It arrives in Europe in late April and "
+      "leaves in August for Africa. Its nest is a cup of feathers and straw glued with "
+      "saliva, built under roof tiles. Young swifts may fly for two or three years before "
+      "they first land to breed.",
+  };
+  const char* questions[] = {"What went wrong on Thursday?", "How long does the loaf bake?",
+                             "Where will the spring show be held?", "When do swifts leave?"};
+  auto chat = [&](int i) {
+    return std::vector<ChatMessage>{sys(kHelper),
+                                    user(std::string(docs[i]) + "\n\n" + questions[i])};
+  };
+  tiers.steps = {
+      {"Chat 1 about a document: computed, and its whole 64-token blocks written through to "
+       "disk (blue stripe, \"disk\" tag).",
+       chat(0)},
+      {"Chat 2, another document: the pool fills up.", chat(1)},
+      {"Chat 3: no room left. LRU leaves are evicted, but their blocks stay on disk: they sink "
+       "(dark blue) instead of vanishing.",
+       chat(2)},
+      {"Chat 4: more leaves sink to disk.", chat(3)},
+      {"Chat 1 again: its blocks load back from disk (cyan, \"loaded\") instead of being "
+       "computed.",
+       chat(0)},
+  };
+  for (DemoStep& s : tiers.steps) s.max_tokens = 16;
+  v.push_back(tiers);
   return v;
 }
 
@@ -204,7 +256,9 @@ bool DemoRunner::submit_step(Engine* engine, double now) {
     }
     return true;
   };
-  evicted_before_ = engine->stats().cache.evicted_tokens;
+  const EngineStats before = engine->stats();
+  evicted_before_ = before.cache.evicted_tokens;
+  written_before_ = before.tiers.blocks_queued;
   Result<RequestId> id = engine->submit(std::move(req), cb);
   if (!id.ok()) {
     status_ = "Step " + std::to_string(step_ + 1) + " refused: " + id.status().message();
@@ -262,7 +316,9 @@ void DemoRunner::poll(Engine* engine, double now, bool hold) {
       results_[step_].finished = true;
       results_[step_].metrics = shared_->metrics;
       results_[step_].error = shared_->error;
-      results_[step_].evicted_tokens = engine->stats().cache.evicted_tokens - evicted_before_;
+      const EngineStats after = engine->stats();
+      results_[step_].evicted_tokens = after.cache.evicted_tokens - evicted_before_;
+      results_[step_].tier_blocks_written = after.tiers.blocks_queued - written_before_;
       if (!shared_->error.empty()) status_ = "Step failed: " + shared_->error;
       phase_ = Phase::settle;
       phase_at_ = now;

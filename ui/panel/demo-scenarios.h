@@ -37,6 +37,10 @@ struct DemoScenario {
   // Long chains (one node per turn) read best top to bottom; fans of
   // siblings left to right. 0: the panel's own choice (by its shape).
   int orientation = 0;
+  // The lesson engine gets a disk tier below its pool, in a temporary folder
+  // of its own (LessonEngine::build), and a radix cache whatever the demo
+  // cache setting says (the tiers hang under the radix tree).
+  bool disk_tier = false;
   std::vector<DemoStep> steps;
 };
 
@@ -48,6 +52,10 @@ struct DemoStepResult {
   RequestMetrics metrics;       // prompt, cached (matched), computed tokens, TTFT
   std::string error;            // the request failed or was refused
   uint64_t evicted_tokens = 0;  // the cache evicted this many while it ran
+  // Whole KV blocks copied out of the pool to be written to the tiers below
+  // while it ran (TierStats::blocks_queued); metrics.loaded_tokens says what
+  // it loaded back, metrics.tier_recomputed what it chose to recompute.
+  uint64_t tier_blocks_written = 0;
 };
 
 // Runs one scenario against an engine (the lesson's own, lesson-engine.h),
@@ -109,6 +117,7 @@ class DemoRunner {
   bool advance_ = false;  // next_step() was pressed
   uint64_t request_ = 0;
   uint64_t evicted_before_ = 0;  // the engine's evicted tokens when the step went
+  uint64_t written_before_ = 0;  // and its tier blocks queued
   std::vector<std::string> replies_;
   std::vector<DemoStepResult> results_;
   std::string status_;

@@ -1,7 +1,12 @@
 #include "panel/lesson-engine.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <filesystem>
+#include <system_error>
 
 #include "panel/demo-scenarios.h"
 
@@ -39,12 +44,24 @@ LessonEngine::LessonEngine() : factory(&Engine::create) {}
 
 LessonEngine::~LessonEngine() { release(); }
 
-void LessonEngine::build(const EngineConfig& config) {
+void LessonEngine::build(const EngineConfig& config, bool temp_disk) {
   release();
   config_ = config;
   error_.clear();
   cancel_ = std::make_shared<std::atomic<bool>>(false);
   EngineConfig c = config;
+  if (temp_disk) {
+    static std::atomic<int> serial{0};
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path dir =
+        fs::temp_directory_path(ec) /
+        ("radixchat-lesson-kv-" + std::to_string(::getpid()) + "-" + std::to_string(++serial));
+    fs::remove_all(dir, ec);
+    fs::create_directories(dir, ec);
+    temp_disk_ = dir.string();
+    c.kv_disk = config_.kv_disk = temp_disk_;
+  }
   c.load_progress = [flag = cancel_](float) { return !flag->load(); };
   pending_ = std::async(std::launch::async, [f = factory, c] { return f(c); });
   state_ = State::building;
@@ -70,7 +87,12 @@ void LessonEngine::release() {
     pending_.wait();
     pending_ = {};
   }
-  engine_.reset();
+  engine_.reset();  // writes its queued blocks and unlocks the folder first
+  if (!temp_disk_.empty()) {
+    std::error_code ec;
+    std::filesystem::remove_all(temp_disk_, ec);
+    temp_disk_.clear();
+  }
   state_ = State::none;
 }
 
@@ -83,6 +105,7 @@ class LessonFeed final : public CacheFeed {
   std::vector<CacheEvent> drain(bool* overflowed) override { return inner_->drain(overflowed); }
   CacheStats cache_stats() override { return inner_->cache_stats(); }
   bool request_totals(RequestTotals* out) override { return inner_->request_totals(out); }
+  bool tier_stats(TierStats* out) override { return inner_->tier_stats(out); }
   std::string detokenize(const std::vector<Token>& tokens) override {
     return inner_->detokenize(tokens);
   }

@@ -47,13 +47,18 @@ class LessonEngine {
   enum class State { none, building, ready, failed };
 
   // Starts building a fresh engine (any previous one is released first).
-  void build(const EngineConfig& config);
+  // `temp_disk`: it gets a disk tier in a new temporary folder of its own
+  // (never the app's: the folder is locked by whoever opens it), removed
+  // on release().
+  void build(const EngineConfig& config, bool temp_disk = false);
   // Once per frame: collects a finished build. Returns the state.
   State poll();
   State state() const { return state_; }
   Engine* engine() const { return engine_.get(); }
   const std::string& error() const { return error_; }
   const EngineConfig& config() const { return config_; }
+  // The temporary disk tier's folder ("" without one).
+  const std::string& temp_disk() const { return temp_disk_; }
   // Cancels a build and destroys the engine (its requests end cancelled).
   void release();
 
@@ -67,6 +72,7 @@ class LessonEngine {
   std::future<Result<std::unique_ptr<Engine>>> pending_;
   std::unique_ptr<Engine> engine_;
   std::string error_;
+  std::string temp_disk_;
 };
 
 // The lesson engine's feed: the engine feed with a describe() that says the

@@ -52,6 +52,17 @@ std::string card_line(size_t step, const panel::DemoStepResult& r) {
                 step + 1, m.cached_tokens, m.computed_tokens, m.ttft_ms, m.prompt_tokens);
   std::string line = buf;
   if (r.evicted_tokens > 0) line += " \xC2\xB7 " + std::to_string(r.evicted_tokens) + " evicted";
+  // The tiers below the pool (a lesson with a disk tier): what went down and
+  // what came back, as the engine counted it.
+  if (r.tier_blocks_written > 0)
+    line +=
+        " \xC2\xB7 " + panel::plural(int64_t(r.tier_blocks_written), "block") + " written to disk";
+  if (m.loaded_tokens > 0)
+    line +=
+        " \xC2\xB7 " + std::to_string(m.loaded_tokens) + " loaded from disk instead of computed";
+  if (m.tier_recomputed > 0)
+    line +=
+        " \xC2\xB7 " + std::to_string(m.tier_recomputed) + " on disk but recomputed (faster here)";
   return line;
 }
 
@@ -67,13 +78,17 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
   const panel::DemoScenario& s = all[scenario];
   const int64_t pool = panel::lesson_pool_tokens(
       scenario, lesson_pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
-  const std::string policy = kCachePolicies[lesson_policy];
-  lesson.build(panel::lesson_config(user->model_info(), policy, pool));
+  // The tiers hang under the radix tree: a tiers lesson uses it whatever
+  // the demo cache says.
+  const std::string policy = s.disk_tier ? "radix" : kCachePolicies[lesson_policy];
+  lesson.build(panel::lesson_config(user->model_info(), policy, pool), s.disk_tier);
   lesson_scenario_ = int(scenario);
   lesson_fitted_ = 0;
   user_requests_seen_ = requests_seen(*user);
   log.note("lesson: " + s.name + " in a fresh " + policy + " cache of " + std::to_string(pool) +
-               " tokens (your own cache is untouched)",
+               " tokens" +
+               (s.disk_tier ? " with a disk tier in " + lesson.temp_disk() : std::string()) +
+               " (your own cache is untouched)",
            now);
   return true;
 }
@@ -219,12 +234,14 @@ std::string CachePanelState::lesson_banner() {
 // `off` (no reuse) would have computed.
 void CachePanelState::draw_lesson_steps() {
   const std::vector<panel::DemoStepResult>& r = demo.results();
-  if (r.empty() ||
-      !ImGui::BeginTable("##steps", 7, ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
+  const bool tiers = !lesson.temp_disk().empty();
+  if (r.empty() || !ImGui::BeginTable("##steps", tiers ? 8 : 7,
+                                      ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
   for (const char* h :
        {"step", "prompt", "matched", "computed", "TTFT ms", "off computes", "evicted"})
     ImGui::TableSetupColumn(h);
+  if (tiers) ImGui::TableSetupColumn("loaded");
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < r.size(); ++i) {
     if (!r[i].finished) continue;
@@ -249,6 +266,10 @@ void CachePanelState::draw_lesson_steps() {
     ImGui::Text("%d", m.prompt_tokens);
     ImGui::TableNextColumn();
     ImGui::Text("%llu", (unsigned long long)r[i].evicted_tokens);
+    if (tiers) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%d", m.loaded_tokens);
+    }
   }
   ImGui::EndTable();
 }

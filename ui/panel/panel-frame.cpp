@@ -224,6 +224,11 @@ void CachePanelState::draw_stats_line() {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("%s", buf[3]);
   ImGui::PopStyleColor();
+  if (has_tiers) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::tier));
+    ImGui::TextWrapped("tiers: %s", tier_line().c_str());
+    ImGui::PopStyleColor();
+  }
 }
 
 // Asks the chat list which saved conversations start with the node's prefix.
@@ -278,6 +283,8 @@ void CachePanelState::draw_canvas(double now) {
   in.located_partial = located_partial;
   in.now = now;
   in.layout_generation = layouts_computed;
+  in.tiers = tier_names();
+  in.sink_tier = sink_tier();
   if (remote_shown()) {
     in.remote = true;
     in.ranks = feed_->ranks();
@@ -359,6 +366,7 @@ void CachePanelState::draw_node_tab(double /*now*/) {
           n->id, panel::plural(int64_t(n->tokens.size()), "token").c_str(), n->pages.size(),
           n->lock_ref, n->pin_ref, (unsigned long long)n->hits, (unsigned long long)n->last_access);
     }
+    draw_node_tiers(*n);
     draw_node_marks_tab(*n);
     draw_live_miss();
     if (ImGui::Button("Centre")) view.focus(n->id);

@@ -20,6 +20,11 @@ struct Palette {
   static constexpr ImU32 held = panel::rgba(232, 176, 96);  // pages of requests in flight
   static constexpr ImU32 free_pages = panel::rgba(44, 48, 58);
   static constexpr ImU32 ghost = panel::rgba(214, 64, 64);
+  // Cache tiers below the pool: held there (stripe, tag), sunk there (an
+  // evicted node whose KV was kept), loaded back from there.
+  static constexpr ImU32 tier = panel::rgba(112, 150, 232);
+  static constexpr ImU32 sunk = panel::rgba(70, 96, 170);
+  static constexpr ImU32 loaded = panel::rgba(120, 230, 236);
 
   // Highlights (outlines and badges).
   static constexpr ImU32 matched = panel::rgba(255, 206, 84);

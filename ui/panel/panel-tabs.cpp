@@ -8,6 +8,7 @@
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
 #include "panel/panel-fit.h"
+#include "panel/panel-style.h"
 #include "panel/panel-widgets.h"
 #include "panel/stats-plot.h"
 
@@ -25,6 +26,13 @@ void CachePanelState::draw_plots_tab(double now) {
         "Hit rate, mean match and TTFT are unavailable from a remote cache: KV events carry "
         "stored and removed blocks only. The Events tab logs each update of the tree.");
     return;
+  }
+  if (has_tiers) {
+    // Demotions, promotions, loads and recomputes are counts, not rates: a
+    // line says them above the plots.
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::tier));
+    ImGui::TextWrapped("tiers: %s", tier_line().c_str());
+    ImGui::PopStyleColor();
   }
   const int plots = has_requests ? 3 : 2;
   const float gap = ImGui::GetStyle().ItemSpacing.y;

@@ -42,6 +42,7 @@ void TreeModel::reset(const CacheSnapshot& snap, double now) {
     nodes_.emplace(n.id, std::move(n));
   }
   if (!nodes_.count(kRootNode)) nodes_.emplace(kRootNode, TreeNode{});
+  refresh_held_below(snap);
   // Children in id order: the best guess of creation order a snapshot gives.
   // Nodes whose parent is gone (hash blocks evicted before their children)
   // hang under the root so they stay visible.
@@ -63,6 +64,19 @@ void TreeModel::reset(const CacheSnapshot& snap, double now) {
   refresh_depths(kRootNode);
   ++structure_version_;
   ++version_;
+}
+
+bool TreeModel::refresh_held_below(const CacheSnapshot& snap) {
+  if (snap.held_below.size() != snap.nodes.size()) return false;  // no tiers
+  bool changed = false;
+  for (size_t i = 0; i < snap.nodes.size(); ++i) {
+    TreeNode* n = get(snap.nodes[i].id);
+    if (!n || n->held_below == snap.held_below[i]) continue;
+    n->held_below = snap.held_below[i];
+    changed = true;
+  }
+  if (changed) ++version_;
+  return changed;
 }
 
 void TreeModel::refresh_depths(NodeId from) {
@@ -229,6 +243,29 @@ TreeModel::Change TreeModel::apply_reset(const CacheEvent& e, double now) {
   return Change::structure;
 }
 
+// Tier notes: the node set does not change, only its marks. A demoted
+// node's eviction follows, so its ghost keeps demoted_at ("sunk", not lost).
+// A promotion's tokens end at `node` and may span its ancestors.
+TreeModel::Change TreeModel::apply_tier(const CacheEvent& e, double now) {
+  TreeNode* n = get(e.node);
+  if (!n) return Change::resync;
+  if (e.kind == CacheEventKind::demote) {
+    n->demoted_at = now;
+    n->held_below = std::max<uint32_t>(n->held_below, e.token_count);
+    ++tier_counts_.demotions;
+    tier_counts_.demoted_tokens += e.token_count;
+    return Change::recency;
+  }
+  ++tier_counts_.promotions;
+  tier_counts_.promoted_tokens += e.token_count;
+  int64_t left = e.token_count;
+  for (TreeNode* p = n; p && p->id != kRootNode && left > 0; p = get(p->parent)) {
+    p->promoted_at = now;
+    left -= int64_t(p->tokens.size());
+  }
+  return Change::recency;
+}
+
 TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
   switch (e.kind) {
     case CacheEventKind::insert:
@@ -258,8 +295,8 @@ TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
     case CacheEventKind::reset:
       return apply_reset(e, now);
     case CacheEventKind::demote:
-    case CacheEventKind::promote:  // tier notes: the node set does not change
-      return get(e.node) ? Change::recency : Change::resync;
+    case CacheEventKind::promote:
+      return apply_tier(e, now);
   }
   return Change::resync;  // an event kind this model does not know
 }

@@ -45,6 +45,12 @@ struct TreeNode {
   double inserted_at = kNever;  // created by an insert (the new suffix)
   double flashed_at = kNever;   // split or merged
   double matched_at = kNever;   // on the path of the latest match
+  // Cache tiers below the pool (docs/architecture.md section 8): tokens of
+  // this node the tiers also hold (from snapshots, which carry it, and from
+  // demote events), and when it was demoted or loaded back (promote).
+  uint32_t held_below = 0;
+  double demoted_at = kNever;
+  double promoted_at = kNever;
   // Tokens from the root to the start of this node (kept for locate and
   // the details view; updated on structure changes).
   int64_t depth_tokens = 0;
@@ -75,6 +81,18 @@ class TreeModel {
 
   // Replaces everything with `snap` (annotations cleared, ghosts kept).
   void reset(const CacheSnapshot& snap, double now);
+  // Copies the snapshot's held_below onto the nodes both have (by id),
+  // nothing else: events do not carry it, so a viewer refreshes it from
+  // snapshots now and then. Returns whether any node's mark changed.
+  bool refresh_held_below(const CacheSnapshot& snap);
+
+  // Tier events seen since the model was made (resets keep them): demote
+  // and promote events and the tokens they name.
+  struct TierCounts {
+    uint64_t demotions = 0, demoted_tokens = 0;
+    uint64_t promotions = 0, promoted_tokens = 0;
+  };
+  const TierCounts& tier_counts() const { return tier_counts_; }
   ApplyResult apply(const CacheEvent& e, double now);
 
   // Seq of the next event the model expects.
@@ -139,6 +157,7 @@ class TreeModel {
   Change apply_merge(const CacheEvent& e, double now);
   Change apply_evict(const CacheEvent& e, double now);
   Change apply_reset(const CacheEvent& e, double now);
+  Change apply_tier(const CacheEvent& e, double now);
   TreeNode* get(NodeId id);
   void touch_to_root(NodeId id, uint64_t tick, bool hit, double now, bool mark_match);
   bool refs_to_root(NodeId id, int delta, bool pin);
@@ -162,6 +181,7 @@ class TreeModel {
   int64_t last_match_tokens_ = 0;
   double last_match_at_ = kNever;
   NodeId last_insert_node_ = kNoNode;
+  TierCounts tier_counts_;
 };
 
 }  // namespace rc::ui::panel

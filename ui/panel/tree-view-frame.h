@@ -8,10 +8,11 @@
 
 namespace rc::ui::panel {
 
-constexpr double kMatchGlow = 4.0;  // seconds a match path stays bright
-constexpr double kNewGlow = 6.0;    // seconds a new suffix is marked
-constexpr double kFlash = 1.6;      // seconds a split/merge flashes
-constexpr double kGhostLife = 3.0;  // seconds an evicted node fades out
+constexpr double kMatchGlow = 4.0;   // seconds a match path stays bright
+constexpr double kNewGlow = 6.0;     // seconds a new suffix is marked
+constexpr double kFlash = 1.6;       // seconds a split/merge flashes
+constexpr double kGhostLife = 3.0;   // seconds an evicted node fades out
+constexpr double kLoadedGlow = 8.0;  // seconds a node loaded from a tier is marked
 constexpr float kMinZoom = 0.03f, kMaxZoom = 3.0f;
 
 inline ImVec2 operator+(ImVec2 a, ImVec2 b) { return ImVec2(a.x + b.x, a.y + b.y); }

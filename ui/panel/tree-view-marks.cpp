@@ -1,8 +1,11 @@
 // The tree view's explanation marks (node-marks.h): look-alike siblings and
-// the context cut's branch point, on the box and in its tooltip.
+// the context cut's branch point, on the box and in its tooltip; and the
+// cache tiers' marks: what of a node the tiers below the pool also hold, and
+// a node just loaded back from them.
 #include <algorithm>
 #include <cfloat>
 
+#include "panel/label-text.h"
 #include "panel/node-marks.h"
 #include "panel/panel-style.h"
 #include "panel/tree-view-frame.h"
@@ -52,7 +55,44 @@ void TreeView::draw_node_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImV
   }
 }
 
+// A stripe along the box's bottom edge, as long as the share of its tokens
+// the tiers hold, and (with text) a tag naming the lowest tier.
+void TreeView::draw_tier_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1) {
+  const float z = f.z;
+  const double loaded_age = f.in.now - n.promoted_at;
+  if (loaded_age < kLoadedGlow && f.text1) {
+    const float a = float(1.0 - loaded_age / kLoadedGlow);
+    const ImVec2 ts = f.font->CalcTextSizeA(f.fs * 0.72f, FLT_MAX, 0, "loaded");
+    edge_tag(f.dl, f.font, f.fs * 0.72f, z, ImVec2(p0.x + 6 * z + ts.x * 1.6f, p0.y - ts.y * 0.65f),
+             "loaded", with_alpha(Palette::loaded, a));
+  }
+  if (n.held_below == 0 || n.tokens.empty() || f.in.sink_tier.empty()) return;
+  const float share = std::min(1.0f, float(n.held_below) / float(n.tokens.size()));
+  const float h = std::clamp(4 * z, 2.0f, 5.0f);
+  f.dl->AddRectFilled(ImVec2(p0.x, p1.y - h), ImVec2(p0.x + (p1.x - p0.x) * share, p1.y),
+                      Palette::tier);
+  if (f.text1) {
+    const char* text = f.in.sink_tier.c_str();
+    const ImVec2 ts = f.font->CalcTextSizeA(f.fs * 0.72f, FLT_MAX, 0, text);
+    edge_tag(f.dl, f.font, f.fs * 0.72f, z, ImVec2(p1.x - ts.x - 8 * z, p0.y - ts.y * 0.65f), text,
+             Palette::tier);
+  }
+  ++stats_.tier_marks_drawn;
+}
+
 void TreeView::draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const {
+  if (n.id != kRootNode && !in.tiers.empty()) {
+    ImGui::Separator();
+    const ImVec4 blue = ImGui::ColorConvertU32ToFloat4(Palette::tier);
+    if (n.held_below > 0)
+      ImGui::TextColored(blue, "held below: %s of %s also in the tiers (%s)",
+                         thousands(int64_t(n.held_below)).c_str(),
+                         plural(int64_t(n.tokens.size()), "token").c_str(), in.tiers.c_str());
+    else
+      ImGui::TextDisabled("held below: none yet (tiers: %s; whole blocks only)", in.tiers.c_str());
+    if (in.now - n.promoted_at < kLoadedGlow)
+      ImGui::TextColored(blue, "just loaded back from the tiers instead of recomputed");
+  }
   const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(MarkColours::look_alike);
   const ImVec4 red = ImGui::ColorConvertU32ToFloat4(MarkColours::context_cut);
   if (const SiblingDiff* d = in.look_alikes ? in.look_alikes->find(n.id) : nullptr) {

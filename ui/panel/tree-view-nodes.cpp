@@ -69,6 +69,9 @@ void TreeView::draw_highlights(const Frame& f, const TreeNode& n, ImVec2 p0, ImV
     const float pulse = 0.5f + 0.5f * std::cos(float(flash_age) * 9.0f);
     outline(with_alpha(Palette::flash, float(1.0 - flash_age / kFlash) * pulse), 4.0f, 2.0f);
   }
+  const double loaded_age = f.in.now - n.promoted_at;
+  if (loaded_age < kLoadedGlow)
+    outline(with_alpha(Palette::loaded, float(1.0 - loaded_age / kLoadedGlow)), 2.5f, 2.5f);
   if (n.id == f.in.located || n.id == f.in.located_partial) outline(Palette::located, 4.0f, 2.5f);
   if (n.id == f.in.selected) outline(Palette::selected, 3.0f, 2.5f);
 }
@@ -162,6 +165,7 @@ void TreeView::draw_node(const Frame& f, const LaidNode& ln, const TreeNode& n, 
                 1.0f);
   draw_highlights(f, n, p0, p1);
   draw_node_marks(f, n, p0, p1);
+  draw_tier_marks(f, n, p0, p1);
   if (!f.text1) return;
   draw_node_text(f, ln, n, p0, p1);
   draw_node_tags(f, ln, n, p0, p1);

@@ -287,12 +287,23 @@ void TreeView::draw_ghosts(const Frame& f) {
     const ImVec2 p0 = to_screen(g.x, g.y), p1 = p0 + ImVec2(g.w * z, g.h * z);
     if (!overlaps(p0, p1, canvas_min_, canvas_max_)) continue;
     const float a = 1.0f - age / float(kGhostLife);
-    f.dl->AddRectFilled(p0, p1, with_alpha(Palette::ghost, 0.55f * a), 3.0f * z);
-    f.dl->AddRect(p0, p1, with_alpha(Palette::ghost, a), 3.0f * z, 0, 1.5f);
-    if (f.text1)
-      f.dl->AddText(f.font, f.fs, p0 + ImVec2(6 * z, 4 * z), with_alpha(Palette::text, a),
-                    "evicted");
+    // Demoted just before its eviction (a demote is always followed by its
+    // node's evict): its KV lives on in a tier below, so it sinks (slides
+    // down, in the tier's colour) rather than dying.
+    const bool sunk = g.node.demoted_at != kNever;
+    const ImU32 c = sunk ? Palette::sunk : Palette::ghost;
+    const ImVec2 drop(0, sunk ? age * 10.0f * z : 0.0f);
+    f.dl->AddRectFilled(p0 + drop, p1 + drop, with_alpha(c, 0.55f * a), 3.0f * z);
+    f.dl->AddRect(p0 + drop, p1 + drop, with_alpha(c, a), 3.0f * z, 0, 1.5f);
+    if (f.text1) {
+      const std::string text =
+          sunk ? "sunk to " + (f.in.sink_tier.empty() ? std::string("a tier") : f.in.sink_tier)
+               : std::string("evicted");
+      f.dl->AddText(f.font, f.fs, p0 + drop + ImVec2(6 * z, 4 * z), with_alpha(Palette::text, a),
+                    text.c_str());
+    }
     ++stats_.ghosts_drawn;
+    if (sunk) ++stats_.sunk_ghosts_drawn;
   }
 }
 
@@ -305,12 +316,21 @@ struct LegendItem {
 
 // A local cache: node states. A remote one: its ranks' colours (states and
 // recency are not sent).
-std::vector<LegendItem> legend_items(bool remote, const std::vector<int>& ranks) {
-  if (!remote)
-    return {{Palette::locked, "locked", false},  {Palette::hot, "hot", false},
-            {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
-            {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
-            {Palette::ghost, "evicted", false}};
+std::vector<LegendItem> legend_items(bool remote, const std::vector<int>& ranks,
+                                     const std::string& sink) {
+  if (!remote) {
+    std::vector<LegendItem> v = {
+        {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
+        {Palette::cold, "cold", false},      {Palette::pinned, "pinned", false},
+        {Palette::matched, "matched", true}, {Palette::inserted, "new", true},
+        {Palette::ghost, "evicted", false}};
+    if (!sink.empty()) {
+      v.push_back({Palette::tier, "also in " + sink, false});
+      v.push_back({Palette::sunk, "sunk to " + sink, false});
+      v.push_back({Palette::loaded, "loaded from " + sink, true});
+    }
+    return v;
+  }
   if (ranks.empty()) return {{Palette::hot, "cached blocks (remote)", false}};
   std::vector<LegendItem> out;
   for (int r : ranks) out.push_back({rank_colour(r), "rank " + std::to_string(r), false});
@@ -326,7 +346,7 @@ void TreeView::layout_legend(ImFont* font) {
   const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
   legend_.clear();
   float x = left, row = 0;
-  for (const LegendItem& it : legend_items(legend_remote_, legend_ranks_)) {
+  for (const LegendItem& it : legend_items(legend_remote_, legend_ranks_, legend_sink_)) {
     const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t.c_str()).x;
     if (x > left && x + w > right) {
       x = left;
@@ -350,7 +370,7 @@ void TreeView::draw_legend(const Frame& f) {
                       4.0f, ImDrawFlags_RoundCornersBottom);
   f.dl->AddLine(ImVec2(canvas_min_.x + 1, canvas_max_.y - legend_h_),
                 ImVec2(canvas_max_.x - 1, canvas_max_.y - legend_h_), Palette::border);
-  const std::vector<LegendItem> items = legend_items(legend_remote_, legend_ranks_);
+  const std::vector<LegendItem> items = legend_items(legend_remote_, legend_ranks_, legend_sink_);
   for (size_t i = 0; i < legend_.size() && i < items.size(); ++i) {
     const ImVec2 at = legend_[i];
     const LegendItem* it = &items[i];
@@ -452,6 +472,7 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   keep_centre_on_resize(size);
   legend_remote_ = in.remote;
   legend_ranks_ = in.ranks;
+  legend_sink_ = in.sink_tier;
   layout_legend(ImGui::GetFont());
 
   if (in.layout_generation != seen_generation_) {

@@ -69,6 +69,12 @@ struct TreeViewInput {
   bool remote = false;
   std::vector<int> ranks;  // ranks present, when several
   std::function<int(NodeId)> rank_of;
+  // Cache tiers below the pool: their names, fastest first ("host, disk";
+  // empty: none). A node the tiers also hold gets a stripe and a tag named
+  // after the lowest one (`sink_tier`); a demoted node's ghost sinks there
+  // instead of vanishing; a node loaded back flashes "loaded".
+  std::string tiers;
+  std::string sink_tier;
 };
 
 // The fill of a remote cache's nodes on data-parallel rank `rank`.
@@ -84,6 +90,8 @@ struct TreeViewStats {
   int culled = 0;             // laid-out boxes skipped as off-screen
   int look_alikes_drawn = 0;  // boxes marked as a sibling's look-alike
   int cut_marks_drawn = 0;    // boxes marked as a context cut's branch point
+  int tier_marks_drawn = 0;   // boxes the tiers below the pool also hold
+  int sunk_ghosts_drawn = 0;  // evicted nodes drawn as sunk to a tier
 };
 
 struct TreeViewActions {
@@ -185,6 +193,7 @@ class TreeView {
   // tree-view-marks.cpp
   void draw_node_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
   void draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const;
+  void draw_tier_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
 
   TreeViewStats stats_;
   ImVec2 canvas_min_{0, 0}, canvas_max_{0, 0};
@@ -207,7 +216,8 @@ class TreeView {
   std::vector<ImVec2> legend_;  // per legend item: x (screen) and row
   bool legend_remote_ = false;  // the legend shows ranks (remote) or node states
   std::vector<int> legend_ranks_;
-  ImVec2 last_size_{0, 0};  // canvas size of the previous frame
+  std::string legend_sink_;  // a tier below the pool (its legend entries), or empty
+  ImVec2 last_size_{0, 0};   // canvas size of the previous frame
 };
 
 }  // namespace rc::ui::panel

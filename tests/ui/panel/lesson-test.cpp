@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "panel/demo-scenarios.h"
@@ -48,8 +49,10 @@ class ScriptedEngine final : public Engine {
 
   // Finishes request `i` (0-based) with these metrics, as the engine thread
   // would: a text piece, then the finished event.
-  void finish(size_t i, int prompt, int cached, uint64_t evicted_now = 0) {
+  void finish(size_t i, int prompt, int cached, uint64_t evicted_now = 0, uint64_t written_now = 0,
+              int loaded = 0) {
     stats_.cache.evicted_tokens += evicted_now;
+    stats_.tiers.blocks_queued += written_now;
     StreamEvent piece;
     piece.text = "reply " + std::to_string(i);
     piece.token = 5;
@@ -61,6 +64,7 @@ class ScriptedEngine final : public Engine {
     done.metrics.cached_tokens = cached;
     done.metrics.computed_tokens = prompt - cached;
     done.metrics.ttft_ms = 12;
+    done.metrics.loaded_tokens = loaded;
     callbacks.at(i)(done);
   }
 
@@ -244,6 +248,72 @@ TEST(LessonEngine, ConfigFollowsTheUsersModelAndPoolFitsTheDemo) {
             3 * (1000 + demo_scenarios()[shared].steps[0].max_tokens));
   // Unknown sizes (a render failed): the wish or the default.
   EXPECT_EQ(lesson_pool_tokens(shared, 2048, [](size_t) { return int64_t(-1); }), 2048);
+}
+
+// The Tiers lesson: a disk tier of its own under a small radix pool, chats
+// that overflow it, and the first chat asked again at the end; each step
+// records the blocks it wrote below and what it loaded back.
+TEST(DemoRunner, TiersLessonAsksTheFirstChatAgainAndCountsWhatWentBelow) {
+  const size_t tiers = scenario("Tiers");
+  const DemoScenario& s = demo_scenarios()[tiers];
+  EXPECT_TRUE(s.disk_tier);
+  EXPECT_EQ(s.pool_tokens, 512);
+  ASSERT_GE(s.steps.size(), 4u);
+  EXPECT_EQ(s.steps.back().messages.back().content, s.steps.front().messages.back().content);
+  for (const DemoScenario& other : demo_scenarios())
+    if (&other != &s) EXPECT_FALSE(other.disk_tier) << other.name;
+
+  ScriptedEngine e;
+  DemoRunner d;
+  d.by_hand = true;
+  ASSERT_TRUE(d.start(tiers, &e, 0));
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    ASSERT_TRUE(d.next_step(double(i)));
+    d.poll(&e, double(i), false);  // settle -> lead
+    d.poll(&e, double(i), false);  // lead -> sent
+    ASSERT_EQ(e.requests.size(), i + 1);
+    const bool last = i + 1 == s.steps.size();
+    e.finish(i, 200, last ? 192 : 0, i >= 2 ? 150 : 0, 3, last ? 192 : 0);
+    d.poll(&e, double(i), false);
+  }
+  ASSERT_EQ(d.results().size(), s.steps.size());
+  EXPECT_EQ(d.results()[0].tier_blocks_written, 3u);
+  EXPECT_EQ(d.results()[2].evicted_tokens, 150u);
+  EXPECT_EQ(d.results().back().metrics.loaded_tokens, 192);
+}
+
+TEST(LessonEngine, ATempDiskTierIsItsOwnAndGoesWithTheEngine) {
+  LessonEngine l;
+  std::string seen;
+  l.factory = [&](const EngineConfig& c) -> Result<std::unique_ptr<Engine>> {
+    seen = c.kv_disk;
+    return std::unique_ptr<Engine>(new ScriptedEngine());
+  };
+  EngineConfig c;
+  c.cache = "radix";
+  l.build(c, true);
+  for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(l.state(), LessonEngine::State::ready);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_EQ(seen, l.temp_disk());
+  EXPECT_EQ(l.config().kv_disk, seen);
+  EXPECT_TRUE(std::filesystem::is_directory(seen));
+  const std::string first = seen;
+  l.build(c, true);  // a second lesson: another folder, the first one gone
+  for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_NE(seen, first);
+  EXPECT_FALSE(std::filesystem::exists(first));
+  l.release();
+  EXPECT_FALSE(std::filesystem::exists(seen));
+  EXPECT_EQ(l.temp_disk(), "");
+  // Without it, the lesson's engine has no disk tier.
+  l.build(c);
+  for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_EQ(seen, "");
+  EXPECT_EQ(lesson_config(ModelInfo{}, "radix", 512).kv_disk, "");
 }
 
 }  // namespace

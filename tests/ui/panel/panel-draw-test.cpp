@@ -8,6 +8,7 @@
 #include <imgui.h>
 
 #include <cmath>
+#include <utility>
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
@@ -129,6 +130,157 @@ TEST_F(DrawTest, EveryNodeOfASmallTreeIsOneBox) {
   EXPECT_EQ(st.view.stats().edges_drawn, int(n) - 1);
   EXPECT_EQ(st.view.stats().labels_drawn, int(n));
   EXPECT_EQ(st.view.stats().culled, 0);
+}
+
+// A bare cache posing as one with a disk tier below it: every node's first
+// `held` tokens are "held below" in its snapshots.
+class TieredFeed final : public CacheFeed {
+ public:
+  TieredFeed(KvCache& c, uint32_t held) : c_(c), inner_(make_kv_cache_feed(c)), held_(held) {}
+  // As an engine's: queued events stay queued (older ones are skipped).
+  CacheSnapshot snapshot() override {
+    CacheSnapshot s = c_.snapshot();
+    ++snapshots;
+    for (const CacheNodeInfo& n : s.nodes)
+      s.held_below.push_back(n.id == kRootNode ? 0 : std::min<uint32_t>(held_, n.tokens.size()));
+    return s;
+  }
+  std::vector<CacheEvent> drain(bool* o) override { return inner_->drain(o); }
+  CacheStats cache_stats() override { return inner_->cache_stats(); }
+  bool tier_stats(TierStats* out) override {
+    out->enabled = true;
+    out->block_tokens = 64;
+    out->tiers.resize(1);
+    out->tiers[0].name = "disk";
+    out->tiers[0].state = "up";
+    out->tiers[0].bytes = 4096;
+    out->loads = 2;
+    out->recomputes = 1;
+    out->loaded_tokens = 128;
+    return true;
+  }
+  std::string detokenize(const std::vector<Token>& t) override { return inner_->detokenize(t); }
+  std::string cache_setting() override { return inner_->cache_setting(); }
+  int64_t pool_tokens() override { return inner_->pool_tokens(); }
+  std::string describe() override { return "a tiered test cache"; }
+  int snapshots = 0;
+
+ private:
+  KvCache& c_;
+  std::unique_ptr<CacheFeed> inner_;
+  uint32_t held_;
+};
+
+TEST_F(DrawTest, NodesTheTiersHoldAreMarkedAndRefreshedFromSnapshots) {
+  auto cache = rc::test::make_panel_cache(1, 4096);
+  for (const char* s : {"<sys> Be brief. <user> What is a KV cache?",
+                        "<sys> Be brief. <user> Why prefixes?", "Translate: cat => chat"})
+    run_request(*cache, s);
+  CachePanelState st;
+  auto feed = std::make_unique<TieredFeed>(*cache, 4);
+  TieredFeed* tf = feed.get();
+  st.set_feed(std::move(feed), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  ASSERT_TRUE(st.has_tiers);
+  EXPECT_EQ(st.sink_tier(), "disk");
+  const int nodes = int(st.model.size()) - 1;
+  ASSERT_GE(nodes, 3);
+  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes);
+  EXPECT_NE(st.tier_line().find("2 loads (128 tok) vs 1 recompute"), std::string::npos)
+      << st.tier_line();
+  // Snapshots for held_below: one at the resync and one refresh, then no
+  // more than one a second however many frames are drawn.
+  const int taken = tf->snapshots;
+  for (int i = 0; i < 30; ++i) frame(st);  // half a second
+  EXPECT_LE(tf->snapshots, taken + 1);
+  for (int i = 0; i < 90; ++i) frame(st);  // a second and a half more
+  EXPECT_GE(tf->snapshots, taken + 1);
+  EXPECT_LE(tf->snapshots, taken + 3);
+  // A new node is marked once a snapshot says the tiers hold it (its
+  // insert event alone does not).
+  const uint64_t resyncs = st.resyncs;
+  run_request(*cache, "Another prompt entirely, long enough");
+  frame(st);
+  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes);
+  for (int i = 0; i < 70; ++i) frame(st);
+  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes + 1);
+  EXPECT_EQ(st.resyncs, resyncs) << "refreshing the marks is not a resync";
+  // Paused: no refresh (the model shows an older tree than the snapshot).
+  st.set_paused(true, 0);
+  const int paused_at = tf->snapshots;
+  for (int i = 0; i < 130; ++i) frame(st);
+  EXPECT_EQ(tf->snapshots, paused_at);
+}
+
+// A tiered engine's events, scripted: two leaves, one demoted before its
+// eviction (it sinks), one evicted plainly (it fades in red), then a
+// promotion; the snapshot says what the tiers hold.
+class ScriptedTierFeed final : public CacheFeed {
+ public:
+  ScriptedTierFeed() {
+    snap.page_size = 1;
+    snap.total_pages = 1024;
+    snap.nodes.push_back(CacheNodeInfo{});
+    for (NodeId id : {1u, 2u, 3u}) {
+      CacheNodeInfo n;
+      n.id = id;
+      n.parent = id == 1 ? kRootNode : 1;
+      n.tokens = chars(id == 1 ? "<sys> shared prompt " : id == 2 ? "first leaf" : "second leaf");
+      n.pages.assign(n.tokens.size(), PageId(id));
+      snap.nodes.push_back(n);
+    }
+    snap.held_below = {0, 20, 10, 0};
+  }
+  CacheSnapshot snapshot() override { return snap; }
+  std::vector<CacheEvent> drain(bool* o) override {
+    *o = false;
+    return std::exchange(queued, {});
+  }
+  CacheStats cache_stats() override { return {}; }
+  bool tier_stats(TierStats* out) override {
+    out->enabled = true;
+    out->tiers.resize(1);
+    out->tiers[0].name = "disk";
+    out->tiers[0].state = "up";
+    return true;
+  }
+  std::string detokenize(const std::vector<Token>& t) override { return {t.begin(), t.end()}; }
+  std::string cache_setting() override { return "radix"; }
+  int64_t pool_tokens() override { return 1024; }
+  std::string describe() override { return "scripted tiers"; }
+  void push(CacheEventKind k, NodeId node, uint32_t tokens) {
+    CacheEvent e;
+    e.seq = snap.next_seq++;
+    e.kind = k;
+    e.node = node;
+    e.parent = 1;
+    e.token_count = tokens;
+    queued.push_back(e);
+  }
+  CacheSnapshot snap;
+  std::vector<CacheEvent> queued;
+};
+
+TEST_F(DrawTest, ADemotedLeafSinksAndAPlainEvictionFades) {
+  CachePanelState st;
+  auto feed = std::make_unique<ScriptedTierFeed>();
+  ScriptedTierFeed* f = feed.get();
+  st.set_feed(std::move(feed), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  EXPECT_EQ(st.view.stats().tier_marks_drawn, 2);  // the shared node and the first leaf
+  f->push(CacheEventKind::demote, 2, 10);
+  f->push(CacheEventKind::evict, 2, 0);
+  f->push(CacheEventKind::evict, 3, 0);
+  frame(st);
+  frame(st);
+  EXPECT_EQ(st.view.stats().ghosts_drawn, 2);
+  EXPECT_EQ(st.view.stats().sunk_ghosts_drawn, 1);
+  EXPECT_EQ(st.model.tier_counts().demotions, 1u);
+  EXPECT_NE(st.tier_line().find("1 demoted"), std::string::npos) << st.tier_line();
 }
 
 TEST_F(DrawTest, ZoomedInBoxesOffScreenAreCulled) {

@@ -152,6 +152,72 @@ TEST(TreeModel, AnnotatesInsertSplitMatchAndEviction) {
   EXPECT_TRUE(m.ghosts().empty());
 }
 
+// Tier events (hand-made, as an engine with tiers sends them): demote marks
+// the leaf and its ghost sinks; promote marks the nodes the loaded tokens
+// span; held_below comes from snapshots only, by node id.
+TEST(TreeModel, DemotePromoteAndHeldBelowMarks) {
+  CacheSnapshot s;
+  s.nodes.push_back(CacheNodeInfo{});
+  CacheNodeInfo a;
+  a.id = 1;
+  a.parent = kRootNode;
+  a.tokens = chars("system prompt ");
+  a.pages.assign(a.tokens.size(), 0);
+  CacheNodeInfo b = a;
+  b.id = 2;
+  b.parent = 1;
+  b.tokens = chars("question");
+  s.nodes.push_back(a);
+  s.nodes.push_back(b);
+  s.held_below = {0, 14, 0};
+  TreeModel m;
+  m.reset(s, 0);
+  EXPECT_EQ(m.find(1)->held_below, 14u);
+  EXPECT_EQ(m.find(2)->held_below, 0u);
+
+  auto ev = [&](uint64_t seq, CacheEventKind k, NodeId node, uint32_t tokens) {
+    CacheEvent e;
+    e.seq = seq;
+    e.kind = k;
+    e.node = node;
+    e.parent = node == 2 ? 1 : kRootNode;
+    e.token_count = tokens;
+    return e;
+  };
+  EXPECT_EQ(m.apply(ev(0, CacheEventKind::demote, 99, 8), 1), ApplyResult::needs_resync);
+  ASSERT_EQ(m.apply(ev(0, CacheEventKind::demote, 2, 8), 1), ApplyResult::applied);
+  EXPECT_EQ(m.find(2)->held_below, 8u);
+  EXPECT_EQ(m.find(2)->demoted_at, 1.0);
+  ASSERT_EQ(m.apply(ev(1, CacheEventKind::evict, 2, 0), 1), ApplyResult::applied);
+  ASSERT_EQ(m.ghosts().size(), 1u);
+  EXPECT_EQ(m.ghosts()[0].node.demoted_at, 1.0) << "the ghost knows it sank";
+  EXPECT_EQ(m.tier_counts().demotions, 1u);
+  EXPECT_EQ(m.tier_counts().demoted_tokens, 8u);
+
+  // 20 tokens loaded, ending at node 2 (re-inserted): they span node 1 too.
+  CacheEvent ins = ev(2, CacheEventKind::insert, 2, 8);
+  ins.tokens = chars("question");
+  ins.pages.assign(8, 0);
+  ASSERT_EQ(m.apply(ins, 2), ApplyResult::applied);
+  ASSERT_EQ(m.apply(ev(3, CacheEventKind::promote, 2, 20), 2), ApplyResult::applied);
+  EXPECT_EQ(m.find(2)->promoted_at, 2.0);
+  EXPECT_EQ(m.find(1)->promoted_at, 2.0);
+  EXPECT_EQ(m.tier_counts().promotions, 1u);
+  EXPECT_EQ(m.tier_counts().promoted_tokens, 20u);
+
+  // A later snapshot's marks, by id; a snapshot without tiers changes nothing.
+  CacheSnapshot later = s;
+  later.held_below = {0, 14, 8};
+  const uint64_t v = m.version();
+  EXPECT_TRUE(m.refresh_held_below(later));
+  EXPECT_GT(m.version(), v);
+  EXPECT_EQ(m.find(2)->held_below, 8u);
+  EXPECT_FALSE(m.refresh_held_below(later));
+  later.held_below.clear();
+  EXPECT_FALSE(m.refresh_held_below(later));
+  EXPECT_EQ(m.find(1)->held_below, 14u);
+}
+
 TEST(TreeModel, PagesByStateFollowLocks) {
   auto cache = make_panel_cache(1, 128);
   TreeModel m;

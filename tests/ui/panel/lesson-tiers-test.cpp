@@ -1,0 +1,108 @@
+// The Tiers lesson on the bundled model, without a window: its own engine
+// with a disk tier in a temporary folder, the demo's chats overflowing the
+// 512-token pool, and the first chat asked again. The panel's tree model
+// follows the events and must count demotions and promotions, mark nodes the
+// tiers hold from a snapshot, and still equal the engine's node set.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "panel/cache-feed.h"
+#include "panel/demo-scenarios.h"
+#include "panel/lesson-engine.h"
+#include "panel/tree-model.h"
+#include "test-paths.h"
+
+namespace rc::ui::panel {
+namespace {
+
+size_t tiers_scenario() {
+  const auto& all = demo_scenarios();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].disk_tier) return i;
+  ADD_FAILURE() << "no tiers lesson";
+  return 0;
+}
+
+TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
+  if (!std::filesystem::exists(rc::test::test_model_path()))
+    GTEST_SKIP() << "no model at " << rc::test::test_model_path();
+  const size_t k = tiers_scenario();
+  ModelInfo user;
+  user.path = rc::test::test_model_path();
+  user.backend = "cpu";
+  user.kv_type = "F16";
+  LessonEngine lesson;
+  lesson.build(lesson_config(user, "radix", demo_scenarios()[k].pool_tokens), true);
+  for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(lesson.state(), LessonEngine::State::ready) << lesson.error();
+  Engine& e = *lesson.engine();
+  ASSERT_TRUE(e.stats().tiers.enabled);
+  const std::string folder = lesson.temp_disk();
+  ASSERT_TRUE(std::filesystem::is_directory(folder));
+
+  std::unique_ptr<CacheFeed> feed = make_lesson_feed(e);
+  TreeModel model;
+  model.reset(feed->snapshot(), 0);
+  DemoRunner demo;
+  demo.by_hand = true;
+  ASSERT_TRUE(demo.start(k, &e, 0));
+  double now = 0;
+  const auto pump = [&] {
+    bool lost = false;
+    for (const CacheEvent& ev : feed->drain(&lost))
+      ASSERT_NE(model.apply(ev, now), ApplyResult::needs_resync) << ev.seq;
+    ASSERT_FALSE(lost);
+  };
+  for (size_t step = 0; step < demo.steps(); ++step) {
+    ASSERT_TRUE(demo.next_step(now));
+    for (int i = 0; i < 120000 && demo.results()[step].finished == false; ++i) {
+      demo.poll(&e, now, false);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      now += 0.001;
+    }
+    ASSERT_TRUE(demo.results()[step].finished) << demo.caption();
+    ASSERT_EQ(demo.results()[step].error, "");
+    pump();
+  }
+  const std::vector<DemoStepResult>& r = demo.results();
+  uint64_t evicted = 0, written = 0;
+  for (const DemoStepResult& x : r) {
+    evicted += x.evicted_tokens;
+    written += x.tier_blocks_written;
+  }
+  EXPECT_GT(written, 0u) << "no block was written below the pool";
+  EXPECT_GT(evicted, 0u) << "the pool never overflowed";
+  const RequestMetrics& again = r.back().metrics;
+  EXPECT_GT(again.loaded_tokens, 0) << "the first chat was not loaded back";
+  EXPECT_LE(again.loaded_tokens, again.cached_tokens);
+  EXPECT_EQ(again.cached_tokens + again.computed_tokens, again.prompt_tokens);
+
+  // The panel's counts come from the events; the marks from a snapshot.
+  EXPECT_GT(model.tier_counts().demotions, 0u);
+  EXPECT_GT(model.tier_counts().promotions, 0u);
+  EXPECT_EQ(model.tier_counts().promoted_tokens, e.stats().tiers.loaded_tokens);
+  const CacheSnapshot snap = feed->snapshot();
+  model.refresh_held_below(snap);
+  ASSERT_EQ(snap.held_below.size(), snap.nodes.size());
+  uint64_t marked = 0, held = 0;
+  for (size_t i = 0; i < snap.nodes.size(); ++i) {
+    held += snap.held_below[i];
+    const TreeNode* n = model.find(snap.nodes[i].id);
+    ASSERT_NE(n, nullptr);
+    EXPECT_EQ(n->held_below, snap.held_below[i]);
+    marked += n->held_below;
+  }
+  EXPECT_GT(held, 0u);
+  EXPECT_EQ(marked, held);
+  EXPECT_EQ(model.infos().size(), snap.nodes.size());
+
+  lesson.release();
+  EXPECT_FALSE(std::filesystem::exists(folder)) << "the lesson's disk tier outlived it";
+}
+
+}  // namespace
+}  // namespace rc::ui::panel
