@@ -3,7 +3,7 @@
 
 #include <chrono>
 
-#include "radixchat/kv-cache-blocks.h"
+#include "tier-medium.h"
 
 namespace rc::server {
 
@@ -40,7 +40,8 @@ double now_seconds() {
 }  // namespace
 
 void KvEventsPublisher::run() {
-  kv_events::CacheBlockMapper mapper;
+  const std::string pool = kv_events::pool_medium(engine_->model_info());
+  kv_events::TieredBlockMapper mapper(pool, kv_events::tier_medium(engine_->stats().tiers, pool));
   bool need_snapshot = true;
   std::vector<CacheEvent> events;
   while (!stop_) {
@@ -49,6 +50,8 @@ void KvEventsPublisher::run() {
       sub_->begin_snapshot();
       const CacheSnapshot snap = engine_->cache_snapshot();
       sub_->set_floor(snap.next_seq);
+      // A tier that went down (Redis) or came back changes where blocks sink.
+      mapper.set_lower_medium(kv_events::tier_medium(engine_->stats().tiers, pool));
       batch.events = mapper.reset(snap);
       need_snapshot = false;
     } else {
