@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "panel/cache-panel-state.h"
@@ -255,10 +256,13 @@ void CachePanelState::draw_canvas(double now) {
   const float fs = ImGui::GetFontSize();
   const float tabs_least =
       ImGui::GetFrameHeightWithSpacing() + 2 * ImGui::GetTextLineHeightWithSpacing() + 2 * spacing;
+  // Half the panel is a floor even against the tabs' least (a taller header,
+  // such as the tiers line, takes from the tabs, never from the tree).
+  const float half_panel = std::ceil(ImGui::GetIO().DisplaySize.y * 0.5f);
   const float min_canvas =
-      std::min(std::max({80.0f, room * 0.5f, ImGui::GetIO().DisplaySize.y * 0.5f,
+      std::min(std::max({80.0f, room * 0.5f, half_panel,
                          28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40}),
-               std::max(room - tabs_least, room * 0.5f));
+               std::max({room - tabs_least, room * 0.5f, half_panel}));
   const float hi = std::max(room - min_canvas, 0.0f);
   const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
   const float canvas_h = std::max(room - bottom_h, 80.0f);

@@ -73,6 +73,10 @@ class Server:
         line = self.proc.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
         if not m:
+            try:
+                self.proc.wait(timeout=30)  # stdout closed: the process is exiting
+            except subprocess.TimeoutExpired:
+                pass
             err = self.proc.stderr.read() if self.proc.poll() is not None else ""
             self.stop()
             raise RuntimeError("serve did not start: " + line + err)
