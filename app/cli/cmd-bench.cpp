@@ -97,6 +97,30 @@ struct BenchResult {
   }
 };
 
+// A result for `w` on `engine`, sized for its requests, before any runs.
+BenchResult empty_result(Engine& engine, const Workload& w, const BenchOptions& o) {
+  BenchResult res;
+  res.workload = w.name;
+  res.cache = engine.model_info().cache;
+  res.temperature = o.temperature;
+  res.replies.resize(w.requests());
+  res.reply_tokens.resize(w.requests());
+  return res;
+}
+
+// The engine's figures after a run: KV peak, evictions, drafts, tiers.
+void add_engine_figures(BenchResult& res, Engine& engine, const BenchOptions& o) {
+  const EngineStats st = engine.stats();
+  res.requests = static_cast<int>(res.ttft_ms.size());
+  res.kv_peak_bytes = st.kv_bytes_used_peak;
+  res.evictions = st.cache.evictions;
+  res.speculate = o.engine.config.speculate;
+  res.drafted_tokens = st.drafted_tokens;
+  res.accepted_tokens = st.accepted_tokens;
+  res.draft_steps = st.draft_steps;
+  res.tier_stats = st.tiers;
+}
+
 // The messages a conversation starts from: its history, else its system prompt.
 std::vector<ChatMessage> opening(const Conversation& c) {
   if (!c.history.empty()) return c.history;
@@ -120,12 +144,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   size_t next_conv = 0;
   int in_flight = 0;
   Status error;
-  BenchResult res;
-  res.workload = w.name;
-  res.cache = engine.model_info().cache;
-  res.temperature = o.temperature;
-  res.replies.resize(w.requests());
-  res.reply_tokens.resize(w.requests());
+  BenchResult res = empty_result(engine, w, o);
   std::vector<size_t> first_request(w.conversations.size(), 0);
   for (size_t c = 1; c < w.conversations.size(); ++c) {
     first_request[c] = first_request[c - 1] + w.conversations[c - 1].users.size();
@@ -204,15 +223,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
   }
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!error.ok()) return error;
-  const EngineStats st = engine.stats();
-  res.requests = static_cast<int>(res.ttft_ms.size());
-  res.kv_peak_bytes = st.kv_bytes_used_peak;
-  res.evictions = st.cache.evictions;
-  res.speculate = o.engine.config.speculate;
-  res.drafted_tokens = st.drafted_tokens;
-  res.accepted_tokens = st.accepted_tokens;
-  res.draft_steps = st.draft_steps;
-  res.tier_stats = st.tiers;
+  add_engine_figures(res, engine, o);
   return res;
 }
 
@@ -220,12 +231,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
 // turn t + 1 of any, so each conversation's history has to survive all the
 // others' between two of its turns (the pool-pressure case of the tiers).
 Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const BenchOptions& o) {
-  BenchResult res;
-  res.workload = w.name;
-  res.cache = engine.model_info().cache;
-  res.temperature = o.temperature;
-  res.replies.resize(w.requests());
-  res.reply_tokens.resize(w.requests());
+  BenchResult res = empty_result(engine, w, o);
   std::vector<std::vector<ChatMessage>> history;
   std::vector<size_t> first_request(w.conversations.size(), 0);
   for (size_t c = 0; c < w.conversations.size(); ++c) {
@@ -271,12 +277,7 @@ Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const Ben
     if (!any) break;
   }
   res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const EngineStats st = engine.stats();
-  res.requests = static_cast<int>(res.ttft_ms.size());
-  res.kv_peak_bytes = st.kv_bytes_used_peak;
-  res.evictions = st.cache.evictions;
-  res.speculate = o.engine.config.speculate;
-  res.tier_stats = st.tiers;
+  add_engine_figures(res, engine, o);
   return res;
 }
 
@@ -560,7 +561,8 @@ Command add_bench_command(CLI::App& root) {
   app->add_option("--doc-sentences", o->shape.doc_sentences,
                   "document length of long-context-qa, notes and reopen, in sentences")
       ->check(CLI::PositiveNumber);
-  app->add_option("--turns", o->shape.turns, "multi-turn and notes: turns per conversation (default 4 and 2)")
+  app->add_option("--turns", o->shape.turns,
+                  "multi-turn and notes: turns per conversation (default 4 and 2)")
       ->check(CLI::PositiveNumber);
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "

@@ -57,6 +57,12 @@ Result<Hash128> Hash128::from_hex(std::string_view hex) {
   return h;
 }
 
+size_t BlockKeyHash::operator()(const BlockKey& k) const {
+  size_t h;
+  std::memcpy(&h, k.bytes.data(), sizeof h);
+  return h;
+}
+
 Keyspace Keyspace::of(const Hash128& model, const kernels::KvPoolShape& shape,
                       const kernels::RopeConfig& rope, int block_tokens) {
   Keyspace k;

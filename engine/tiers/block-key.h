@@ -43,6 +43,11 @@ struct Hash128 {
 
 using BlockKey = Hash128;
 
+// For unordered containers of keys: the first eight bytes (a hash already).
+struct BlockKeyHash {
+  size_t operator()(const BlockKey& k) const;
+};
+
 struct Keyspace {
   Hash128 model;  // model_fingerprint()
   kernels::DType kv_type = kernels::DType::f16;

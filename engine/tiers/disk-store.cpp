@@ -64,12 +64,6 @@ Result<std::vector<uint8_t>> read_file(const fs::path& path, size_t limit) {
 
 }  // namespace
 
-size_t DiskStore::KeyHash::operator()(const BlockKey& k) const {
-  size_t h;
-  std::memcpy(&h, k.bytes.data(), sizeof h);
-  return h;
-}
-
 Result<fs::path> default_disk_root() {
   const char* xdg = std::getenv("XDG_CACHE_HOME");
   if (xdg != nullptr && xdg[0] == '/') return fs::path(xdg) / "radixchat" / "kv";

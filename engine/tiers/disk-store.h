@@ -70,9 +70,6 @@ class DiskStore final : public BlockStore {
     int64_t bytes = 0;
     std::list<BlockKey>::iterator lru;
   };
-  struct KeyHash {
-    size_t operator()(const BlockKey& k) const;
-  };
   DiskStore(const Keyspace& space, const DiskStoreOptions& options, std::filesystem::path dir,
             int lock_fd);
   Status scan();
@@ -86,7 +83,7 @@ class DiskStore final : public BlockStore {
   int lock_fd_ = -1;
   mutable std::mutex mu_;
   std::list<BlockKey> lru_;  // front = least recently used
-  std::unordered_map<BlockKey, Entry, KeyHash> index_;
+  std::unordered_map<BlockKey, Entry, BlockKeyHash> index_;
   StoreStats stats_;
   int64_t writing_bytes_ = 0;  // reserved by puts writing outside the lock
   DropListener on_drop_;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <limits>
 
 #include "tiers/kv-page-io.h"
@@ -25,12 +24,6 @@ void average_in(double& avg, double sample) {
 }
 
 }  // namespace
-
-size_t KvTiers::KeyHash::operator()(const BlockKey& k) const {
-  size_t h;
-  std::memcpy(&h, k.bytes.data(), sizeof h);
-  return h;
-}
 
 KvTiers::KvTiers(const Keyspace& space, const TierOptions& options, kernels::Backend& backend,
                  kernels::KvPool& pool)

@@ -118,9 +118,6 @@ class KvTiers {
     double load_ms = 0;
     double ms_per_block = 0;  // moving average of get() time; 0: not measured
   };
-  struct KeyHash {
-    size_t operator()(const BlockKey& k) const;
-  };
 
   KvTiers(const Keyspace& space, const TierOptions& options, kernels::Backend& backend,
           kernels::KvPool& pool);
@@ -140,8 +137,8 @@ class KvTiers {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
-  std::unordered_set<BlockKey, KeyHash> known_;
-  std::unordered_set<BlockKey, KeyHash> queued_;
+  std::unordered_set<BlockKey, BlockKeyHash> known_;
+  std::unordered_set<BlockKey, BlockKeyHash> queued_;
   std::deque<Block> queue_;
   int64_t queue_bytes_ = 0;
   bool writing_ = false;

@@ -1,14 +1,6 @@
 #include "tiers/memory-store.h"
 
-#include <cstring>
-
 namespace rc::tiers {
-
-size_t MemoryStore::KeyHash::operator()(const BlockKey& k) const {
-  size_t h;
-  std::memcpy(&h, k.bytes.data(), sizeof h);
-  return h;
-}
 
 MemoryStore::MemoryStore(const Keyspace& space, int64_t budget_bytes)
     : space_(space),

@@ -31,9 +31,6 @@ class MemoryStore final : public BlockStore {
   void set_drop_listener(DropListener listener) override { on_drop_ = std::move(listener); }
 
  private:
-  struct KeyHash {
-    size_t operator()(const BlockKey& k) const;
-  };
   struct Entry {
     Block block;
     std::list<BlockKey>::iterator lru;
@@ -45,7 +42,7 @@ class MemoryStore final : public BlockStore {
   int64_t block_bytes_;
   mutable std::mutex mu_;
   std::list<BlockKey> lru_;  // front = least recently used
-  std::unordered_map<BlockKey, Entry, KeyHash> map_;
+  std::unordered_map<BlockKey, Entry, BlockKeyHash> map_;
   StoreStats stats_;
   DropListener on_drop_;
 };
