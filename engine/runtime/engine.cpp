@@ -208,8 +208,14 @@ class EngineImpl final : public Engine {
   }
 
   EngineStats stats() const override {
-    std::lock_guard<std::mutex> lock(mu_);
-    return published_;
+    EngineStats s;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      s = published_;
+    }
+    // Live: the writer thread keeps writing after the engine goes idle.
+    if (tiers_) s.tiers = tiers_->stats();
+    return s;
   }
 
   Status clear_tier_cache() override {

@@ -199,6 +199,7 @@ int64_t KvTiers::load(const Plan& plan, std::span<const int32_t> pages) {
       const double ms = ms_since(t0);
       if (!got.ok()) continue;
       Tier& tier = tiers_[i];
+      std::lock_guard<std::mutex> g(mu_);
       average_in(tier.ms_per_block, ms);
       tier.load_ms += ms;
       tier.loaded_tokens += uint64_t(bt - skip);
@@ -206,6 +207,7 @@ int64_t KvTiers::load(const Plan& plan, std::span<const int32_t> pages) {
     if (!got.ok() || !unpack_block(backend_, pool_, pages.subspan(page, n_pages),
                                    got.value().payload, int(bt), skip)
                           .ok()) {
+      std::lock_guard<std::mutex> g(mu_);
       ++load_failures_;
       break;
     }
@@ -213,6 +215,7 @@ int64_t KvTiers::load(const Plan& plan, std::span<const int32_t> pages) {
     loaded += bt - skip;
     enqueue(std::move(got.value()));  // back into the faster tiers that lack it
   }
+  std::lock_guard<std::mutex> g(mu_);
   if (loaded > 0) ++loads_;
   loaded_tokens_ += uint64_t(loaded);
   return loaded;
@@ -220,6 +223,7 @@ int64_t KvTiers::load(const Plan& plan, std::span<const int32_t> pages) {
 
 void KvTiers::note_prefill(int64_t tokens, double ms) {
   if (tokens <= 0) return;
+  std::lock_guard<std::mutex> g(mu_);
   average_in(prefill_ms_per_token_, ms / double(tokens));
 }
 
@@ -257,17 +261,19 @@ TierStats KvTiers::stats() const {
     info.refused = uint64_t(st.refused_corrupt + st.refused_foreign);
     info.evictions = uint64_t(st.evictions);
     info.errors = uint64_t(st.errors);
-    info.loaded_tokens = tier.loaded_tokens;
-    info.load_ms = tier.load_ms;
-    info.ms_per_block = tier.ms_per_block;
     s.tiers.push_back(std::move(info));
+  }
+  std::lock_guard<std::mutex> g(mu_);
+  for (size_t i = 0; i < tiers_.size(); ++i) {
+    s.tiers[i].loaded_tokens = tiers_[i].loaded_tokens;
+    s.tiers[i].load_ms = tiers_[i].load_ms;
+    s.tiers[i].ms_per_block = tiers_[i].ms_per_block;
   }
   s.loads = loads_;
   s.recomputes = recomputes_;
   s.loaded_tokens = loaded_tokens_;
   s.load_failures = load_failures_;
   s.prefill_ms_per_token = prefill_ms_per_token_;
-  std::lock_guard<std::mutex> g(mu_);
   s.blocks_queued = blocks_queued_;
   s.blocks_dropped = blocks_dropped_;
   s.queue_bytes = queue_bytes_;

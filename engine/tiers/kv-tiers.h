@@ -26,7 +26,8 @@
 // (host memory).
 //
 // Threading: every method on the engine thread (the owner of the pool),
-// except flush(), which any thread may call.
+// except stats() and flush(), which any thread may call (the counters they
+// read are written under mu_).
 #pragma once
 
 #include <condition_variable>
@@ -90,7 +91,10 @@ class KvTiers {
   // `matched`: all of plan.tokens, or fewer when a block was refused.
   int64_t load(const Plan& plan, std::span<const int32_t> pages);
   // A request's prefill chose to recompute blocks the tiers held.
-  void note_recompute() { ++recomputes_; }
+  void note_recompute() {
+    std::lock_guard<std::mutex> g(mu_);
+    ++recomputes_;
+  }
   // A forward pass prefilled `tokens` tokens in `ms` (the cost model's input).
   void note_prefill(int64_t tokens, double ms);
 
@@ -147,7 +151,8 @@ class KvTiers {
   uint64_t blocks_dropped_ = 0;
   std::thread writer_;
 
-  // Engine thread only (copied out by stats() under mu_).
+  // Written by the engine thread under mu_ (stats() reads them from any
+  // thread); plan() reads them on the engine thread without it.
   uint64_t loads_ = 0;
   uint64_t recomputes_ = 0;
   uint64_t loaded_tokens_ = 0;
