@@ -80,8 +80,10 @@ std::vector<ChatSegment> splice(const std::vector<ChatSegment>& marked,
 std::optional<std::string> reply_text(const Tokenizer& tok, std::span<const int32_t> ids) {
   StreamDecoder dec(tok);
   std::string text;
-  for (int32_t id : ids) {
-    if (id < 0 || id >= tok.n_vocab() || tok.is_eog(id)) return std::nullopt;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const int32_t id = ids[i];
+    if (id < 0 || id >= tok.n_vocab()) return std::nullopt;
+    if (tok.is_eog(id) && i + 1 == ids.size()) return std::nullopt;
     text += dec.push(id);
   }
   if (!dec.flush().empty()) return std::nullopt;

@@ -39,11 +39,12 @@ namespace rc::tok {
 
 // The text a reply of `ids` streamed (StreamDecoder pushes, as the
 // scheduler streams them). nullopt when the ids cannot stand for that text
-// exactly: an id outside the vocabulary, an end-of-generation piece (it
-// ends a turn, never inside one), or an incomplete UTF-8 character at the
-// end. Other control pieces a model sampled mid-reply (a stray BOS) stream
-// no text but stay in the ids: they are what the cache holds, and the ids
-// come from the generation, never from the text.
+// exactly: an id outside the vocabulary, an end-of-generation piece at the
+// end (it ends the turn, which the template closes itself), or an
+// incomplete UTF-8 character at the end. Control pieces a model sampled
+// mid-reply (a stray BOS, or an end-of-generation piece a request with
+// ignore_eos went past) stream no text but stay in the ids: they are what
+// the cache holds, and the ids come from the generation, never from the text.
 std::optional<std::string> reply_text(const Tokenizer& tok, std::span<const int32_t> ids);
 
 struct ExactRender {

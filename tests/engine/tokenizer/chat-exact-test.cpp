@@ -105,11 +105,27 @@ TEST(ChatExact, IdsThatDoNotStreamToTheContentAreNotUsed) {
   const std::vector<int32_t> want = plain(f, tok, m, true);
   std::vector<int32_t> other = byte_ids(tok, kReply + "!");
   EXPECT_EQ(exact(f, tok, m, {{}, other, {}}, true).tokens, want);
-  // An end-of-generation id streams no text: never spliced into history.
+  // An end-of-generation id at the end closes the turn: never spliced into
+  // history (the template writes its own end of turn).
   std::vector<int32_t> with_end = byte_ids(tok, kReply);
   with_end.push_back(*tok.special_id("<|end|>"));
   EXPECT_FALSE(reply_text(tok, with_end).has_value());
   EXPECT_EQ(exact(f, tok, m, {{}, with_end, {}}, true).tokens, want);
+  // Mid-reply (a request with ignore_eos went past it) it stays in the ids,
+  // as the cache holds them; the text is what the reply streamed.
+  const int32_t end_id = *tok.special_id("<|end|>");
+  std::vector<int32_t> mid = byte_ids(tok, kReply.substr(0, 2));
+  mid.push_back(end_id);
+  const std::vector<int32_t> rest = byte_ids(tok, kReply.substr(2));
+  mid.insert(mid.end(), rest.begin(), rest.end());
+  const std::optional<std::string> streamed = reply_text(tok, mid);
+  ASSERT_TRUE(streamed.has_value());
+  const std::vector<ChatMessage> with_mid = {
+      {"user", "a"}, {"assistant", *streamed}, {"user", "b"}};
+  const std::vector<int32_t> as_text = plain(f, tok, with_mid, true);
+  const std::vector<int32_t> spliced = exact(f, tok, with_mid, {{}, mid, {}}, true).tokens;
+  EXPECT_EQ(std::count(spliced.begin(), spliced.end(), end_id),
+            std::count(as_text.begin(), as_text.end(), end_id) + 1);
   // Out of the vocabulary, or half a UTF-8 character at the end.
   EXPECT_FALSE(reply_text(tok, std::vector<int32_t>{-1}).has_value());
   EXPECT_FALSE(reply_text(tok, std::vector<int32_t>{tok.n_vocab()}).has_value());
