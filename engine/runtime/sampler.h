@@ -25,11 +25,15 @@ class Sampler {
 
  private:
   double next_uniform();  // in [0, 1)
+  // How long a prefix of the sorted candidates min-p's and top-p's cuts can
+  // reach, from weights_ (every token's exp((logit - max) / T)) and their sum.
+  int cut_bound(double sum) const;
 
   SamplingParams params_;
   uint64_t rng_state_;
   std::vector<int32_t> order_;  // candidate ids, reused between calls
   std::vector<float> probs_;
+  std::vector<float> weights_;  // every token's weight, when no top-k bounds the sort
 };
 
 // Index of the largest logit, lowest index on ties.

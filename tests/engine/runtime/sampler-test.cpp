@@ -1,7 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <numeric>
+#include <random>
+#include <set>
 #include <vector>
 
 #include "runtime/sampler.h"
@@ -95,6 +100,87 @@ TEST(Sampler, RepetitionPenaltyDemotesSeenTokens) {
   std::vector<float> l = {1.0f, 1.5f, 0.2f};
   const std::vector<int32_t> history = {1};
   EXPECT_EQ(s.sample(l, history), 0);  // 1.5 / 2 = 0.75 < 1.0
+}
+
+// The nucleus a full sort gives: top-k, then min-p, then top-p over the
+// descending order (lowest id first on ties), as the sampler documents.
+std::set<int32_t> reference_nucleus(const std::vector<float>& logits, const SamplingParams& p) {
+  std::vector<int32_t> order(logits.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    return logits[a] > logits[b] || (logits[a] == logits[b] && a < b);
+  });
+  size_t keep = p.top_k > 0 ? std::min<size_t>(p.top_k, order.size()) : order.size();
+  std::vector<double> w(keep);
+  double sum = 0;
+  for (size_t i = 0; i < keep; ++i)
+    sum += w[i] = std::exp((logits[order[i]] - logits[order[0]]) / p.temperature);
+  size_t k = keep;
+  if (p.min_p > 0) {
+    k = 1;
+    while (k < keep && w[k] >= p.min_p * w[0]) ++k;
+  }
+  if (p.top_p < 1) {
+    double mass = 0;
+    size_t j = 0;
+    while (j < k) {
+      mass += w[j++] / sum;
+      if (mass >= p.top_p) break;
+    }
+    k = j;
+  }
+  return std::set<int32_t>(order.begin(), order.begin() + long(k));
+}
+
+// On an 8,000-token vocabulary, peaked and flat rows, the sampler only ever
+// returns tokens of the full sort's nucleus, and with a flat row (a nucleus
+// of thousands, past the first sorted prefix) it reaches deep into it.
+TEST(Sampler, TruncationMatchesAFullSortOnALargeVocabulary) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (float scale : {8.0f, 0.2f}) {
+    std::vector<float> row(8000);
+    for (float& l : row) l = scale * normal(rng);
+    for (float top_p : {0.5f, 0.9f, 1.0f}) {
+      for (float min_p : {0.0f, 0.05f}) {
+        for (int top_k : {0, 40}) {
+          SamplingParams p;
+          p.temperature = 0.9f;
+          p.top_p = top_p;
+          p.min_p = min_p;
+          p.top_k = top_k;
+          p.seed = 17;
+          const std::set<int32_t> nucleus = reference_nucleus(row, p);
+          Sampler s(p);
+          std::set<int32_t> seen;
+          for (int i = 0; i < 150; ++i) {
+            std::vector<float> l = row;
+            const int32_t t = s.sample(l, {});
+            ASSERT_TRUE(nucleus.count(t)) << "scale " << scale << " top_p " << top_p << " min_p "
+                                          << min_p << " top_k " << top_k << ": token " << t;
+            seen.insert(t);
+          }
+          if (scale < 1 && top_k == 0 && min_p == 0 && top_p > 0.5f) {
+            EXPECT_GT(seen.size(), 100u) << "a flat nucleus is sampled deep";
+          }
+        }
+      }
+    }
+  }
+}
+
+// Without any truncation no order is built; masked tokens still never come out.
+TEST(Sampler, MaskedTokensNeverSampledWithoutTruncation) {
+  SamplingParams p;
+  p.temperature = 1.5f;
+  p.seed = 23;
+  Sampler s(p);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (int i = 0; i < 2000; ++i) {
+    std::vector<float> l = {-inf, 0.3f, -inf, 0.1f, -inf};
+    const int32_t t = s.sample(l, {});
+    EXPECT_TRUE(t == 1 || t == 3) << t;
+  }
 }
 
 }  // namespace rc::runtime
