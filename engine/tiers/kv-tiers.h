@@ -66,9 +66,6 @@ class KvTiers {
   // Waits for the queued writes (at most kShutdownWait), then stops the writer.
   ~KvTiers();
 
-  int block_tokens() const { return space_.block_tokens; }
-  const Keyspace& keyspace() const { return space_; }
-
   // The cache now holds tokens[0, n) in `pages` (n / page_size of them, in
   // order). Queues every whole block of it the tiers do not hold yet.
   void store(std::span<const int32_t> tokens, std::span<const int32_t> pages);
