@@ -15,6 +15,7 @@
 #include "cuda-plugin.h"
 #include "device-select.h"
 #include "device-weights.h"
+#include "engine-setup.h"
 #include "kv-type.h"
 #include "model-runner.h"
 #include "model/default-model.h"
@@ -47,64 +48,14 @@ const char* finish_reason_name(FinishReason r) {
 
 namespace {
 
-struct CacheChoice {
-  CachePolicy policy;
-  int page_size;
-};
+using runtime::CacheChoice;
+using runtime::default_pool_tokens;
+using runtime::device_reserve_bytes;
+using runtime::parse_cache_setting;
+using runtime::prefault_weights;
 
 // Logit rows beyond one per running request that drafted steps may use.
 constexpr int kDraftLogitRows = 32;
-
-Result<CacheChoice> parse_cache_setting(const std::string& name) {
-  if (name == "radix") return CacheChoice{CachePolicy::radix, 1};
-  if (name == "radix-page16") return CacheChoice{CachePolicy::radix, 16};
-  if (name == "hash16") return CacheChoice{CachePolicy::hash, 16};
-  if (name == "off") return CacheChoice{CachePolicy::off, 1};
-  return Status(StatusCode::invalid_argument,
-                "unknown cache '" + name + "' (expected radix, radix-page16, hash16 or off)");
-}
-
-// Enough pool for several full contexts, capped at 1 GiB of KV.
-int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token) {
-  const int64_t wanted = std::max<int64_t>(8LL * n_ctx, 16384);
-  const int64_t cap = (1LL << 30) / std::max<int64_t>(bytes_per_token, 1);
-  return std::max<int64_t>(std::min(wanted, cap), n_ctx);
-}
-
-// Device memory the engine leaves free for everything but the KV pool and
-// the weights: the runner's scratch, the backend's GEMM scratch (16-bit
-// activations, a dequantized weight chunk of at most 64 MiB), cuBLAS's
-// workspace, and a margin for the context and fragmentation.
-int64_t device_reserve_bytes(const model::ModelConfig& mc, int max_batch, int max_rows,
-                             int64_t free_bytes) {
-  const int64_t q = int64_t(mc.n_heads) * mc.head_dim, kv = int64_t(mc.n_kv_heads) * mc.head_dim;
-  const int64_t widest = std::max<int64_t>(mc.dim, std::max<int64_t>(mc.ffn_dim, q));
-  const int64_t runner = int64_t(max_batch) * (2 * mc.dim + 2 * q + 2 * kv + 2 * mc.ffn_dim) * 4 +
-                         int64_t(max_rows) * (mc.dim + mc.n_vocab) * 4;
-  const int64_t gemm = int64_t(max_batch) * widest * 2 + (80LL << 20);
-  return runner + gemm + (256LL << 20) + free_bytes / 20;
-}
-
-// Touches every page of every tensor (reporting progress from 0.05 to 0.9)
-// so that weights are resident before the first request. False when the
-// caller cancelled.
-bool prefault_weights(const model::GgufFile& file, const std::function<bool(float)>& progress) {
-  uint64_t total = 0;
-  for (const model::GgufTensorInfo& t : file.tensors()) total += t.n_bytes;
-  uint64_t done = 0, next_report = 0;
-  volatile uint8_t sink = 0;
-  for (const model::GgufTensorInfo& t : file.tensors()) {
-    const auto* p = static_cast<const uint8_t*>(t.data);
-    for (uint64_t off = 0; p && off < t.n_bytes; off += 4096) sink = sink + p[off];
-    done += t.n_bytes;
-    if (done >= next_report) {
-      if (!progress(0.05f + 0.85f * float(done) / float(std::max<uint64_t>(total, 1))))
-        return false;
-      next_report = done + total / 50;
-    }
-  }
-  return true;
-}
 
 class EngineImpl final : public Engine {
  public:
@@ -376,7 +327,6 @@ class EngineImpl final : public Engine {
     s.drafted_tokens = t.drafted_tokens;
     s.accepted_tokens = t.accepted_tokens;
     s.draft_steps = t.draft_steps;
-    if (tiers_) s.tiers = tiers_->stats();
     std::lock_guard<std::mutex> lock(mu_);
     published_ = s;
   }
