@@ -61,7 +61,12 @@ struct BenchResult {
   uint64_t evictions = 0;
   std::string speculate;
   uint64_t drafted_tokens = 0, accepted_tokens = 0, draft_steps = 0;
-  double decode_s = 0;                             // summed over requests: first token -> finished
+  double decode_s = 0;  // summed over requests: first token -> finished
+  // The same for turns after a conversation's first (a regeneration, the
+  // next agent step): what drafts from the tree can speed up.
+  int later_requests = 0;
+  int64_t later_output_tokens = 0;
+  double later_decode_s = 0;
   std::vector<std::string> replies;                // in request order, to check settings agree
   std::vector<std::vector<int32_t>> reply_tokens;  // the same, as generated ids
   TierStats tier_stats;
@@ -80,6 +85,23 @@ struct BenchResult {
   // summed: what drafted decoding speeds up.
   double decode_tok_s() const {
     return decode_s > 0 ? double(output_tokens - requests) / decode_s : 0;
+  }
+  double later_decode_tok_s() const {
+    return later_decode_s > 0 ? double(later_output_tokens - later_requests) / later_decode_s : 0;
+  }
+  // Adds a finished request of turn `turn` of its conversation.
+  void add_finished(const RequestMetrics& m, size_t turn) {
+    const double decode = (m.total_ms - m.ttft_ms) / 1000.0;
+    prompt_tokens += m.prompt_tokens;
+    cached_tokens += m.cached_tokens;
+    output_tokens += m.output_tokens;
+    ttft_ms.push_back(m.ttft_ms);
+    decode_s += decode;
+    if (turn == 0) return;
+    later_ttft_ms.push_back(m.ttft_ms);
+    ++later_requests;
+    later_output_tokens += m.output_tokens;
+    later_decode_s += decode;
   }
   double mean_accepted_len() const {
     return draft_steps ? double(accepted_tokens) / draft_steps : 0;
@@ -183,12 +205,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
         o.recorder->request_finished(ev.id, ev.metrics, ev.reason, std::move(c.reply_tokens));
       --in_flight;
       if (ev.reason == FinishReason::error) error = ev.error;
-      res.prompt_tokens += ev.metrics.prompt_tokens;
-      res.cached_tokens += ev.metrics.cached_tokens;
-      res.output_tokens += ev.metrics.output_tokens;
-      res.ttft_ms.push_back(ev.metrics.ttft_ms);
-      if (c.turn > 0) res.later_ttft_ms.push_back(ev.metrics.ttft_ms);
-      res.decode_s += (ev.metrics.total_ms - ev.metrics.ttft_ms) / 1000.0;
+      res.add_finished(ev.metrics, c.turn);
       res.replies[first_request[c.conv] + c.turn] = c.reply;
       c.messages.push_back({"assistant", c.reply});
       if (++c.turn < w.conversations[c.conv].users.size()) {
@@ -264,12 +281,7 @@ Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const Ben
       if (!id.ok()) return id.status();
       const StreamEvent end = done.get_future().get();
       if (end.reason == FinishReason::error) return end.error;
-      res.prompt_tokens += end.metrics.prompt_tokens;
-      res.cached_tokens += end.metrics.cached_tokens;
-      res.output_tokens += end.metrics.output_tokens;
-      res.ttft_ms.push_back(end.metrics.ttft_ms);
-      if (turn > 0) res.later_ttft_ms.push_back(end.metrics.ttft_ms);
-      res.decode_s += (end.metrics.total_ms - end.metrics.ttft_ms) / 1000.0;
+      res.add_finished(end.metrics, turn);
       res.replies[first_request[c] + turn] = reply;
       res.reply_tokens[first_request[c] + turn] = tokens;
       history[c].push_back({"assistant", reply, tokens});
@@ -338,6 +350,7 @@ nlohmann::json to_json(const BenchResult& r) {
           {"replies_digest", r.replies_digest()},
           {"speculate", r.speculate},
           {"decode_tok_s", r.decode_tok_s()},
+          {"later_turns_decode_tok_s", r.later_decode_tok_s()},
           {"drafted_tokens", r.drafted_tokens},
           {"accepted_tokens", r.accepted_tokens},
           {"mean_accepted_len", r.mean_accepted_len()},

@@ -4,14 +4,17 @@
 
 namespace rc::runtime {
 
-void DraftBudget::update(int drafted, int accepted) {
-  if (drafted <= 0) return;
+void DraftBudget::update(DraftSource source, int drafted, int accepted) {
+  if (drafted <= 0 || source == DraftSource::none) return;
+  int& limit = source == DraftSource::tree ? tree_limit_ : prompt_limit_;
   if (accepted == drafted) {
-    limit_ = std::min(kMaxTokens, 2 * limit_);
-    min_match_ = std::max(kMinMatch, min_match_ - 1);
+    limit = std::min(kMaxTokens, 2 * limit);
+    if (source == DraftSource::prompt) min_match_ = std::max(kMinMatch, min_match_ - 1);
   } else {
-    limit_ = std::max(1, accepted + 1);
-    if (accepted == 0) min_match_ = std::min(kMaxMatch + 1, min_match_ + 2);
+    limit = std::max(1, accepted + 1);
+    if (source == DraftSource::prompt && accepted == 0) {
+      min_match_ = std::min(kMaxMatch + 1, min_match_ + 2);
+    }
   }
 }
 
@@ -42,17 +45,21 @@ Draft prompt_lookup(std::span<const int32_t> seq, int max_tokens, int min_match)
 
 }  // namespace
 
-Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence, int max_tokens,
-                    int min_match) {
+Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence,
+                    const DraftBudget& budget, int max_tokens) {
   Draft d;
   if (max_tokens <= 0 || sequence.empty()) return d;
-  d.tokens = cache.peek_continuation(sequence, size_t(max_tokens));
-  if (!d.tokens.empty()) {
-    d.source = DraftSource::tree;
-    return d;
+  const int tree_k = std::min(max_tokens, budget.limit(DraftSource::tree));
+  if (tree_k >= DraftBudget::kMinTokens) {
+    d.tokens = cache.peek_continuation(sequence, size_t(tree_k));
+    if (!d.tokens.empty()) {
+      d.source = DraftSource::tree;
+      return d;
+    }
   }
-  if (min_match > DraftBudget::kMaxMatch) return d;
-  return prompt_lookup(sequence, max_tokens, min_match);
+  const int prompt_k = std::min(max_tokens, budget.limit(DraftSource::prompt));
+  if (prompt_k < DraftBudget::kMinTokens || budget.min_match() > DraftBudget::kMaxMatch) return d;
+  return prompt_lookup(sequence, prompt_k, budget.min_match());
 }
 
 }  // namespace rc::runtime

@@ -30,35 +30,52 @@ struct Draft {
   DraftSource source = DraftSource::none;
 };
 
-// How many tokens a request may draft next: starts at half the most,
-// doubles while whole drafts are accepted, falls back to what was accepted
-// otherwise, and asks for a two tokens longer prompt-lookup match after a
-// draft that failed at once, so a request with nothing to match soon stops
-// paying for verification. On the CPU a verifying step costs a few decode
-// steps whatever its length up to 16 tokens (the prefill kernels take 16
-// tokens per pass), so drafts of fewer than kMinTokens are not verified.
+// How many tokens a request may draft next, for each source. A budget
+// starts at kStartTokens, doubles while whole drafts are kept, falls back to
+// what was kept otherwise, and a prompt-lookup draft that failed at once
+// asks for a two tokens longer match next time, so a request with nothing
+// to match soon stops paying for verification. Drafts of fewer than
+// kMinTokens are not verified: on the CPU a verifying step of two tokens
+// already costs more than two decode steps.
+//
+// A greedy request's tree budget starts at the most. The tree's
+// continuation of the request's whole sequence is what an earlier request
+// decoded from exactly this point, and greedy decoding of the same tokens
+// gives the same tokens again (section 7), unless that request sampled; a
+// long verifying step costs far less per token than a short one (the
+// prefill kernels), and a failure costs one step before the budget falls
+// back.
 class DraftBudget {
  public:
-  static constexpr int kMaxTokens = 15;
+  static constexpr int kMaxTokens = 63;  // with the step's last token, 64 logit rows
+  static constexpr int kStartTokens = 8;
   static constexpr int kMinTokens = 2;
   static constexpr int kMinMatch = 4;  // prompt lookup: tokens that must agree
   static constexpr int kMaxMatch = 8;
 
-  int limit() const { return limit_; }
+  explicit DraftBudget(bool greedy = false) : tree_limit_(greedy ? kMaxTokens : kStartTokens) {}
+
+  int limit(DraftSource source) const {
+    return source == DraftSource::tree ? tree_limit_ : prompt_limit_;
+  }
   int min_match() const { return min_match_; }
-  // After a draft of `drafted` tokens of which the first `accepted` were kept.
-  void update(int drafted, int accepted);
+  // After a draft from `source` of `drafted` tokens of which the first
+  // `accepted` were kept.
+  void update(DraftSource source, int drafted, int accepted);
 
  private:
-  int limit_ = (kMaxTokens + 1) / 2;
+  int tree_limit_;
+  int prompt_limit_ = kStartTokens;
   int min_match_ = kMinMatch;
 };
 
-// Up to max_tokens draft tokens for `sequence` (prompt + output so far, at
-// least one token): the cache's continuation when it has one, else prompt
-// lookup with matches of at least min_match tokens (longest match wins,
-// the most recent occurrence among equals). Empty when nothing matches.
-Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence, int max_tokens,
-                    int min_match);
+// A draft of at most max_tokens for `sequence` (prompt + output so far, at
+// least one token), within the budget's limit for its source: the cache's
+// continuation when it has one and the tree budget allows kMinTokens, else
+// prompt lookup with matches of at least budget.min_match() tokens (longest
+// match wins, the most recent occurrence among equals). Empty when nothing
+// matches.
+Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence,
+                    const DraftBudget& budget, int max_tokens);
 
 }  // namespace rc::runtime

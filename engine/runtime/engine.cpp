@@ -55,7 +55,7 @@ using runtime::parse_cache_setting;
 using runtime::prefault_weights;
 
 // Logit rows beyond one per running request that drafted steps may use.
-constexpr int kDraftLogitRows = 32;
+constexpr int kDraftLogitRows = runtime::DraftBudget::kMaxTokens + 1;
 
 class EngineImpl final : public Engine {
  public:

@@ -32,7 +32,8 @@ struct Request {
         callback(std::move(callback)),
         sampler(params.sampling),
         stop(params.stop),
-        decoder(tokenizer) {}
+        decoder(tokenizer),
+        draft_budget(params.sampling.temperature <= 0 || params.sampling.top_k == 1) {}
 
   RequestId id;
   std::vector<int32_t> prompt;
@@ -71,8 +72,10 @@ struct Request {
   bool finished = false;  // set by Scheduler::finish
 
   // Drafted decoding: this step's tokens (the last output token, then the
-  // draft), the adaptive draft length, and what was drafted and kept.
+  // draft) and where the draft came from, the adaptive draft length, and
+  // what was drafted and kept.
   std::vector<int32_t> step_tokens;
+  DraftSource step_source = DraftSource::none;
   DraftBudget draft_budget;
   int drafted_tokens = 0;
   int accepted_tokens = 0;

@@ -245,15 +245,23 @@ void Scheduler::drop_finished() {
 }
 
 void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
+  const int32_t token = sample_next(r, logits);
+  if (token >= 0) stream_token(r, token);
+}
+
+int32_t Scheduler::sample_next(Request& r, std::span<float> logits) {
   if (r.logits_out && r.output.empty()) r.logits_out->assign(logits.begin(), logits.end());
   if (r.constraint && !r.constraint->mask_logits(logits, !r.ignore_eos)) {
     finish(r, FinishReason::error,
            Status(StatusCode::internal, "the response format allows no further token"));
-    return;
+    return -1;
   }
   std::vector<int32_t> history(r.prompt);
   history.insert(history.end(), r.output.begin(), r.output.end());
-  const int32_t token = r.sampler.sample(logits, history);
+  return r.sampler.sample(logits, history);
+}
+
+void Scheduler::stream_token(Request& r, int32_t token) {
   const Clock::time_point now = Clock::now();
   if (r.output.empty()) {
     r.first_token = now;
@@ -296,35 +304,44 @@ void Scheduler::sample_and_stream(Request& r, std::span<float> logits) {
 
 void Scheduler::plan_decode(Request& r, int max_draft) {
   r.step_tokens.assign(1, r.output.back());
+  r.step_source = DraftSource::none;
   // Drafts need free logit rows and room before max_tokens (the step's last
   // token is sampled after them); structured output masks each position by
   // the state before it, so it decodes one token at a time.
   const int room = r.max_tokens - static_cast<int>(r.output.size()) - 1;
-  const int k = std::min({max_draft, room, r.draft_budget.limit()});
-  if (!cfg_.speculate || r.constraint || k <= 0) return;
+  const int k = std::min(max_draft, room);
+  if (!cfg_.speculate || r.constraint || k < DraftBudget::kMinTokens) return;
   std::vector<int32_t> seq(r.prompt);
   seq.insert(seq.end(), r.output.begin(), r.output.end());
-  const Draft d = propose_draft(cache_, seq, k, r.draft_budget.min_match());
+  const Draft d = propose_draft(cache_, seq, r.draft_budget, k);
   if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
   r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
+  r.step_source = d.source;
 }
 
 void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   const int base = r.filled;
   const int drafted = static_cast<int>(r.step_tokens.size()) - 1;
+  // Counted before each token streams: the request may finish on any of
+  // them, and finish() reports the counts.
+  r.drafted_tokens += drafted;
   int accepted = 0;
   for (int i = 0; i <= drafted; ++i) {
     // Positions base .. base + i hold the last token and the draft tokens
     // kept so far; row i's logits follow them.
     r.filled = base + 1 + i;
-    sample_and_stream(r, std::span<float>(logits + size_t(i) * vocab, vocab));
-    if (r.finished || i == drafted || r.output.back() != r.step_tokens[size_t(i) + 1]) break;
-    ++accepted;
+    const int32_t token = sample_next(r, std::span<float>(logits + size_t(i) * vocab, vocab));
+    if (token < 0) break;
+    const bool kept = i < drafted && token == r.step_tokens[size_t(i) + 1];
+    if (kept) {
+      ++accepted;
+      ++r.accepted_tokens;
+    }
+    stream_token(r, token);
+    if (r.finished || !kept) break;
   }
   if (drafted == 0) return;
-  r.draft_budget.update(drafted, accepted);
-  r.drafted_tokens += drafted;
-  r.accepted_tokens += accepted;
+  r.draft_budget.update(r.step_source, drafted, accepted);
   totals_.drafted_tokens += static_cast<uint64_t>(drafted);
   totals_.accepted_tokens += static_cast<uint64_t>(accepted);
   totals_.draft_steps++;

@@ -92,6 +92,12 @@ class Scheduler {
   void add_prefill_chunks(int& budget, int& logit_rows);
   void cache_prefix(Request& r, int upto);
   void sample_and_stream(Request& r, std::span<float> logits);
+  // sample_and_stream's halves: the next token from `logits` (-1 when the
+  // response format allows none: the request is finished with an error),
+  // then appending it to the output, streaming it and finishing the request
+  // when it ends the reply.
+  int32_t sample_next(Request& r, std::span<float> logits);
+  void stream_token(Request& r, int32_t token);
   // The tokens a decoding request computes this step: its last token, then
   // a draft when speculating (at most max_draft tokens).
   void plan_decode(Request& r, int max_draft);

@@ -58,7 +58,8 @@ class RuntimeRig {
     cache_ = std::move(make_kv_cache(cc).value());
     // Drafted steps verify several positions of a request at once.
     const int rows =
-        std::min(o.sched.max_batch_tokens, o.sched.max_running + (o.sched.speculate ? 32 : 0));
+        std::min(o.sched.max_batch_tokens,
+                 o.sched.max_running + (o.sched.speculate ? DraftBudget::kMaxTokens + 1 : 0));
     runner_ = std::move(
         ModelRunner::create(*model_, *backend_, *pool_, o.sched.max_batch_tokens, rows).value());
     sched_ = std::make_unique<Scheduler>(o.sched, *cache_, *runner_, *tok_);

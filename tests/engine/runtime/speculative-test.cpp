@@ -244,16 +244,18 @@ TEST(Drafter, PromptLookupTakesTheLongestMostRecentMatch) {
   cc.policy = CachePolicy::off;
   cc.total_pages = 64;
   auto cache = make_kv_cache(cc).value();
-  //                          0  1  2  3  4  5  6  7  8  9 10 11 12 13
-  const std::vector<int32_t> s{5, 6, 7, 8, 9, 1, 6, 7, 2, 3, 4, 5, 6, 7};
-  Draft d = propose_draft(*cache, s, 3, 2);
+  //                          0  1  2  3  4  5  6  7  8  9 10 11 12 13 14 15 16 17 18
+  const std::vector<int32_t> s{5, 6, 7, 8, 9, 1, 0, 6, 7, 8, 9, 2, 3, 4, 5, 6, 7, 8, 9};
+  DraftBudget budget;
+  Draft d = propose_draft(*cache, s, budget, 3);
   EXPECT_EQ(d.source, DraftSource::prompt);
-  EXPECT_EQ(d.tokens, (std::vector<int32_t>{8, 9, 1}));  // "5 6 7" (3) beats "6 7" at 6-7
-  d = propose_draft(*cache, s, 3, 4);
-  EXPECT_TRUE(d.tokens.empty());
-  const std::vector<int32_t> t{1, 2, 9, 1, 2, 8, 1, 2};
-  d = propose_draft(*cache, t, 5, 2);
-  EXPECT_EQ(d.tokens, (std::vector<int32_t>{8, 1, 2}));  // the latest "1 2"
+  EXPECT_EQ(d.tokens, (std::vector<int32_t>{1, 0, 6}));  // "5 6 7 8 9" (5) beats "6 7 8 9"
+  budget.update(DraftSource::prompt, 2, 0);
+  EXPECT_EQ(budget.min_match(), DraftBudget::kMinMatch + 2);
+  EXPECT_TRUE(propose_draft(*cache, s, budget, 3).tokens.empty());
+  const std::vector<int32_t> t{1, 2, 3, 4, 9, 1, 2, 3, 4, 8, 1, 2, 3, 4};
+  d = propose_draft(*cache, t, DraftBudget{}, 5);
+  EXPECT_EQ(d.tokens, (std::vector<int32_t>{8, 1, 2, 3, 4}));  // the latest "1 2 3 4"
 }
 
 TEST(Drafter, TreeContinuationFollowsTheWholeSequence) {
@@ -265,25 +267,42 @@ TEST(Drafter, TreeContinuationFollowsTheWholeSequence) {
   std::vector<PageId> pages;
   ASSERT_TRUE(cache->alloc_pages(8, pages).ok());
   ASSERT_TRUE(cache->insert(seq, pages).ok());
-  Draft d = propose_draft(*cache, std::vector<int32_t>{1, 2, 3}, 4, 3);
+  Draft d = propose_draft(*cache, std::vector<int32_t>{1, 2, 3}, DraftBudget{}, 4);
   EXPECT_EQ(d.source, DraftSource::tree);
   EXPECT_EQ(d.tokens, (std::vector<int32_t>{4, 5, 6, 7}));
-  d = propose_draft(*cache, std::vector<int32_t>{1, 2, 9}, 4, 3);
+  d = propose_draft(*cache, std::vector<int32_t>{1, 2, 9}, DraftBudget{}, 4);
   EXPECT_NE(d.source, DraftSource::tree);
+  // A tree budget spent by a draft that failed at once drafts no more from
+  // the tree.
+  DraftBudget spent;
+  spent.update(DraftSource::tree, 4, 0);
+  EXPECT_TRUE(propose_draft(*cache, std::vector<int32_t>{1, 2, 3}, spent, 4).tokens.empty());
   EXPECT_TRUE(cache->check_integrity().ok());
 }
 
 TEST(Drafter, BudgetGrowsOnSuccessAndBacksOffOnMisses) {
   DraftBudget b;
-  const int start = b.limit();
-  b.update(start, start);
-  EXPECT_EQ(b.limit(), std::min(DraftBudget::kMaxTokens, 2 * start));
-  b.update(b.limit(), 1);
-  EXPECT_EQ(b.limit(), 2);
+  const int start = b.limit(DraftSource::prompt);
+  EXPECT_EQ(start, DraftBudget::kStartTokens);
+  b.update(DraftSource::prompt, start, start);
+  EXPECT_EQ(b.limit(DraftSource::prompt), std::min(DraftBudget::kMaxTokens, 2 * start));
+  EXPECT_EQ(b.limit(DraftSource::tree), DraftBudget::kStartTokens);  // sources apart
+  b.update(DraftSource::prompt, b.limit(DraftSource::prompt), 1);
+  EXPECT_EQ(b.limit(DraftSource::prompt), 2);
   const int m = b.min_match();
-  b.update(2, 0);
-  EXPECT_EQ(b.limit(), 1);
+  b.update(DraftSource::prompt, 2, 0);
+  EXPECT_EQ(b.limit(DraftSource::prompt), 1);
   EXPECT_EQ(b.min_match(), m + 2);
+  for (int i = 0; i < 8; ++i) b.update(DraftSource::tree, 63, 63);
+  EXPECT_EQ(b.limit(DraftSource::tree), DraftBudget::kMaxTokens);
+}
+
+TEST(Drafter, GreedyRequestsDraftTheWholeTreeContinuationAtOnce) {
+  EXPECT_EQ(DraftBudget(true).limit(DraftSource::tree), DraftBudget::kMaxTokens);
+  EXPECT_EQ(DraftBudget(true).limit(DraftSource::prompt), DraftBudget::kStartTokens);
+  DraftBudget b(true);
+  b.update(DraftSource::tree, DraftBudget::kMaxTokens, 5);
+  EXPECT_EQ(b.limit(DraftSource::tree), 6);
 }
 
 }  // namespace
