@@ -141,6 +141,15 @@ q4="$models_dir/tinyllama-shape-q4_k_m.gguf"
 if [ -s "$q4" ]; then
   spec_runs+=("tinyllama-q4_k_m regenerate $q4" "tinyllama-q4_k_m random $q4")
 fi
+# What a verifying step of n tokens costs, in decode steps: a prefill of n.
+: > "$work/step-cost.jsonl"
+if [ -s "$q4" ]; then
+  for n in 2 4 8 16 32 64; do
+    "$cli" model-bench --model "$q4" --threads "$threads" --prompt "$n" --decode 16 --json \
+      >> "$work/step-cost.jsonl" 2> "$work/model-bench.log" || {
+        echo "bench-report.sh: model-bench --prompt $n failed:" >&2; cat "$work/model-bench.log" >&2; exit 1; }
+  done
+fi
 for run in "${spec_runs[@]}"; do
   read -r tag wt model <<< "$run"
   w="${wt%@*}"; temp=0; [ "$wt" != "$w" ] && temp="${wt#*@}"
@@ -265,21 +274,38 @@ L.append("## Drafted decoding")
 L.append("")
 L.append("\`radixchat-cli bench --model FILE --workload W --temperature T --speculate off|tree")
 L.append(f"--requests 8 --concurrency 1 --max-tokens 64 --threads $threads\`: decode tok/s counts the")
-L.append("tokens after each request's first over the time spent on them; mean accepted")
-L.append("is the draft tokens kept per step that verified a draft. The replies are the")
-L.append("same tokens with and without drafts.")
+L.append("tokens after each request's first over the time spent on them, over all")
+L.append("requests and over the turns after each conversation's first (the")
+L.append("regenerations of *regenerate*: its first asks have nothing to draft from);")
+L.append("mean accepted is the draft tokens kept per step that verified a draft. The")
+L.append("replies are the same tokens with and without drafts.")
 L.append("")
-L.append("| model | workload | T | decode tok/s off / tree | speed-up | mean accepted | drafted / kept | same replies |")
-L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- |")
+L.append("| model | workload | T | decode tok/s off / tree | speed-up | later turns: tok/s off / tree | speed-up | mean accepted | drafted / kept | same replies |")
+L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for line in open(f"{work}/spec-runs.txt"):
     tag, wt, temp = line.split()
     o = json.load(open(f"{work}/spec-{tag}-{wt}-off.json"))
     t = json.load(open(f"{work}/spec-{tag}-{wt}-tree.json"))
     speed = t["decode_tok_s"] / o["decode_tok_s"] if o["decode_tok_s"] else float("nan")
+    lo, lt = o["later_turns_decode_tok_s"], t["later_turns_decode_tok_s"]
+    later = f"{lo:.1f} / {lt:.1f} | {lt / lo:.2f}x" if lo else "- | -"
     L.append(f"| {tag} | {wt.split('@')[0]} | {temp} | {o['decode_tok_s']:.1f} / {t['decode_tok_s']:.1f} | "
-             f"{speed:.2f}x | {t['mean_accepted_len']:.2f} | {t['drafted_tokens']} / {t['accepted_tokens']} | "
+             f"{speed:.2f}x | {later} | {t['mean_accepted_len']:.2f} | {t['drafted_tokens']} / {t['accepted_tokens']} | "
              f"{'yes' if o.get('replies_digest') == t.get('replies_digest') else 'NO'} |")
 L.append("")
+costs = [json.loads(x) for x in open(f"{work}/step-cost.jsonl") if x.strip()]
+if costs:
+    L.append("What a verifying step costs: \`radixchat-cli model-bench --model tinyllama-shape-q4_k_m.gguf")
+    L.append(f"--threads $threads --prompt N --decode 16\`, the time of a prefill of N tokens (a step")
+    L.append("that verifies N - 1 draft tokens) in decode steps of the same run.")
+    L.append("")
+    L.append("| N | prefill ms | decode ms per token | step cost in decode steps |")
+    L.append("| ---: | ---: | ---: | ---: |")
+    for c in costs:
+        n = c["prompt_tokens"]
+        step, dec = 1000 * n / c["prefill_tok_s"], 1000 / c["decode_tok_s"]
+        L.append(f"| {n} | {step:.1f} | {dec:.1f} | {step / dec:.1f} |")
+    L.append("")
 L.append("## Cache tiers")
 L.append("")
 L.append("\`radixchat-cli bench --model FILE ARGS --threads $threads --json\`, each run once")
