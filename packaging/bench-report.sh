@@ -153,11 +153,14 @@ fi
 for run in "${spec_runs[@]}"; do
   read -r tag wt model <<< "$run"
   w="${wt%@*}"; temp=0; [ "$wt" != "$w" ] && temp="${wt#*@}"
-  for sp in off tree; do
-    "$cli" bench --model "$model" --workload "$w" --temperature "$temp" --speculate "$sp" \
-      --requests 8 --concurrency 1 --max-tokens 64 --threads "$threads" --json \
-      > "$work/spec-$tag-$wt-$sp.json" 2> "$work/spec.log" || {
-        echo "bench-report.sh: bench $w --speculate $sp failed:" >&2; cat "$work/spec.log" >&2; exit 1; }
+  # off and tree alternated, three times each: the table takes each one's median.
+  for rep in 1 2 3; do
+    for sp in off tree; do
+      "$cli" bench --model "$model" --workload "$w" --temperature "$temp" --speculate "$sp" \
+        --requests 8 --concurrency 1 --max-tokens 64 --threads "$threads" --json \
+        > "$work/spec-$tag-$wt-$sp-$rep.json" 2> "$work/spec.log" || {
+          echo "bench-report.sh: bench $w --speculate $sp failed:" >&2; cat "$work/spec.log" >&2; exit 1; }
+    done
   done
   echo "$tag $wt $temp" >> "$work/spec-runs.txt"
 done
@@ -273,7 +276,8 @@ L.append("")
 L.append("## Drafted decoding")
 L.append("")
 L.append("\`radixchat-cli bench --model FILE --workload W --temperature T --speculate off|tree")
-L.append(f"--requests 8 --concurrency 1 --max-tokens 64 --threads $threads\`: decode tok/s counts the")
+L.append(f"--requests 8 --concurrency 1 --max-tokens 64 --threads $threads\`, off and tree")
+L.append("alternated three times, each figure the median run (by decode tok/s): decode tok/s counts the")
 L.append("tokens after each request's first over the time spent on them, over all")
 L.append("requests and over the turns after each conversation's first (the")
 L.append("regenerations of *regenerate*: its first asks have nothing to draft from);")
@@ -284,8 +288,12 @@ L.append("| model | workload | T | decode tok/s off / tree | speed-up | later tu
 L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
 for line in open(f"{work}/spec-runs.txt"):
     tag, wt, temp = line.split()
-    o = json.load(open(f"{work}/spec-{tag}-{wt}-off.json"))
-    t = json.load(open(f"{work}/spec-{tag}-{wt}-tree.json"))
+    def median_run(sp):
+        runs = [json.load(open(f"{work}/spec-{tag}-{wt}-{sp}-{rep}.json")) for rep in (1, 2, 3)]
+        if len({r["replies_digest"] for r in runs}) != 1:
+            sys.exit(f"bench-report.sh: {tag} {wt} --speculate {sp} replied differently across runs")
+        return sorted(runs, key=lambda r: r["decode_tok_s"])[1]
+    o, t = median_run("off"), median_run("tree")
     speed = t["decode_tok_s"] / o["decode_tok_s"] if o["decode_tok_s"] else float("nan")
     lo, lt = o["later_turns_decode_tok_s"], t["later_turns_decode_tok_s"]
     later = f"{lo:.1f} / {lt:.1f} | {lt / lo:.2f}x" if lo else "- | -"
