@@ -1,6 +1,7 @@
 #include "drafter.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace rc::runtime {
 
@@ -46,9 +47,11 @@ Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence, int
                     int min_match) {
   Draft d;
   if (max_tokens <= 0 || sequence.empty()) return d;
-  d.tokens = cache.peek_continuation(sequence, size_t(max_tokens));
-  if (!d.tokens.empty()) {
+  Continuation c = cache.peek_continuation(sequence, size_t(max_tokens));
+  if (!c.tokens.empty()) {
+    d.tokens = std::move(c.tokens);
     d.source = DraftSource::tree;
+    d.node = c.node;
     return d;
   }
   if (min_match > DraftBudget::kMaxMatch) return d;

@@ -71,8 +71,10 @@ struct Request {
   bool finished = false;  // set by Scheduler::finish
 
   // Drafted decoding: this step's tokens (the last output token, then the
-  // draft), the adaptive draft length, and what was drafted and kept.
+  // draft) and the tree node the draft came from (Draft::node), the
+  // adaptive draft length, and what was drafted and kept.
   std::vector<int32_t> step_tokens;
+  NodeHandle draft_node;
   DraftBudget draft_budget;
   int drafted_tokens = 0;
   int accepted_tokens = 0;

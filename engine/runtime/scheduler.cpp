@@ -307,11 +307,15 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   const Draft d = propose_draft(cache_, seq, k, r.draft_budget.min_match());
   if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
   r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
+  r.draft_node = d.node;
 }
 
 void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   const int base = r.filled;
   const int drafted = static_cast<int>(r.step_tokens.size()) - 1;
+  // Counted as they are known: a row can finish the request, and its
+  // metrics are taken then.
+  r.drafted_tokens += drafted;
   int accepted = 0;
   for (int i = 0; i <= drafted; ++i) {
     // Positions base .. base + i hold the last token and the draft tokens
@@ -320,14 +324,14 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
     sample_and_stream(r, std::span<float>(logits + size_t(i) * vocab, vocab));
     if (r.finished || i == drafted || r.output.back() != r.step_tokens[size_t(i) + 1]) break;
     ++accepted;
+    ++r.accepted_tokens;
   }
   if (drafted == 0) return;
   r.draft_budget.update(drafted, accepted);
-  r.drafted_tokens += drafted;
-  r.accepted_tokens += accepted;
   totals_.drafted_tokens += static_cast<uint64_t>(drafted);
   totals_.accepted_tokens += static_cast<uint64_t>(accepted);
   totals_.draft_steps++;
+  cache_.note_draft(r.draft_node, drafted, accepted);
 }
 
 // Prefill chunks for this step, shortest remaining prompt first (requests
