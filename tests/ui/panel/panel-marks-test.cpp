@@ -385,8 +385,13 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   EXPECT_EQ(draft_text(8, 7), "drafted 8 \xC2\xB7 kept 7");
   EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
   EXPECT_EQ(st.model.draft_counts().tree_drafts, 2u);
-  ASSERT_FALSE(st.log.entries().empty());
-  EXPECT_EQ(st.log.entries().back().text, "draft 5 tok from the prompt, 0 kept, 5 wasted");
+  ASSERT_GE(st.log.entries().size(), 3u);
+  const auto& log = st.log.entries();
+  EXPECT_EQ(log[log.size() - 3].text.rfind(
+                "draft 4 tok from #" + std::to_string(reply) + ", 3 kept, 1 wasted  \"", 0),
+            0u)
+      << log[log.size() - 3].text;
+  EXPECT_EQ(log.back().text, "draft 5 tok from the prompt, 0 kept, 5 wasted");
 
   // Faded: no mark, the counts stay; a later draft starts a new mark.
   frame(st, kDraftGlow + 0.5);
