@@ -173,15 +173,15 @@ std::vector<DemoScenario> build() {
       {"A question: its prompt is computed, and the reply decoded one token per step and "
        "cached after it.",
        ask, 40},
-      {"The same question again, as Regenerate asks it at temperature 0. Each step drafts what "
-       "the tree holds after the text so far (the first reply) and the model checks the whole "
-       "draft in one pass, keeping what it would have written itself: that reply's node glows "
-       "yellow-green, \"drafted N \xC2\xB7 kept M\", and the stats line counts drafted, "
-       "accepted and wasted tokens.",
+      {"The same question again (Regenerate at temperature 0): each step drafts what the tree "
+       "holds after the text so far, the first reply, and the model checks the draft in one "
+       "pass, keeping what it would write itself. That reply's node glows yellow-green "
+       "(\"drafted N \xC2\xB7 kept M\"); the stats line counts drafted, accepted and wasted "
+       "tokens.",
        ask, 40},
-      {"A new question: nothing cached follows it, so the tree has no draft to offer and the "
-       "reply decodes one token per step again (a reply that repeats its own prompt would "
-       "draft from the prompt: counted, no node marked).",
+      {"A new question: nothing cached follows it, so the tree offers no draft and the reply "
+       "decodes one token per step (a reply that copies its prompt drafts from the prompt: "
+       "counted, no node marked).",
        {sys(kHelper), user("Why does a radix tree help a chat?")},
        40},
   };
