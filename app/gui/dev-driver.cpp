@@ -1,5 +1,6 @@
 #include "dev-driver.h"
 
+#include <QAction>
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QKeyEvent>
@@ -67,7 +68,7 @@ bool DevDriver::startLesson() {
     if (QString::fromStdString(all[i].name).startsWith(lesson_, Qt::CaseInsensitive)) {
       st->demo.lead_seconds = 0.5;
       st->demo.seconds_per_step = 6;  // the shot is taken before the next step
-      st->lesson_policy = 0;           // radix
+      st->lesson_policy = 0;          // radix
       return st->start_lesson(i, 0);
     }
   }
@@ -139,6 +140,17 @@ void DevDriver::afterReply() {
   if (next_ < messages_.size()) {
     QTimer::singleShot(100, this, &DevDriver::sendNext);
     return;
+  }
+  if (regenerate_) {
+    regenerate_ = false;
+    // Through the menu action, as Ctrl+R does.
+    for (QAction* a : window_->findChildren<QAction*>()) {
+      if (a->text() != QLatin1String("&Regenerate last reply")) continue;
+      QTimer::singleShot(100, a, &QAction::trigger);
+      return;
+    }
+    complain(QStringLiteral("no Regenerate action"));
+    exitCode_ = 1;
   }
   // Let the last render and the layout settle before grabbing.
   QTimer::singleShot(400, this, &DevDriver::finish);

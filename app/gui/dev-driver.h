@@ -7,7 +7,9 @@
 // screenshot could not be written, 2 the model did not load. With
 // openGetModel it opens Model > Get a model… once the window is ready (and
 // starts downloading catalog entry `id` when given); the screenshot is then
-// of that dialog, taken a few seconds later. With runLesson it starts a
+// of that dialog, taken a few seconds later. With regenerateLast the last
+// reply is regenerated once (Chat > Regenerate last reply) and the
+// screenshot waits for that reply. With runLesson it starts a
 // cache-panel demo in lesson mode once the window is ready and takes the
 // screenshot when the chosen step is on screen (docs/user-guide.md, lessons).
 // GUI thread.
@@ -28,6 +30,7 @@ class DevDriver : public QObject {
   // "NAME[@K]": the demo whose name starts with NAME; shoot after step K
   // (1-based; default the last) is shown and has settled.
   void runLesson(const QString& spec);
+  void regenerateLast() { regenerate_ = true; }
 
  private:
   void sendNext();
@@ -45,6 +48,7 @@ class DevDriver : public QObject {
   QString lesson_;      // demo name prefix; empty: no lesson
   int lessonStep_ = 0;  // 1-based step to shoot after; 0: the last
   qint64 lessonShownAt_ = -1;
+  bool regenerate_ = false;  // after the sends, regenerate the last reply once
   int next_ = 0;
   int exitCode_ = 0;
 };

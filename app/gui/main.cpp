@@ -5,6 +5,8 @@
 //   --data-dir DIR      database and settings in DIR instead of the XDG folders
 //   --send TEXT         once the model is loaded, type TEXT and press Enter
 //                       (repeatable: each after the previous reply is stored)
+//   --regenerate        after the last --send reply, regenerate it once
+//                       (Chat > Regenerate last reply)
 //   --screenshot FILE   after the last reply is stored, save the window (PNG)
 //   --quit-after-reply  then exit: 0 ok, 1 a reply failed, 2 the model did
 //                       not load, 3 the database cannot be opened
@@ -123,6 +125,8 @@ int main(int argc, char** argv) {
       hidden({QStringLiteral("send"), QStringLiteral("message to send"), QStringLiteral("text")});
   const QCommandLineOption shot =
       hidden({QStringLiteral("screenshot"), QStringLiteral("PNG to save"), QStringLiteral("file")});
+  const QCommandLineOption regenerate =
+      hidden({QStringLiteral("regenerate"), QStringLiteral("regenerate the last reply")});
   const QCommandLineOption quit =
       hidden({QStringLiteral("quit-after-reply"), QStringLiteral("exit after the reply")});
   const QCommandLineOption getModel =
@@ -143,7 +147,8 @@ int main(int argc, char** argv) {
       QStringLiteral("kv-redis"),
       QStringLiteral("shared Redis cache tier: redis://[:password@]host:port[/db]"),
       QStringLiteral("url"));
-  cli.addOptions({model, dataDir, send, shot, quit, getModel, lesson, kvDisk, kvDiskSize, kvRedis});
+  cli.addOptions({model, dataDir, send, regenerate, shot, quit, getModel, lesson, kvDisk,
+                  kvDiskSize, kvRedis});
   cli.process(app);
   rc::gui::applyAppStyle(app);
 
@@ -216,6 +221,7 @@ int main(int argc, char** argv) {
     auto* driver = new rc::gui::DevDriver(&window, cli.values(send), cli.value(shot),
                                           cli.isSet(quit));  // owned by window
     if (cli.isSet(getModel)) driver->openGetModel(cli.value(getModel));
+    if (cli.isSet(regenerate)) driver->regenerateLast();
     if (cli.isSet(lesson)) driver->runLesson(cli.value(lesson));
   }
   window.start();

@@ -122,6 +122,9 @@ std::string ReplayTree::apply(const CacheEvent& e) {
     case CacheEventKind::promote:  // tier notes: the node set does not change
       if (!find(e.node)) return unknown(e.node);
       break;
+    case CacheEventKind::draft:  // a verified draft: names its source node, if any
+      if (e.node != kNoNode && !find(e.node)) return unknown(e.node);
+      break;
     case CacheEventKind::evict:
       if (e.node == kRootNode || !find(e.node)) return unknown(e.node);
       nodes_.erase(e.node);

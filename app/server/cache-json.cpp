@@ -70,6 +70,10 @@ json cache_event_json(const CacheEvent& e, const TokenDecoder& decode) {
             {"token_count", e.token_count},
             {"page_count", e.page_count},
             {"tick", e.tick}};
+  if (e.kind == CacheEventKind::draft) {  // page_count carries the accepted tokens
+    j["drafted"] = e.token_count;
+    j["accepted"] = e.page_count;
+  }
   if (e.kind == CacheEventKind::insert) {
     j["tokens"] = e.tokens;
     j["pages"] = e.pages;

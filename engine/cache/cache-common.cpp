@@ -53,6 +53,8 @@ const char* cache_event_kind_name(CacheEventKind kind) {
       return "demote";
     case CacheEventKind::promote:
       return "promote";
+    case CacheEventKind::draft:
+      return "draft";
   }
   return "unknown";
 }

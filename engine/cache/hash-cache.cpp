@@ -2,6 +2,7 @@
 
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -118,6 +119,14 @@ CacheEvent* HashCache::emit(CacheEventKind kind, NodeId node, NodeId parent, siz
 }
 
 void HashCache::flush_events() { events_.flush(); }
+
+void HashCache::note_draft(NodeHandle from, int64_t drafted, int64_t accepted) {
+  (void)from;
+  if (drafted <= 0) return;
+  emit(CacheEventKind::draft, kNoNode, kNoNode, size_t(drafted),
+       size_t(std::clamp<int64_t>(accepted, 0, drafted)));
+  flush_events();
+}
 
 MatchResult HashCache::match_prefix(std::span<const Token> key) {
   MatchResult r;

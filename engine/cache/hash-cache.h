@@ -49,6 +49,8 @@ class HashCache final : public KvCache {
   int64_t node_count() const override { return live_blocks_; }
   Status check_integrity() const override;
   CacheEventQueue& events() override { return events_.queue(); }
+  // Drafts come from the prompt only here (no continuation): counted, no node.
+  void note_draft(NodeHandle from, int64_t drafted, int64_t accepted) override;
 
  private:
   struct Block {

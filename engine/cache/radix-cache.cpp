@@ -226,9 +226,8 @@ int64_t RadixCache::peek_prefix(std::span<const Token> key) const {
   return int64_t(pos);
 }
 
-std::vector<Token> RadixCache::peek_continuation(std::span<const Token> key,
-                                                 size_t max_tokens) const {
-  std::vector<Token> out;
+Continuation RadixCache::peek_continuation(std::span<const Token> key, size_t max_tokens) const {
+  Continuation out;
   if (!reuse_ || key.empty() || max_tokens == 0) return out;
   // The node holding key's last token, and how far into it the key ends.
   // Children are keyed by their first page, so the key's last partial page
@@ -258,10 +257,11 @@ std::vector<Token> RadixCache::peek_continuation(std::span<const Token> key,
     at = len;
   }
   // The rest of that node, then the busiest child down.
-  while (out.size() < max_tokens) {
+  while (out.tokens.size() < max_tokens) {
     const std::vector<Token>& t = nodes_[node].tokens;
-    const size_t take = std::min(t.size() - at, max_tokens - out.size());
-    out.insert(out.end(), t.begin() + at, t.begin() + at + take);
+    const size_t take = std::min(t.size() - at, max_tokens - out.tokens.size());
+    out.tokens.insert(out.tokens.end(), t.begin() + at, t.begin() + at + take);
+    if (take > 0) out.node = handle(node);
     NodeId best = kNoNode;
     for (NodeId x = nodes_[node].first_child; x != kNoNode; x = nodes_[x].next_sibling) {
       if (best == kNoNode || nodes_[x].hits > nodes_[best].hits ||
@@ -458,7 +458,8 @@ int64_t RadixCache::evict(int64_t n_tokens) {
       probe_path_.resize(len);
       for (NodeId up = x; up != kRootNode; up = nodes_[up].parent) {
         len -= nodes_[up].tokens.size();
-        std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(), probe_path_.begin() + long(len));
+        std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(),
+                  probe_path_.begin() + long(len));
       }
       const int64_t held = tier_probe_(probe_path_, int64_t(probe_path_.size()) - tokens);
       if (held > 0) {
@@ -485,6 +486,14 @@ void RadixCache::note_promoted(NodeHandle node, int64_t tokens) {
   if (!valid(node) || tokens <= 0) return;
   counters_.promoted_tokens += uint64_t(tokens);
   emit(CacheEventKind::promote, node.id, nodes_[node.id].parent, kNoNode, size_t(tokens), 0);
+  flush_events();
+}
+
+void RadixCache::note_draft(NodeHandle from, int64_t drafted, int64_t accepted) {
+  if (drafted <= 0) return;
+  const bool known = valid(from);
+  emit(CacheEventKind::draft, known ? from.id : kNoNode, known ? nodes_[from.id].parent : kNoNode,
+       kNoNode, size_t(drafted), size_t(std::clamp<int64_t>(accepted, 0, drafted)));
   flush_events();
 }
 

@@ -33,8 +33,7 @@ class RadixCache : public KvCache {
   const CacheConfig& config() const override { return config_; }
   MatchResult match_prefix(std::span<const Token> tokens) override;
   int64_t peek_prefix(std::span<const Token> tokens) const override;
-  std::vector<Token> peek_continuation(std::span<const Token> tokens,
-                                       size_t max_tokens) const override;
+  Continuation peek_continuation(std::span<const Token> tokens, size_t max_tokens) const override;
   Status lock(NodeHandle node) override;
   Status unlock(NodeHandle node) override;
   Status pin(NodeHandle node) override;
@@ -53,6 +52,7 @@ class RadixCache : public KvCache {
   CacheEventQueue& events() override { return events_.queue(); }
   void set_tier_probe(TierProbe probe) override { tier_probe_ = std::move(probe); }
   void note_promoted(NodeHandle node, int64_t tokens) override;
+  void note_draft(NodeHandle from, int64_t drafted, int64_t accepted) override;
 
  private:
   struct Node {

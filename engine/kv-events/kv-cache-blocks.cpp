@@ -163,7 +163,7 @@ bool CacheBlockMapper::apply(const CacheEvent& ev, std::vector<Event>& out) {
       out.push_back(std::move(cleared));
       return true;
     }
-    default:  // match, lock, unlock, pin, unpin: no block changes
+    default:  // match, lock, unlock, pin, unpin, demote, promote, draft: no block changes
       return true;
   }
 }

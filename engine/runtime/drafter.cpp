@@ -1,6 +1,7 @@
 #include "drafter.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace rc::runtime {
 
@@ -51,9 +52,11 @@ Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence,
   if (max_tokens <= 0 || sequence.empty()) return d;
   const int tree_k = std::min(max_tokens, budget.limit(DraftSource::tree));
   if (tree_k >= DraftBudget::kMinTokens) {
-    d.tokens = cache.peek_continuation(sequence, size_t(tree_k));
-    if (!d.tokens.empty()) {
+    Continuation c = cache.peek_continuation(sequence, size_t(tree_k));
+    if (!c.tokens.empty()) {
+      d.tokens = std::move(c.tokens);
       d.source = DraftSource::tree;
+      d.node = c.node;
       return d;
     }
   }

@@ -28,6 +28,9 @@ enum class DraftSource { none, tree, prompt };
 struct Draft {
   std::vector<int32_t> tokens;
   DraftSource source = DraftSource::none;
+  // tree: the deepest node the tokens come from (KvCache::note_draft names
+  // it after verification); id kNoNode otherwise.
+  NodeHandle node{kNoNode, 0};
 };
 
 // How many tokens a request may draft next, for each source. A budget

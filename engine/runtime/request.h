@@ -72,10 +72,12 @@ struct Request {
   bool finished = false;  // set by Scheduler::finish
 
   // Drafted decoding: this step's tokens (the last output token, then the
-  // draft) and where the draft came from, the adaptive draft length, and
-  // what was drafted and kept.
+  // draft), where the draft came from (its source, and for a tree draft the
+  // node: Draft::node), the adaptive draft length, and what was drafted and
+  // kept.
   std::vector<int32_t> step_tokens;
   DraftSource step_source = DraftSource::none;
+  NodeHandle draft_node;
   DraftBudget draft_budget;
   int drafted_tokens = 0;
   int accepted_tokens = 0;

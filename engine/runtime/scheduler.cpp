@@ -317,6 +317,7 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
   r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
   r.step_source = d.source;
+  r.draft_node = d.node;
 }
 
 void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
@@ -345,6 +346,7 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   totals_.drafted_tokens += static_cast<uint64_t>(drafted);
   totals_.accepted_tokens += static_cast<uint64_t>(accepted);
   totals_.draft_steps++;
+  cache_.note_draft(r.draft_node, drafted, accepted);
 }
 
 // Prefill chunks for this step, shortest remaining prompt first (requests

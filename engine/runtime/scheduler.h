@@ -103,7 +103,8 @@ class Scheduler {
   void plan_decode(Request& r, int max_draft);
   // Samples each logit row of a drafted step in turn, keeping draft tokens
   // while the model's own choice equals them (the first differing choice
-  // is the step's last token), so the output is what plain decoding gives.
+  // is the step's last token), so the output is what plain decoding gives;
+  // then tells the cache what was drafted and kept (a draft event).
   void verify_draft(Request& r, float* logits, int vocab);
   void finish(Request& r, FinishReason reason, Status error = Status());
   void release_kv(Request& r);

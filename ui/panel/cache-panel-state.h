@@ -190,6 +190,9 @@ struct CachePanelState {
   std::string sink_tier() const;
   // "host 12 MB · 5 demoted · 2 promoted · 2 loads (576 tok) vs 1 recompute".
   std::string tier_line() const;
+  // Drafted decoding, from the draft events (panel-marks.cpp): "drafts: 120
+  // drafted · 110 accepted · 10 wasted"; empty until a draft is verified.
+  std::string draft_line() const;
   panel::RequestTotals requests;  // latest from the feed (engine only)
   bool has_requests = false;
   int settings_policy = 0;  // index into kCachePolicies

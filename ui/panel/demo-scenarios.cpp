@@ -159,6 +159,33 @@ std::vector<DemoScenario> build() {
   };
   for (DemoStep& s : tiers.steps) s.max_tokens = 16;
   v.push_back(tiers);
+
+  // Greedy demo requests: the question asked again decodes the same reply,
+  // so every token drafted from the first one is kept.
+  DemoScenario drafts{"Drafted decoding",
+                      "asking again drafts the reply from the tree; the model keeps what it "
+                      "would write",
+                      0,
+                      {}};
+  drafts.speculate = true;
+  const std::vector<ChatMessage> ask{sys(kHelper), user("What is a KV cache?")};
+  drafts.steps = {
+      {"A question: its prompt is computed, and the reply decoded one token per step and "
+       "cached after it.",
+       ask, 40},
+      {"The same question again (Regenerate at temperature 0): each step drafts what the tree "
+       "holds after the text so far, the first reply, and the model checks the draft in one "
+       "pass, keeping what it would write itself. That reply's node glows yellow-green "
+       "(\"drafted N \xC2\xB7 kept M\"); the stats line counts drafted, accepted and wasted "
+       "tokens.",
+       ask, 40},
+      {"A new question: nothing cached follows it, so the tree offers no draft and the reply "
+       "decodes one token per step (a reply that copies its prompt drafts from the prompt: "
+       "counted, no node marked).",
+       {sys(kHelper), user("Why does a radix tree help a chat?")},
+       40},
+  };
+  v.push_back(drafts);
   return v;
 }
 

@@ -41,6 +41,9 @@ struct DemoScenario {
   // of its own (LessonEngine::build), and a radix cache whatever the demo
   // cache setting says (the tiers hang under the radix tree).
   bool disk_tier = false;
+  // The lesson engine drafts replies from its tree (drafted decoding,
+  // EngineConfig::speculate "tree"), whatever the app's setting.
+  bool speculate = false;
   std::vector<DemoStep> steps;
 };
 

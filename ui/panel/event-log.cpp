@@ -89,6 +89,15 @@ std::string EventLog::describe(const CacheEvent& e, const TreeModel& m, const Sp
     case CacheEventKind::promote:
       return "promote " + tok + " ending at " + id(e.node) +
              ": loaded back from a tier below the pool, not recomputed";
+    case CacheEventKind::draft: {
+      // page_count carries the accepted tokens (radixchat/cache-events.h).
+      const uint32_t kept = std::min(e.page_count, e.token_count);
+      const std::string counts = ", " + std::to_string(kept) + " kept, " +
+                                 std::to_string(e.token_count - kept) + " wasted";
+      if (e.node == kNoNode) return "draft " + tok + " from the prompt" + counts;
+      return "draft " + tok + " from " + id(e.node) + counts +
+             (node ? quoted(node->tokens, span_text) : std::string());
+    }
   }
   return cache_event_kind_name(e.kind);
 }

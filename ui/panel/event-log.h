@@ -15,7 +15,7 @@
 
 namespace rc::ui::panel {
 
-inline constexpr size_t kEventKinds = 10;  // CacheEventKind values
+inline constexpr size_t kEventKinds = size_t(kLastCacheEventKind) + 1;  // CacheEventKind values
 
 struct LogEntry {
   uint64_t seq = 0;

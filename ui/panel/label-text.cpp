@@ -99,6 +99,10 @@ std::string plural(int64_t n, const char* singular, const char* plural_form) {
   return plural_form ? s + plural_form : s + singular + "s";
 }
 
+std::string draft_text(uint64_t drafted, uint64_t kept) {
+  return "drafted " + thousands(int64_t(drafted)) + " \xC2\xB7 kept " + thousands(int64_t(kept));
+}
+
 std::string token_range(int64_t depth, int64_t n) {
   if (n <= 0) return "no tokens";
   if (n == 1) return "token " + thousands(depth + 1);

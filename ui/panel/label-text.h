@@ -31,5 +31,8 @@ std::string plural(int64_t n, const char* singular, const char* plural_form = nu
 // inclusive: `depth` tokens come before it and it holds `n`. "tokens 2-35"
 // for 34 tokens after one; "token 7" for one; "no tokens" for none.
 std::string token_range(int64_t depth, int64_t n);
+// A draft source's mark: "drafted 15 · kept 12" (tokens drafted from a node
+// and accepted, tree-model.h).
+std::string draft_text(uint64_t drafted, uint64_t kept);
 
 }  // namespace rc::ui::panel

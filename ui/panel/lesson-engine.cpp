@@ -26,6 +26,13 @@ EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int
   return c;
 }
 
+EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s,
+                             const std::string& policy, int64_t pool_tokens) {
+  EngineConfig c = lesson_config(user, s.disk_tier ? "radix" : policy, pool_tokens);
+  if (s.speculate) c.speculate = "tree";
+  return c;
+}
+
 int64_t lesson_pool_tokens(size_t scenario, int64_t fallback,
                            const std::function<int64_t(size_t step)>& prompt_tokens) {
   const DemoScenario& s = demo_scenarios().at(scenario);

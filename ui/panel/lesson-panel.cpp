@@ -63,6 +63,9 @@ std::string card_line(size_t step, const panel::DemoStepResult& r) {
   if (m.tier_recomputed > 0)
     line +=
         " \xC2\xB7 " + std::to_string(m.tier_recomputed) + " on disk but recomputed (faster here)";
+  if (m.drafted_tokens > 0)
+    line += " \xC2\xB7 " + std::to_string(m.drafted_tokens) + " drafted from the cache, " +
+            std::to_string(m.accepted_tokens) + " kept";
   return line;
 }
 
@@ -78,16 +81,16 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
   const panel::DemoScenario& s = all[scenario];
   const int64_t pool = panel::lesson_pool_tokens(
       scenario, lesson_pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
-  // The tiers hang under the radix tree: a tiers lesson uses it whatever
-  // the demo cache says.
-  const std::string policy = s.disk_tier ? "radix" : kCachePolicies[lesson_policy];
-  lesson.build(panel::lesson_config(user->model_info(), policy, pool), s.disk_tier);
+  const EngineConfig config =
+      panel::scenario_config(user->model_info(), s, kCachePolicies[lesson_policy], pool);
+  lesson.build(config, s.disk_tier);
   lesson_scenario_ = int(scenario);
   lesson_fitted_ = 0;
   user_requests_seen_ = requests_seen(*user);
-  log.note("lesson: " + s.name + " in a fresh " + policy + " cache of " + std::to_string(pool) +
-               " tokens" +
+  log.note("lesson: " + s.name + " in a fresh " + config.cache + " cache of " +
+               std::to_string(pool) + " tokens" +
                (s.disk_tier ? " with a disk tier in " + lesson.temp_disk() : std::string()) +
+               (s.speculate ? " and drafted decoding" : std::string()) +
                " (your own cache is untouched)",
            now);
   return true;
@@ -235,13 +238,15 @@ std::string CachePanelState::lesson_banner() {
 void CachePanelState::draw_lesson_steps() {
   const std::vector<panel::DemoStepResult>& r = demo.results();
   const bool tiers = !lesson.temp_disk().empty();
-  if (r.empty() || !ImGui::BeginTable("##steps", tiers ? 8 : 7,
+  const bool drafts = lesson.config().speculate != "off";
+  if (r.empty() || !ImGui::BeginTable("##steps", 7 + (tiers ? 1 : 0) + (drafts ? 1 : 0),
                                       ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
   for (const char* h :
        {"step", "prompt", "matched", "computed", "TTFT ms", "off computes", "evicted"})
     ImGui::TableSetupColumn(h);
   if (tiers) ImGui::TableSetupColumn("loaded");
+  if (drafts) ImGui::TableSetupColumn("kept/drafted");
   ImGui::TableHeadersRow();
   for (size_t i = 0; i < r.size(); ++i) {
     if (!r[i].finished) continue;
@@ -269,6 +274,10 @@ void CachePanelState::draw_lesson_steps() {
     if (tiers) {
       ImGui::TableNextColumn();
       ImGui::Text("%d", m.loaded_tokens);
+    }
+    if (drafts) {
+      ImGui::TableNextColumn();
+      ImGui::Text("%d/%d", m.accepted_tokens, m.drafted_tokens);
     }
   }
   ImGui::EndTable();

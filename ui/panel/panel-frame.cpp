@@ -220,6 +220,13 @@ void CachePanelState::draw_stats_line() {
     flow(ImGui::CalcTextSize(buf[2]).x, 14);
     ImGui::TextUnformatted(buf[2]);
   }
+  const std::string drafts = draft_line();
+  if (!drafts.empty()) {
+    flow(ImGui::CalcTextSize(drafts.c_str()).x, 14);
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::drafted));
+    ImGui::TextWrapped("%s", drafts.c_str());
+    ImGui::PopStyleColor();
+  }
   flow(ImGui::CalcTextSize(buf[3]).x, 14);
   // Wrapped: at a large text scale even one part can be wider than the panel.
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);

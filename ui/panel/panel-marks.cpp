@@ -1,12 +1,13 @@
 // CachePanelState's explanation marks (node-marks.h): keeping the
 // look-alike siblings and the context cut's branch point up to date, and
-// what the Node tab says about them.
+// what the Node tab says about them and about a draft read from a node.
 #include <imgui.h>
 
 #include <cstdio>
 
 #include "panel/cache-panel-state.h"
 #include "panel/label-text.h"
+#include "panel/panel-style.h"
 #include "panel/panel-widgets.h"
 
 namespace rc::ui {
@@ -41,7 +42,24 @@ void CachePanelState::mark_context_cut(int dropped, const std::vector<Token>& pr
            now);
 }
 
+std::string CachePanelState::draft_line() const {
+  const panel::TreeModel::DraftCounts& c = model.draft_counts();
+  if (c.drafts == 0) return "";
+  return "drafts: " + panel::thousands(int64_t(c.drafted_tokens)) + " drafted \xC2\xB7 " +
+         panel::thousands(int64_t(c.accepted_tokens)) + " accepted \xC2\xB7 " +
+         panel::thousands(int64_t(c.wasted_tokens())) + " wasted";
+}
+
 void CachePanelState::draw_node_marks_tab(const panel::TreeNode& n) {
+  if (now_ - n.drafted_at < panel::kDraftGlow) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::drafted));
+    ImGui::TextWrapped("A draft was just read from this node: %s tokens.",
+                       panel::draft_text(n.draft_tokens, n.draft_kept).c_str());
+    ImGui::PopStyleColor();
+    ImGui::TextWrapped(
+        "Drafted decoding proposes what the cache holds after the request's text; the model "
+        "checks the drafted tokens in one pass and keeps those it would have written itself.");
+  }
   const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::look_alike);
   const ImVec4 red = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::context_cut);
   if (const panel::SiblingDiff* d = look_alikes.find(n.id)) {

@@ -25,6 +25,8 @@ struct Palette {
   static constexpr ImU32 tier = panel::rgba(112, 150, 232);
   static constexpr ImU32 sunk = panel::rgba(70, 96, 170);
   static constexpr ImU32 loaded = panel::rgba(120, 230, 236);
+  // Drafted decoding: the node a verified draft was read from.
+  static constexpr ImU32 drafted = panel::rgba(196, 236, 84);
 
   // Highlights (outlines and badges).
   static constexpr ImU32 matched = panel::rgba(255, 206, 84);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "panel/panel-style.h"
+
 namespace rc::ui::panel {
 
 void flow(float w, float spacing) {
@@ -73,6 +75,8 @@ ImVec4 kind_colour(CacheEventKind k) {
     case CacheEventKind::pin:
     case CacheEventKind::unpin:
       return ImVec4(0.66f, 0.55f, 0.92f, 1);
+    case CacheEventKind::draft:
+      return ImGui::ColorConvertU32ToFloat4(Palette::drafted);
     default:
       return ImVec4(0.70f, 0.72f, 0.78f, 1);
   }

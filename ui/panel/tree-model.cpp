@@ -266,6 +266,24 @@ TreeModel::Change TreeModel::apply_tier(const CacheEvent& e, double now) {
   return Change::recency;
 }
 
+// A verified draft: counted; its source node (none for a prompt-lookup
+// draft) is marked, adding to a mark that has not faded yet.
+TreeModel::Change TreeModel::apply_draft(const CacheEvent& e, double now) {
+  TreeNode* n = nullptr;
+  if (e.node != kNoNode && !(n = get(e.node))) return Change::resync;
+  const uint32_t kept = std::min(e.page_count, e.token_count);  // page_count: accepted
+  ++draft_counts_.drafts;
+  draft_counts_.drafted_tokens += e.token_count;
+  draft_counts_.accepted_tokens += kept;
+  if (!n) return Change::recency;
+  ++draft_counts_.tree_drafts;
+  if (now - n->drafted_at >= kDraftGlow) n->draft_tokens = n->draft_kept = 0;
+  n->drafted_at = now;
+  n->draft_tokens += e.token_count;
+  n->draft_kept += kept;
+  return Change::recency;
+}
+
 TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
   switch (e.kind) {
     case CacheEventKind::insert:
@@ -297,6 +315,8 @@ TreeModel::Change TreeModel::apply_kind(const CacheEvent& e, double now) {
     case CacheEventKind::demote:
     case CacheEventKind::promote:
       return apply_tier(e, now);
+    case CacheEventKind::draft:
+      return apply_draft(e, now);
   }
   return Change::resync;  // an event kind this model does not know
 }

@@ -25,6 +25,9 @@
 namespace rc::ui::panel {
 
 inline constexpr double kNever = -std::numeric_limits<double>::infinity();
+// Seconds a node stays marked as a draft's source; drafts from it that
+// follow within this time add to the same mark's counts.
+inline constexpr double kDraftGlow = 6.0;
 
 struct TreeNode {
   // Replayed state (what a snapshot holds).
@@ -51,6 +54,10 @@ struct TreeNode {
   uint32_t held_below = 0;
   double demoted_at = kNever;
   double promoted_at = kNever;
+  // Drafted decoding: when a draft last came from this node (draft events)
+  // and the tokens drafted from it and kept since its mark was last clear.
+  double drafted_at = kNever;
+  uint32_t draft_tokens = 0, draft_kept = 0;
   // Tokens from the root to the start of this node (kept for locate and
   // the details view; updated on structure changes).
   int64_t depth_tokens = 0;
@@ -93,6 +100,15 @@ class TreeModel {
     uint64_t promotions = 0, promoted_tokens = 0;
   };
   const TierCounts& tier_counts() const { return tier_counts_; }
+  // Draft events seen since the model was made (resets keep them): drafts
+  // verified, those taken from the tree, and their tokens drafted and kept
+  // (wasted = drafted - accepted).
+  struct DraftCounts {
+    uint64_t drafts = 0, tree_drafts = 0;
+    uint64_t drafted_tokens = 0, accepted_tokens = 0;
+    uint64_t wasted_tokens() const { return drafted_tokens - accepted_tokens; }
+  };
+  const DraftCounts& draft_counts() const { return draft_counts_; }
   ApplyResult apply(const CacheEvent& e, double now);
 
   // Seq of the next event the model expects.
@@ -158,6 +174,7 @@ class TreeModel {
   Change apply_evict(const CacheEvent& e, double now);
   Change apply_reset(const CacheEvent& e, double now);
   Change apply_tier(const CacheEvent& e, double now);
+  Change apply_draft(const CacheEvent& e, double now);
   TreeNode* get(NodeId id);
   void touch_to_root(NodeId id, uint64_t tick, bool hit, double now, bool mark_match);
   bool refs_to_root(NodeId id, int delta, bool pin);
@@ -182,6 +199,7 @@ class TreeModel {
   double last_match_at_ = kNever;
   NodeId last_insert_node_ = kNoNode;
   TierCounts tier_counts_;
+  DraftCounts draft_counts_;
 };
 
 }  // namespace rc::ui::panel

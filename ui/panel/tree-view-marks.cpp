@@ -1,7 +1,7 @@
 // The tree view's explanation marks (node-marks.h): look-alike siblings and
-// the context cut's branch point, on the box and in its tooltip; and the
-// cache tiers' marks: what of a node the tiers below the pool also hold, and
-// a node just loaded back from them.
+// the context cut's branch point, on the box and in its tooltip; the cache
+// tiers' marks: what of a node the tiers below the pool also hold, and a
+// node just loaded back from them; and the node a draft was just read from.
 #include <algorithm>
 #include <cfloat>
 
@@ -80,6 +80,24 @@ void TreeView::draw_tier_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImV
   ++stats_.tier_marks_drawn;
 }
 
+// A draft's source: a fading outline and, with text, a tag under the box
+// with what was drafted from it and kept while the mark lasts.
+void TreeView::draw_draft_mark(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1) {
+  const double age = f.in.now - n.drafted_at;
+  if (!(age < kDraftGlow)) return;
+  const float a = float(1.0 - age / kDraftGlow);
+  const ImVec2 g(3.5f, 3.5f);
+  f.dl->AddRect(p0 - g, p1 + g, with_alpha(Palette::drafted, a), 3.0f, 0, 2.5f);
+  if (f.text1) {
+    const std::string text = draft_text(n.draft_tokens, n.draft_kept);
+    const float fs = f.fs * 0.72f;
+    const ImVec2 ts = f.font->CalcTextSizeA(fs, FLT_MAX, 0, text.c_str());
+    edge_tag(f.dl, f.font, fs, f.z, ImVec2(p1.x - ts.x - 8 * f.z, p1.y + 3.5f - ts.y * 0.5f),
+             text.c_str(), with_alpha(Palette::drafted, a));
+  }
+  ++stats_.draft_marks_drawn;
+}
+
 void TreeView::draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const {
   if (n.id != kRootNode && !in.tiers.empty()) {
     ImGui::Separator();
@@ -92,6 +110,15 @@ void TreeView::draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) co
       ImGui::TextDisabled("held below: none yet (tiers: %s; whole blocks only)", in.tiers.c_str());
     if (in.now - n.promoted_at < kLoadedGlow)
       ImGui::TextColored(blue, "just loaded back from the tiers instead of recomputed");
+  }
+  if (in.now - n.drafted_at < kDraftGlow) {
+    ImGui::Separator();
+    ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(Palette::drafted),
+                       "a draft was just read from here: %s",
+                       draft_text(n.draft_tokens, n.draft_kept).c_str());
+    ImGui::TextDisabled(
+        "the model checked the drafted tokens in one pass and kept what it would "
+        "have written itself");
   }
   const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(MarkColours::look_alike);
   const ImVec4 red = ImGui::ColorConvertU32ToFloat4(MarkColours::context_cut);

@@ -166,6 +166,7 @@ void TreeView::draw_node(const Frame& f, const LaidNode& ln, const TreeNode& n, 
   draw_highlights(f, n, p0, p1);
   draw_node_marks(f, n, p0, p1);
   draw_tier_marks(f, n, p0, p1);
+  draw_draft_mark(f, n, p0, p1);
   if (!f.text1) return;
   draw_node_text(f, ln, n, p0, p1);
   draw_node_tags(f, ln, n, p0, p1);

@@ -317,7 +317,7 @@ struct LegendItem {
 // A local cache: node states. A remote one: its ranks' colours (states and
 // recency are not sent).
 std::vector<LegendItem> legend_items(bool remote, const std::vector<int>& ranks,
-                                     const std::string& sink) {
+                                     const std::string& sink, bool drafts) {
   if (!remote) {
     std::vector<LegendItem> v = {
         {Palette::locked, "locked", false},  {Palette::hot, "hot", false},
@@ -329,6 +329,7 @@ std::vector<LegendItem> legend_items(bool remote, const std::vector<int>& ranks,
       v.push_back({Palette::sunk, "sunk to " + sink, false});
       v.push_back({Palette::loaded, "loaded from " + sink, true});
     }
+    if (drafts) v.push_back({Palette::drafted, "drafted from", true});
     return v;
   }
   if (ranks.empty()) return {{Palette::hot, "cached blocks (remote)", false}};
@@ -346,7 +347,8 @@ void TreeView::layout_legend(ImFont* font) {
   const float left = canvas_min_.x + 10, right = canvas_max_.x - 10;
   legend_.clear();
   float x = left, row = 0;
-  for (const LegendItem& it : legend_items(legend_remote_, legend_ranks_, legend_sink_)) {
+  for (const LegendItem& it :
+       legend_items(legend_remote_, legend_ranks_, legend_sink_, legend_drafts_)) {
     const float w = s + 3 + font->CalcTextSizeA(s, FLT_MAX, 0, it.t.c_str()).x;
     if (x > left && x + w > right) {
       x = left;
@@ -370,7 +372,8 @@ void TreeView::draw_legend(const Frame& f) {
                       4.0f, ImDrawFlags_RoundCornersBottom);
   f.dl->AddLine(ImVec2(canvas_min_.x + 1, canvas_max_.y - legend_h_),
                 ImVec2(canvas_max_.x - 1, canvas_max_.y - legend_h_), Palette::border);
-  const std::vector<LegendItem> items = legend_items(legend_remote_, legend_ranks_, legend_sink_);
+  const std::vector<LegendItem> items =
+      legend_items(legend_remote_, legend_ranks_, legend_sink_, legend_drafts_);
   for (size_t i = 0; i < legend_.size() && i < items.size(); ++i) {
     const ImVec2 at = legend_[i];
     const LegendItem* it = &items[i];
@@ -473,6 +476,7 @@ TreeViewActions TreeView::draw(const TreeViewInput& in, ImVec2 size) {
   legend_remote_ = in.remote;
   legend_ranks_ = in.ranks;
   legend_sink_ = in.sink_tier;
+  legend_drafts_ = m.draft_counts().tree_drafts > 0;
   layout_legend(ImGui::GetFont());
 
   if (in.layout_generation != seen_generation_) {

@@ -91,6 +91,7 @@ struct TreeViewStats {
   int look_alikes_drawn = 0;  // boxes marked as a sibling's look-alike
   int cut_marks_drawn = 0;    // boxes marked as a context cut's branch point
   int tier_marks_drawn = 0;   // boxes the tiers below the pool also hold
+  int draft_marks_drawn = 0;  // boxes a recent draft was read from
   int sunk_ghosts_drawn = 0;  // evicted nodes drawn as sunk to a tier
 };
 
@@ -194,6 +195,7 @@ class TreeView {
   void draw_node_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
   void draw_marks_tooltip(const TreeViewInput& in, const TreeNode& n) const;
   void draw_tier_marks(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
+  void draw_draft_mark(const Frame& f, const TreeNode& n, ImVec2 p0, ImVec2 p1);
 
   TreeViewStats stats_;
   ImVec2 canvas_min_{0, 0}, canvas_max_{0, 0};
@@ -216,8 +218,9 @@ class TreeView {
   std::vector<ImVec2> legend_;  // per legend item: x (screen) and row
   bool legend_remote_ = false;  // the legend shows ranks (remote) or node states
   std::vector<int> legend_ranks_;
-  std::string legend_sink_;  // a tier below the pool (its legend entries), or empty
-  ImVec2 last_size_{0, 0};   // canvas size of the previous frame
+  std::string legend_sink_;     // a tier below the pool (its legend entries), or empty
+  bool legend_drafts_ = false;  // a draft came from the tree: its mark is explained
+  ImVec2 last_size_{0, 0};      // canvas size of the previous frame
 };
 
 }  // namespace rc::ui::panel

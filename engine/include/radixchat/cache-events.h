@@ -36,6 +36,14 @@
 //   promote node = the node that ends where tokens loaded back from a tier
 //           end, token_count = tokens loaded. Follows the insert that put
 //           them in the tree. No change to the node set.
+//   draft   a draft was verified (drafted decoding, docs/architecture.md
+//           section 20): node = the deepest tree node its tokens came from
+//           (KvCache::peek_continuation; with its ancestors it spells the
+//           whole drafted text), kNoNode for a draft from the request's own
+//           prompt or whose node went before the draft was verified;
+//           parent = that node's parent; token_count = tokens drafted,
+//           page_count = how many of them the model kept (the rest were
+//           wasted). No change to the node set.
 //
 // HashCache and OffCache emit the same kinds, but only RadixCache promises
 // exact replay (a hash block can be evicted before its children).
@@ -66,9 +74,10 @@ enum class CacheEventKind : uint8_t {
   pin,
   unpin,
   demote,
-  promote
+  promote,
+  draft
 };
-inline constexpr CacheEventKind kLastCacheEventKind = CacheEventKind::promote;
+inline constexpr CacheEventKind kLastCacheEventKind = CacheEventKind::draft;
 const char* cache_event_kind_name(CacheEventKind kind);
 
 struct CacheEvent {

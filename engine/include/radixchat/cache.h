@@ -85,6 +85,12 @@ struct NodeHandle {
   bool operator==(const NodeHandle&) const = default;
 };
 
+// KvCache::peek_continuation's answer.
+struct Continuation {
+  std::vector<Token> tokens;
+  NodeHandle node{kNoNode, 0};  // deepest node the tokens come from
+};
+
 struct MatchResult {
   int64_t tokens = 0;         // matched prefix length (page-aligned)
   std::vector<PageId> pages;  // tokens / page_size pages, in order
@@ -117,7 +123,7 @@ struct CacheStats {
   uint64_t merges = 0;
   uint64_t demoted_tokens = 0;   // evicted tokens the tiers below the pool still hold
   uint64_t promoted_tokens = 0;  // tokens loaded back from those tiers
-  int64_t bytes_per_page = 0;  // from CacheConfig::shape, 0 when unknown
+  int64_t bytes_per_page = 0;    // from CacheConfig::shape, 0 when unknown
   double hit_rate() const { return prompt_tokens ? double(hit_tokens) / prompt_tokens : 0.0; }
   double mean_match_tokens() const { return match_calls ? double(hit_tokens) / match_calls : 0.0; }
 };
@@ -166,11 +172,12 @@ class KvCache {
   // Up to max_tokens tokens the cache holds right after the whole of
   // `tokens`: the rest of the node the match ends in, then down the child
   // with the most hits (the most recent on ties) — what earlier requests
-  // with this exact beginning went on with, to draft from. Empty when
-  // `tokens` is not cached whole, or the policy keeps no token order
-  // (hash, off). Like peek_prefix, touches nothing.
-  virtual std::vector<Token> peek_continuation(std::span<const Token> tokens,
-                                               size_t max_tokens) const {
+  // with this exact beginning went on with, to draft from — and the
+  // deepest node they come from (whose root path holds them all: a viewer
+  // marks it). Empty, with no node, when `tokens` is not cached whole, or
+  // the policy keeps no token order (hash, off). Like peek_prefix, touches
+  // nothing.
+  virtual Continuation peek_continuation(std::span<const Token> tokens, size_t max_tokens) const {
     (void)tokens;
     (void)max_tokens;
     return {};
@@ -226,6 +233,16 @@ class KvCache {
   virtual void note_promoted(NodeHandle node, int64_t tokens) {
     (void)node;
     (void)tokens;
+  }
+
+  // Emits a draft event after a draft of `drafted` tokens was verified and
+  // its first `accepted` kept: `from` is Continuation::node for a draft
+  // from the tree, a handle with id kNoNode for one from the prompt; a
+  // stale handle (its node evicted meanwhile) is reported as kNoNode.
+  virtual void note_draft(NodeHandle from, int64_t drafted, int64_t accepted) {
+    (void)from;
+    (void)drafted;
+    (void)accepted;
   }
 
   // ok, or internal with the first violated invariant of docs/architecture.md section 5.

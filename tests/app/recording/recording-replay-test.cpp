@@ -20,8 +20,9 @@ namespace fs = std::filesystem;
 std::string temp_path(const std::string& name) { return rc::test::temp_path("rc-rec", name); }
 
 // Drives a radix cache the way the scheduler does (match, lock, alloc,
-// insert, unlock, free the tail) with prompts that share prefixes, so the
-// events cover insert, split, merge, match, lock/unlock and evict.
+// insert, unlock, free the tail, verified drafts) with prompts that share
+// prefixes, so the events cover insert, split, merge, match, lock/unlock,
+// evict and draft.
 class CacheDriver {
  public:
   explicit CacheDriver(uint32_t seed, int64_t pages = 400) : rng_(seed) {
@@ -55,6 +56,14 @@ class CacheDriver {
     auto ins = cache_->insert(p, pages);
     ASSERT_TRUE(ins.ok());
     ASSERT_TRUE(cache_->unlock(m.node).ok());
+  }
+  // A verified draft as the scheduler reports one: the tree's continuation
+  // of a prompt's first part (no node when there is none), one token kept.
+  void draft() {
+    std::vector<Token> p = prompt();
+    p.resize(p.size() / 2 + 1);
+    const Continuation c = cache_->peek_continuation(p, 8);
+    cache_->note_draft(c.node, c.tokens.empty() ? 3 : int64_t(c.tokens.size()), 1);
   }
 
  private:
@@ -97,6 +106,7 @@ TEST(RecordingReplay, EveryStoredSnapshotIsRebuiltExactly) {
     (*rec)->snapshot(taken.back());
     for (int i = 0; i < 400; ++i) {
       d.request();
+      if (i % 3 == 0) d.draft();
       (*rec)->events(d.drain());
       if (i % 37 == 5) {
         taken.push_back(d.cache().snapshot());
@@ -124,6 +134,19 @@ TEST(RecordingReplay, EveryStoredSnapshotIsRebuiltExactly) {
   // A seek between snapshots equals a replay from the very first one.
   auto first = (*r)->load_snapshot(snaps->front().id);
   ASSERT_TRUE(first.ok());
+  // Draft events come back with their node and counts.
+  auto all = (*r)->events(first->next_seq, (*r)->summary().last_seq + 1);
+  ASSERT_TRUE(all.ok());
+  int drafts = 0, from_tree = 0;
+  for (const CacheEvent& e : all.value()) {
+    if (e.kind != CacheEventKind::draft) continue;
+    ++drafts;
+    from_tree += e.node != kNoNode;
+    EXPECT_EQ(e.page_count, 1u);
+    EXPECT_GE(e.token_count, 1u);
+  }
+  EXPECT_EQ(drafts, 134);
+  EXPECT_GT(from_tree, 50);
   const uint64_t mid = ((*r)->summary().last_seq + first->next_seq) / 2;
   auto evs = (*r)->events(first->next_seq, mid);
   ASSERT_TRUE(evs.ok());

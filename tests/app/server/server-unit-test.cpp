@@ -259,6 +259,16 @@ TEST(CacheJson, EventsAndSnapshots) {
   lock.kind = CacheEventKind::lock;
   lock.node = 3;
   EXPECT_FALSE(cache_event_json(lock, decode).contains("tokens"));
+  CacheEvent draft;
+  draft.kind = CacheEventKind::draft;
+  draft.node = 3;
+  draft.token_count = 15;
+  draft.page_count = 12;
+  const json dj = cache_event_json(draft, decode);
+  EXPECT_EQ(dj["type"], "draft");
+  EXPECT_EQ(dj["drafted"], 15);
+  EXPECT_EQ(dj["accepted"], 12);
+  EXPECT_FALSE(dj.contains("tokens"));
 
   CacheSnapshot snap;
   snap.nodes.push_back({});

@@ -1,5 +1,5 @@
 // Randomized differential test: thousands of random request / match / lock /
-// unlock / pin / evict / alloc / free / reset steps over small alphabets (so
+// unlock / pin / evict / alloc / free / reset / draft steps over small alphabets (so
 // prefixes collide), page sizes 1, 2 and 16, for every policy (radix, hash,
 // off) against the oracle of cache-oracle.h; check_integrity() and event
 // replay == snapshot after every step.
@@ -263,6 +263,16 @@ class Fuzz {
     o_.add_ref(o_.locks, key, size_t(a.tokens), -1);
   }
 
+  // A verified draft: what the cache holds after `key` (radix only), some of
+  // it kept; its event names the node it came from, or none.
+  void draft(const std::vector<Token>& key) {
+    const Continuation c = cache_->peek_continuation(key, 1 + pick(8));
+    EXPECT_EQ(c.tokens.empty(), c.node.id == kNoNode);
+    const int64_t n = c.tokens.empty() ? int64_t(1 + pick(4)) : int64_t(c.tokens.size());
+    cache_->note_draft(pick(5) == 0 ? stale_ : c.node, n, int64_t(pick(size_t(n) + 1)));
+    if (!c.tokens.empty()) stale_ = c.node;
+  }
+
   void step() {
     evicted_before_ = cache_->stats().evicted_tokens;
     nodes_before_ = cache_->node_count();
@@ -271,6 +281,7 @@ class Fuzz {
     if (op < 48) return concurrent_pair();
     if (op < 58) {
       std::vector<Token> key = random_key();
+      if (op >= 55) return draft(key);
       return check_match(key, cache_->match_prefix(key));
     }
     if (op < 72) {
@@ -361,6 +372,7 @@ class Fuzz {
   Replayer replay_;
   std::vector<std::vector<Token>> history_;
   std::vector<Active> active_, pinned_;
+  NodeHandle stale_{kNoNode, 0};  // an earlier draft's node, maybe gone by now
   std::vector<std::vector<PageId>> held_lists_;
   int64_t held_ = 0;
   uint64_t evicted_before_ = 0;

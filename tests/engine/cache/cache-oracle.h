@@ -162,6 +162,9 @@ struct Replayer {
       case CacheEventKind::promote:  // tier notes: the node set does not change
         ASSERT_EQ(nodes.count(e.node), 1u);
         break;
+      case CacheEventKind::draft:  // names a node only when the draft came from it
+        if (e.node != kNoNode) ASSERT_EQ(nodes.count(e.node), 1u);
+        break;
       case CacheEventKind::evict:
         ASSERT_EQ(nodes.count(e.node), 1u);
         nodes.erase(e.node);

@@ -237,6 +237,69 @@ TEST(SpeculativeScheduler, CacheInvariantsHoldUnderLoad) {
   }
 }
 
+// What a viewer sees of drafted decoding: a greedy regeneration drafts the
+// earlier reply back from the node that holds it, and the cache's draft
+// events name that node and add up to the request's drafted and accepted
+// counts (wasted = drafted - accepted); prompt-lookup drafts name no node.
+TEST(SpeculativeEvents, RegenerateNamesTheEarlierRepliesNode) {
+  RuntimeRig rig(options("", true, "radix"));
+  const std::vector<int32_t> prompt = rig.tokens_of("The radix tree keeps the cache of");
+  const RequestId first = rig.add(prompt, 40);
+  rig.run_to_completion();
+  std::vector<CacheEvent> events;
+  ASSERT_FALSE(rig.cache().events().drain(events));
+  events.clear();
+  const RequestId again = rig.add(prompt, 40);
+  rig.run_to_completion();
+  ASSERT_FALSE(rig.cache().events().drain(events));
+  ASSERT_EQ(rig.result(again).tokens, rig.result(first).tokens);
+
+  // The deepest node on the path prompt + reply: the reply's own tokens.
+  std::vector<int32_t> text = prompt;
+  const std::vector<int32_t>& reply = rig.result(first).tokens;
+  text.insert(text.end(), reply.begin(), reply.end());
+  const CacheSnapshot snap = rig.cache().snapshot();
+  std::map<NodeId, const CacheNodeInfo*> by_id;
+  for (const CacheNodeInfo& n : snap.nodes) by_id[n.id] = &n;
+  NodeId reply_node = kRootNode;
+  size_t depth = 0, reply_start = 0;
+  for (bool deeper = true; deeper;) {
+    deeper = false;
+    for (const CacheNodeInfo& n : snap.nodes) {
+      if (n.id == kRootNode || n.parent != reply_node || depth + n.tokens.size() > text.size() ||
+          !std::equal(n.tokens.begin(), n.tokens.end(), text.begin() + ptrdiff_t(depth)))
+        continue;
+      reply_node = n.id;
+      reply_start = depth;
+      depth += n.tokens.size();
+      deeper = true;
+      break;
+    }
+  }
+  ASSERT_NE(reply_node, kRootNode);
+  EXPECT_GE(reply_start, prompt.size()) << "the node holds reply tokens only";
+  EXPECT_GE(depth, text.size() - 1) << "and all of the reply the first request computed";
+
+  uint64_t drafted = 0, accepted = 0, from_reply = 0, kept_from_reply = 0;
+  for (const CacheEvent& e : events) {
+    if (e.kind != CacheEventKind::draft) continue;
+    drafted += e.token_count;
+    accepted += e.page_count;
+    EXPECT_LE(e.page_count, e.token_count);
+    if (e.node == kNoNode) continue;  // from the prompt
+    EXPECT_EQ(e.node, reply_node) << "draft event " << e.seq;
+    EXPECT_EQ(e.parent, by_id.at(reply_node)->parent);
+    from_reply += e.token_count;
+    kept_from_reply += e.page_count;
+  }
+  const RequestMetrics& m = rig.result(again).metrics;
+  EXPECT_EQ(drafted, uint64_t(m.drafted_tokens));
+  EXPECT_EQ(accepted, uint64_t(m.accepted_tokens));
+  // Most of the reply came back as drafts from its node, and was kept.
+  EXPECT_GE(from_reply, reply.size() / 2);
+  EXPECT_GE(kept_from_reply, reply.size() / 2);
+}
+
 // The drafter itself: tree continuation first, else the longest prompt
 // match, most recent among equals; nothing when nothing matches.
 TEST(Drafter, PromptLookupTakesTheLongestMostRecentMatch) {
@@ -270,13 +333,31 @@ TEST(Drafter, TreeContinuationFollowsTheWholeSequence) {
   Draft d = propose_draft(*cache, std::vector<int32_t>{1, 2, 3}, DraftBudget{}, 4);
   EXPECT_EQ(d.source, DraftSource::tree);
   EXPECT_EQ(d.tokens, (std::vector<int32_t>{4, 5, 6, 7}));
+  const NodeId leaf = d.node.id;
+  EXPECT_NE(leaf, kNoNode);
   d = propose_draft(*cache, std::vector<int32_t>{1, 2, 9}, DraftBudget{}, 4);
   EXPECT_NE(d.source, DraftSource::tree);
+  EXPECT_EQ(d.node.id, kNoNode);
   // A tree budget spent by a draft that failed at once drafts no more from
   // the tree.
   DraftBudget spent;
   spent.update(DraftSource::tree, 4, 0);
   EXPECT_TRUE(propose_draft(*cache, std::vector<int32_t>{1, 2, 3}, spent, 4).tokens.empty());
+  // A branch after 5 splits the leaf there: a draft from {1, 2} reads the
+  // rest of the upper node and goes down the busier child; the node it
+  // names is the deepest it read from.
+  const std::vector<int32_t> branch{1, 2, 3, 4, 5, 9};
+  std::vector<PageId> more = cache->match_prefix(branch).pages;
+  ASSERT_EQ(more.size(), 5u);
+  ASSERT_TRUE(cache->alloc_pages(1, more).ok());
+  ASSERT_TRUE(cache->insert(branch, more).ok());
+  (void)cache->match_prefix(seq);  // the first leaf is the busier child
+  d = propose_draft(*cache, std::vector<int32_t>{1, 2}, DraftBudget{}, 4);
+  EXPECT_EQ(d.tokens, (std::vector<int32_t>{3, 4, 5, 6}));
+  EXPECT_EQ(d.node.id, leaf) << "the lower half keeps the leaf's id";
+  d = propose_draft(*cache, std::vector<int32_t>{1, 2}, DraftBudget{}, 2);
+  EXPECT_EQ(d.tokens, (std::vector<int32_t>{3, 4}));
+  EXPECT_NE(d.node.id, leaf) << "a draft that ends in the upper node names it";
   EXPECT_TRUE(cache->check_integrity().ok());
 }
 

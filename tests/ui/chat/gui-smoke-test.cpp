@@ -5,6 +5,7 @@
 // that the reply is in the database.
 #include <gtest/gtest.h>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QStandardPaths>
@@ -115,6 +116,54 @@ TEST(GuiSmoke, SendsHelloAndSavesAScreenshot) {
   EXPECT_FALSE(thread->at(1).content.empty());
   ASSERT_TRUE(thread->at(1).metrics.has_value());
   EXPECT_GT(thread->at(1).metrics->completion_tokens, 0);
+}
+
+// The hidden --regenerate flag (docs screenshots of drafted decoding): after
+// the sent message's reply, the last reply is regenerated once, so the
+// question has two sibling replies, and the screenshot waits for the second.
+TEST(GuiSmoke, RegenerateAddsASiblingReplyBeforeTheScreenshot) {
+  if (!rc::test::haveTestModel()) RC_SKIP_OR_FAIL("no model at " << rc::test::testModelPath());
+  const QString xvfb = QStandardPaths::findExecutable("xvfb-run");
+  if (xvfb.isEmpty()) RC_SKIP_OR_FAIL("xvfb-run is not installed");
+
+  const QString dataDir = QStringLiteral(RADIXCHAT_TEST_OUT "/gui-smoke-regenerate");
+  const QString shot = QStringLiteral(RADIXCHAT_TEST_OUT "/gui-smoke-regenerate.png");
+  QDir(dataDir).removeRecursively();
+  QFile::remove(shot);
+  ASSERT_TRUE(QDir().mkpath(dataDir));
+  {
+    QFile settings(dataDir + "/settings.ini");  // Model > Drafted decoding on
+    ASSERT_TRUE(settings.open(QIODevice::WriteOnly));
+    settings.write("[models]\ndrafted=true\n");
+  }
+  QProcess app;
+  app.setProcessChannelMode(QProcess::MergedChannels);
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove("QT_QPA_PLATFORM");
+  app.setProcessEnvironment(env);
+  app.start(xvfb, {"-a", "-s", "-screen 0 1280x800x24", QStringLiteral(RADIXCHAT_GUI_EXE),
+                   "--data-dir", dataDir, "--send", "What is a KV cache?", "--regenerate",
+                   "--screenshot", shot, "--quit-after-reply"});
+  ASSERT_TRUE(app.waitForStarted(10000));
+  const bool done = app.waitForFinished(240000);
+  const std::string output = app.readAll().toStdString();
+  ASSERT_TRUE(done) << "radixchat did not finish\n" << output;
+  ASSERT_EQ(app.exitCode(), 0) << output;
+  EXPECT_FALSE(QImage(shot).isNull()) << output;
+
+  auto store = rc::store::Store::open((dataDir + "/radixchat.db").toStdString());
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  auto conversations = store.value()->list_conversations();
+  ASSERT_TRUE(conversations.ok());
+  ASSERT_EQ(conversations->size(), 1u);
+  const rc::store::Id conv = conversations->front().id;
+  auto thread = store.value()->current_thread(conv);
+  ASSERT_TRUE(thread.ok());
+  ASSERT_EQ(thread->size(), 2u);
+  auto replies = store.value()->children(conv, thread->at(0).id);
+  ASSERT_TRUE(replies.ok());
+  EXPECT_EQ(replies->size(), 2u) << "the reply and its regeneration";
+  EXPECT_EQ(thread->at(1).id, replies->back().id) << "the regeneration is shown";
 }
 
 }  // namespace

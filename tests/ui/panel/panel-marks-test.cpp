@@ -9,6 +9,8 @@
 #include <map>
 
 #include "panel/cache-panel-state.h"
+#include "panel/label-text.h"
+#include "panel/panel-style.h"
 #include "ui/panel/headless-imgui.h"
 #include "ui/panel/panel-workload.h"
 
@@ -332,6 +334,75 @@ TEST_F(MarksTest, ACutReportedBeforeItsPromptIsCachedMovesToTheSplit) {
   EXPECT_EQ(st.context_cut.node, kNoNode);
   EXPECT_EQ(st.view.stats().cut_marks_drawn, 0);
   EXPECT_FALSE(st.context_cut.banner(now_).empty());
+}
+
+// Drafted decoding: a draft read from the tree marks the node it came from
+// (an outline and a "drafted N · kept M" tag that fade; drafts from the
+// same node while the mark lasts add up) and the header line counts
+// drafted, accepted and wasted tokens; a prompt-lookup draft is counted
+// and marks nothing.
+TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
+  auto cache = rc::test::make_panel_cache(1, 4096);
+  const std::vector<Token> prompt{1, 2, 10}, whole{1, 2, 10, 11, 15, 20, 21, 14};
+  run_request(*cache, whole);   // a first reply
+  run_request(*cache, prompt);  // its regeneration's prompt splits the reply off
+  CachePanelState st;
+  st.set_feed(make_kv_cache_feed(*cache, vocab_text), 0);
+  still(st);
+  frame(st);
+  frame(st);
+  const NodeId reply = node_at(st, whole);
+  EXPECT_EQ(st.draft_line(), "");
+  // Vertices of the draft colour at any alpha (the mark fades) around a box.
+  auto drafted_in_box = [&](NodeId id) {
+    float x, y, w, h;
+    if (!st.view.world_box(id, st.layout(0), &x, &y, &w, &h)) return -1;
+    ImVec2 p0 = st.view.to_screen(x, y), p1 = st.view.to_screen(x + w, y + h);
+    p0 = ImVec2(p0.x - 8, p0.y - 8);
+    p1 = ImVec2(p1.x + 8, p1.y + 8);
+    const ImDrawData* dd = ImGui::GetDrawData();
+    int n = 0;
+    for (int l = 0; l < dd->CmdListsCount; ++l)
+      for (const ImDrawVert& v : dd->CmdLists[l]->VtxBuffer)
+        n += (v.col & 0x00FFFFFFu) == (Palette::drafted & 0x00FFFFFFu) && v.pos.x >= p0.x &&
+             v.pos.x <= p1.x && v.pos.y >= p0.y && v.pos.y <= p1.y;
+    return n;
+  };
+  EXPECT_EQ(drafted_in_box(reply), 0);
+
+  const Continuation c = cache->peek_continuation(prompt, 4);
+  ASSERT_EQ(c.tokens, (std::vector<Token>{11, 15, 20, 21}));
+  ASSERT_EQ(c.node.id, reply);
+  cache->note_draft(c.node, 4, 3);
+  cache->note_draft(c.node, 4, 4);
+  cache->note_draft(NodeHandle{kNoNode, 0}, 5, 0);  // from the prompt
+  frame(st);
+  EXPECT_EQ(st.view.stats().draft_marks_drawn, 1);
+  EXPECT_GT(drafted_in_box(reply), 0);
+  EXPECT_EQ(drafted_in_box(node_at(st, prompt)), 0);
+  EXPECT_EQ(st.model.find(reply)->draft_tokens, 8u);
+  EXPECT_EQ(st.model.find(reply)->draft_kept, 7u);
+  EXPECT_EQ(draft_text(8, 7), "drafted 8 \xC2\xB7 kept 7");
+  EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
+  EXPECT_EQ(st.model.draft_counts().tree_drafts, 2u);
+  ASSERT_GE(st.log.entries().size(), 3u);
+  const auto& log = st.log.entries();
+  EXPECT_EQ(log[log.size() - 3].text.rfind(
+                "draft 4 tok from #" + std::to_string(reply) + ", 3 kept, 1 wasted  \"", 0),
+            0u)
+      << log[log.size() - 3].text;
+  EXPECT_EQ(log.back().text, "draft 5 tok from the prompt, 0 kept, 5 wasted");
+
+  // Faded: no mark, the counts stay; a later draft starts a new mark.
+  frame(st, kDraftGlow + 0.5);
+  EXPECT_EQ(st.view.stats().draft_marks_drawn, 0);
+  EXPECT_EQ(drafted_in_box(reply), 0);
+  EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
+  cache->note_draft(c.node, 4, 4);
+  frame(st);
+  EXPECT_EQ(st.view.stats().draft_marks_drawn, 1);
+  EXPECT_EQ(st.model.find(reply)->draft_tokens, 4u);
+  EXPECT_EQ(st.model.find(reply)->draft_kept, 4u);
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ TEST_P(ReplayTest, EventsReproduceTheSnapshot) {
   uint64_t evictions = 0, splits = 0, merges = 0;
   for (int step = 0; step < 1500; ++step) {
     w.step();
+    if (step % 3 == 0) w.draft();  // drafted decoding's events change no node
     apply_all(m, *cache, step * 0.01);
     if (step % 7 == 0 || step > 1490) expect_same(m, cache->snapshot(), step);
     if (::testing::Test::HasFatalFailure()) return;
@@ -56,6 +57,11 @@ TEST_P(ReplayTest, EventsReproduceTheSnapshot) {
   // The workload must have exercised what replay has to get right.
   EXPECT_GT(evictions, 20u);
   EXPECT_GT(splits, 20u);
+  EXPECT_EQ(m.draft_counts().drafts, w.drafts.drafts);
+  EXPECT_EQ(m.draft_counts().drafted_tokens, w.drafts.drafted_tokens);
+  EXPECT_EQ(m.draft_counts().accepted_tokens, w.drafts.accepted_tokens);
+  EXPECT_GT(m.draft_counts().tree_drafts, 50u);
+  EXPECT_LT(m.draft_counts().tree_drafts, m.draft_counts().drafts);
   if (page_size == 1) {
     EXPECT_GT(merges, 0u);
   }

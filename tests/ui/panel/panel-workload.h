@@ -93,6 +93,33 @@ class PanelWorkload {
     return key;
   }
 
+  // A verified draft as the scheduler reports one: the tree's continuation
+  // of a cached prefix with some of it kept, else a prompt-lookup draft (no
+  // node); now and then a draft whose node went meanwhile (a stale handle).
+  void draft() {
+    NodeHandle from{kNoNode, 0};
+    uint64_t n = 1 + pick(8);
+    if (pick(4) == 0) {
+      from = stale_;
+    } else if (!history_.empty()) {
+      const auto& h = history_[pick(history_.size())];
+      const std::vector<Token> key(h.begin(), h.begin() + ptrdiff_t(1 + pick(h.size())));
+      Continuation c = c_.peek_continuation(key, n);
+      if (!c.tokens.empty()) {
+        from = stale_ = c.node;
+        n = c.tokens.size();
+      }
+    }
+    const uint64_t kept = pick(n + 1);
+    c_.note_draft(from, int64_t(n), int64_t(kept));
+    drafts.drafted_tokens += n;
+    drafts.accepted_tokens += kept;
+    ++drafts.drafts;
+  }
+  struct Drafts {
+    uint64_t drafts = 0, drafted_tokens = 0, accepted_tokens = 0;
+  } drafts;
+
   size_t active() const { return active_.size(); }
 
  private:
@@ -131,6 +158,7 @@ class PanelWorkload {
   int alphabet_;
   std::vector<std::vector<Token>> history_;
   std::vector<NodeHandle> active_, pinned_;
+  NodeHandle stale_{kNoNode, 0};  // the latest draft's node, maybe gone by now
 };
 
 // Grows a tree of at least `nodes` nodes (no eviction: the pool must be big

@@ -6,15 +6,18 @@
 // text scale; a conversation title of any length leaves the panel's width
 // alone. ScreenFit runs on screens of 1024x700, 1366x768 and 1920x1080
 // (tests/ui/panel/CMakeLists.txt): the window opens inside the screen, and
-// in chat, lesson, recording and attach mode the composer, Send, every tab's whole label, Next
+// in chat, drafted (a reply drafted from the cache: the header's drafts line),
+// lesson, recording and attach mode the composer, Send, every tab's whole label, Next
 // step and the tree area lie inside it, the tree taking at least half the
 // panel's height; the Attach popup's labels and messages lie whole inside
-// it. Screenshots land next to the test binary for a look. main() is the Qt suites' (tests/ui/chat/qt-test-main.cpp).
+// it. Screenshots land next to the test binary for a look. main() is the Qt suites'
+// (tests/ui/chat/qt-test-main.cpp).
 #include <gtest/gtest.h>
 
 #include <QApplication>
 #include <QPushButton>
 #include <QScreen>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSplitter>
 #include <QTemporaryDir>
@@ -79,6 +82,8 @@ class WindowFit : public testing::Test {
  protected:
   // The window at the size it opens with; WindowFit's own tests resize it.
   virtual bool keep_opening_size() const { return false; }
+  // Model > Drafted decoding on (saved before the window reads its settings).
+  virtual bool drafted() const { return false; }
   void SetUp() override {
     if (!std::filesystem::exists(test_model_path()))
       RC_SKIP_OR_FAIL("no model at " << test_model_path());
@@ -91,6 +96,8 @@ class WindowFit : public testing::Test {
     rc::gui::applyAppStyle(*qApp);
     rc::gui::WindowOptions options;
     options.settingsFile = dir_.filePath("settings.ini");
+    if (drafted())
+      QSettings(options.settingsFile, QSettings::IniFormat).setValue("models/drafted", true);
     window_ = std::make_unique<rc::gui::MainWindow>(store_.get(), options);
     if (!keep_opening_size()) window_->resize(1024, 700);
     window_->show();
@@ -245,6 +252,7 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
 class ScreenFit : public WindowFit {
  protected:
   bool keep_opening_size() const override { return true; }
+  bool drafted() const override { return true; }
 
   // `w` lies inside the window, whole and shown.
   void expect_inside(QWidget* w, const char* what) {
@@ -320,10 +328,28 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
       << avail.width() << "x" << avail.height();
   EXPECT_GE(window_->width(), std::min(1024, avail.width()));
   EXPECT_GE(window_->height(), std::min(640, avail.height()));
+  auto greedy = [&] {
+    rc::ui::ChatSampling s = window_->controller()->sampling();
+    s.temperature = 0;
+    window_->controller()->setSampling(s);
+  };
+  greedy();
   send("What is a KV cache?");
   expect_all_inside("chat");
 
+  // The same question in a new chat, greedy: its reply is drafted from the
+  // first one's node, and the header gains the drafts line while the tree
+  // keeps its half.
   rc::ui::CachePanelState& st = *panel_->state();
+  window_->controller()->newConversation();
+  greedy();
+  send("What is a KV cache?");
+  ASSERT_TRUE(QTest::qWaitFor(
+      [&] { return paint_frames(panel_->glWidget(), 1) && !st.draft_line().empty(); }, 10000))
+      << "no draft events reached the panel";
+  EXPECT_GT(st.model.draft_counts().tree_drafts, 0u);
+  expect_all_inside("drafted");
+
   st.demo.by_hand = true;
   st.demo.lead_seconds = 0.05;
   ASSERT_TRUE(st.start_lesson(0, 0));

@@ -1,0 +1,113 @@
+// The Drafted decoding lesson on the bundled model, without a window: its
+// own engine drafts (whatever the app's setting), the question asked again
+// is drafted from the first reply's node and every drafted token is kept,
+// a new question drafts nothing from the tree; the panel's tree model counts
+// the drafts from the events, marks that node, and still equals the
+// engine's node set.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <filesystem>
+#include <thread>
+
+#include "panel/cache-feed.h"
+#include "panel/demo-scenarios.h"
+#include "panel/lesson-engine.h"
+#include "panel/tree-model.h"
+#include "test-paths.h"
+
+namespace rc::ui::panel {
+namespace {
+
+size_t drafts_scenario() {
+  const auto& all = demo_scenarios();
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].speculate) return i;
+  ADD_FAILURE() << "no drafted decoding lesson";
+  return 0;
+}
+
+TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
+  if (!std::filesystem::exists(rc::test::test_model_path()))
+    GTEST_SKIP() << "no model at " << rc::test::test_model_path();
+  const size_t k = drafts_scenario();
+  const DemoScenario& s = demo_scenarios()[k];
+  ASSERT_EQ(s.steps.size(), 3u);
+  ASSERT_EQ(s.steps[1].messages.size(), s.steps[0].messages.size());
+  for (size_t i = 0; i < s.steps[0].messages.size(); ++i)
+    EXPECT_EQ(s.steps[1].messages[i].content, s.steps[0].messages[i].content)
+        << "step 2 asks step 1 again";
+  for (const DemoScenario& other : demo_scenarios())
+    if (&other != &s) EXPECT_FALSE(other.speculate) << other.name;
+  ModelInfo user;
+  user.path = rc::test::test_model_path();
+  user.backend = "cpu";
+  user.kv_type = "F16";
+  const EngineConfig config = scenario_config(user, s, "radix", 2048);
+  EXPECT_EQ(config.speculate, "tree");
+  EXPECT_EQ(scenario_config(user, demo_scenarios()[0], "radix", 2048).speculate, "off");
+  LessonEngine lesson;
+  lesson.build(config);
+  for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(lesson.state(), LessonEngine::State::ready) << lesson.error();
+  Engine& e = *lesson.engine();
+
+  std::unique_ptr<CacheFeed> feed = make_lesson_feed(e);
+  TreeModel model;
+  model.reset(feed->snapshot(), 0);
+  DemoRunner demo;
+  demo.by_hand = true;
+  ASSERT_TRUE(demo.start(k, &e, 0));
+  double now = 0;
+  const auto pump = [&] {
+    bool lost = false;
+    for (const CacheEvent& ev : feed->drain(&lost))
+      ASSERT_NE(model.apply(ev, now), ApplyResult::needs_resync) << ev.seq;
+    ASSERT_FALSE(lost);
+  };
+  uint64_t tree_drafts[3] = {0, 0, 0};
+  for (size_t step = 0; step < demo.steps(); ++step) {
+    ASSERT_TRUE(demo.next_step(now));
+    for (int i = 0; i < 120000 && demo.results()[step].finished == false; ++i) {
+      demo.poll(&e, now, false);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      now += 0.001;
+    }
+    ASSERT_TRUE(demo.results()[step].finished) << demo.caption();
+    ASSERT_EQ(demo.results()[step].error, "");
+    pump();
+    tree_drafts[step] = model.draft_counts().tree_drafts;
+  }
+  const std::vector<DemoStepResult>& r = demo.results();
+  const RequestMetrics& again = r[1].metrics;
+  EXPECT_EQ(again.output_tokens, r[0].metrics.output_tokens);
+  EXPECT_GE(again.drafted_tokens, again.output_tokens / 2) << "the reply was not drafted";
+  EXPECT_EQ(again.accepted_tokens, again.drafted_tokens) << "a greedy repeat keeps every draft";
+  EXPECT_GT(tree_drafts[1], tree_drafts[0]);
+  EXPECT_EQ(tree_drafts[2], tree_drafts[1]) << "a new question has nothing in the tree to draft";
+
+  // The counts come from the events; the mark sits on the first reply's
+  // node, which starts where the prompt ends.
+  uint64_t drafted = 0, accepted = 0;
+  for (const DemoStepResult& x : r) {
+    drafted += uint64_t(x.metrics.drafted_tokens);
+    accepted += uint64_t(x.metrics.accepted_tokens);
+  }
+  EXPECT_EQ(model.draft_counts().drafted_tokens, drafted);
+  EXPECT_EQ(model.draft_counts().accepted_tokens, accepted);
+  int marked = 0;
+  for (const auto& [id, n] : model.nodes()) {
+    if (n.drafted_at == kNever) continue;
+    ++marked;
+    EXPECT_EQ(n.depth_tokens, again.prompt_tokens) << "node #" << id;
+    EXPECT_GE(n.draft_kept, uint32_t(again.accepted_tokens) / 2);
+  }
+  EXPECT_EQ(marked, 1);
+  const CacheSnapshot snap = feed->snapshot();
+  EXPECT_EQ(model.infos(), snap.nodes);
+  lesson.release();
+}
+
+}  // namespace
+}  // namespace rc::ui::panel
