@@ -258,10 +258,11 @@ float copy_rope_base() { return static_cast<float>(std::pow(kRho, -kHd / 2.0)); 
 Status check_copy_spec(const RandomModelSpec& s) {
   const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   if (s.arch != "llama" || head_dim != kHd || s.heads / s.kv_heads < kSlots || s.layers < 2 ||
-      s.dim < kHd * (kSlots + 2) + kConstDims || s.llama3_rope || s.llama3_rope_metadata) {
+      s.dim < kHd * (kSlots + 2) + kConstDims || s.llama3_rope || s.llama3_rope_metadata ||
+      s.tied_output) {
     return Status(StatusCode::invalid_argument,
                   "--copy needs --arch llama, head dim 64, at least 8 heads per KV head, 2 "
-                  "layers and --dim 672, and no llama3 rope");
+                  "layers and --dim 672, no --tied and no llama3 rope");
   }
   return {};
 }
@@ -282,22 +283,19 @@ void add_copy_tensors(const RandomModelSpec& s, int64_t n_vocab, GgufWriter& w) 
     add_rows(w, name, DType::f32, dim, 1,
              [g, dim](int64_t, float* row) { std::fill(row, row + dim, g); });
   };
-  const std::string embd_as = s.tied_output ? "output.weight" : "token_embd.weight";
-  add_rows(w, "token_embd.weight", wt(embd_as, 0, l.dim), l.dim, n_vocab,
+  add_rows(w, "token_embd.weight", wt("token_embd.weight", 0, l.dim), l.dim, n_vocab,
            [=](int64_t v, float* row) {
              const std::vector<float> c = code(v);
              std::copy(c.begin(), c.end(), row + l.e(0));
              std::copy(u.begin(), u.end(), row + l.u());
            });
   norm("output_norm.weight", stream_norm2(l, l.layers));
-  if (!s.tied_output) {
-    const double gamma = kOutLogits / (kVoteTotal * double(l.code));
-    add_rows(w, "output.weight", wt("output.weight", 0, l.dim), l.dim, n_vocab,
-             [=](int64_t v, float* row) {
-               const std::vector<float> c = code(v);
-               for (int64_t i = 0; i < l.code; ++i) row[l.o(0) + i] = float(gamma) * c[size_t(i)];
-             });
-  }
+  const double gamma = kOutLogits / (kVoteTotal * double(l.code));
+  add_rows(w, "output.weight", wt("output.weight", 0, l.dim), l.dim, n_vocab,
+           [=](int64_t v, float* row) {
+             const std::vector<float> c = code(v);
+             for (int64_t i = 0; i < l.code; ++i) row[l.o(0) + i] = float(gamma) * c[size_t(i)];
+           });
   const int64_t q = int64_t(s.heads) * kHd;
   for (int layer = 0; layer < s.layers; ++layer) {
     const std::string b = "blk." + std::to_string(layer) + ".";

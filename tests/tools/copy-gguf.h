@@ -16,7 +16,8 @@
 namespace rc::testing {
 
 // invalid_argument unless the shape can hold the circuit: llama, head dim
-// 64, at least 8 query heads per KV head, at least 2 layers, dim >= 672.
+// 64, at least 8 query heads per KV head, at least 2 layers, dim >= 672,
+// an output.weight of its own (not tied) and no llama3 rope.
 Status check_copy_spec(const RandomModelSpec& spec);
 // rope.freq_base of the copy model (its rotary frequencies are 0.13^i).
 float copy_rope_base();
