@@ -1,7 +1,9 @@
 // The copy model (copy-gguf.h) copies: a chat whose user message is a
 // document, answered greedily, repeats the document token for token, in
 // fp32 and in the Q4_K_M mix; a random model of the same shape does not;
-// and drafted decoding's prompt lookup is accepted on it.
+// drafted decoding's prompt lookup is accepted on it; and its file holds
+// the random model's tensors (names, types, shapes, bytes), so a token
+// costs the same on both.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -11,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "model/gguf-reader.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"
 
@@ -25,10 +28,10 @@ const char* kDocument =
 // A small model of the copy construction (or a random one) for the test's lifetime.
 class ModelFile {
  public:
-  ModelFile(const std::string& type, bool copy) {
+  ModelFile(const std::string& type, bool copy, int layers = 6) {
     testing::RandomModelSpec s;
     s.arch = "llama", s.type = type, s.copy = copy;
-    s.dim = 1024, s.layers = 6, s.heads = 16, s.kv_heads = 2, s.ffn = 256, s.vocab = 1000;
+    s.dim = 1024, s.layers = layers, s.heads = 16, s.kv_heads = 2, s.ffn = 256, s.vocab = 1000;
     s.ctx = 2048, s.seed = 3;
     path_ = (std::filesystem::temp_directory_path() /
              ("rc-copy-" + type + (copy ? "-copy-" : "-random-") + std::to_string(::getpid()) +
@@ -136,6 +139,21 @@ TEST_P(CopyModel, DraftsFromThePromptAreAccepted) {
   EXPECT_EQ(a.tokens, b.tokens);
   EXPECT_GE(b.metrics.accepted_tokens, kTokens / 2);
   EXPECT_GE(b.metrics.accepted_tokens * 4, b.metrics.drafted_tokens * 3);  // 3 in 4 kept
+}
+
+// 16 layers: the Q4_K_M mix gives some of them Q6_K attn_v / ffn_down.
+TEST_P(CopyModel, SameTensorsAsTheRandomModel) {
+  ModelFile copy(GetParam(), true, 16), random(GetParam(), false, 16);
+  auto a = model::GgufFile::open(copy.path()), b = model::GgufFile::open(random.path());
+  ASSERT_TRUE(a.ok() && b.ok());
+  const auto &ta = (*a)->tensors(), &tb = (*b)->tensors();
+  ASSERT_EQ(ta.size(), tb.size());
+  for (size_t i = 0; i < ta.size(); ++i) {
+    EXPECT_EQ(ta[i].name, tb[i].name);
+    EXPECT_EQ(ta[i].type_id, tb[i].type_id) << ta[i].name;
+    EXPECT_EQ(ta[i].ne, tb[i].ne) << ta[i].name;
+    EXPECT_EQ(ta[i].n_bytes, tb[i].n_bytes) << ta[i].name;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Types, CopyModel, ::testing::Values("f32", "q4_k_m"));
