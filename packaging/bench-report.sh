@@ -14,8 +14,10 @@
 #      TinyLlama-shape GGUF (1.1B parameters) per weight type, made once with
 #      the test tool make-random-gguf and kept under the build directory.
 #   3. Drafted decoding: `bench` with --speculate off and tree on the
-#      regenerate, rewrite, agentic and random workloads (bundled model) and
-#      on regenerate and random with the TinyLlama-shape Q4_K_M file.
+#      regenerate, rewrite, agentic and random workloads (bundled model), on
+#      regenerate and random with the TinyLlama-shape Q4_K_M file, and on
+#      rewrite with a TinyLlama-shape Q4_K_M file built to copy its context
+#      (make-random-gguf --copy; a random model never copies).
 #   4. Cache tiers on the TinyLlama-shape Q4_K_M file: `bench --workload
 #      reopen` (a restart), `bench --workload notes --round-robin` over a
 #      pool a quarter of the conversations' KV, both with --tiers l1,disk;
@@ -150,6 +152,16 @@ if [ -s "$q4" ]; then
         echo "bench-report.sh: model-bench --prompt $n failed:" >&2; cat "$work/model-bench.log" >&2; exit 1; }
   done
 fi
+# rewrite needs a model that copies: the same shape and types, built to
+# copy its context (make-random-gguf --copy), so it costs what $q4 costs.
+copy_q4="$models_dir/tinyllama-shape-copy-q4_k_m.gguf"
+if [ ! -s "$copy_q4" ]; then
+  echo "   making $copy_q4" >&2
+  "$maker" --copy --arch llama --dim 2048 --layers 22 --heads 32 --kv-heads 4 --ffn 5632 \
+    --vocab 32000 --ctx 2048 --type q4_k_m --seed 1 --out "$copy_q4.part"
+  mv "$copy_q4.part" "$copy_q4"
+fi
+spec_runs+=("tinyllama-copy-q4_k_m rewrite $copy_q4")
 for run in "${spec_runs[@]}"; do
   read -r tag wt model <<< "$run"
   w="${wt%@*}"; temp=0; [ "$wt" != "$w" ] && temp="${wt#*@}"
@@ -282,7 +294,9 @@ L.append("tokens after each request's first over the time spent on them, over al
 L.append("requests and over the turns after each conversation's first (the")
 L.append("regenerations of *regenerate*: its first asks have nothing to draft from);")
 L.append("mean accepted is the draft tokens kept per step that verified a draft. The")
-L.append("replies are the same tokens with and without drafts.")
+L.append("replies are the same tokens with and without drafts. *tinyllama-copy-q4_k_m*: the")
+L.append("same shape and weight types built to copy its context (\`make-random-gguf --copy\`, the")
+L.append("same other arguments), so rewrite's reply repeats the document at the random file's cost.")
 L.append("")
 L.append("| model | workload | T | decode tok/s off / tree | speed-up | later turns: tok/s off / tree | speed-up | mean accepted | drafted / kept | same replies |")
 L.append("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")

@@ -132,15 +132,16 @@ Workload regenerate(int requests, Rng& rng) {
   return w;
 }
 
+// The user message is the document alone, so the reply's opening
+// ("<|end|>\n<|assistant|>\n" in the radixchat template) differs from the
+// document's ("<|end|>\n<|user|>\n") only in the role marker: what a model
+// that copies from the context needs to start the copy at the document.
 Workload rewrite(int requests, Rng& rng) {
   Workload w{"rewrite", {}};
   const std::string system =
-      "You are an editor. Repeat the user's document word for word, changing only what the "
-      "instruction asks for. Do not add anything.";
-  for (int i = 0; i < requests; ++i) {
-    w.conversations.push_back(
-        {system, {"Fix the capital letters in this document.\n\n" + paragraph(rng, 6)}});
-  }
+      "You are an editor. The user sends a document: repeat it word for word with its capital "
+      "letters fixed, changing nothing else. Do not add anything.";
+  for (int i = 0; i < requests; ++i) w.conversations.push_back({system, {paragraph(rng, 6)}});
   return w;
 }
 

@@ -11,7 +11,13 @@
 //   regenerate     a question, then "Regenerate" of the same messages a few
 //                  times (drafted decoding's best case at temperature 0)
 //   rewrite        a document the reply is asked to repeat with small edits
-//                  (the reply copies the prompt: prompt lookup's case)
+//                  (the reply copies the prompt: prompt lookup's case); the
+//                  instruction is the system message and the user message
+//                  is the document alone, so the reply opens as the
+//                  document does but for the role marker ("<|end|>\n
+//                  <|assistant|>\n" against "<|end|>\n<|user|>\n"): the
+//                  cue a model that copies its context needs, such as
+//                  make-random-gguf --copy's
 //   agentic        an agent loop: a long tool-use instruction block, then
 //                  turns whose tool results differ in one field, the
 //                  history growing with every reply

@@ -1,5 +1,7 @@
 // make-random-gguf: writes a deterministic random-weight GGUF of any
-// llama/qwen2/qwen3 shape and weight type (see random-gguf.h).
+// llama/qwen2/qwen3 shape and weight type (see random-gguf.h), or with
+// --copy a llama model of the same shape and types built to copy text from
+// its context (copy-gguf.h).
 //
 //   make-random-gguf --arch llama --dim 2048 --layers 22 --heads 32 --kv-heads 4
 //          --ffn 5632 --vocab 32000 --ctx 2048 --type q4_k_m --seed 1 --out tiny.gguf
@@ -32,6 +34,9 @@ int main(int argc, char** argv) {
   app.add_flag("--llama3-rope", s.llama3_rope, "write rope_freqs.weight (Llama 3.1 scaling)");
   app.add_flag("--llama3-rope-metadata", s.llama3_rope_metadata,
                "write Llama 3.1 scaling as rope.scaling.* metadata instead");
+  app.add_flag("--copy", s.copy,
+               "built weights whose greedy decoding copies text from the context (an "
+               "induction-head circuit; llama, head dim 64)");
   app.add_option("--vocab-from", s.vocab_from, "copy the vocabulary of a GGUF or tokenizer.model");
   app.add_option("--chat-template", s.chat_template, "radixchat llama2 zephyr chatml llama3, or ''")
       ->capture_default_str();

@@ -5,6 +5,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "copy-gguf.h"
 #include "cpu/quant.h"
 #include "model/gguf-reader.h"
 #include "tokenizer/chat-template.h"
@@ -194,7 +195,7 @@ Status check_spec(const RandomModelSpec& s) {
     return bad("--type " + s.type + " needs --dim, --ffn and heads * head dim multiples of " +
                std::to_string(block));
   }
-  return {};
+  return s.copy ? check_copy_spec(s) : Status();
 }
 
 VocabPieces synthetic_vocab(int n) {
@@ -260,7 +261,7 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
   const std::string a = s.arch + ".";
   const int head_dim = s.head_dim > 0 ? s.head_dim : s.dim / s.heads;
   w.set_string("general.architecture", s.arch);
-  w.set_string("general.name", "random-" + s.arch + "-" + s.type);
+  w.set_string("general.name", (s.copy ? "copy-" : "random-") + s.arch + "-" + s.type);
   w.set_u32("general.file_type", file_type_id(s.type));
   w.set_u32(a + "context_length", static_cast<uint32_t>(s.ctx));
   w.set_u32(a + "embedding_length", static_cast<uint32_t>(s.dim));
@@ -269,7 +270,7 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
   w.set_u32(a + "attention.head_count", static_cast<uint32_t>(s.heads));
   w.set_u32(a + "attention.head_count_kv", static_cast<uint32_t>(s.kv_heads));
   w.set_f32(a + "attention.layer_norm_rms_epsilon", 1e-5f);
-  w.set_f32(a + "rope.freq_base", s.rope_base);
+  w.set_f32(a + "rope.freq_base", s.copy ? copy_rope_base() : s.rope_base);
   w.set_u32(a + "rope.dimension_count", static_cast<uint32_t>(head_dim));
   if (s.head_dim > 0) {
     w.set_u32(a + "attention.key_length", static_cast<uint32_t>(head_dim));
@@ -289,6 +290,10 @@ Status add_random_model(const RandomModelSpec& s, GgufWriter& w) {
     w.set_string("tokenizer.chat_template", t->reference_jinja());
   }
 
+  if (s.copy) {
+    add_copy_tensors(s, n_vocab, w);
+    return {};
+  }
   const int64_t dim = s.dim, q = int64_t(s.heads) * head_dim;
   const int64_t kv = int64_t(s.kv_heads) * head_dim, ffn = s.ffn;
   auto wt = [&](const std::string& name, int layer, int64_t cols) {

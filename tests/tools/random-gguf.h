@@ -48,6 +48,9 @@ struct RandomModelSpec {
   // vocab >= 300, chat markers as user-defined pieces, then filler pieces).
   std::string vocab_from;
   std::string chat_template = "radixchat";  // written as tokenizer.chat_template; "" for none
+  // Built weights instead of random ones: greedy decoding copies text the
+  // context holds (copy-gguf.h). rope_base is then the circuit's own.
+  bool copy = false;
 };
 
 // Checks the spec (types vs row lengths, heads vs dims, ...): invalid_argument.
