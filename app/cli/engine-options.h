@@ -34,7 +34,8 @@ struct EngineOptions {
         ->check(CLI::IsMember({"f16", "bf16", "f32"}));
     app.add_option("--speculate", config.speculate,
                    "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
-                   "verifies them in one step (same tokens as off), off decodes one at a time")
+                   "verifies them in one step (same tokens as off; the default), off decodes one at a "
+                   "time")
         ->check(CLI::IsMember({"off", "tree"}));
     app.add_option("--kv-host-size", config.kv_host_bytes,
                    "host-memory cache tier below the pool, in bytes (2G, 512M; default: none)")

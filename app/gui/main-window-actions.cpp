@@ -325,7 +325,7 @@ void MainWindow::loadModel(const QString& path, const QString& cachePolicy, qint
   r.path = path;
   r.cachePolicy = cachePolicy.isEmpty() ? QStringLiteral("radix") : cachePolicy;
   r.poolTokens = poolTokens;
-  r.drafted = settings_->value(QStringLiteral("models/drafted"), false).toBool();
+  r.drafted = settings_->value(QStringLiteral("models/drafted"), true).toBool();
   setTierRequest(r);
   engine_->load(r);
 }

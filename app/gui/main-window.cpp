@@ -230,7 +230,7 @@ void MainWindow::buildMenus() {
   draftedAction_->setToolTip(
       tr("Propose reply tokens from the cached tree and verify them in one step; the reply "
          "is the same, and a footer says how many were drafted and accepted"));
-  draftedAction_->setChecked(settings_->value(QStringLiteral("models/drafted"), false).toBool());
+  draftedAction_->setChecked(settings_->value(QStringLiteral("models/drafted"), true).toBool());
   connect(draftedAction_, &QAction::toggled, this, [this](bool on) {
     settings_->setValue(QStringLiteral("models/drafted"), on);
     if (!engine_->engine() || controller_->remote()) return;

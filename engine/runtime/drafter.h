@@ -56,7 +56,10 @@ class DraftBudget {
   static constexpr int kMinMatch = 4;  // prompt lookup: tokens that must agree
   static constexpr int kMaxMatch = 8;
 
-  explicit DraftBudget(bool greedy = false) : tree_limit_(greedy ? kMaxTokens : kStartTokens) {}
+  explicit DraftBudget(bool greedy = false)
+      : greedy_(greedy), tree_limit_(greedy ? kMaxTokens : kStartTokens) {}
+
+  bool greedy() const { return greedy_; }
 
   int limit(DraftSource source) const {
     return source == DraftSource::tree ? tree_limit_ : prompt_limit_;
@@ -67,6 +70,7 @@ class DraftBudget {
   void update(DraftSource source, int drafted, int accepted);
 
  private:
+  bool greedy_;
   int tree_limit_;
   int prompt_limit_ = kStartTokens;
   int min_match_ = kMinMatch;

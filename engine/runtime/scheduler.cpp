@@ -315,6 +315,10 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   seq.insert(seq.end(), r.output.begin(), r.output.end());
   const Draft d = propose_draft(cache_, seq, r.draft_budget, k);
   if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
+  // A greedy request's tree draft is near certain (drafter.h) and always
+  // verified; any other draft only where it is expected to pay.
+  const bool certain = d.source == DraftSource::tree && r.draft_budget.greedy();
+  if (!certain && !draft_costs_.worth(d.source, static_cast<int>(d.tokens.size()))) return;
   r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
   r.step_source = d.source;
   r.draft_node = d.node;
@@ -343,6 +347,9 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   }
   if (drafted == 0) return;
   r.draft_budget.update(r.step_source, drafted, accepted);
+  if (!(r.step_source == DraftSource::tree && r.draft_budget.greedy())) {
+    draft_costs_.note_draft(r.step_source, drafted, accepted);
+  }
   totals_.drafted_tokens += static_cast<uint64_t>(drafted);
   totals_.accepted_tokens += static_cast<uint64_t>(accepted);
   totals_.draft_steps++;
@@ -418,9 +425,11 @@ bool Scheduler::step() {
 
   const Clock::time_point t0 = Clock::now();
   Status st = runner_.forward(batch_, logits_);
+  const double step_ms = ms_between(t0, Clock::now());
+  if (st.ok()) draft_costs_.note_step(batch_.n_tokens(), step_ms);
   // The cost model's prefill speed, from steps that are mostly prefill.
   if (tiers_ && st.ok() && prefill_tokens >= kTimedPrefillTokens) {
-    tiers_->note_prefill(batch_.n_tokens(), ms_between(t0, Clock::now()));
+    tiers_->note_prefill(batch_.n_tokens(), step_ms);
   }
   if (!st.ok()) {
     for (Request* r : batch_owner_) finish(*r, FinishReason::error, st);

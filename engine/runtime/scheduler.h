@@ -24,6 +24,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "draft-costs.h"
 #include "model-runner.h"
 #include "radixchat/cache.h"
 #include "radixchat/engine.h"
@@ -123,6 +124,7 @@ class Scheduler {
   std::vector<RequestId> finished_ids_;
   uint64_t step_ = 0;
   SchedulerTotals totals_;
+  DraftCosts draft_costs_;  // step times and keep rates: which drafts pay
   ForwardBatch batch_;
   std::vector<Request*> batch_owner_;
   std::vector<Request*> prefill_order_;  // add_prefill_chunks' scratch

@@ -42,7 +42,8 @@ struct DemoScenario {
   // cache setting says (the tiers hang under the radix tree).
   bool disk_tier = false;
   // The lesson engine drafts replies from its tree (drafted decoding,
-  // EngineConfig::speculate "tree"), whatever the app's setting.
+  // EngineConfig::speculate "tree"), whatever the app's setting; the other
+  // lessons never draft.
   bool speculate = false;
   std::vector<DemoStep> steps;
 };

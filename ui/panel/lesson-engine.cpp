@@ -29,7 +29,9 @@ EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int
 EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s,
                              const std::string& policy, int64_t pool_tokens) {
   EngineConfig c = lesson_config(user, s.disk_tier ? "radix" : policy, pool_tokens);
-  if (s.speculate) c.speculate = "tree";
+  // Only the drafting lesson drafts: in the others, draft marks would be
+  // noise beside what they teach.
+  c.speculate = s.speculate ? "tree" : "off";
   return c;
 }
 

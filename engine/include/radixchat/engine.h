@@ -42,9 +42,10 @@ struct EngineConfig {
   int max_queue_age_steps = 64;  // cache-aware ordering never delays a request longer
   // Drafted decoding: "tree" drafts tokens from the cache tree and the
   // prompt and verifies them in one forward pass (the same tokens as "off",
-  // faster where replies repeat what the engine has seen); "off" decodes
-  // one token per step.
-  std::string speculate = "off";
+  // faster where replies repeat what the engine has seen, and only where a
+  // draft is expected to pay: docs/architecture.md section 20); "off"
+  // decodes one token per step.
+  std::string speculate = "tree";
   std::string chat_template;  // empty: chosen from the model's metadata
   // Cache tiers below the pool (docs/architecture.md section 8). KV of whole
   // blocks of kv_block_tokens tokens is written through to each tier and

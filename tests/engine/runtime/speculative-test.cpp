@@ -15,6 +15,7 @@
 #include "prompt-ids.h"
 #include "random-gguf.h"
 #include "runtime-fixture.h"
+#include "runtime/draft-costs.h"
 #include "runtime/drafter.h"
 
 namespace rc::runtime {
@@ -384,6 +385,41 @@ TEST(Drafter, GreedyRequestsDraftTheWholeTreeContinuationAtOnce) {
   DraftBudget b(true);
   b.update(DraftSource::tree, DraftBudget::kMaxTokens, 5);
   EXPECT_EQ(b.limit(DraftSource::tree), 6);
+}
+
+// The draft gate: verify while 1 + E(k) tokens per verifying step beat a
+// token per decode step, from measured step times and keep rates.
+TEST(DraftCosts, DraftsPayOnlyWhileTheirTokensAreKept) {
+  DraftCosts c;
+  EXPECT_TRUE(c.worth(DraftSource::prompt, 8));  // nothing measured yet
+  c.note_step(1, 1.0);
+  EXPECT_TRUE(c.worth(DraftSource::prompt, 8));  // a 9-token step not measured yet
+  c.note_step(9, 4.0);
+  EXPECT_DOUBLE_EQ(c.step_ms(9), 4.0);
+  // Whole drafts kept: E(8) near 8, 9 tokens for the time of 4.
+  for (int i = 0; i < 20; ++i) c.note_draft(DraftSource::prompt, 8, 8);
+  EXPECT_GT(c.keep_rate(DraftSource::prompt), 0.95);
+  EXPECT_TRUE(c.worth(DraftSource::prompt, 8));
+  // Drafts that fail at once: refused, but tried again every kExploreEvery.
+  for (int i = 0; i < 40; ++i) c.note_draft(DraftSource::prompt, 8, 0);
+  EXPECT_LT(c.keep_rate(DraftSource::prompt), 0.15);
+  int tried = 0;
+  for (int i = 0; i < 2 * DraftCosts::kExploreEvery; ++i) tried += c.worth(DraftSource::prompt, 8);
+  EXPECT_EQ(tried, 2);
+  // The sources keep their own rates.
+  EXPECT_DOUBLE_EQ(c.keep_rate(DraftSource::tree), 0.75);
+}
+
+TEST(DraftCosts, TheStepTimeDecides) {
+  // At the prior keep rate of 0.75, 8 draft tokens are worth 1 + 2.70
+  // tokens: a verifying step of 3 decode steps pays, one of 4 does not.
+  DraftCosts cheap, dear;
+  cheap.note_step(1, 1.0);
+  cheap.note_step(9, 3.0);
+  dear.note_step(1, 1.0);
+  dear.note_step(9, 4.0);
+  EXPECT_TRUE(cheap.worth(DraftSource::prompt, 8));
+  EXPECT_FALSE(dear.worth(DraftSource::prompt, 8));
 }
 
 }  // namespace

@@ -191,15 +191,17 @@ TEST_F(MainWindowTest, DraftedDecodingSwitchIsSavedAndShownInTheFooter) {
   for (QAction* a : window_->findChildren<QAction*>())
     if (a->text() == QLatin1String("&Drafted decoding")) drafted = a;
   ASSERT_NE(drafted, nullptr);
-  EXPECT_FALSE(drafted->isChecked());
-  EXPECT_FALSE(window_->engineHost()->modelRequest().drafted);
-  QSignalSpy ready(window_->engineHost(), &rc::ui::EngineHost::modelReady);
-  drafted->trigger();
-  ASSERT_TRUE(waitUntil([&] { return ready.count() > 0; }, 120000));
+  // On by default; switched off and on again, each saved and reloaded.
+  EXPECT_TRUE(drafted->isChecked());
   EXPECT_TRUE(window_->engineHost()->modelRequest().drafted);
-  {
+  QSignalSpy ready(window_->engineHost(), &rc::ui::EngineHost::modelReady);
+  for (const bool on : {false, true}) {
+    const int before = ready.count();
+    drafted->trigger();
+    ASSERT_TRUE(waitUntil([&] { return ready.count() > before; }, 120000));
+    EXPECT_EQ(window_->engineHost()->modelRequest().drafted, on);
     QSettings saved(dir_.filePath("settings.ini"), QSettings::IniFormat);
-    EXPECT_TRUE(saved.value("models/drafted").toBool());
+    EXPECT_EQ(saved.value("models/drafted").toBool(), on);
   }
 
   ChatSampling s = window_->controller()->sampling();
