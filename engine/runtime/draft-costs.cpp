@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cmath>
 
 namespace rc::runtime {
 
@@ -13,11 +12,11 @@ constexpr double kStepWeight = 0.2;
 // Each verified draft scales the earlier counts by this.
 constexpr double kRateDecay = 0.9;
 
-int bucket_of(int tokens) {
-  return std::min(int(std::bit_width(unsigned(std::max(tokens, 1)))) - 1, 9);
-}
-
 }  // namespace
+
+int DraftCosts::bucket_of(int tokens) {
+  return std::min(int(std::bit_width(unsigned(std::max(tokens, 1)))) - 1, kBuckets - 1);
+}
 
 void DraftCosts::note_step(int tokens, double ms) {
   if (tokens <= 0 || ms < 0) return;

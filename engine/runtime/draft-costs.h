@@ -44,8 +44,10 @@ class DraftCosts {
   double keep_rate(DraftSource source) const;
 
  private:
-  // Steps by size: bucket b holds steps of [2^b, 2^(b+1)) tokens.
+  // Steps by size: bucket b holds steps of [2^b, 2^(b+1)) tokens, the last
+  // every longer step too.
   static constexpr int kBuckets = 10;
+  static int bucket_of(int tokens);
   struct Bucket {
     double ms = 0, tokens = 0;  // moving averages
     bool known = false;

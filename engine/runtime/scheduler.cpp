@@ -328,8 +328,11 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   const int base = r.filled;
   const int drafted = static_cast<int>(r.step_tokens.size()) - 1;
   // Counted before each token streams: the request may finish on any of
-  // them, and finish() reports the counts.
+  // them, and finish() reports the request's counts and publishes the
+  // engine's.
   r.drafted_tokens += drafted;
+  totals_.drafted_tokens += static_cast<uint64_t>(drafted);
+  if (drafted > 0) totals_.draft_steps++;
   int accepted = 0;
   for (int i = 0; i <= drafted; ++i) {
     // Positions base .. base + i hold the last token and the draft tokens
@@ -341,6 +344,7 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
     if (kept) {
       ++accepted;
       ++r.accepted_tokens;
+      ++totals_.accepted_tokens;
     }
     stream_token(r, token);
     if (r.finished || !kept) break;
@@ -350,9 +354,6 @@ void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
   if (!(r.step_source == DraftSource::tree && r.draft_budget.greedy())) {
     draft_costs_.note_draft(r.step_source, drafted, accepted);
   }
-  totals_.drafted_tokens += static_cast<uint64_t>(drafted);
-  totals_.accepted_tokens += static_cast<uint64_t>(accepted);
-  totals_.draft_steps++;
   cache_.note_draft(r.draft_node, drafted, accepted);
 }
 

@@ -242,6 +242,26 @@ TEST(SpeculativeScheduler, CacheInvariantsHoldUnderLoad) {
 // earlier reply back from the node that holds it, and the cache's draft
 // events name that node and add up to the request's drafted and accepted
 // counts (wasted = drafted - accepted); prompt-lookup drafts name no node.
+// A request that finishes inside a drafted step: the engine's totals,
+// published as it finishes (what a caller reads in its finished callback),
+// already count that step's draft.
+TEST(SpeculativeTotals, PublishedAsTheRequestFinishesWithItsLastDraft) {
+  RuntimeRig rig(options("", true, "radix"));
+  const std::vector<int32_t> prompt = rig.tokens_of("The radix tree keeps the cache of");
+  rig.add(prompt, 40);
+  rig.run_to_completion();
+  SchedulerTotals at_finish;
+  rig.sched().set_before_finish([&] { at_finish = rig.sched().totals(); });
+  const RequestId again = rig.add(prompt, 40);
+  rig.run_to_completion();
+  const RequestMetrics& m = rig.result(again).metrics;
+  ASSERT_GT(m.drafted_tokens, 0);
+  EXPECT_EQ(m.drafted_tokens, m.accepted_tokens) << "a greedy regeneration keeps its drafts";
+  EXPECT_EQ(at_finish.drafted_tokens, rig.sched().totals().drafted_tokens);
+  EXPECT_EQ(at_finish.accepted_tokens, rig.sched().totals().accepted_tokens);
+  EXPECT_EQ(at_finish.draft_steps, rig.sched().totals().draft_steps);
+}
+
 TEST(SpeculativeEvents, RegenerateNamesTheEarlierRepliesNode) {
   RuntimeRig rig(options("", true, "radix"));
   const std::vector<int32_t> prompt = rig.tokens_of("The radix tree keeps the cache of");
