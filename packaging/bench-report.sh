@@ -163,18 +163,18 @@ if [ ! -s "$copy_q4" ]; then
 fi
 spec_runs+=("tinyllama-copy-q4_k_m rewrite 8 $copy_q4")
 for run in "${spec_runs[@]}"; do
-  read -r tag wt requests model <<< "$run"
+  read -r tag wt spec_requests model <<< "$run"
   w="${wt%@*}"; temp=0; [ "$wt" != "$w" ] && temp="${wt#*@}"
   # off and tree alternated, three times each: the table takes each one's median.
   for rep in 1 2 3; do
     for sp in off tree; do
       "$cli" bench --model "$model" --workload "$w" --temperature "$temp" --speculate "$sp" \
-        --requests "$requests" --concurrency 1 --max-tokens 64 --threads "$threads" --json \
+        --requests "$spec_requests" --concurrency 1 --max-tokens 64 --threads "$threads" --json \
         > "$work/spec-$tag-$wt-$sp-$rep.json" 2> "$work/spec.log" || {
           echo "bench-report.sh: bench $w --speculate $sp failed:" >&2; cat "$work/spec.log" >&2; exit 1; }
     done
   done
-  echo "$tag $wt $temp $requests" >> "$work/spec-runs.txt"
+  echo "$tag $wt $temp $spec_requests" >> "$work/spec-runs.txt"
 done
 echo "== cache tiers (bench --tiers)" >&2
 tier_runs=()
