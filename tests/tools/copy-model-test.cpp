@@ -9,10 +9,10 @@
 #include <unistd.h>
 #include <algorithm>
 #include <filesystem>
-#include <future>
 #include <string>
 #include <vector>
 
+#include "greedy-reply.h"
 #include "model/gguf-reader.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"
@@ -47,30 +47,8 @@ class ModelFile {
   std::string path_;
 };
 
-struct Reply {
-  std::vector<int32_t> tokens;
-  RequestMetrics metrics;
-};
-
-Reply greedy(Engine& e, const std::vector<ChatMessage>& messages, int n) {
-  GenerateRequest req;
-  req.messages = messages;
-  req.max_tokens = n;
-  req.ignore_eos = true;
-  Reply r;
-  std::promise<void> done;
-  auto id = e.submit(req, [&](const StreamEvent& ev) {
-    if (ev.token >= 0) r.tokens.push_back(ev.token);
-    if (ev.finished) {
-      r.metrics = ev.metrics;
-      done.set_value();
-    }
-    return true;
-  });
-  EXPECT_TRUE(id.ok()) << id.status().to_string();
-  done.get_future().wait();
-  return r;
-}
+using rc::test::greedy;
+using rc::test::Reply;
 
 std::unique_ptr<Engine> open(const std::string& path, const std::string& speculate) {
   EngineConfig cfg;

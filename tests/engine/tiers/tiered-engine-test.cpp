@@ -13,11 +13,11 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <future>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "greedy-reply.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"
 #include "redis-server-fixture.h"
@@ -96,30 +96,8 @@ bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
          std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
 }
 
-struct Reply {
-  std::vector<int32_t> tokens;
-  RequestMetrics metrics;
-};
-
-Reply greedy(Engine& e, const std::vector<ChatMessage>& messages, int n) {
-  GenerateRequest req;
-  req.messages = messages;
-  req.max_tokens = n;
-  req.ignore_eos = true;
-  Reply out;
-  std::promise<void> done;
-  auto id = e.submit(req, [&](const StreamEvent& ev) {
-    if (ev.token >= 0) out.tokens.push_back(ev.token);
-    if (ev.finished) {
-      out.metrics = ev.metrics;
-      done.set_value();
-    }
-    return true;
-  });
-  EXPECT_TRUE(id.ok()) << id.status().to_string();
-  if (id.ok()) done.get_future().wait();
-  return out;
-}
+using rc::test::greedy;
+using rc::test::Reply;
 
 const TierInfo* tier(const EngineStats& s, const std::string& name) {
   for (const TierInfo& t : s.tiers.tiers) {
@@ -303,7 +281,7 @@ TEST(TieredEngine, OtherModelOrKvTypeNeverSharesBlocks) {
     std::unique_ptr<Engine> writer = open(cfg);
     logits_of(*writer, prompt);
   }
-  for (const std::string& variant : {"kv-f32", "model"}) {
+  for (const std::string variant : {"kv-f32", "model"}) {
     EngineConfig other = cfg;
     if (variant == "kv-f32") other.kv_type = "f32";
     if (variant == "model") other.model_path = random_q4k_model();
