@@ -86,7 +86,10 @@ int32_t Sampler::sample(std::span<float> logits, std::span<const int32_t> histor
   std::nth_element(order_.begin(), order_.begin() + (sorted - 1), order_.end(), by_logit);
   std::sort(order_.begin(), order_.begin() + sorted, by_logit);
   probs_.resize(size_t(sorted));
-  for (int i = 0; i < sorted; ++i) probs_[size_t(i)] = weight(order_[size_t(i)]);
+  for (int i = 0; i < sorted; ++i) {
+    const int32_t t = order_[size_t(i)];
+    probs_[size_t(i)] = top_k ? weight(t) : weights_[size_t(t)];
+  }
   if (top_k) {
     for (float w : probs_) sum += w;
   }

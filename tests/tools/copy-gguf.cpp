@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "cpu/quant.h"
+#include "splitmix.h"
 
 namespace rc::testing {
 
@@ -73,21 +74,7 @@ constexpr double kRecencyLogits = 20, kRecencyPhase = 0.15;
 constexpr double kVoteTotal = 0.5;  // |O| / |E| when every vote agrees
 constexpr double kOutLogits = 40;   // the copied token's logit
 
-struct Rng {  // splitmix64, as random-gguf.cpp
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-};
-
-uint64_t key(uint64_t seed, const std::string& name) {
-  uint64_t h = 1469598103934665603ull ^ seed;  // FNV-1a
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+using Rng = SplitMix64;
 
 std::vector<float> signs(uint64_t stream, int64_t n) {
   Rng r{stream};
@@ -207,8 +194,8 @@ void add_induction_layer(const RandomModelSpec& s, const Layout& l, int layer,
   for (int kv = 0; kv < l.kv; ++kv) {
     for (int j = 0; j < kSlots; ++j) {
       perm[size_t(kv)].push_back(
-          permutation(key(s.seed, "copy.slot." + std::to_string(layer) + "." + std::to_string(kv) +
-                                      "." + std::to_string(j))));
+          permutation(name_hash(s.seed, "copy.slot." + std::to_string(layer) + "." +
+                                            std::to_string(kv) + "." + std::to_string(j))));
     }
   }
   const double alpha = std::sqrt(std::sqrt(double(kHd)) * kSlotLogits / kSlotDims);
@@ -274,8 +261,8 @@ Status check_copy_spec(const RandomModelSpec& s) {
 
 void add_copy_tensors(const RandomModelSpec& s, int64_t n_vocab, GgufWriter& w) {
   const Layout l = layout_of(s);
-  const std::vector<float> u = signs(key(s.seed, "copy.const"), kConstDims);
-  const uint64_t code_key = key(s.seed, "copy.code");
+  const std::vector<float> u = signs(name_hash(s.seed, "copy.const"), kConstDims);
+  const uint64_t code_key = name_hash(s.seed, "copy.code");
   auto code = [code_key, l](int64_t token) {
     return signs(code_key ^ (uint64_t(token) * 0xd1342543de82ef95ull), l.code);
   };

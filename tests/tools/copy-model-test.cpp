@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "greedy-reply.h"
+#include "engine-reply.h"
 #include "model/gguf-reader.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"

@@ -8,6 +8,7 @@
 #include "copy-gguf.h"
 #include "cpu/quant.h"
 #include "model/gguf-reader.h"
+#include "splitmix.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/spm-proto.h"
 
@@ -21,28 +22,7 @@ namespace {
 
 Status bad(std::string msg) { return Status(StatusCode::invalid_argument, std::move(msg)); }
 
-// splitmix64: a tiny, portable, seedable generator (std distributions differ
-// between standard libraries, and the files must be identical everywhere).
-struct Rng {
-  uint64_t s;
-  uint64_t next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double uniform() { return (next() >> 11) * (1.0 / 9007199254740992.0); }  // [0, 1)
-  float normal() {                                                          // Box-Muller
-    const double u1 = uniform() + 1e-300, u2 = uniform();
-    return static_cast<float>(std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * std::numbers::pi * u2));
-  }
-};
-
-uint64_t name_hash(uint64_t seed, const std::string& name) {
-  uint64_t h = 1469598103934665603ull ^ seed;  // FNV-1a over the name
-  for (unsigned char c : name) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
+using Rng = SplitMix64;
 
 bool parse_type(const std::string& t, DType* out) {
   static const std::pair<const char*, DType> kTypes[] = {

@@ -5,38 +5,21 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <future>
 
+#include "engine-reply.h"
 #include "radixchat/context-fit.h"
 #include "radixchat/engine.h"
 
 namespace rc {
 namespace {
 
-struct Reply {
-  std::string text;
-  RequestMetrics metrics;
-  FinishReason reason = FinishReason::none;
-};
+using test::Reply;
 
 Reply run(Engine& engine, std::vector<ChatMessage> messages, int max_tokens) {
   GenerateRequest req;
   req.messages = std::move(messages);
   req.max_tokens = max_tokens;
-  Reply r;
-  std::promise<void> done;
-  auto id = engine.submit(req, [&](const StreamEvent& ev) {
-    r.text += ev.text;
-    if (ev.finished) {
-      r.metrics = ev.metrics;
-      r.reason = ev.reason;
-      done.set_value();
-    }
-    return true;
-  });
-  EXPECT_TRUE(id.ok()) << id.status().to_string();
-  if (id.ok()) done.get_future().wait();
-  return r;
+  return test::run_request(engine, std::move(req));
 }
 
 TEST(ContextOverflow, LongChatPastTheContextKeepsHittingTheCache) {

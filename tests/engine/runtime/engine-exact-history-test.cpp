@@ -6,19 +6,14 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <future>
 
+#include "engine-reply.h"
 #include "radixchat/engine.h"
 
 namespace rc {
 namespace {
 
-struct Reply {
-  std::string text;
-  std::vector<int32_t> ids;
-  RequestMetrics metrics;
-  FinishReason reason = FinishReason::none;
-};
+using test::Reply;
 
 Reply run(Engine& engine, const std::vector<ChatMessage>& messages, uint64_t seed) {
   GenerateRequest req;
@@ -26,21 +21,7 @@ Reply run(Engine& engine, const std::vector<ChatMessage>& messages, uint64_t see
   req.max_tokens = 48;
   req.sampling.temperature = 1.0f;
   req.sampling.seed = seed;
-  Reply r;
-  std::promise<void> done;
-  auto id = engine.submit(req, [&](const StreamEvent& ev) {
-    r.text += ev.text;
-    if (ev.token >= 0) r.ids.push_back(ev.token);
-    if (ev.finished) {
-      r.metrics = ev.metrics;
-      r.reason = ev.reason;
-      done.set_value();
-    }
-    return true;
-  });
-  EXPECT_TRUE(id.ok()) << id.status().to_string();
-  if (id.ok()) done.get_future().wait();
-  return r;
+  return test::run_request(engine, std::move(req));
 }
 
 std::unique_ptr<Engine> make_engine(const std::string& cache) {
@@ -85,7 +66,7 @@ TEST(ExactHistory, TemperatureOneChatComputesOnlyTheNewTurn) {
     }
     // The text sent back would re-encode to other ids at least once.
     auto again = engine->tokenize(r.text, false);
-    if (again.ok() && *again != r.ids) ++reencoded_differently;
+    if (again.ok() && *again != r.tokens) ++reencoded_differently;
     prev = r;
     history.push_back({"assistant", r.text});
   }
@@ -105,11 +86,11 @@ TEST(ExactHistory, CachedAndUncachedGenerateTheSameTokens) {
     b.push_back({"user", kUser[turn]});
     const Reply ra = run(*radix, a, 7 + turn);
     const Reply rb = run(*off, b, 7 + turn);
-    ASSERT_EQ(ra.ids, rb.ids) << "turn " << turn;
+    ASSERT_EQ(ra.tokens, rb.tokens) << "turn " << turn;
     EXPECT_EQ(ra.metrics.prompt_tokens, rb.metrics.prompt_tokens);
     a.push_back({"assistant", ra.text});
     ChatMessage with_ids{"assistant", rb.text};
-    with_ids.tokens = rb.ids;  // the streamed ids: an end-of-turn id is never streamed
+    with_ids.tokens = rb.tokens;  // the streamed ids: an end-of-turn id is never streamed
     b.push_back(with_ids);
   }
   EXPECT_EQ(off->stats().cached_tokens, 0u);
@@ -123,7 +104,7 @@ TEST(ExactHistory, RenderedPromptStartsWithThePreviousPromptAndReply) {
   const auto before = engine->render_chat(history);
   ASSERT_TRUE(before.ok());
   const Reply r = run(*engine, history, 3);
-  const std::vector<int32_t>& generated = r.ids;
+  const std::vector<int32_t>& generated = r.tokens;
   history.push_back({"assistant", r.text});
   history.push_back({"user", kUser[1]});
   auto next = engine->render_chat(history);

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "greedy-reply.h"
+#include "engine-reply.h"
 #include "radixchat/engine.h"
 #include "random-gguf.h"
 #include "redis-server-fixture.h"
