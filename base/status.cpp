@@ -12,6 +12,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::no_pages: return "no free KV pages";
     case StatusCode::too_long: return "too long";
     case StatusCode::cancelled: return "cancelled";
+    case StatusCode::permission_denied: return "permission denied";
     case StatusCode::internal: return "internal error";
   }
   return "unknown";

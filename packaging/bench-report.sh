@@ -24,6 +24,8 @@
 #      long-context-qa on the bundled model with --tiers l1,host,disk; and
 #      sharing through Redis with packaging/bench-tiers-share.py (skipped
 #      without redis-server).
+#   5. Sealing a tier block: tier-bench's BM_Seal (seal, open) beside
+#      BM_Disk (a get and a put of the same block, fsync on) in one run.
 # With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
 # llama-bench), llama-bench runs on the same files with the same threads and
 # token counts, and the table gains its columns. With --baseline CLI (a
@@ -202,6 +204,14 @@ if command -v redis-server > /dev/null; then
       echo "bench-report.sh: the Redis sharing run failed:" >&2; cat "$work/tiers.log" >&2; exit 1; }
   echo "$(basename "$share_model")" > "$work/tiers-share-model.txt"
 fi
+echo "== sealing (tier-bench)" >&2
+seal_bench="$build/tests/engine/tiers/tier-bench"
+seal_filter='BM_Seal|BM_Disk/put:0/fsync:1|BM_Disk/put:1/fsync:1'
+[ -x "$seal_bench" ] || { echo "bench-report.sh: build tier-bench first" >&2; exit 1; }
+"$seal_bench" --benchmark_filter="$seal_filter" --benchmark_repetitions=5 \
+  --benchmark_report_aggregates_only=true --benchmark_format=json \
+  > "$work/seal.json" 2> "$work/seal.log" || {
+    echo "bench-report.sh: tier-bench failed:" >&2; cat "$work/seal.log" >&2; exit 1; }
 load_after="$(cut -d' ' -f1-3 /proc/loadavg)"
 
 python3 - "$work" "$out" <<PY
@@ -367,6 +377,25 @@ if os.path.exists(f"{work}/tiers-share.json"):
              f"{sh['ttft_ms_recompute']:.1f} | {sh['ratio']:.3f}x |")
 else:
     L.append("(Sharing through Redis was not measured: no redis-server on this machine.)")
+L.append("")
+L.append("## Sealing a tier block")
+L.append("")
+L.append("\`tier-bench --benchmark_filter='$seal_filter' --benchmark_repetitions=5\`:")
+L.append("one TinyLlama-1.1B-shaped block (22 layers, 4 KV heads, head dim 64, F16, 16")
+L.append("tokens: 352 KiB) sealed and opened in memory (XChaCha20-Poly1305, then the")
+L.append("block checks and the finite-value scan), and read from and written to the")
+L.append("disk store (fsync on), which includes the sealing. Medians of five runs.")
+L.append("")
+L.append("| operation | ms per block | of a disk read |")
+L.append("| --- | ---: | ---: |")
+seal = {b["run_name"]: b["real_time"] / 1e6 for b in json.load(open(f"{work}/seal.json"))["benchmarks"]
+        if b.get("aggregate_name") == "median"}
+disk_get = seal["BM_Disk/put:0/fsync:1/real_time"]
+for name, label in [("BM_Seal/open:0/real_time", "seal (put's share)"),
+                    ("BM_Seal/open:1/real_time", "open (get's share)"),
+                    ("BM_Disk/put:0/fsync:1/real_time", "disk get, sealed"),
+                    ("BM_Disk/put:1/fsync:1/real_time", "disk put, sealed, fsync")]:
+    L.append(f"| {label} | {seal[name]:.3f} | {seal[name] / disk_get:.2f}x |")
 L.append("")
 L.append("Ideas that were measured and not kept are listed in")
 L.append("[notes/tried-and-dropped.md](notes/tried-and-dropped.md).")

@@ -17,7 +17,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
   libpcre2-dev nodejs npm
-  libhiredis-dev redis-server
+  libhiredis-dev redis-server libsodium-dev
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
   xvfb xauth python3
   dpkg-dev lintian desktop-file-utils appstream

@@ -98,6 +98,7 @@ int run_chat(const ChatOptions& o) {
         m.prompt_tokens, m.cached_tokens, tier_note(m).c_str(), m.computed_tokens, m.ttft_ms,
         m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
   }
+  report_tier_trouble(*engine);
   return 0;
 }
 

@@ -72,6 +72,7 @@ int run_generate(const GenerateOptions& o) {
         m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
         finish_reason_name(end.reason));
   }
+  report_tier_trouble(*engine);
   return 0;
 }
 

@@ -29,6 +29,7 @@ Command add_logits_command(CLI::App& root);
 Command add_model_bench_command(CLI::App& root);
 Command add_bench_command(CLI::App& root);
 Command add_cache_bench_command(CLI::App& root);
+Command add_cache_clear_command(CLI::App& root);
 Command add_cache_demo_command(CLI::App& root);
 Command add_serve_command(CLI::App& root);
 Command add_tokenize_command(CLI::App& root);

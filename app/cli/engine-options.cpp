@@ -13,6 +13,19 @@ std::string tier_note(const RequestMetrics& m) {
   return "";
 }
 
+void report_tier_trouble(const Engine& engine) {
+  for (const TierInfo& t : engine.stats().tiers.tiers) {
+    if (t.state != "up")
+      std::fprintf(stderr, "radixchat-cli: the %s tier is %s: %s\n", t.name.c_str(),
+                   t.state.c_str(), t.error.c_str());
+    if (t.refused > 0)
+      std::fprintf(stderr,
+                   "radixchat-cli: the %s tier refused %llu blocks (damaged, moved or not "
+                   "sealed with this key); they were recomputed\n",
+                   t.name.c_str(), static_cast<unsigned long long>(t.refused));
+  }
+}
+
 std::unique_ptr<Engine> open_engine(const EngineConfig& config) {
   Result<std::unique_ptr<Engine>> engine = Engine::create(config);
   if (!engine.ok()) {

@@ -1,7 +1,8 @@
 // Flags shared by every command that runs the model (docs/architecture.md section 18):
 // --model (default: the bundled model), --backend, --threads, --cache,
 // --ctx, --kv-tokens, --kv-type, --speculate and the cache tiers (--kv-host-size,
-// --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant). Registers them on a subcommand and
+// --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant, --kv-redis-ttl and the
+// sealing key files). Registers them on a subcommand and
 // builds the EngineConfig from what the user gave.
 #pragma once
 
@@ -50,6 +51,17 @@ struct EngineOptions {
                    "shared Redis cache tier: redis://[:password@]host:port[/db] (default: none)");
     app.add_option("--kv-redis-tenant", config.kv_redis_tenant,
                    "namespace of this engine's blocks in a shared Redis (default: default)");
+    app.add_option("--kv-redis-ttl", config.kv_redis_ttl_seconds,
+                   "seconds a block stays in Redis after it is written (0: until Redis evicts "
+                   "it; default 604800, a week)")
+        ->check(CLI::NonNegativeNumber);
+    app.add_option("--kv-disk-key-file", config.kv_disk_key_file,
+                   "the key that seals the disk tier's blocks, 64 hex digits, made on first use "
+                   "(default: $XDG_DATA_HOME/radixchat/kv-disk.key)");
+    app.add_option("--kv-redis-key-file", config.kv_redis_key_file,
+                   "the tenant's key that seals its Redis blocks, 64 hex digits, made on first "
+                   "use; copy it to every machine of the tenant (default: RADIXCHAT_REDIS_KEY, "
+                   "else $XDG_DATA_HOME/radixchat/redis-TENANT.key)");
     app.add_option("--chat-template", config.chat_template,
                    "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
                    "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "
@@ -60,6 +72,11 @@ struct EngineOptions {
 // ", 768 loaded from the tiers" (or ", 768 held by the tiers, recomputed")
 // for a request the cache tiers served; "" otherwise.
 std::string tier_note(const RequestMetrics& m);
+
+// One line on stderr per cache tier that is not up (down, refused, failing
+// writes: the reason) or that refused blocks (corrupt, moved or forged, so
+// recomputed). Nothing when all is well.
+void report_tier_trouble(const Engine& engine);
 
 // Creates the engine, or prints one line on stderr and returns nullptr.
 // When the model's chat template was not recognised, says so on stderr.

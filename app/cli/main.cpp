@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   std::vector<Command> commands = {
       add_info_command(root),
       add_cache_bench_command(root),
+      add_cache_clear_command(root),
       add_cache_demo_command(root),
       add_generate_command(root),
       add_chat_command(root),

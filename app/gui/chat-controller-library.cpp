@@ -51,6 +51,40 @@ void takeOpenAtStart(Store& s, Library& l) {
     l.error = failure(QObject::tr("Cannot clear the conversation to open at start"), erased);
 }
 
+// Every branch tip of every conversation with its thread (store thread):
+// a depth-first walk over each message forest, at most kMaxPrefixCandidates.
+std::vector<rc::ui::PrefixCandidate> branchTips(Store& s) {
+  std::vector<rc::ui::PrefixCandidate> out;
+  Result<std::vector<rc::store::Conversation>> list = s.list_conversations();
+  if (!list.ok()) return out;
+  for (const rc::store::Conversation& c : list.value()) {
+    std::vector<std::optional<Id>> stack{std::nullopt};
+    while (!stack.empty() && out.size() < kMaxPrefixCandidates) {
+      const std::optional<Id> parent = stack.back();
+      stack.pop_back();
+      Result<std::vector<rc::store::Message>> kids = s.children(c.id, parent);
+      if (!kids.ok()) break;
+      if (kids->empty() && parent) {
+        Result<std::vector<rc::store::Message>> path = s.path_to(*parent);
+        if (path.ok()) {
+          out.push_back(
+              {c.id, *parent, qstr(c.title), toEngineMessages(c.system_prompt, path.value())});
+        }
+      }
+      for (const rc::store::Message& k : kids.value()) stack.push_back(k.id);
+    }
+  }
+  return out;
+}
+
+// A conversation's deletion: its branches (what the cache purges) and the
+// others' (what it keeps), read before the rows go.
+struct Deletion {
+  rc::Status status;
+  std::vector<rc::ui::PrefixCandidate> gone;
+  std::vector<rc::ui::PrefixCandidate> kept;
+};
+
 }  // namespace
 
 void ChatController::start() {
@@ -144,15 +178,25 @@ void ChatController::renameConversation(qint64 id, const QString& title) {
 
 void ChatController::deleteConversation(qint64 id) {
   if (gen_.tag != 0 && gen_.conversationId == id) stop();
-  storeCall<rc::Status>([id](Store& s) { return s.delete_conversation(id); },
-                        [this, id](rc::Status st) {
-                          if (!st.ok()) {
-                            emit errorOccurred(failure(tr("Cannot delete"), st));
-                            return;
-                          }
-                          if (id == conversationId_) newConversation();
-                          refreshList();
-                        });
+  storeCall<Deletion>(
+      [id](Store& s) {
+        Deletion d;
+        for (rc::ui::PrefixCandidate& b : branchTips(s))
+          (b.conversationId == id ? d.gone : d.kept).push_back(std::move(b));
+        d.status = s.delete_conversation(id);
+        return d;
+      },
+      [this, id](Deletion d) {
+        if (!d.status.ok()) {
+          emit errorOccurred(failure(tr("Cannot delete"), d.status));
+          return;
+        }
+        // Deletion that deletes: the KV only this conversation used leaves
+        // the pool and the disk and Redis tiers (docs/architecture.md section 8).
+        if (engine_->hasModel() && !d.gone.empty()) engine_->forget(d.gone, d.kept);
+        if (id == conversationId_) newConversation();
+        refreshList();
+      });
 }
 
 void ChatController::refreshPresets() {
@@ -278,30 +322,7 @@ void ChatController::requestPromptTokens(qint64 messageId) {
 
 void ChatController::findConversationsWithPrefix(const std::vector<int32_t>& tokens) {
   storeCall<std::vector<rc::ui::PrefixCandidate>>(
-      [](Store& s) {
-        std::vector<rc::ui::PrefixCandidate> out;
-        Result<std::vector<rc::store::Conversation>> list = s.list_conversations();
-        if (!list.ok()) return out;
-        for (const rc::store::Conversation& c : list.value()) {
-          // Every branch tip: a depth-first walk over the message forest.
-          std::vector<std::optional<Id>> stack{std::nullopt};
-          while (!stack.empty() && out.size() < kMaxPrefixCandidates) {
-            const std::optional<Id> parent = stack.back();
-            stack.pop_back();
-            Result<std::vector<rc::store::Message>> kids = s.children(c.id, parent);
-            if (!kids.ok()) break;
-            if (kids->empty() && parent) {
-              Result<std::vector<rc::store::Message>> path = s.path_to(*parent);
-              if (path.ok()) {
-                out.push_back({c.id, *parent, qstr(c.title),
-                               toEngineMessages(c.system_prompt, path.value())});
-              }
-            }
-            for (const rc::store::Message& k : kids.value()) stack.push_back(k.id);
-          }
-        }
-        return out;
-      },
+      [](Store& s) { return branchTips(s); },
       [this, tokens](std::vector<rc::ui::PrefixCandidate> candidates) {
         prefixTag_ = engine_->matchPrefix(tokens, candidates);
       });

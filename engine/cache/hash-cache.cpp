@@ -287,21 +287,60 @@ Result<InsertResult> HashCache::insert(std::span<const Token> key, std::span<con
   return r;
 }
 
+void HashCache::drop_block(NodeId id) {
+  dequeue(id);
+  Block& b = blocks_[id];
+  RC_ASSERT(b.ref == 0);
+  pool_.free_cached({&b.page, 1});
+  if (b.registered) table_.erase(0, b.hash);
+  emit(CacheEventKind::evict, id, b.parent, ps_, 1);
+  uint32_t gen = b.gen;
+  b = Block{};
+  b.gen = gen;  // children keep a stale parent_gen: they are orphans now
+  free_ids_.push_back(id);
+  --live_blocks_;
+}
+
+int64_t HashCache::forget(std::span<const std::vector<Token>> gone,
+                          std::span<const std::vector<Token>> kept,
+                          std::vector<std::vector<Token>>& dropped_paths) {
+  // The blocks of each path, in chain order.
+  auto chain = [&](const std::vector<Token>& path) {
+    std::vector<NodeId> ids;
+    NodeId node = kRootNode;
+    for (size_t pos = 0; pos + ps_ <= path.size(); pos += ps_) {
+      const Token* blk = path.data() + pos;
+      node = lookup(node, chain_hash(blocks_[node].hash, blk), blk);
+      if (node == kNoNode) break;
+      ids.push_back(node);
+    }
+    return ids;
+  };
+  std::vector<uint8_t> keep(blocks_.size(), 0);
+  for (const std::vector<Token>& path : kept)
+    for (NodeId id : chain(path)) keep[id] = 1;
+  // A block's descendants off the gone paths become orphans that LRU
+  // reclaims: no match can reach them once their parent is gone.
+  int64_t dropped = 0;
+  for (const std::vector<Token>& path : gone) {
+    const std::vector<NodeId> ids = chain(path);
+    for (size_t i = 0; i < ids.size(); ++i) {
+      const Block& b = blocks_[ids[i]];
+      if (keep[ids[i]] || b.ref != 0 || b.pin != 0) continue;
+      keep[ids[i]] = 1;  // once
+      dropped_paths.emplace_back(path.begin(), path.begin() + long((i + 1) * ps_));
+      drop_block(ids[i]);
+      dropped += int64_t(ps_);
+    }
+  }
+  flush_events();
+  return dropped;
+}
+
 int64_t HashCache::evict(int64_t n_tokens) {
   int64_t done = 0;
   while (done < n_tokens && (lru_.head != kNoNode || pinned_.head != kNoNode)) {
-    const NodeId id = lru_.head != kNoNode ? lru_.head : pinned_.head;
-    dequeue(id);
-    Block& b = blocks_[id];
-    RC_ASSERT(b.ref == 0);
-    pool_.free_cached({&b.page, 1});
-    if (b.registered) table_.erase(0, b.hash);
-    emit(CacheEventKind::evict, id, b.parent, ps_, 1);
-    uint32_t gen = b.gen;
-    b = Block{};
-    b.gen = gen;  // children keep a stale parent_gen: they are orphans now
-    free_ids_.push_back(id);
-    --live_blocks_;
+    drop_block(lru_.head != kNoNode ? lru_.head : pinned_.head);
     done += int64_t(ps_);
     ++counters_.evictions;
     counters_.evicted_tokens += ps_;

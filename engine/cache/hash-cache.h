@@ -43,6 +43,8 @@ class HashCache final : public KvCache {
                               std::span<const PageId> pages) override;
   int64_t evict(int64_t n_tokens) override;
   Status reset() override;
+  int64_t forget(std::span<const std::vector<Token>> gone, std::span<const std::vector<Token>> kept,
+                 std::vector<std::vector<Token>>& dropped_paths) override;
   CacheSnapshot snapshot() const override;
   CacheStats stats() const override;
   int64_t free_page_count() const override { return pool_.free_count(); }
@@ -84,6 +86,8 @@ class HashCache final : public KvCache {
   void enqueue(NodeId id);  // at the tail (most recent)
   void dequeue(NodeId id);
   void touch_chain(NodeId last);
+  // Frees an unreferenced block and forgets it (evict, forget).
+  void drop_block(NodeId id);
   bool valid(NodeHandle h) const;
   bool parent_alive(const Block& b) const;
   Status walk_ref(NodeHandle h, bool lock, int delta);

@@ -452,15 +452,7 @@ int64_t RadixCache::evict(int64_t n_tokens) {
     counters_.evicted_tokens += uint64_t(tokens);
     const NodeId parent = xn.parent;
     if (tier_probe_ && config_.events) {
-      // The path's tokens, root first, for the probe's block keys.
-      size_t len = 0;
-      for (NodeId up = x; up != kRootNode; up = nodes_[up].parent) len += nodes_[up].tokens.size();
-      probe_path_.resize(len);
-      for (NodeId up = x; up != kRootNode; up = nodes_[up].parent) {
-        len -= nodes_[up].tokens.size();
-        std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(),
-                  probe_path_.begin() + long(len));
-      }
+      path_of(x, probe_path_);  // for the probe's block keys
       const int64_t held = tier_probe_(probe_path_, int64_t(probe_path_.size()) - tokens);
       if (held > 0) {
         counters_.demoted_tokens += uint64_t(held);
@@ -480,6 +472,16 @@ int64_t RadixCache::evict(int64_t n_tokens) {
   }
   flush_events();
   return done;
+}
+
+void RadixCache::path_of(NodeId id, std::vector<Token>& out) const {
+  size_t len = 0;
+  for (NodeId up = id; up != kRootNode; up = nodes_[up].parent) len += nodes_[up].tokens.size();
+  out.resize(len);
+  for (NodeId up = id; up != kRootNode; up = nodes_[up].parent) {
+    len -= nodes_[up].tokens.size();
+    std::copy(nodes_[up].tokens.begin(), nodes_[up].tokens.end(), out.begin() + long(len));
+  }
 }
 
 void RadixCache::note_promoted(NodeHandle node, int64_t tokens) {

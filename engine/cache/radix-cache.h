@@ -44,6 +44,8 @@ class RadixCache : public KvCache {
                               std::span<const PageId> pages) override;
   int64_t evict(int64_t n_tokens) override;
   Status reset() override;
+  int64_t forget(std::span<const std::vector<Token>> gone, std::span<const std::vector<Token>> kept,
+                 std::vector<std::vector<Token>>& dropped_paths) override;
   CacheSnapshot snapshot() const override;
   CacheStats stats() const override;
   int64_t free_page_count() const override { return pool_.free_count(); }
@@ -88,6 +90,14 @@ class RadixCache : public KvCache {
                    size_t pages);
   void flush_events();
   Status walk_ref(NodeHandle h, bool lock, int delta);
+  // The tokens from the root to the end of `id`, root first.
+  void path_of(NodeId id, std::vector<Token>& out) const;
+  // The child of `node` that `path[pos:]` enters and how many of its tokens
+  // (page-aligned) the path shares; {kNoNode, 0} when none.
+  std::pair<NodeId, size_t> step(NodeId node, std::span<const Token> path, size_t pos) const;
+  // forget()'s removal of `top` and everything below it (none of it locked
+  // or pinned); its parent is left for forget() to merge or make a candidate.
+  int64_t drop_subtree(NodeId top, std::vector<std::vector<Token>>& dropped_paths);
   Status check_tree(std::vector<uint8_t>& page_owned) const;
 
   CacheConfig config_;

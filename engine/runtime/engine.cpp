@@ -20,6 +20,7 @@
 #include "model-runner.h"
 #include "model/default-model.h"
 #include "model/model-file.h"
+#include "purge.h"
 #include "reply-memory.h"
 #include "scheduler.h"
 #include "structured/constraint-factory.h"
@@ -180,6 +181,17 @@ class EngineImpl final : public Engine {
     });
     future.wait();
     return Status();
+  }
+
+  Result<ForgetResult> forget(const std::vector<std::vector<int32_t>>& gone,
+                              const std::vector<std::vector<int32_t>>& kept) override {
+    auto done = std::make_shared<std::promise<ForgetResult>>();
+    auto future = done->get_future();
+    post([this, done, &gone, &kept] {
+      done->set_value(runtime::forget_prefixes(*cache_, tiers_.get(), gone, kept));
+      publish();
+    });
+    return future.get();
   }
 
   CacheSnapshot cache_snapshot() const override {

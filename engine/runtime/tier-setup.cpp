@@ -1,10 +1,49 @@
 #include "tier-setup.h"
 
+#include <cstdlib>
+#include <filesystem>
 #include <unordered_map>
 
+#include "radixchat/tier-clear.h"
 #include "tiers/model-fingerprint.h"
 
 namespace rc::runtime {
+
+namespace {
+
+Result<tiers::SealKey> key_from_file(const std::string& path, const std::string& default_name,
+                                     const char* tier) {
+  std::filesystem::path file = path;
+  if (file.empty()) {
+    Result<std::filesystem::path> d = tiers::default_key_file(default_name);
+    if (!d.ok()) return d.status();
+    file = d.value();
+  }
+  Result<tiers::SealKey> key = tiers::load_or_create_key_file(file);
+  if (!key.ok())
+    return Status(key.status().code(), std::string("the ") + tier +
+                                           " tier's sealing key: " + key.status().message());
+  return key;
+}
+
+}  // namespace
+
+Result<tiers::SealKey> disk_tier_key(const EngineConfig& config) {
+  return key_from_file(config.kv_disk_key_file, "kv-disk.key", "disk");
+}
+
+Result<tiers::SealKey> redis_tier_key(const EngineConfig& config) {
+  if (config.kv_redis_key_file.empty())
+    if (const char* env = std::getenv("RADIXCHAT_REDIS_KEY"); env != nullptr && *env) {
+      Result<tiers::SealKey> key = tiers::SealKey::from_hex(env);
+      if (!key.ok())
+        return Status(StatusCode::invalid_argument,
+                      "RADIXCHAT_REDIS_KEY: " + key.status().message());
+      return key;
+    }
+  return key_from_file(config.kv_redis_key_file, "redis-" + config.kv_redis_tenant + ".key",
+                       "Redis");
+}
 
 bool wants_tiers(const EngineConfig& config) {
   return config.kv_host_bytes > 0 || !config.kv_disk.empty() || !config.kv_redis.empty();
@@ -26,12 +65,19 @@ Result<std::unique_ptr<tiers::KvTiers>> open_tiers(const EngineConfig& config,
     tiers::DiskStoreOptions disk;
     if (config.kv_disk != "default") disk.root = config.kv_disk;
     disk.budget_bytes = config.kv_disk_bytes;
+    Result<tiers::SealKey> key = disk_tier_key(config);
+    if (!key.ok()) return key.status();
+    disk.key = std::make_shared<const tiers::SealKey>(key.value());
     options.disk = disk;
   }
   if (!config.kv_redis.empty()) {
     tiers::RedisStoreOptions redis;
     redis.url = config.kv_redis;
     redis.tenant = config.kv_redis_tenant;
+    redis.ttl_seconds = config.kv_redis_ttl_seconds;
+    Result<tiers::SealKey> key = redis_tier_key(config);
+    if (!key.ok()) return key.status();
+    redis.key = std::make_shared<const tiers::SealKey>(key.value());
     options.redis = redis;
   }
   const tiers::Keyspace space =
@@ -62,3 +108,25 @@ void mark_held_below(CacheSnapshot& snapshot, const tiers::KvTiers& tiers) {
 }
 
 }  // namespace rc::runtime
+
+namespace rc {
+
+Result<int64_t> clear_disk_tier(const std::string& folder) {
+  std::filesystem::path root = folder;
+  if (folder.empty() || folder == "default") {
+    Result<std::filesystem::path> d = tiers::default_disk_root();
+    if (!d.ok()) return d.status();
+    root = d.value();
+  }
+  return tiers::DiskStore::clear_root(root);
+}
+
+Result<int64_t> clear_redis_tenant(const std::string& url, const std::string& tenant) {
+  tiers::RedisStoreOptions options;
+  options.url = url;
+  options.tenant = tenant;
+  options.timeout_ms = 2000;
+  return tiers::RedisStore::clear_tenant(options);
+}
+
+}  // namespace rc

@@ -14,6 +14,11 @@
 
 namespace rc::runtime {
 
+// The sealing keys config names, or the defaults (EngineConfig's comment),
+// made on first use; errors name the tier and the file.
+Result<tiers::SealKey> disk_tier_key(const EngineConfig& config);
+Result<tiers::SealKey> redis_tier_key(const EngineConfig& config);
+
 // True when the config names any tier.
 bool wants_tiers(const EngineConfig& config);
 

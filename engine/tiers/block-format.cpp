@@ -66,6 +66,10 @@ const char* block_fault_name(BlockFault f) {
       return "checksum";
     case BlockFault::foreign:
       return "foreign";
+    case BlockFault::unauthentic:
+      return "unauthentic";
+    case BlockFault::nonfinite:
+      return "non-finite values";
   }
   return "unknown";
 }

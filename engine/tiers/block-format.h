@@ -45,6 +45,8 @@ enum class BlockFault {
   malformed,  // bad magic or version, impossible sizes, trailing bytes
   checksum,   // the bytes were changed after they were written
   foreign,    // well formed, but another keyspace or another key
+  unauthentic,  // a sealed block that fails authentication (block-seal.h)
+  nonfinite,    // a sealed block whose K or V holds an infinity or a NaN
 };
 const char* block_fault_name(BlockFault f);
 

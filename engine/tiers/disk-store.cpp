@@ -20,9 +20,11 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kExt = ".rckv";
+constexpr std::string_view kDiskContext = "disk";
 
 Status io_error(const fs::path& p, const char* what) {
-  return Status(StatusCode::internal,
+  return Status(errno == EACCES || errno == EPERM ? StatusCode::permission_denied
+                                                  : StatusCode::internal,
                 std::string(what) + " " + p.string() + ": " + std::strerror(errno));
 }
 
@@ -76,11 +78,12 @@ Result<fs::path> default_disk_root() {
 Result<std::unique_ptr<DiskStore>> DiskStore::open(const Keyspace& space,
                                                    const DiskStoreOptions& options) {
   if (Status s = space.validate(); !s.ok()) return s;
-  if (options.budget_bytes < int64_t(encoded_block_bytes(space)))
+  if (!options.key) return Status(StatusCode::invalid_argument, "the disk tier needs a sealing key");
+  if (options.budget_bytes < int64_t(sealed_block_bytes(space)))
     return Status(StatusCode::invalid_argument,
                   "disk cache budget " + std::to_string(options.budget_bytes) +
                       " bytes is smaller than one KV block (" +
-                      std::to_string(encoded_block_bytes(space)) + " bytes)");
+                      std::to_string(sealed_block_bytes(space)) + " bytes)");
   fs::path root = options.root;
   if (root.empty()) {
     Result<fs::path> r = default_disk_root();
@@ -176,7 +179,7 @@ Result<Block> DiskStore::get(const BlockKey& key) {
     ++stats_.misses;
     return Status(StatusCode::not_found, "block " + key.hex() + " is not on disk");
   }
-  Result<std::vector<uint8_t>> bytes = read_file(file_of(key), encoded_block_bytes(space_));
+  Result<std::vector<uint8_t>> bytes = read_file(file_of(key), sealed_block_bytes(space_));
   if (!bytes.ok()) {
     if (bytes.status().code() == StatusCode::not_found) {
       // Removed behind our back: a miss, and forgotten.
@@ -187,7 +190,7 @@ Result<Block> DiskStore::get(const BlockKey& key) {
     }
     return bytes.status();
   }
-  Decoded d = decode_block(space_, key, bytes.value());
+  Decoded d = open_sealed_block(space_, *options_.key, kDiskContext, key, bytes.value());
   if (d.fault != BlockFault::none) {
     ++(d.fault == BlockFault::foreign ? stats_.refused_foreign : stats_.refused_corrupt);
     drop_locked(key);
@@ -199,7 +202,7 @@ Result<Block> DiskStore::get(const BlockKey& key) {
 }
 
 Status DiskStore::put(const Block& block) {
-  Result<std::vector<uint8_t>> bytes = encode_block(space_, block);
+  Result<std::vector<uint8_t>> bytes = seal_block(space_, *options_.key, kDiskContext, block);
   if (!bytes.ok()) return bytes.status();
   const int64_t size = int64_t(bytes.value().size());
   {
@@ -274,6 +277,52 @@ StoreStats DiskStore::stats() const {
 std::vector<BlockKey> DiskStore::keys() const {
   std::lock_guard<std::mutex> g(mu_);
   return {lru_.begin(), lru_.end()};
+}
+
+}  // namespace rc::tiers
+
+namespace rc::tiers {
+
+Result<int64_t> DiskStore::clear_root(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::exists(root, ec)) return int64_t(0);
+  int64_t removed = 0;
+  std::vector<std::string> busy;
+  for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path dir = it->path();
+    // Only keyspace folders: 32 hex digits, as open() names them.
+    if (!Hash128::from_hex(dir.filename().string()).ok() || !it->is_directory()) continue;
+    const fs::path lock_path = dir / "lock";
+    const int lock = ::open(lock_path.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (lock >= 0 && ::flock(lock, LOCK_EX | LOCK_NB) != 0) {
+      ::close(lock);
+      busy.push_back(dir.string());
+      continue;
+    }
+    std::error_code list_ec;
+    for (fs::directory_iterator f(dir, list_ec), fend; !list_ec && f != fend;
+         f.increment(list_ec)) {
+      const std::string name = f->path().filename().string();
+      if (!name.ends_with(kExt) && !name.ends_with(".tmp")) continue;
+      if (::unlink(f->path().c_str()) != 0) {
+        if (lock >= 0) ::close(lock);
+        return io_error(f->path(), "cannot remove");
+      }
+      if (name.ends_with(kExt)) ++removed;
+    }
+    ::unlink(lock_path.c_str());
+    if (lock >= 0) ::close(lock);
+    ::rmdir(dir.c_str());
+  }
+  if (ec)
+    return Status(ec.value() == EACCES ? StatusCode::permission_denied : StatusCode::internal,
+                  "cannot list " + root.string() + ": " + ec.message());
+  if (!busy.empty())
+    return Status(StatusCode::invalid_argument,
+                  "disk cache folder " + busy.front() +
+                      " is in use by a running RadixChat; quit it and clear again (" +
+                      std::to_string(removed) + " blocks removed elsewhere)");
+  return removed;
 }
 
 }  // namespace rc::tiers

@@ -1,7 +1,8 @@
 // L3: KV blocks in a local directory, with a byte budget and its own LRU.
 //
-// Layout: <root>/<keyspace id hex>/<block key hex>.rckv, one file per block
-// (block-format.h), plus a "lock" file. Folders are made 0700 and files
+// Layout: <root>/<keyspace id hex>/<block key hex>.rckv, one file per block,
+// sealed (block-seal.h, context "disk") under the installation's key, plus
+// a "lock" file. Folders are made 0700 and files
 // 0600 (radixchat/private-files.h): blocks are derived from prompts.
 //
 // Crash safety: a block is written to "<key>.<n>.tmp", fsynced (when
@@ -32,6 +33,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "tiers/block-seal.h"
 #include "tiers/block-store.h"
 
 namespace rc::tiers {
@@ -40,6 +42,7 @@ struct DiskStoreOptions {
   std::filesystem::path root;  // empty: default_disk_root()
   int64_t budget_bytes = int64_t(2) << 30;
   bool fsync = true;  // off only where power loss does not matter (tests)
+  std::shared_ptr<const SealKey> key;  // required: blocks are sealed under it
 };
 
 // $XDG_CACHE_HOME/radixchat/kv, else $HOME/.cache/radixchat/kv; not_found
@@ -64,6 +67,11 @@ class DiskStore final : public BlockStore {
   // The keys held, least recently used first.
   std::vector<BlockKey> keys() const;
   const std::filesystem::path& folder() const { return dir_; }
+
+  // Erases every keyspace folder under `root` (every model's blocks), for
+  // `cache-clear`. A folder another process holds is left and named in the
+  // error (permission_denied or invalid_argument); returns the blocks removed.
+  static Result<int64_t> clear_root(const std::filesystem::path& root);
 
  private:
   struct Entry {

@@ -144,12 +144,17 @@ void KvTiers::writer_loop() {
     writing_ = true;
     lock.unlock();
     bool everywhere = true;
-    for (Tier& tier : tiers_) {
+    std::vector<std::pair<size_t, std::string>> outcomes;  // tier, failure ("" = written)
+    for (size_t i = 0; i < tiers_.size(); ++i) {
+      Tier& tier = tiers_[i];
       Result<bool> has = tier.store->contains(block.key);
       if (has.ok() && has.value()) continue;
-      if (!has.ok() || !tier.store->put(block).ok()) everywhere = false;
+      Status put = has.ok() ? tier.store->put(block) : has.status();
+      if (!put.ok()) everywhere = false;
+      outcomes.emplace_back(i, put.ok() ? std::string() : put.to_string());
     }
     lock.lock();
+    for (auto& [i, failure] : outcomes) tiers_[i].write_error = std::move(failure);
     queued_.erase(block.key);
     queue_bytes_ -= int64_t(block.payload.size());
     if (everywhere) known_.insert(block.key);
@@ -265,6 +270,12 @@ TierStats KvTiers::stats() const {
   }
   std::lock_guard<std::mutex> g(mu_);
   for (size_t i = 0; i < tiers_.size(); ++i) {
+    // A tier that answers but failed its last write (disk full, a folder
+    // made read-only) is "failing", with the reason, until a write succeeds.
+    if (!tiers_[i].write_error.empty() && s.tiers[i].state == "up") {
+      s.tiers[i].state = "failing";
+      s.tiers[i].error = tiers_[i].write_error;
+    }
     s.tiers[i].loaded_tokens = tiers_[i].loaded_tokens;
     s.tiers[i].load_ms = tiers_[i].load_ms;
     s.tiers[i].ms_per_block = tiers_[i].ms_per_block;
@@ -285,6 +296,23 @@ void KvTiers::clear_local() {
   for (Tier& tier : tiers_) {
     if (!tier.redis) (void)tier.store->clear();  // local stores always clear
   }
+}
+
+int64_t KvTiers::erase(const std::vector<BlockKey>& keys) {
+  flush();
+  int64_t held = 0;
+  for (const BlockKey& key : keys) {
+    bool any = false;
+    for (Tier& tier : tiers_) {
+      Result<bool> has = tier.store->contains(key);
+      if (has.ok() && has.value()) any = true;
+      (void)tier.store->erase(key);  // a tier down now keeps it: Redis's TTL ends it
+    }
+    held += any ? 1 : 0;
+    std::lock_guard<std::mutex> g(mu_);
+    known_.erase(key);
+  }
+  return held;
 }
 
 void KvTiers::flush() {

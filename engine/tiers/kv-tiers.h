@@ -105,6 +105,11 @@ class KvTiers {
   void clear_local();
   // Returns when every block queued so far was written (or failed).
   void flush();
+  // Waits for the queued writes, then erases these blocks from every tier,
+  // Redis included (purging what a deleted conversation or document used).
+  // Returns how many of them some tier held.
+  int64_t erase(const std::vector<BlockKey>& keys);
+  const Keyspace& keyspace() const { return space_; }
 
   static constexpr double kShutdownWaitSeconds = 10;
 
@@ -118,6 +123,7 @@ class KvTiers {
     uint64_t loaded_tokens = 0;
     double load_ms = 0;
     double ms_per_block = 0;  // moving average of get() time; 0: not measured
+    std::string write_error;  // the last write's failure, "" after a success (under mu_)
   };
 
   KvTiers(const Keyspace& space, const TierOptions& options, kernels::Backend& backend,

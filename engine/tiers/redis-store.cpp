@@ -59,6 +59,7 @@ Result<std::unique_ptr<RedisStore>> RedisStore::open(const Keyspace& space,
     return Status(StatusCode::invalid_argument,
                   "Redis tenant '" + options.tenant.substr(0, 80) +
                       "' must be 1 to 64 of the characters A-Z a-z 0-9 . _ -");
+  if (!options.key) return Status(StatusCode::invalid_argument, "the Redis tier needs a sealing key");
   if (options.timeout_ms < 1 || options.timeout_ms > 60000 || options.retry_ms < 0)
     return Status(StatusCode::invalid_argument,
                   "Redis timeout must be 1 to 60000 ms and the retry interval not negative");
@@ -74,6 +75,7 @@ Result<std::unique_ptr<RedisStore>> RedisStore::open(const Keyspace& space,
 RedisStore::RedisStore(const Keyspace& space, const RedisStoreOptions& options, RedisUrl url)
     : space_(space), options_(options), url_(std::move(url)) {
   prefix_ = "rc:kv:" + options_.tenant + ":" + space_.model.hex() + ":";
+  context_ = "redis:" + options_.tenant;
 }
 
 RedisStore::~RedisStore() {
@@ -194,8 +196,8 @@ Result<Block> RedisStore::get(const BlockKey& key) {
         StatusCode::internal,
         "Redis GET failed: " + (rep->type == REDIS_REPLY_ERROR ? reply_text(rep) : "not a string"));
   }
-  Decoded d =
-      decode_block(space_, key, {reinterpret_cast<const uint8_t*>(rep->str), size_t(rep->len)});
+  Decoded d = open_sealed_block(space_, *options_.key, context_, key,
+                                {reinterpret_cast<const uint8_t*>(rep->str), size_t(rep->len)});
   if (d.fault != BlockFault::none) {
     {
       std::lock_guard<std::mutex> sg(stats_mu_);
@@ -212,7 +214,7 @@ Result<Block> RedisStore::get(const BlockKey& key) {
 }
 
 Status RedisStore::put(const Block& block) {
-  Result<std::vector<uint8_t>> bytes = encode_block(space_, block);
+  Result<std::vector<uint8_t>> bytes = seal_block(space_, *options_.key, context_, block);
   if (!bytes.ok()) return bytes.status();
   const auto deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms);
   std::unique_lock<std::timed_mutex> g(mu_, deadline);
@@ -261,6 +263,48 @@ Status RedisStore::erase(const BlockKey& key) {
 Status RedisStore::clear() {
   return Status(StatusCode::invalid_argument,
                 "the Redis tier is shared with other engines; clear it with Redis's own tools");
+}
+
+Result<int64_t> RedisStore::clear_tenant(const RedisStoreOptions& options) {
+  // open() wants a keyspace and a key; neither is read by the deletion.
+  Keyspace any;
+  any.n_layers = any.n_kv_heads = any.head_dim = 1;
+  RedisStoreOptions unsealed = options;
+  unsealed.key = std::make_shared<const SealKey>(SealKey::random());
+  Result<std::unique_ptr<RedisStore>> store = open(any, unsealed);
+  if (!store.ok()) return store.status();
+  return store.value()->delete_tenant_values();
+}
+
+Result<int64_t> RedisStore::delete_tenant_values() {
+  // Enough time for a large tenant: the deadline covers the whole scan.
+  const auto deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms) +
+                        std::chrono::seconds(60);
+  std::unique_lock<std::timed_mutex> g(mu_, deadline);
+  if (!g.owns_lock()) return Status(StatusCode::internal, "Redis store busy past its timeout");
+  if (Status s = ensure_connected(deadline); !s.ok()) return s;
+  const std::string pattern = "rc:kv:" + options_.tenant + ":*";
+  std::string cursor = "0";
+  int64_t deleted = 0;
+  do {
+    Result<std::shared_ptr<Reply>> r =
+        command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}, deadline);
+    if (!r.ok()) return r.status();
+    const redisReply* rep = r.value()->r;
+    if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
+        rep->element[0]->type != REDIS_REPLY_STRING || rep->element[1]->type != REDIS_REPLY_ARRAY)
+      return Status(StatusCode::internal, "Redis SCAN gave an unexpected reply");
+    cursor.assign(rep->element[0]->str, size_t(rep->element[0]->len));
+    const redisReply* keys = rep->element[1];
+    for (size_t i = 0; i < keys->elements; ++i) {
+      if (keys->element[i]->type != REDIS_REPLY_STRING) continue;
+      std::string_view k(keys->element[i]->str, size_t(keys->element[i]->len));
+      Result<std::shared_ptr<Reply>> del = command({"UNLINK", k}, deadline);
+      if (!del.ok()) return del.status();
+      if (del.value()->r->type == REDIS_REPLY_INTEGER) deleted += del.value()->r->integer;
+    }
+  } while (cursor != "0");
+  return deleted;
 }
 
 StoreStats RedisStore::stats() const {

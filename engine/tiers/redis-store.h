@@ -1,8 +1,10 @@
 // L3-shared: KV blocks in a Redis server, shared by every engine pointed at it.
 //
 // Keys are "rc:kv:<tenant>:<model fingerprint hex>:<block key hex>"; values
-// are encoded blocks (block-format.h), so a value is checked exactly as a
-// disk file is, and a refused one is deleted for someone to write again.
+// are blocks sealed (block-seal.h) under the tenant's key with the context
+// "redis:<tenant>", so a value shows no tokens, a value written without the
+// key or copied from another tenant is refused, and a refused one is
+// deleted for someone to write again. Values expire after ttl_seconds.
 // Redis's own maxmemory policy is the budget (allkeys-lru makes it a cache);
 // stats().bytes and .blocks are -1.
 //
@@ -27,6 +29,7 @@
 #include <mutex>
 #include <string>
 
+#include "tiers/block-seal.h"
 #include "tiers/block-store.h"
 #include "tiers/redis-url.h"
 
@@ -40,6 +43,7 @@ struct RedisStoreOptions {
   int timeout_ms = 250;
   int retry_ms = 1000;
   int64_t ttl_seconds = 0;  // 0: values live until Redis evicts them
+  std::shared_ptr<const SealKey> key;  // required: the tenant's sealing key
 };
 
 // refused: the server answered but refused the password or database.
@@ -63,6 +67,11 @@ class RedisStore final : public BlockStore {
   StoreStats stats() const override;
   Status clear() override;
 
+  // Deletes every value of `options.tenant` at `options.url`, for every
+  // model (SCAN and UNLINK, in batches): `cache-clear`. options.key is not
+  // needed. Returns the values deleted; open()'s errors, or the connection's.
+  static Result<int64_t> clear_tenant(const RedisStoreOptions& options);
+
   RedisState state() const;
   // Why the store is not up ("" when up).
   std::string last_error() const;
@@ -81,12 +90,14 @@ class RedisStore final : public BlockStore {
   Result<std::shared_ptr<Reply>> command(std::initializer_list<std::string_view> argv,
                                          Clock::time_point deadline);
   void mark_down(RedisState state, const std::string& why);
+  Result<int64_t> delete_tenant_values();
   Status down_status() const;
 
   Keyspace space_;
   RedisStoreOptions options_;
   RedisUrl url_;
   std::string prefix_;
+  std::string context_;  // the sealing context: "redis:<tenant>"
   mutable std::timed_mutex mu_;
   redisContext* ctx_ = nullptr;
   RedisState state_ = RedisState::down;

@@ -69,6 +69,7 @@ EngineHost::EngineHost(QObject* parent) : QObject(parent) {
           Qt::QueuedConnection);
   connect(worker_, &EngineWorker::tierCacheCleared, this, &EngineHost::tierCacheCleared,
           Qt::QueuedConnection);
+  connect(worker_, &EngineWorker::forgotten, this, &EngineHost::forgotten, Qt::QueuedConnection);
   thread_.start();
 }
 
@@ -102,6 +103,12 @@ void EngineHost::load(ModelRequest request) {
 void EngineHost::clearTierCache() {
   QMetaObject::invokeMethod(
       worker_, [w = worker_] { w->clearTierCache(); }, Qt::QueuedConnection);
+}
+
+void EngineHost::forget(const std::vector<PrefixCandidate>& gone,
+                        const std::vector<PrefixCandidate>& kept) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, gone, kept] { w->forget(gone, kept); }, Qt::QueuedConnection);
 }
 
 void EngineHost::cancelLoad() { worker_->cancelLoad(loadSerial_); }

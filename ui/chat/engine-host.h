@@ -57,6 +57,10 @@ class EngineHost : public QObject {
   quint64 matchPrefix(const std::vector<int32_t>& tokens,
                       const std::vector<PrefixCandidate>& candidates);
   quint64 renderThread(const std::vector<rc::ChatMessage>& messages);
+  // Forgets what only the `gone` branches used (a deleted conversation):
+  // their tree nodes and tier blocks, keeping what a `kept` branch shares
+  // (Engine::forget). forgotten follows.
+  void forget(const std::vector<PrefixCandidate>& gone, const std::vector<PrefixCandidate>& kept);
 
   EngineWorker* worker() const { return worker_; }  // for tests
 
@@ -72,6 +76,8 @@ class EngineHost : public QObject {
   void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
   void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
   void tierCacheCleared(const QString& error);
+  // Tokens dropped from the tree and blocks erased from the tiers, or why not.
+  void forgotten(qint64 treeTokens, qint64 tierBlocks, const QString& error);
 
  private:
   QThread thread_;

@@ -356,6 +356,26 @@ void EngineWorker::clearTierCache() {
   emit tierCacheCleared(s.ok() ? QString() : qs(s.message()));
 }
 
+void EngineWorker::forget(const std::vector<PrefixCandidate>& gone,
+                          const std::vector<PrefixCandidate>& kept) {
+  if (!engine_) return emit forgotten(0, 0, tr("No model is loaded."));
+  // What the cache holds for each message of each branch (cachedThreadTokens).
+  auto render = [&](const std::vector<PrefixCandidate>& branches) {
+    std::vector<std::vector<int32_t>> out;
+    for (const PrefixCandidate& c : branches) {
+      for (size_t end = 1; end <= c.messages.size(); ++end) {
+        const std::vector<rc::ChatMessage> upTo(c.messages.begin(), c.messages.begin() + end);
+        std::vector<int32_t> tokens = cachedThreadTokens(upTo);
+        if (!tokens.empty()) out.push_back(std::move(tokens));
+      }
+    }
+    return out;
+  };
+  const Result<rc::ForgetResult> r = engine_->forget(render(gone), render(kept));
+  if (!r.ok()) return emit forgotten(0, 0, qs(r.status().message()));
+  emit forgotten(r.value().tree_tokens, r.value().tier_blocks, QString());
+}
+
 void EngineWorker::shutdown() {
   for (auto& e : retired_) destroyEngine(e);
   retired_.clear();

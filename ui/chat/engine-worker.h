@@ -155,6 +155,11 @@ class EngineWorker : public QObject {
   // and disk tiers; a shared Redis is left alone); tierCacheCleared follows
   // with an empty error on success.
   void clearTierCache();
+  // Worker thread. Engine::forget of every message of the `gone` branches,
+  // each rendered as cachedThreadTokens, keeping every message of `kept`;
+  // forgotten follows (with an error when no model is loaded).
+  void forget(const std::vector<rc::ui::PrefixCandidate>& gone,
+              const std::vector<rc::ui::PrefixCandidate>& kept);
   void shutdown();
 
  signals:
@@ -170,6 +175,7 @@ class EngineWorker : public QObject {
   void prefixMatched(quint64 tag, const std::vector<rc::ui::PrefixMatch>& matches);
   void threadRendered(quint64 tag, const std::vector<int32_t>& tokens);
   void tierCacheCleared(const QString& error);
+  void forgotten(qint64 treeTokens, qint64 tierBlocks, const QString& error);
 
  private:
   struct Active {

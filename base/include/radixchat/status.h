@@ -20,6 +20,7 @@ enum class StatusCode {
   no_pages,          // the KV pool cannot hold the request even after eviction
   too_long,          // prompt or request exceeds the context
   cancelled,
+  permission_denied,  // the operating system refused access to a file or folder
   internal,
 };
 

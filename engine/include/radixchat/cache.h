@@ -218,6 +218,18 @@ class KvCache {
   // request in flight still reads those pages). Held pages stay held.
   virtual Status reset() = 0;
 
+  // Purging what only deleted prompts used (docs/architecture.md section 8).
+  // Drops, with everything below them, the nodes a path of `gone` reaches
+  // that no path of `kept` reaches and no request or pin holds: a node below
+  // such a node extends a prefix only the gone prompts had. A node that a
+  // kept path enters and leaves partway is split there first, so the shared
+  // part stays and the rest can go. Emits an evict event per node dropped
+  // (not counted as LRU evictions). Appends the root-to-node tokens of each
+  // dropped node to `dropped_paths` and returns the tokens dropped.
+  virtual int64_t forget(std::span<const std::vector<Token>> gone,
+                         std::span<const std::vector<Token>> kept,
+                         std::vector<std::vector<Token>>& dropped_paths) = 0;
+
   virtual CacheSnapshot snapshot() const = 0;
   virtual CacheStats stats() const = 0;
   virtual int64_t free_page_count() const = 0;

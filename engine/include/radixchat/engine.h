@@ -56,6 +56,15 @@ struct EngineConfig {
   int64_t kv_disk_bytes = int64_t(2) << 30;
   std::string kv_redis;  // redis://[:password@]host:port[/db]; "": none
   std::string kv_redis_tenant = "default";
+  int64_t kv_redis_ttl_seconds = int64_t(7) * 24 * 3600;  // expiry of Redis values; 0: none
+  // The keys that seal the disk and Redis tiers' blocks (docs/architecture.md
+  // section 8): files of 64 hex digits, 0600, made on first use. "": the
+  // defaults, $XDG_DATA_HOME/radixchat/kv-disk.key, and for Redis the
+  // RADIXCHAT_REDIS_KEY variable when set, else
+  // $XDG_DATA_HOME/radixchat/redis-<tenant>.key (copy it to every machine
+  // that shares the tenant).
+  std::string kv_disk_key_file;
+  std::string kv_redis_key_file;
   int kv_block_tokens = 64;
   // CPU: run on a copy of the weights in huge pages where the backend
   // prefers it (faster decode, the same resident memory: the file
@@ -170,6 +179,12 @@ struct ModelInfo {
   std::string kv_type;  // "F16", "BF16" or "F32"
 };
 
+// What Engine::forget removed.
+struct ForgetResult {
+  int64_t tree_tokens = 0;  // tokens dropped from the pool's tree
+  int64_t tier_blocks = 0;  // blocks erased from the tiers below the pool
+};
+
 class Engine {
  public:
   // Loads the model, picks the backend and starts the engine thread.
@@ -197,6 +212,20 @@ class Engine {
   // the pool keeps its tree. Blocks until done (not from a callback). ok
   // and nothing done without tiers.
   virtual Status clear_tier_cache() { return Status(); }
+  // Forgets what only `gone` used: the prompts of a deleted conversation or
+  // document, each as the tokens the cache holds for it (render_chat of a
+  // request, and a reply's tokens after it). Their tree nodes that no path
+  // of `kept` (the prompts still in use) reaches and no request or pin
+  // holds are dropped with everything below them, and the blocks of those
+  // prefixes are erased from every tier, Redis included, unless a kept path
+  // or a node still cached holds the same prefix (docs/architecture.md
+  // section 8). Blocks until done (not from a callback).
+  virtual Result<ForgetResult> forget(const std::vector<std::vector<int32_t>>& gone,
+                                      const std::vector<std::vector<int32_t>>& kept) {
+    (void)gone;
+    (void)kept;
+    return Status(StatusCode::unsupported, "this engine keeps no cache to forget");
+  }
   virtual CacheSnapshot cache_snapshot() const = 0;
   // Cache events since the last call; `overflowed` is set when some were
   // lost and the consumer must resync from cache_snapshot().

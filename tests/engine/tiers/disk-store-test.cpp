@@ -36,6 +36,7 @@ class DiskStoreTest : public ::testing::Test {
 
   std::unique_ptr<DiskStore> open(const Keyspace& s, int64_t budget = 1 << 20) {
     DiskStoreOptions o;
+    o.key = testing::test_key();
     o.root = root_;
     o.budget_bytes = budget;
     o.fsync = false;
@@ -72,7 +73,7 @@ TEST_F(DiskStoreTest, RoundTripAndStats) {
   EXPECT_EQ(store->get(chain[0].key).status().code(), StatusCode::not_found);
   StoreStats st = store->stats();
   EXPECT_EQ(st.blocks, 4);
-  EXPECT_EQ(st.bytes, 4 * int64_t(encoded_block_bytes(s)));
+  EXPECT_EQ(st.bytes, 4 * int64_t(sealed_block_bytes(s)));
   EXPECT_EQ(st.hits, 5);
   EXPECT_EQ(st.misses, 2);
   EXPECT_EQ(st.puts, 5);
@@ -112,7 +113,7 @@ TEST_F(DiskStoreTest, FilesAreOwnerOnly) {
 
 TEST_F(DiskStoreTest, BudgetIsNeverExceeded) {
   Keyspace s = small_space();
-  const int64_t block = int64_t(encoded_block_bytes(s));
+  const int64_t block = int64_t(sealed_block_bytes(s));
   const int64_t budget = 10 * block + block / 2;
   auto store = open(s, budget);
   std::mt19937 rng(7);
@@ -146,6 +147,7 @@ TEST_F(DiskStoreTest, BudgetIsNeverExceeded) {
 
 TEST_F(DiskStoreTest, BudgetBelowOneBlockIsAClearError) {
   DiskStoreOptions o;
+  o.key = testing::test_key();
   o.root = root_;
   o.budget_bytes = 10;
   auto r = DiskStore::open(small_space(), o);
@@ -182,31 +184,75 @@ TEST_F(DiskStoreTest, DamagedAndForeignFilesAreRefusedCountedAndDropped) {
     EXPECT_FALSE(store->contains(chain[size_t(i)].key).value());
     EXPECT_FALSE(fs::exists(path(chain[size_t(i)])));
   }
-  StoreStats st = store->stats();
-  EXPECT_EQ(st.refused_corrupt, 2);
-  EXPECT_EQ(st.refused_foreign, 1);
+  // Sealing authenticates the block's key: a moved file fails like a changed one.
+  EXPECT_EQ(store->stats().refused_corrupt, 3);
   EXPECT_TRUE(store->get(chain[3].key).ok());
 
-  // Blocks of another KV type and of another model, copied into this
-  // keyspace's folder under this keyspace's key names, are foreign.
+  // Blocks of another KV type and of another model, sealed under this
+  // installation's key but copied into this keyspace's folder under this
+  // keyspace's key names, fail authentication too.
   Keyspace bf16 = small_space(1, kernels::DType::bf16);
   Keyspace model2 = small_space(2);
   Block mine1 = make_block(s, BlockKey{}, 5), mine2 = make_block(s, BlockKey{}, 6);
   overwrite(store->folder() / (mine1.key.hex() + ".rckv"),
-            encode_block(bf16, make_block(bf16, BlockKey{}, 5)).value());
+            seal_block(bf16, *testing::test_key(), "disk", make_block(bf16, BlockKey{}, 5)).value());
   overwrite(store->folder() / (mine2.key.hex() + ".rckv"),
-            encode_block(model2, make_block(model2, BlockKey{}, 6)).value());
+            seal_block(model2, *testing::test_key(), "disk", make_block(model2, BlockKey{}, 6))
+                .value());
   store.reset();
   store = open(s);
   EXPECT_EQ(store->get(mine1.key).status().code(), StatusCode::corrupt_data);
   EXPECT_EQ(store->get(mine2.key).status().code(), StatusCode::corrupt_data);
-  EXPECT_EQ(store->stats().refused_foreign, 2);
+  EXPECT_EQ(store->stats().refused_corrupt, 2);
   EXPECT_EQ(store->stats().hits, 0);
+}
+
+// The forged block of the attack: the old plaintext format with NaN values
+// and a recomputed checksum, and a block sealed under another key.
+TEST_F(DiskStoreTest, ForgedBlocksAreRefused) {
+  Keyspace s = small_space();
+  auto store = open(s);
+  Block nan = make_block(s, BlockKey{}, 8);
+  for (size_t i = 0; i + 1 < nan.payload.size(); i += 2) {
+    nan.payload[i] = 0x00;
+    nan.payload[i + 1] = 0x7E;  // f16 NaN
+  }
+  const Block other = make_block(s, nan.key, 10);
+  overwrite(store->folder() / (nan.key.hex() + ".rckv"), encode_block(s, nan).value());
+  overwrite(store->folder() / (other.key.hex() + ".rckv"),
+            seal_block(s, *testing::test_key(99), "disk", other).value());
+  store.reset();
+  store = open(s);
+  EXPECT_EQ(store->get(nan.key).status().code(), StatusCode::corrupt_data);
+  Result<Block> r = store->get(other.key);
+  EXPECT_EQ(r.status().code(), StatusCode::corrupt_data);
+  EXPECT_NE(r.status().message().find("unauthentic"), std::string::npos) << r.status().message();
+  EXPECT_EQ(store->stats().refused_corrupt, 2);
+}
+
+TEST_F(DiskStoreTest, ClearRootRemovesEveryModelsBlocks) {
+  {
+    auto a = open(small_space(1));
+    auto b = open(small_space(2));
+    for (const Block& x : make_chain(small_space(1), 3, 1)) ASSERT_TRUE(a->put(x).ok());
+    for (const Block& x : make_chain(small_space(2), 2, 2)) ASSERT_TRUE(b->put(x).ok());
+    // A folder a running engine holds is left, and named.
+    Result<int64_t> busy = DiskStore::clear_root(root_);
+    ASSERT_FALSE(busy.ok());
+    EXPECT_NE(busy.status().message().find("in use"), std::string::npos);
+  }
+  Result<int64_t> cleared = DiskStore::clear_root(root_);
+  ASSERT_TRUE(cleared.ok()) << cleared.status().to_string();
+  EXPECT_EQ(cleared.value(), 5);
+  int64_t files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(root_)) files += e.is_regular_file();
+  EXPECT_EQ(files, 0);
+  EXPECT_EQ(DiskStore::clear_root(root_ / "missing").value(), 0);
 }
 
 TEST_F(DiskStoreTest, ThreadsShareOneStore) {
   Keyspace s = small_space();
-  const int64_t block = int64_t(encoded_block_bytes(s));
+  const int64_t block = int64_t(sealed_block_bytes(s));
   auto store = open(s, 16 * block);
   std::vector<Block> all = make_chain(s, 40, 11);
   std::vector<std::thread> threads;
@@ -249,6 +295,7 @@ TEST_F(DiskStoreTest, OneProcessPerFolder) {
   pid_t child = ::fork();
   if (child == 0) {
     DiskStoreOptions o;
+    o.key = testing::test_key();
     o.root = root_;
     auto r = DiskStore::open(s, o);
     bool clear =
@@ -279,7 +326,7 @@ TEST_F(DiskStoreTest, LeftoverTempFilesAreRemovedOnOpen) {
 // holds within one block, and nothing is left half-written.
 TEST_F(DiskStoreTest, FiftyKillNinesDuringWritesLeaveAStoreThatOpens) {
   Keyspace s = small_space();
-  const int64_t block = int64_t(encoded_block_bytes(s));
+  const int64_t block = int64_t(sealed_block_bytes(s));
   const int64_t budget = 24 * block;
   std::vector<Block> all = make_chain(s, 80, 9);
   std::mt19937 rng(1234);
@@ -290,6 +337,7 @@ TEST_F(DiskStoreTest, FiftyKillNinesDuringWritesLeaveAStoreThatOpens) {
     ASSERT_GE(child, 0);
     if (child == 0) {
       DiskStoreOptions o;
+      o.key = testing::test_key();
       o.root = root_;
       o.budget_bytes = budget;
       o.fsync = true;

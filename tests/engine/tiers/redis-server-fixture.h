@@ -16,6 +16,9 @@
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
+
+#include <hiredis/hiredis.h>
 
 namespace rc::tiers::testing {
 
@@ -73,6 +76,25 @@ class RedisServer {
   void resume() { ::kill(pid_, SIGCONT); }
 
   int port() const { return port_; }
+
+  // Every value whose key matches `pattern` (KEYS: fine for a test's server).
+  std::vector<std::vector<uint8_t>> values(const std::string& pattern) const {
+    std::vector<std::vector<uint8_t>> out;
+    redisContext* c = redisConnect("127.0.0.1", port_);
+    if (c == nullptr || c->err != 0) return out;
+    freeReplyObject(redisCommand(c, "AUTH %s", kPassword));
+    auto* keys = static_cast<redisReply*>(redisCommand(c, "KEYS %s", pattern.c_str()));
+    for (size_t i = 0; keys != nullptr && keys->type == REDIS_REPLY_ARRAY && i < keys->elements;
+         ++i) {
+      auto* v = static_cast<redisReply*>(redisCommand(c, "GET %b", keys->element[i]->str,
+                                                      size_t(keys->element[i]->len)));
+      if (v != nullptr && v->type == REDIS_REPLY_STRING) out.emplace_back(v->str, v->str + v->len);
+      freeReplyObject(v);
+    }
+    freeReplyObject(keys);
+    redisFree(c);
+    return out;
+  }
   std::string url(const std::string& password = kPassword) const {
     return "redis://" + (password.empty() ? std::string() : ":" + password + "@") +
            "127.0.0.1:" + std::to_string(port_);

@@ -32,6 +32,7 @@ class RedisStoreTest : public ::testing::Test {
 
   std::unique_ptr<RedisStore> open(const Keyspace& s, const std::string& tenant = "default") {
     RedisStoreOptions o;
+    o.key = testing::test_key();
     o.url = server_.url();
     o.tenant = tenant;
     o.timeout_ms = kTimeoutMs;
@@ -41,17 +42,35 @@ class RedisStoreTest : public ::testing::Test {
     return r.ok() ? std::move(r.value()) : nullptr;
   }
 
-  // A raw connection for planting values behind the store's back.
-  void raw_set(const std::string& key, const std::vector<uint8_t>& value) {
+  // A raw connection for planting and reading values behind the store's back.
+  redisReply* raw(const char* format, const std::string& key, const std::vector<uint8_t>* value) {
     redisContext* c = redisConnect("127.0.0.1", server_.port());
-    ASSERT_TRUE(c != nullptr && c->err == 0);
+    if (c == nullptr || c->err != 0) return nullptr;
     freeReplyObject(redisCommand(c, "AUTH %s", RedisServer::kPassword));
     redisReply* r = static_cast<redisReply*>(
-        redisCommand(c, "SET %s %b", key.c_str(), value.data(), value.size()));
+        value ? redisCommand(c, format, key.c_str(), value->data(), value->size())
+              : redisCommand(c, format, key.c_str()));
+    redisFree(c);
+    return r;
+  }
+  void raw_set(const std::string& key, const std::vector<uint8_t>& value) {
+    redisReply* r = raw("SET %s %b", key, &value);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->type, REDIS_REPLY_STATUS);
     freeReplyObject(r);
-    redisFree(c);
+  }
+  std::vector<uint8_t> raw_get(const std::string& key) {
+    redisReply* r = raw("GET %s", key, nullptr);
+    std::vector<uint8_t> out;
+    if (r != nullptr && r->type == REDIS_REPLY_STRING) out.assign(r->str, r->str + r->len);
+    freeReplyObject(r);
+    return out;
+  }
+  long long raw_ttl(const std::string& key) {
+    redisReply* r = raw("TTL %s", key, nullptr);
+    const long long ttl = r != nullptr && r->type == REDIS_REPLY_INTEGER ? r->integer : -99;
+    freeReplyObject(r);
+    return ttl;
   }
 
   RedisServer server_;
@@ -87,6 +106,7 @@ TEST_F(RedisStoreTest, RoundTrip) {
 TEST_F(RedisStoreTest, TtlIsSetWhenAsked) {
   Keyspace s = small_space();
   RedisStoreOptions o;
+  o.key = testing::test_key();
   o.url = server_.url();
   o.ttl_seconds = 100;
   auto store = RedisStore::open(s, o);
@@ -115,6 +135,7 @@ TEST_F(RedisStoreTest, KeysAreNamespacedByTenantAndModel) {
   EXPECT_FALSE(b->contains(x.key).value());
   EXPECT_EQ(a->redis_key(x.key), "rc:kv:team-a:" + s.model.hex() + ":" + x.key.hex());
   RedisStoreOptions o;
+  o.key = testing::test_key();
   o.url = server_.url();
   o.tenant = "no spaces";
   EXPECT_EQ(RedisStore::open(s, o).status().code(), StatusCode::invalid_argument);
@@ -123,32 +144,85 @@ TEST_F(RedisStoreTest, KeysAreNamespacedByTenantAndModel) {
 TEST_F(RedisStoreTest, CorruptAndForeignValuesAreRefusedCountedAndDeleted) {
   Keyspace s = small_space();
   auto store = open(s);
+  const SealKey& key = *testing::test_key();
+  const std::string context = "redis:default";
   std::vector<Block> chain = make_chain(s, 4, 3);
-  std::vector<uint8_t> good = encode_block(s, chain[0]).value();
+  std::vector<uint8_t> good = seal_block(s, key, context, chain[0]).value();
   std::vector<uint8_t> cut(good.begin(), good.begin() + long(good.size() / 3));
-  std::vector<uint8_t> flipped = encode_block(s, chain[1]).value();
+  std::vector<uint8_t> flipped = seal_block(s, key, context, chain[1]).value();
   flipped[flipped.size() - 20] ^= 4;
   Keyspace bf16 = small_space(1, kernels::DType::bf16);
-  std::vector<uint8_t> alien = encode_block(bf16, make_block(bf16, BlockKey{}, 9)).value();
+  std::vector<uint8_t> alien =
+      seal_block(bf16, key, context, make_block(bf16, BlockKey{}, 9)).value();
   raw_set(store->redis_key(chain[0].key), cut);
   raw_set(store->redis_key(chain[1].key), flipped);
   raw_set(store->redis_key(chain[2].key), alien);
-  raw_set(store->redis_key(chain[3].key),
-          encode_block(s, chain[0]).value());  // another key's block
-  Keyspace model2 = small_space(2);
-  chain.push_back(make_block(s, chain.back().key, 10));
-  raw_set(store->redis_key(chain[4].key),
-          encode_block(model2, make_block(model2, BlockKey{}, 9)).value());
+  raw_set(store->redis_key(chain[3].key), good);  // another key's block
+  // The attack's forgery: the plaintext format over NaN values, checksum recomputed.
+  Block nan = make_block(s, chain.back().key, 10);
+  std::fill(nan.payload.begin(), nan.payload.end(), uint8_t(0xFF));
+  chain.push_back(nan);
+  raw_set(store->redis_key(nan.key), encode_block(s, nan).value());
   for (const Block& b : chain) {
     Result<Block> r = store->get(b.key);
     EXPECT_EQ(r.status().code(), StatusCode::corrupt_data) << r.status().to_string();
     EXPECT_FALSE(store->contains(b.key).value());  // deleted for a rewrite
   }
   StoreStats st = store->stats();
-  EXPECT_EQ(st.refused_corrupt, 2);
-  EXPECT_EQ(st.refused_foreign, 3);
+  EXPECT_EQ(st.refused_corrupt, 5);
   EXPECT_EQ(st.hits, 0);
-  EXPECT_EQ(store->state(), RedisState::up);
+}
+
+// A tenant is a key prefix and a sealing key: tenant A's value, copied
+// under tenant B's name, does not open for B (another key, another context),
+// nor for a tenant that shares A's key file but not its name.
+TEST_F(RedisStoreTest, AValueCopiedToAnotherTenantIsRefused) {
+  Keyspace s = small_space();
+  auto a = open(s, "team-a");
+  RedisStoreOptions o;
+  o.url = server_.url();
+  o.tenant = "team-b";
+  o.key = testing::test_key(42);
+  o.timeout_ms = kTimeoutMs;
+  auto b = RedisStore::open(s, o);
+  ASSERT_TRUE(b.ok()) << b.status().to_string();
+  auto same_key = open(s, "team-c");
+  Block x = make_block(s, BlockKey{}, 2);
+  ASSERT_TRUE(a->put(x).ok());
+  const std::vector<uint8_t> value = raw_get(a->redis_key(x.key));
+  ASSERT_FALSE(value.empty());
+  raw_set(b.value()->redis_key(x.key), value);
+  raw_set(same_key->redis_key(x.key), value);
+  EXPECT_EQ(b.value()->get(x.key).status().code(), StatusCode::corrupt_data);
+  EXPECT_EQ(same_key->get(x.key).status().code(), StatusCode::corrupt_data);
+  EXPECT_EQ(b.value()->stats().refused_corrupt, 1);
+  EXPECT_TRUE(a->get(x.key).ok());
+}
+
+TEST_F(RedisStoreTest, ValuesExpireAndATenantCanBeCleared) {
+  Keyspace s = small_space();
+  RedisStoreOptions o;
+  o.url = server_.url();
+  o.tenant = "ttl";
+  o.key = testing::test_key();
+  o.timeout_ms = kTimeoutMs;
+  o.ttl_seconds = 3600;
+  auto store = RedisStore::open(s, o);
+  ASSERT_TRUE(store.ok());
+  std::vector<Block> chain = make_chain(s, 3, 5);
+  for (const Block& b : chain) ASSERT_TRUE(store.value()->put(b).ok());
+  const long long ttl = raw_ttl(store.value()->redis_key(chain[0].key));
+  EXPECT_GT(ttl, 3500);
+  EXPECT_LE(ttl, 3600);
+  auto other = open(small_space(2), "ttl");  // another model, the same tenant
+  ASSERT_TRUE(other->put(make_block(small_space(2), BlockKey{}, 1)).ok());
+  auto kept = open(s, "someone-else");
+  ASSERT_TRUE(kept->put(chain[0]).ok());
+  Result<int64_t> cleared = RedisStore::clear_tenant(o);
+  ASSERT_TRUE(cleared.ok()) << cleared.status().to_string();
+  EXPECT_EQ(cleared.value(), 4);
+  for (const Block& b : chain) EXPECT_FALSE(store.value()->contains(b.key).value());
+  EXPECT_TRUE(kept->contains(chain[0].key).value());
 }
 
 TEST_F(RedisStoreTest, KilledServerFailsFastThenReconnects) {
@@ -203,6 +277,7 @@ TEST_F(RedisStoreTest, StalledServerCostsAtMostTheTimeout) {
 TEST_F(RedisStoreTest, WrongOrMissingPasswordIsOneClearError) {
   Keyspace s = small_space();
   RedisStoreOptions o;
+  o.key = testing::test_key();
   o.timeout_ms = kTimeoutMs;
   o.url = server_.url("not-the-password");
   auto r = RedisStore::open(s, o);
@@ -221,6 +296,7 @@ TEST_F(RedisStoreTest, WrongOrMissingPasswordIsOneClearError) {
 
 TEST_F(RedisStoreTest, MissingDatabaseIsOneClearError) {
   RedisStoreOptions o;
+  o.key = testing::test_key();
   o.url = server_.url() + "/999";
   auto r = RedisStore::open(small_space(), o);
   ASSERT_FALSE(r.ok());
@@ -233,6 +309,7 @@ TEST_F(RedisStoreTest, UnreachableServerStartsDownAndFailsFast) {
   const int port = server_.port();
   server_.stop(SIGTERM);
   RedisStoreOptions o;
+  o.key = testing::test_key();
   o.url = "redis://:pw@127.0.0.1:" + std::to_string(port);
   o.timeout_ms = kTimeoutMs;
   o.retry_ms = 10000;

@@ -3,10 +3,14 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "backend.h"
+#include <memory>
+
 #include "tiers/block-format.h"
+#include "tiers/block-seal.h"
 
 namespace rc::tiers::testing {
 
@@ -23,6 +27,21 @@ inline Keyspace small_space(uint8_t model_byte = 1, kernels::DType kv = kernels:
   return s;
 }
 
+// A fixed sealing key; `fill` picks another one.
+inline std::shared_ptr<const SealKey> test_key(uint8_t fill = 7) {
+  auto key = std::make_shared<SealKey>();
+  key->bytes.fill(fill);
+  return key;
+}
+
+// Clears the top exponent bit of every element (its last byte's 0x40 in
+// f16, bf16 and f32 alike), so random bytes are finite values: stores refuse
+// a block holding an infinity or a NaN (block-seal.h).
+inline void keep_finite(kernels::DType type, std::span<uint8_t> bytes) {
+  const size_t elem = size_t(kernels::kv_elem_bytes(type));
+  for (size_t i = elem - 1; i < bytes.size(); i += elem) bytes[i] &= uint8_t(~0x40);
+}
+
 // A block whose tokens and payload follow from `seed`, chained to `parent`.
 inline Block make_block(const Keyspace& s, const BlockKey& parent, uint32_t seed) {
   std::mt19937 rng(seed);
@@ -31,6 +50,7 @@ inline Block make_block(const Keyspace& s, const BlockKey& parent, uint32_t seed
   for (int i = 0; i < s.block_tokens; ++i) b.tokens.push_back(int32_t(rng() % 32000));
   b.payload.resize(size_t(s.block_payload_bytes()));
   for (uint8_t& x : b.payload) x = uint8_t(rng());
+  keep_finite(s.kv_type, b.payload);
   b.key = chain_key(s, parent, b.tokens);
   return b;
 }
@@ -59,6 +79,8 @@ class HostPool final : public kernels::KvPool {
         k_.back()[i] = uint8_t(i * 7 + l);
         v_.back()[i] = uint8_t(i * 13 + l);
       }
+      keep_finite(s.type, k_.back());
+      keep_finite(s.type, v_.back());
     }
   }
   const kernels::KvPoolShape& shape() const override { return shape_; }

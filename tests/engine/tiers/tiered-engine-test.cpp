@@ -69,6 +69,10 @@ EngineConfig base_config(const std::string& model) {
   EngineConfig cfg;
   cfg.model_path = model;
   cfg.n_threads = 2;
+  // The sealing keys live beside the test's files, never in the user's home.
+  const fs::path keys = fs::temp_directory_path() / ("rc-tiered-keys-" + std::to_string(::getpid()));
+  cfg.kv_disk_key_file = (keys / "kv-disk.key").string();
+  cfg.kv_redis_key_file = (keys / "redis.key").string();
   return cfg;
 }
 
@@ -209,7 +213,7 @@ TEST(TieredEngine, PoolPressureRepliesMatchAndHistoryIsLoaded) {
   EXPECT_TRUE(oracle->cache_snapshot().held_below.empty());
 }
 
-// Flipped, truncated and foreign blocks on disk are refused and counted, the
+// Flipped, truncated and moved blocks on disk are refused and counted, the
 // prompt is recomputed, and the answer does not change.
 TEST(TieredEngine, CorruptDiskBlocksAreRefusedAndRecomputed) {
   TempDir dir("corrupt");
@@ -218,47 +222,30 @@ TEST(TieredEngine, CorruptDiskBlocksAreRefusedAndRecomputed) {
   ASSERT_TRUE(oracle);
   const int vocab = oracle->model_info().n_vocab;
   std::vector<std::vector<int32_t>> prompts;
-  for (uint32_t i = 0; i < 3; ++i) prompts.push_back(random_tokens(200, vocab, 100 + i));
+  // One whole 64-token block each, so every file is the first of its chain.
+  for (uint32_t i = 0; i < 3; ++i) prompts.push_back(random_tokens(100, vocab, 100 + i));
   cfg.kv_disk = dir.path().string();
   {
     std::unique_ptr<Engine> writer = open(cfg);
     for (const auto& p : prompts) logits_of(*writer, p);
   }
-  // Every prompt's blocks on disk, by name; damage the first block of each.
   fs::path folder;
   for (const auto& entry : fs::directory_iterator(dir.path())) folder = entry.path();
   std::vector<fs::path> files;
   for (const auto& entry : fs::directory_iterator(folder)) {
     if (entry.path().extension() == ".rckv") files.push_back(entry.path());
   }
-  ASSERT_EQ(files.size(), 9u);  // three whole 64-token blocks per 200-token prompt
-  // The first block of each prompt is the one whose parent key is zero:
-  // find them by reading the parent field (after magic, version and keyspace).
-  std::vector<fs::path> firsts;
-  for (const fs::path& f : files) {
-    std::ifstream in(f, std::ios::binary);
-    std::vector<char> bytes((std::istreambuf_iterator<char>(in)), {});
-    const size_t parent_at = 8 + 4 + 16 + 4 * 5 + 4 * 7;
-    ASSERT_GT(bytes.size(), parent_at + 16);
-    bool zero = true;
-    for (size_t i = 0; i < 16; ++i) zero = zero && bytes[parent_at + i] == 0;
-    if (zero) firsts.push_back(f);
-  }
-  ASSERT_EQ(firsts.size(), 3u);
+  ASSERT_EQ(files.size(), 3u);
+  fs::copy_file(files[1], files[2], fs::copy_options::overwrite_existing);  // another block's
   {  // a flipped bit in the payload
-    std::fstream io(firsts[0], std::ios::in | std::ios::out | std::ios::binary);
+    std::fstream io(files[0], std::ios::in | std::ios::out | std::ios::binary);
     io.seekg(1000);
     char c;
     io.get(c);
     io.seekp(1000);
     io.put(char(c ^ 0x10));
   }
-  fs::resize_file(firsts[1], fs::file_size(firsts[1]) / 2);  // torn
-  fs::path other;
-  for (const fs::path& f : files) {
-    if (std::find(firsts.begin(), firsts.end(), f) == firsts.end()) other = f;
-  }
-  fs::copy_file(other, firsts[2], fs::copy_options::overwrite_existing);  // foreign
+  fs::resize_file(files[1], fs::file_size(files[1]) / 2);  // torn
 
   std::unique_ptr<Engine> reader = open(cfg);
   ASSERT_TRUE(reader);
@@ -371,6 +358,52 @@ TEST(TieredEngine, WrongRedisPasswordIsOneClearError) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), StatusCode::invalid_argument);
   EXPECT_EQ(e.status().message().find("not-the-password"), std::string::npos);
+}
+
+// What an attacker with read access to the tiers sees: no run of four of
+// the prompt's token ids and none of its words, in any block file or Redis
+// value. The oracle is the prompt's own tokenization.
+TEST(TieredEngine, BlocksShowNoPromptTokensOrWords) {
+  if (!tiers::testing::have_redis_server()) RC_SKIP_OR_FAIL("redis-server is not installed");
+  tiers::testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  TempDir dir("plaintext");
+  EngineConfig cfg = base_config("");
+  cfg.kv_disk = dir.path().string();
+  cfg.kv_redis = redis.url();
+  std::unique_ptr<Engine> e = open(cfg);
+  ASSERT_TRUE(e);
+  std::string text;
+  for (int i = 0; i < 12; ++i) text += "The secret password is SWORDFISH and the vault code is 4711. ";
+  Result<std::vector<int32_t>> tokens = e->tokenize(text, true);
+  ASSERT_TRUE(tokens.ok());
+  ASSERT_GE(tokens.value().size(), 128u);
+  logits_of(*e, tokens.value());
+  e.reset();  // every queued write done
+
+  std::vector<std::vector<uint8_t>> stored;
+  for (const auto& entry : fs::recursive_directory_iterator(dir.path())) {
+    if (entry.path().extension() != ".rckv") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    stored.emplace_back(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  const size_t files = stored.size();
+  for (const std::vector<uint8_t>& value : redis.values("rc:kv:*")) stored.push_back(value);
+  ASSERT_GE(files, 2u);
+  ASSERT_GE(stored.size(), 2 * files);
+  const std::vector<int32_t>& ids = tokens.value();
+  for (const std::vector<uint8_t>& bytes : stored) {
+    for (size_t i = 0; i + 4 <= ids.size(); ++i) {
+      std::vector<uint8_t> run(16);
+      std::memcpy(run.data(), ids.data() + i, 16);
+      ASSERT_EQ(std::search(bytes.begin(), bytes.end(), run.begin(), run.end()), bytes.end())
+          << "token ids " << i << ".." << i + 3 << " in the clear";
+    }
+    for (std::string word : {"SWORDFISH", "secret", "password", "4711"}) {
+      EXPECT_EQ(std::search(bytes.begin(), bytes.end(), word.begin(), word.end()), bytes.end())
+          << word;
+    }
+  }
 }
 
 }  // namespace
