@@ -406,5 +406,52 @@ TEST(TieredEngine, BlocksShowNoPromptTokensOrWords) {
   }
 }
 
+// Engine::forget: a gone prompt's own blocks leave the disk tier and Redis
+// (and the tree), the prefix it shares with a kept prompt stays, and the
+// answer does not change.
+TEST(TieredEngine, ForgetErasesOnlyWhatTheGonePromptAloneUsed) {
+  if (!tiers::testing::have_redis_server()) RC_SKIP_OR_FAIL("redis-server is not installed");
+  tiers::testing::RedisServer redis;
+  ASSERT_TRUE(redis.start());
+  TempDir dir("forget");
+  EngineConfig cfg = base_config("");
+  std::unique_ptr<Engine> oracle = open(cfg);
+  ASSERT_TRUE(oracle);
+  cfg.kv_disk = dir.path().string();
+  cfg.kv_redis = redis.url();
+  const std::vector<int32_t> shared = random_tokens(128, 256, 30);  // two whole blocks
+  std::vector<int32_t> gone = shared, kept = shared;
+  const std::vector<int32_t> a = random_tokens(201, 256, 31), b = random_tokens(201, 256, 32);
+  gone.insert(gone.end(), a.begin() + 1, a.end());  // without their BOS: they differ at once
+  kept.insert(kept.end(), b.begin() + 1, b.end());
+  {
+    std::unique_ptr<Engine> e = open(cfg);
+    logits_of(*e, gone);
+    logits_of(*e, kept);
+  }
+  auto files = [&] {
+    size_t n = 0;
+    for (const auto& f : fs::recursive_directory_iterator(dir.path())) n += f.path().extension() == ".rckv";
+    return n;
+  };
+  const size_t before = files();
+  const size_t redis_before = redis.values("rc:kv:*").size();
+  {
+    std::unique_ptr<Engine> e = open(cfg);
+    logits_of(*e, gone);  // in the tree too, so the tree's copy goes as well
+    Result<ForgetResult> r = e->forget({gone}, {kept});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    EXPECT_GT(r.value().tree_tokens, 0);
+    EXPECT_EQ(r.value().tier_blocks, int64_t(gone.size() / 64 - shared.size() / 64));
+  }
+  EXPECT_EQ(files(), before - (gone.size() / 64 - shared.size() / 64));
+  EXPECT_EQ(redis.values("rc:kv:*").size(), redis_before - (gone.size() / 64 - shared.size() / 64));
+  std::unique_ptr<Engine> e = open(cfg);
+  EXPECT_TRUE(same_bits(logits_of(*e, gone), logits_of(*oracle, gone)));
+  EXPECT_EQ(e->stats().tiers.loaded_tokens, shared.size());
+  logits_of(*e, kept);
+  EXPECT_EQ(e->stats().tiers.loaded_tokens, shared.size() + (kept.size() - shared.size()) / 64 * 64);
+}
+
 }  // namespace
 }  // namespace rc
