@@ -14,11 +14,10 @@ namespace fs = std::filesystem;
 namespace {
 
 Status errno_status(const std::string& what, const fs::path& path, int err) {
-  const StatusCode code = err == ENOENT                  ? StatusCode::not_found
-                         : err == EACCES || err == EPERM ? StatusCode::permission_denied
-                                                         : StatusCode::internal;
-  return Status(code,
-                what + " " + path.string() + ": " + std::strerror(err));
+  const StatusCode code = err == ENOENT                   ? StatusCode::not_found
+                          : err == EACCES || err == EPERM ? StatusCode::permission_denied
+                                                          : StatusCode::internal;
+  return Status(code, what + " " + path.string() + ": " + std::strerror(err));
 }
 
 }  // namespace

@@ -33,10 +33,11 @@ struct EngineOptions {
     app.add_option("--kv-type", config.kv_type,
                    "KV pool element type: f16 (default), bf16 or f32 (twice the bytes per token)")
         ->check(CLI::IsMember({"f16", "bf16", "f32"}));
-    app.add_option("--speculate", config.speculate,
-                   "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
-                   "verifies them in one step (same tokens as off; the default), off decodes one at a "
-                   "time")
+    app.add_option(
+           "--speculate", config.speculate,
+           "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
+           "verifies them in one step (same tokens as off; the default), off decodes one at a "
+           "time")
         ->check(CLI::IsMember({"off", "tree"}));
     app.add_option("--kv-host-size", config.kv_host_bytes,
                    "host-memory cache tier below the pool, in bytes (2G, 512M; default: none)")

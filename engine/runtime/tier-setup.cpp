@@ -21,8 +21,8 @@ Result<tiers::SealKey> key_from_file(const std::string& path, const std::string&
   }
   Result<tiers::SealKey> key = tiers::load_or_create_key_file(file);
   if (!key.ok())
-    return Status(key.status().code(), std::string("the ") + tier +
-                                           " tier's sealing key: " + key.status().message());
+    return Status(key.status().code(),
+                  std::string("the ") + tier + " tier's sealing key: " + key.status().message());
   return key;
 }
 

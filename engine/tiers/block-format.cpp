@@ -44,15 +44,15 @@ Hash128 read_hash(ByteReader& r) {
   return h;
 }
 
-Decoded refuse(BlockFault f, const std::string& what) {
+}  // namespace
+
+Decoded refused_block(BlockFault fault, const std::string& what) {
   Decoded d;
-  d.fault = f;
+  d.fault = fault;
   d.status = Status(StatusCode::corrupt_data,
-                    std::string("KV block refused (") + block_fault_name(f) + "): " + what);
+                    std::string("KV block refused (") + block_fault_name(fault) + "): " + what);
   return d;
 }
-
-}  // namespace
 
 const char* block_fault_name(BlockFault f) {
   switch (f) {
@@ -116,17 +116,17 @@ Result<std::vector<uint8_t>> encode_block(const Keyspace& space, const Block& bl
 Decoded decode_block(const Keyspace& space, const BlockKey& expected,
                      std::span<const uint8_t> bytes) {
   if (bytes.size() < block_header_bytes() + 8)
-    return refuse(BlockFault::truncated,
-                  std::to_string(bytes.size()) + " bytes is shorter than a header");
+    return refused_block(BlockFault::truncated,
+                         std::to_string(bytes.size()) + " bytes is shorter than a header");
   ByteReader r(bytes);
   std::span<const uint8_t> magic = r.raw(8);
   if (std::memcmp(magic.data(), kMagic, 8) != 0)
-    return refuse(BlockFault::malformed, "not a RadixChat KV block (bad magic)");
+    return refused_block(BlockFault::malformed, "not a RadixChat KV block (bad magic)");
   uint32_t version = r.u32();
   if (version != kBlockFormatVersion)
-    return refuse(BlockFault::malformed, "format version " + std::to_string(version) +
-                                             ", this build reads " +
-                                             std::to_string(kBlockFormatVersion));
+    return refused_block(BlockFault::malformed, "format version " + std::to_string(version) +
+                                                    ", this build reads " +
+                                                    std::to_string(kBlockFormatVersion));
   // The checksum is checked before the header is trusted: a flipped bit in
   // a count or in the keyspace is then reported as what it is.
   const uint64_t stored_sum = [&] {
@@ -140,34 +140,35 @@ Decoded decode_block(const Keyspace& space, const BlockKey& expected,
   const uint64_t n_payload = sizes.u64();
   const uint64_t want = block_header_bytes() + 4 * n_tokens + n_payload + 8;
   if (n_tokens > (uint64_t(1) << 24) || n_payload > (uint64_t(1) << 40))
-    return refuse(BlockFault::malformed, "impossible token or payload count");
+    return refused_block(BlockFault::malformed, "impossible token or payload count");
   if (bytes.size() < want)
-    return refuse(BlockFault::truncated,
-                  std::to_string(bytes.size()) + " of " + std::to_string(want) + " bytes");
+    return refused_block(BlockFault::truncated,
+                         std::to_string(bytes.size()) + " of " + std::to_string(want) + " bytes");
   if (bytes.size() > want)
-    return refuse(BlockFault::malformed, std::to_string(bytes.size() - want) + " trailing bytes");
+    return refused_block(BlockFault::malformed,
+                         std::to_string(bytes.size() - want) + " trailing bytes");
   if (XXH64(bytes.data(), bytes.size() - 8, 0) != stored_sum)
-    return refuse(BlockFault::checksum, "checksum mismatch");
+    return refused_block(BlockFault::checksum, "checksum mismatch");
 
   if (!same_keyspace(r, space))
-    return refuse(BlockFault::foreign, "written for another model, KV type, shape or RoPE");
+    return refused_block(BlockFault::foreign, "written for another model, KV type, shape or RoPE");
   Decoded d;
   d.block.parent = read_hash(r);
   d.block.key = read_hash(r);
   r.u32();
   r.u64();
   if (d.block.key != expected)
-    return refuse(BlockFault::foreign,
-                  "holds block " + d.block.key.hex() + ", not " + expected.hex());
+    return refused_block(BlockFault::foreign,
+                         "holds block " + d.block.key.hex() + ", not " + expected.hex());
   if (n_tokens != uint64_t(space.block_tokens) ||
       n_payload != uint64_t(space.block_payload_bytes()))
-    return refuse(BlockFault::foreign, "sizes do not match this keyspace");
+    return refused_block(BlockFault::foreign, "sizes do not match this keyspace");
   d.block.tokens.resize(n_tokens);
   for (int32_t& t : d.block.tokens) t = int32_t(r.u32());
   std::span<const uint8_t> payload = r.raw(n_payload);
-  if (r.failed()) return refuse(BlockFault::truncated, "short payload");
+  if (r.failed()) return refused_block(BlockFault::truncated, "short payload");
   if (chain_key(space, d.block.parent, d.block.tokens) != d.block.key)
-    return refuse(BlockFault::foreign, "key is not the chain hash of its parent and tokens");
+    return refused_block(BlockFault::foreign, "key is not the chain hash of its parent and tokens");
   d.block.payload.assign(payload.begin(), payload.end());
   return d;
 }

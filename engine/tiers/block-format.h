@@ -41,10 +41,10 @@ struct Block {
 // Why a block was refused; corrupt_data Status messages name it too.
 enum class BlockFault {
   none,
-  truncated,  // shorter than its header or its stated sizes
-  malformed,  // bad magic or version, impossible sizes, trailing bytes
-  checksum,   // the bytes were changed after they were written
-  foreign,    // well formed, but another keyspace or another key
+  truncated,    // shorter than its header or its stated sizes
+  malformed,    // bad magic or version, impossible sizes, trailing bytes
+  checksum,     // the bytes were changed after they were written
+  foreign,      // well formed, but another keyspace or another key
   unauthentic,  // a sealed block that fails authentication (block-seal.h)
   nonfinite,    // a sealed block whose K or V holds an infinity or a NaN
 };
@@ -66,5 +66,8 @@ struct Decoded {
 };
 Decoded decode_block(const Keyspace& space, const BlockKey& expected,
                      std::span<const uint8_t> bytes);
+
+// A refusal: `fault` and a corrupt_data Status "KV block refused (<fault>): <what>".
+Decoded refused_block(BlockFault fault, const std::string& what);
 
 }  // namespace rc::tiers

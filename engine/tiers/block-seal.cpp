@@ -49,14 +49,6 @@ std::vector<uint8_t> associated_data(const Keyspace& space, std::string_view con
   return {d.begin(), d.end()};
 }
 
-Decoded refuse(BlockFault f, const std::string& what) {
-  Decoded d;
-  d.fault = f;
-  d.status = Status(StatusCode::corrupt_data,
-                    std::string("KV block refused (") + block_fault_name(f) + "): " + what);
-  return d;
-}
-
 int hex_value(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -108,8 +100,8 @@ Result<SealKey> SealKey::from_hex(std::string_view hex) {
   while (!hex.empty() && hex.front() == ' ') hex.remove_prefix(1);
   SealKey k;
   if (hex.size() != 64)
-    return Status(StatusCode::invalid_argument,
-                  "a sealing key is 64 hex digits, got " + std::to_string(hex.size()) + " characters");
+    return Status(StatusCode::invalid_argument, "a sealing key is 64 hex digits, got " +
+                                                    std::to_string(hex.size()) + " characters");
   for (size_t i = 0; i < 32; ++i) {
     const int hi = hex_value(hex[2 * i]), lo = hex_value(hex[2 * i + 1]);
     if (hi < 0 || lo < 0)
@@ -135,8 +127,9 @@ Result<fs::path> default_key_file(const std::string& name) {
   const char* home = std::getenv("HOME");
   if (home != nullptr && home[0] == '/')
     return fs::path(home) / ".local" / "share" / "radixchat" / name;
-  return Status(StatusCode::not_found,
-                "no folder for the sealing key: neither XDG_DATA_HOME nor HOME is an absolute path");
+  return Status(
+      StatusCode::not_found,
+      "no folder for the sealing key: neither XDG_DATA_HOME nor HOME is an absolute path");
 }
 
 Result<SealKey> load_or_create_key_file(const fs::path& path) {
@@ -193,20 +186,21 @@ Result<std::vector<uint8_t>> seal_block(const Keyspace& space, const SealKey& ke
 Decoded open_sealed_block(const Keyspace& space, const SealKey& key, std::string_view context,
                           const BlockKey& expected, std::span<const uint8_t> bytes) {
   if (bytes.size() < kPrefixBytes + kTagBytes)
-    return refuse(BlockFault::truncated,
-                  std::to_string(bytes.size()) + " bytes is shorter than a sealed block");
+    return refused_block(BlockFault::truncated,
+                         std::to_string(bytes.size()) + " bytes is shorter than a sealed block");
   if (std::memcmp(bytes.data(), kSealMagic, 8) != 0)
-    return refuse(BlockFault::malformed, "not a sealed RadixChat KV block (bad magic)");
+    return refused_block(BlockFault::malformed, "not a sealed RadixChat KV block (bad magic)");
   uint32_t version = 0;
   for (int i = 0; i < 4; ++i) version |= uint32_t(bytes[8 + size_t(i)]) << (8 * i);
   if (version != kSealVersion)
-    return refuse(BlockFault::malformed, "sealing version " + std::to_string(version) +
-                                             ", this build reads " + std::to_string(kSealVersion));
+    return refused_block(BlockFault::malformed, "sealing version " + std::to_string(version) +
+                                                    ", this build reads " +
+                                                    std::to_string(kSealVersion));
   if (bytes.size() != sealed_block_bytes(space))
-    return refuse(bytes.size() < sealed_block_bytes(space) ? BlockFault::truncated
-                                                            : BlockFault::malformed,
-                  std::to_string(bytes.size()) + " of " +
-                      std::to_string(sealed_block_bytes(space)) + " bytes");
+    return refused_block(
+        bytes.size() < sealed_block_bytes(space) ? BlockFault::truncated : BlockFault::malformed,
+        std::to_string(bytes.size()) + " of " + std::to_string(sealed_block_bytes(space)) +
+            " bytes");
   init_sodium();
   const std::vector<uint8_t> ad = associated_data(space, context, expected);
   std::vector<uint8_t> plain(bytes.size() - kPrefixBytes - kTagBytes);
@@ -214,15 +208,16 @@ Decoded open_sealed_block(const Keyspace& space, const SealKey& key, std::string
   if (crypto_aead_xchacha20poly1305_ietf_decrypt(
           plain.data(), &got, nullptr, bytes.data() + kPrefixBytes, bytes.size() - kPrefixBytes,
           ad.data(), ad.size(), bytes.data() + 12, key.bytes.data()) != 0)
-    return refuse(BlockFault::unauthentic,
-                  "authentication failed: written under another key, key, keyspace or tenant, "
-                  "or changed since");
+    return refused_block(
+        BlockFault::unauthentic,
+        "authentication failed: written under another key, key, keyspace or tenant, "
+        "or changed since");
   plain.resize(size_t(got));
   Decoded d = decode_block(space, expected, plain);
   sodium_memzero(plain.data(), plain.size());
   if (d.fault != BlockFault::none) return d;
   if (!payload_is_finite(space.kv_type, d.block.payload))
-    return refuse(BlockFault::nonfinite, "a K or V value is not finite");
+    return refused_block(BlockFault::nonfinite, "a K or V value is not finite");
   return d;
 }
 

@@ -23,9 +23,9 @@ constexpr const char* kExt = ".rckv";
 constexpr std::string_view kDiskContext = "disk";
 
 Status io_error(const fs::path& p, const char* what) {
-  return Status(errno == EACCES || errno == EPERM ? StatusCode::permission_denied
-                                                  : StatusCode::internal,
-                std::string(what) + " " + p.string() + ": " + std::strerror(errno));
+  return Status(
+      errno == EACCES || errno == EPERM ? StatusCode::permission_denied : StatusCode::internal,
+      std::string(what) + " " + p.string() + ": " + std::strerror(errno));
 }
 
 Status write_all(int fd, const uint8_t* p, size_t n, const fs::path& path) {
@@ -78,7 +78,8 @@ Result<fs::path> default_disk_root() {
 Result<std::unique_ptr<DiskStore>> DiskStore::open(const Keyspace& space,
                                                    const DiskStoreOptions& options) {
   if (Status s = space.validate(); !s.ok()) return s;
-  if (!options.key) return Status(StatusCode::invalid_argument, "the disk tier needs a sealing key");
+  if (!options.key)
+    return Status(StatusCode::invalid_argument, "the disk tier needs a sealing key");
   if (options.budget_bytes < int64_t(sealed_block_bytes(space)))
     return Status(StatusCode::invalid_argument,
                   "disk cache budget " + std::to_string(options.budget_bytes) +

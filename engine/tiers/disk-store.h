@@ -41,7 +41,7 @@ namespace rc::tiers {
 struct DiskStoreOptions {
   std::filesystem::path root;  // empty: default_disk_root()
   int64_t budget_bytes = int64_t(2) << 30;
-  bool fsync = true;  // off only where power loss does not matter (tests)
+  bool fsync = true;                   // off only where power loss does not matter (tests)
   std::shared_ptr<const SealKey> key;  // required: blocks are sealed under it
 };
 

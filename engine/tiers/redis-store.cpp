@@ -59,7 +59,8 @@ Result<std::unique_ptr<RedisStore>> RedisStore::open(const Keyspace& space,
     return Status(StatusCode::invalid_argument,
                   "Redis tenant '" + options.tenant.substr(0, 80) +
                       "' must be 1 to 64 of the characters A-Z a-z 0-9 . _ -");
-  if (!options.key) return Status(StatusCode::invalid_argument, "the Redis tier needs a sealing key");
+  if (!options.key)
+    return Status(StatusCode::invalid_argument, "the Redis tier needs a sealing key");
   if (options.timeout_ms < 1 || options.timeout_ms > 60000 || options.retry_ms < 0)
     return Status(StatusCode::invalid_argument,
                   "Redis timeout must be 1 to 60000 ms and the retry interval not negative");
@@ -278,8 +279,8 @@ Result<int64_t> RedisStore::clear_tenant(const RedisStoreOptions& options) {
 
 Result<int64_t> RedisStore::delete_tenant_values() {
   // Enough time for a large tenant: the deadline covers the whole scan.
-  const auto deadline = Clock::now() + std::chrono::milliseconds(options_.timeout_ms) +
-                        std::chrono::seconds(60);
+  const auto deadline =
+      Clock::now() + std::chrono::milliseconds(options_.timeout_ms) + std::chrono::seconds(60);
   std::unique_lock<std::timed_mutex> g(mu_, deadline);
   if (!g.owns_lock()) return Status(StatusCode::internal, "Redis store busy past its timeout");
   if (Status s = ensure_connected(deadline); !s.ok()) return s;

@@ -42,7 +42,7 @@ struct RedisStoreOptions {
   std::string tenant = "default";  // 1-64 of [A-Za-z0-9._-]
   int timeout_ms = 250;
   int retry_ms = 1000;
-  int64_t ttl_seconds = 0;  // 0: values live until Redis evicts them
+  int64_t ttl_seconds = 0;             // 0: values live until Redis evicts them
   std::shared_ptr<const SealKey> key;  // required: the tenant's sealing key
 };
 

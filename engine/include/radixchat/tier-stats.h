@@ -11,18 +11,19 @@
 namespace rc {
 
 struct TierInfo {
-  std::string name;           // "host", "disk" or "redis"
-  std::string where;          // the folder, or the URL without its password
+  std::string name;   // "host", "disk" or "redis"
+  std::string where;  // the folder, or the URL without its password
   std::string state;  // "up", "down", "refused" (a password or database Redis refused) or
                       // "failing" (it answers, but its last write failed: disk full, no permission)
-  std::string error;          // why it is not up
+  std::string error;  // why it is not up
   int64_t budget_bytes = -1;  // -1: the store's own (Redis maxmemory)
   int64_t bytes = -1;         // held; -1 where the store cannot know
   int64_t blocks = -1;
   uint64_t hits = 0;  // blocks read
   uint64_t misses = 0;
-  uint64_t puts = 0;     // blocks written
-  uint64_t refused = 0;  // truncated, corrupt, foreign, unauthentic or non-finite blocks, never loaded
+  uint64_t puts = 0;  // blocks written
+  uint64_t refused =
+      0;  // truncated, corrupt, foreign, unauthentic or non-finite blocks, never loaded
   uint64_t evictions = 0;
   uint64_t errors = 0;         // I/O or connection failures
   uint64_t loaded_tokens = 0;  // prompt tokens this tier supplied

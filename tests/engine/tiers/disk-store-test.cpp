@@ -194,11 +194,12 @@ TEST_F(DiskStoreTest, DamagedAndForeignFilesAreRefusedCountedAndDropped) {
   Keyspace bf16 = small_space(1, kernels::DType::bf16);
   Keyspace model2 = small_space(2);
   Block mine1 = make_block(s, BlockKey{}, 5), mine2 = make_block(s, BlockKey{}, 6);
-  overwrite(store->folder() / (mine1.key.hex() + ".rckv"),
-            seal_block(bf16, *testing::test_key(), "disk", make_block(bf16, BlockKey{}, 5)).value());
-  overwrite(store->folder() / (mine2.key.hex() + ".rckv"),
-            seal_block(model2, *testing::test_key(), "disk", make_block(model2, BlockKey{}, 6))
-                .value());
+  overwrite(
+      store->folder() / (mine1.key.hex() + ".rckv"),
+      seal_block(bf16, *testing::test_key(), "disk", make_block(bf16, BlockKey{}, 5)).value());
+  overwrite(
+      store->folder() / (mine2.key.hex() + ".rckv"),
+      seal_block(model2, *testing::test_key(), "disk", make_block(model2, BlockKey{}, 6)).value());
   store.reset();
   store = open(s);
   EXPECT_EQ(store->get(mine1.key).status().code(), StatusCode::corrupt_data);

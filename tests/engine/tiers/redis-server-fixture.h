@@ -86,8 +86,8 @@ class RedisServer {
     auto* keys = static_cast<redisReply*>(redisCommand(c, "KEYS %s", pattern.c_str()));
     for (size_t i = 0; keys != nullptr && keys->type == REDIS_REPLY_ARRAY && i < keys->elements;
          ++i) {
-      auto* v = static_cast<redisReply*>(redisCommand(c, "GET %b", keys->element[i]->str,
-                                                      size_t(keys->element[i]->len)));
+      auto* v = static_cast<redisReply*>(
+          redisCommand(c, "GET %b", keys->element[i]->str, size_t(keys->element[i]->len)));
       if (v != nullptr && v->type == REDIS_REPLY_STRING) out.emplace_back(v->str, v->str + v->len);
       freeReplyObject(v);
     }

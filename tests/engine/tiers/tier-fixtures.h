@@ -6,8 +6,8 @@
 #include <span>
 #include <vector>
 
-#include "backend.h"
 #include <memory>
+#include "backend.h"
 
 #include "tiers/block-format.h"
 #include "tiers/block-seal.h"

@@ -70,7 +70,8 @@ EngineConfig base_config(const std::string& model) {
   cfg.model_path = model;
   cfg.n_threads = 2;
   // The sealing keys live beside the test's files, never in the user's home.
-  const fs::path keys = fs::temp_directory_path() / ("rc-tiered-keys-" + std::to_string(::getpid()));
+  const fs::path keys =
+      fs::temp_directory_path() / ("rc-tiered-keys-" + std::to_string(::getpid()));
   cfg.kv_disk_key_file = (keys / "kv-disk.key").string();
   cfg.kv_redis_key_file = (keys / "redis.key").string();
   return cfg;
@@ -374,7 +375,8 @@ TEST(TieredEngine, BlocksShowNoPromptTokensOrWords) {
   std::unique_ptr<Engine> e = open(cfg);
   ASSERT_TRUE(e);
   std::string text;
-  for (int i = 0; i < 12; ++i) text += "The secret password is SWORDFISH and the vault code is 4711. ";
+  for (int i = 0; i < 12; ++i)
+    text += "The secret password is SWORDFISH and the vault code is 4711. ";
   Result<std::vector<int32_t>> tokens = e->tokenize(text, true);
   ASSERT_TRUE(tokens.ok());
   ASSERT_GE(tokens.value().size(), 128u);
@@ -431,7 +433,8 @@ TEST(TieredEngine, ForgetErasesOnlyWhatTheGonePromptAloneUsed) {
   }
   auto files = [&] {
     size_t n = 0;
-    for (const auto& f : fs::recursive_directory_iterator(dir.path())) n += f.path().extension() == ".rckv";
+    for (const auto& f : fs::recursive_directory_iterator(dir.path()))
+      n += f.path().extension() == ".rckv";
     return n;
   };
   const size_t before = files();
@@ -450,7 +453,8 @@ TEST(TieredEngine, ForgetErasesOnlyWhatTheGonePromptAloneUsed) {
   EXPECT_TRUE(same_bits(logits_of(*e, gone), logits_of(*oracle, gone)));
   EXPECT_EQ(e->stats().tiers.loaded_tokens, shared.size());
   logits_of(*e, kept);
-  EXPECT_EQ(e->stats().tiers.loaded_tokens, shared.size() + (kept.size() - shared.size()) / 64 * 64);
+  EXPECT_EQ(e->stats().tiers.loaded_tokens,
+            shared.size() + (kept.size() - shared.size()) / 64 * 64);
 }
 
 }  // namespace
