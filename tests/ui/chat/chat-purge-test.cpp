@@ -85,7 +85,11 @@ TEST(ChatPurge, ADeletedConversationLeavesTheDiskTier) {
       "Remember this for me: the secret password is SWORDFISH, the vault opens at dawn, the "
       "courier wears a red scarf, the meeting point is the old lighthouse by the harbour, and "
       "the fallback plan is the train station at noon. Now tell me about caches and trees.";
-  const QString other = "What is a radix tree, and why does a cache want one?";
+  const QString other =
+      "What is a radix tree, and why does a cache want one? Explain how a request finds the "
+      "longest prefix it shares with earlier requests, what happens to the pages of a leaf that "
+      "nobody has used for a while, how a split keeps both halves, and why a pinned system "
+      "prompt stays when everything else is evicted. Use small examples with numbers.";
   qint64 deleted = 0, kept = 0;
   {
     App a(db, kv);
@@ -117,7 +121,8 @@ TEST(ChatPurge, ADeletedConversationLeavesTheDiskTier) {
   // template's opening) may stay on disk; nothing after it may.
   const auto secretPrompt = engine->render_chat({{"user", secret.toStdString()}}).value();
   const auto otherPrompt = engine->render_chat({{"user", other.toStdString()}}).value();
-  ASSERT_GT(secretPrompt.size(), size_t(2 * kBlockTokens));
+  ASSERT_GT(secretPrompt.size(), size_t(kBlockTokens));
+  ASSERT_GT(otherPrompt.size(), size_t(kBlockTokens));
   const int sharedBlocks = int(sharedPrefix(secretPrompt, otherPrompt)) / kBlockTokens;
   const rc::ui::ReplyMetrics again = c.send(secret);
   EXPECT_LE(again.loadedTokens, sharedBlocks * kBlockTokens);
