@@ -292,7 +292,7 @@ class RemoteChatFake : public RemoteChatFixture {
     RemoteChatFixture::SetUp();
     fake_ = std::make_unique<Child>(
         QStringLiteral("python3"),
-        QStringList{QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/ui/chat/fake-openai-server.py")},
+        QStringList{QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/app/gui/fake-openai-server.py")},
         QRegularExpression(QStringLiteral("PORT (\\d+)")));
     ASSERT_GT(fake_->port(), 0) << fake_->error().toStdString();
   }
