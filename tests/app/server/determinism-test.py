@@ -14,6 +14,7 @@ Loopback only; every request has a timeout; the servers are stopped.
 import http.client
 import json
 import os
+import pathlib
 import re
 import signal
 import subprocess
@@ -21,17 +22,8 @@ import sys
 import tempfile
 import threading
 
-WORDS = ("cache tree prefix token page node branch memory request reply model "
-         "vector matrix layer system prompt answer question window thread").split()
-
-
-def text(n_words, seed):
-    x, out = seed, []
-    for _ in range(n_words):
-        x = (x * 1103515245 + 12345) % (1 << 31)
-        out.append(WORDS[x % len(WORDS)])
-    return " ".join(out)
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import text  # noqa: E402
 
 PROMPTS = [
     [{"role": "system", "content": text(n, seed)},

@@ -12,29 +12,19 @@ Usage: kv-late-attach-test.py RADIXCHAT_CLI MODEL. Exit 77: skipped (no
 python3-zmq, which the publisher test needs too).
 """
 import json
-import socket
+import pathlib
 import subprocess
 import sys
 import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, post  # noqa: E402
 
 try:
     import zmq  # noqa: F401 - only the skip decision needs it
 except ImportError as e:
     print(f"SKIP: {e} (install python3-zmq)")
     sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def post(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)
 
 
 def cache_pages(base):

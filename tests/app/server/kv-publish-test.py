@@ -22,12 +22,15 @@ Usage: kv-publish-test.py RADIXCHAT_CLI MODEL. Exit 77: skipped (no
 python3-zmq / python3-msgpack).
 """
 import json
+import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, post  # noqa: E402
 
 try:
     import msgpack
@@ -35,12 +38,6 @@ try:
 except ImportError as e:
     print(f"SKIP: {e} (install python3-zmq and python3-msgpack)")
     sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class View:
@@ -104,13 +101,6 @@ def cache_prefixes(snap):
             if (i + 1) % ps == 0:
                 out.append(tuple(path))
     return sorted(out)
-
-
-def post(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)
 
 
 def run(cli, model, cache, kv_tokens):

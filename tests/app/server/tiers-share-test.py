@@ -17,6 +17,7 @@ redis-server.
 import http.client
 import json
 import os
+import pathlib
 import re
 import shutil
 import signal
@@ -26,23 +27,10 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, text  # noqa: E402
+
 PASSWORD = "rc-share-test-pw"
-WORDS = ("cache tree prefix token page node branch memory request reply model "
-         "vector matrix layer system prompt answer question window thread").split()
-
-
-def text(n_words, seed):
-    x, out = seed, []
-    for _ in range(n_words):
-        x = (x * 1103515245 + 12345) % (1 << 31)
-        out.append(WORDS[x % len(WORDS)])
-    return " ".join(out)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Redis:
