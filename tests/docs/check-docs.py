@@ -145,7 +145,7 @@ def check_cli(root, cli, files):
     for path in files:
         _, snippets = split_code(path.read_text(encoding="utf-8"))
         for n, code, _ in snippets:
-            for m in re.finditer(r"(?:^|[\s/(])radixchat-cli\s+([a-z][a-z-]*)(.*)", code):
+            for m in re.finditer(r"(?:^|[\s/(])radixchat-cli\s+([a-z][a-z-]*)(?![\w/.-])(.*)", code):
                 sub, rest = m.group(1), m.group(2)
                 rest = re.split(r"\s#\s|\s\|\s|;|&&", rest)[0]
                 where = f"{path.relative_to(root)}:{n}"
