@@ -1,13 +1,16 @@
-"""What the Python test scripts need to drive a local server: a free
-loopback port, a JSON POST and seeded prompt text.
+"""What the Python test scripts need to drive a local server: starting and
+stopping `radixchat-cli serve`, a free loopback port, a JSON POST and seeded
+prompt text.
 
 A script in tests/<area>/<folder>/ imports it with
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
-    from serve_client import free_port, post, text
+    from serve_client import free_port, post, start_serve, stop_serve, text
 Standard library only, so Debian's python3 runs every script.
 """
 import json
+import re
 import socket
+import subprocess
 import urllib.request
 
 WORDS = ("cache tree prefix token page node branch memory request reply model "
@@ -39,3 +42,36 @@ def post(url, body, timeout=120):
                                  {"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.load(r)
+
+
+def start_serve(cli, *args, stderr=subprocess.DEVNULL):
+    """Starts `CLI serve --port 0 ARGS...` and waits for its first line,
+    "listening on http://127.0.0.1:PORT/v1"; returns (process, PORT). A
+    server that exits instead raises RuntimeError with that line and, with
+    stderr=subprocess.PIPE, what it printed there (left unread otherwise, so
+    a long run cannot fill the pipe)."""
+    proc = subprocess.Popen([cli, "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=stderr, text=True)
+    line = proc.stdout.readline()
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
+    if not m:
+        try:
+            proc.wait(timeout=30)  # stdout closed: the process is exiting
+        except subprocess.TimeoutExpired:
+            pass
+        err = proc.stderr.read() if proc.stderr and proc.poll() is not None else ""
+        stop_serve(proc)
+        raise RuntimeError("serve did not start: " + line + err)
+    return proc, int(m.group(1))
+
+
+def stop_serve(proc, timeout=30):
+    """SIGTERM (serve's graceful stop), then SIGKILL if it has not exited
+    within timeout seconds."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()

@@ -30,7 +30,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
-from serve_client import free_port, post  # noqa: E402
+from serve_client import free_port, post, start_serve, stop_serve  # noqa: E402
 
 try:
     import msgpack
@@ -106,15 +106,12 @@ def cache_prefixes(snap):
 def run(cli, model, cache, kv_tokens):
     ctx = zmq.Context()
     pub, rep = free_port(), free_port()
-    server = subprocess.Popen(
-        [cli, "serve", "--model", model, "--port", "0", "--threads", "1", "--cache", cache,
-         "--kv-tokens", str(kv_tokens), "--kv-events", f"tcp://127.0.0.1:{pub}",
-         "--kv-events-replay", f"tcp://127.0.0.1:{rep}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server, port = start_serve(cli, "--model", model, "--threads", "1", "--cache", cache,
+                               "--kv-tokens", str(kv_tokens), "--kv-events",
+                               f"tcp://127.0.0.1:{pub}", "--kv-events-replay",
+                               f"tcp://127.0.0.1:{rep}", stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/v1"
     try:
-        line = server.stdout.readline()
-        assert line.startswith("listening on "), line + server.stderr.read()
-        base = line.split()[2]
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(f"tcp://127.0.0.1:{pub}")
@@ -194,11 +191,7 @@ def run(cli, model, cache, kv_tokens):
               f"{len(rseqs)} messages; {replayed.counts}; evictions={stats['evictions']} "
               f"splits={stats['splits']} merges={stats['merges']}")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_serve(server)
         ctx.destroy(linger=0)
 
 
