@@ -119,6 +119,9 @@ def main():
                 "'## serve' or 'Engine flags'"])
         expect("man page without a subcommand", run(checker, tmp, man=MAN.replace(".B logits\n", "")), 1,
                ["packaging/radixchat-cli.1: lacks the subcommand logits"])
+        expect("a subcommand's name elsewhere in the man page",
+               run(checker, tmp, man=MAN.replace(".B logits\n", "") + ".SH FILES\n.B logits\n"), 1,
+               ["packaging/radixchat-cli.1: lacks the subcommand logits"])
         expect("man page with a flag nothing has",
                run(checker, tmp, man=MAN + ".TP\n.B \\-\\-no\\-such\\-flag\n"), 1,
                ["packaging/radixchat-cli.1: names --no-such-flag, which no radixchat-cli subcommand has"])

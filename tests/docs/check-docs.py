@@ -213,7 +213,8 @@ def check_man_pages(root, subs, cli_flags):
         problem("packaging/radixchat-cli.1", "no such file")
         return
     text = man_text(page)
-    listed = set(re.findall(r"^\.B\s+([a-z][a-z-]*)", text, re.M))
+    commands = text.split(".SH COMMANDS", 1)[-1].split("\n.SH ", 1)[0]
+    listed = set(re.findall(r"^\.B\s+([a-z][a-z-]*)", commands, re.M))
     for s in sorted(subs - listed):
         problem("packaging/radixchat-cli.1", f"lacks the subcommand {s}")
     for flag in sorted(set(FLAG.findall(text)) - cli_flags - {"--help", "--version"}):
