@@ -108,8 +108,13 @@ def check_links(root, path):
 
 
 def run_help(argv):
+    """The program's --help text, or None when it cannot run or fails. The
+    desktop app gets the offscreen platform: --help needs no display."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
-    out = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60, env=env)
+    try:
+        out = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60, env=env)
+    except OSError:
+        return None
     return out.stdout if out.returncode == 0 else None
 
 
@@ -226,7 +231,7 @@ def check_gui_man_page(root, gui):
     for tests and screenshots, are not in --help and need no page)."""
     text = run_help([gui])
     if text is None:
-        problem(gui, "--help failed")
+        problem(gui, "--help failed (is the desktop app built?)")
         return
     options = option_names(text)
     page = root / "packaging" / "radixchat.1"
