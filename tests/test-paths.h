@@ -19,7 +19,7 @@ inline std::string test_model_path() {
 }
 
 // Whether test_model_path() names a file. The engine-backed tests need it;
-// RC_REQUIRE_TEST_MODEL (skip-or-fail.h) is their guard.
+// RC_REQUIRE_TEST_MODEL (require-test-model.h) is their guard.
 inline bool have_test_model() { return std::filesystem::exists(test_model_path()); }
 
 // "<tmp>/<prefix>-<pid>-<name>", unique to this process, with any file left

@@ -11,7 +11,7 @@
 #include "chat-controller.h"
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;

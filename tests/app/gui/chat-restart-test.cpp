@@ -14,7 +14,7 @@
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;

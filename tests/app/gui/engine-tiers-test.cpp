@@ -13,7 +13,7 @@
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 #include "tier-status.h"
 
 using rc::test::waitUntil;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "chat-test-util.h"
+#include "require-test-model.h"
 #include "skip-or-fail.h"
 #include "store/store.h"
 

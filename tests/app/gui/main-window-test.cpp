@@ -26,7 +26,7 @@
 #include "main-window.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;

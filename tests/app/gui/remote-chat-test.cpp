@@ -34,7 +34,7 @@
 #include "openai-stream.h"
 #include "panel/cache-panel.h"
 #include "remote-chat-client.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;

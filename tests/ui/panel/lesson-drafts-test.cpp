@@ -14,7 +14,7 @@
 #include "panel/demo-scenarios.h"
 #include "panel/lesson-engine.h"
 #include "panel/tree-model.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 #include "test-paths.h"
 
 namespace rc::ui::panel {
