@@ -5,7 +5,8 @@
 # reproduced with one command.
 #
 #   bash packaging/bench-report.sh [--build DIR] [--threads N] [--out FILE]
-#                                  [--baseline CLI] [LLAMA_CPP_DIR]
+#                                  [--baseline CLI --baseline-commit REV]
+#                                  [LLAMA_CPP_DIR]
 #
 # Benchmarks:
 #   1. `radixchat-cli bench` on each chat workload, with the radix cache and
@@ -29,8 +30,9 @@
 # With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
 # llama-bench), llama-bench runs on the same files with the same threads and
 # token counts, and the table gains its columns. With --baseline CLI (a
-# radixchat-cli built from another commit), model-bench runs alternate
-# between it and this build, and the table gains the baseline's figures.
+# radixchat-cli built from another commit, named by --baseline-commit, since
+# the program does not know its own), model-bench runs alternate between it
+# and this build, and the table gains the baseline's figures.
 #
 # Needs a configured, built tree (radixchat-cli and make-random-gguf:
 # `cmake --build build --target radixchat-cli make-random-gguf`). Sizes can
@@ -46,17 +48,28 @@ out="$root/docs/performance.md"
 threads="$(nproc)"
 llama=""
 baseline=""
+baseline_rev=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$(cd "$2" && pwd)"; shift 2 ;;
     --threads) threads="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     --baseline) baseline="$2"; shift 2 ;;
+    --baseline-commit) baseline_rev="$2"; shift 2 ;;
     -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "bench-report.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     *) llama="$1"; shift ;;
   esac
 done
+
+if [ -n "$baseline" ]; then
+  if [ -z "$baseline_rev" ]; then
+    echo "bench-report.sh: --baseline needs --baseline-commit REV (the commit it was built from)" >&2
+    exit 2
+  fi
+  baseline_rev="$(git -C "$root" rev-parse --short "$baseline_rev^{commit}" 2>/dev/null)" || {
+    echo "bench-report.sh: --baseline-commit: no such commit in $root" >&2; exit 2; }
+fi
 
 cli="$build/app/radixchat-cli"
 maker="$build/tests/tools/make-random-gguf"
@@ -92,7 +105,22 @@ commit="$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
   commit="$commit (with uncommitted changes)"
 fi
-cpu="$(lscpu | sed -n 's/^Model name: *//p' | head -1)"
+# A virtual machine often reports only the brand ("AMD EPYC"): family,
+# model and stepping still name the generation, and the cache size, SIMD
+# level and memory move the figures as much as the name does.
+lscpu_field() { lscpu | sed -n "s/^$1: *//p" | head -1; }
+cpu="$(lscpu_field 'Model name') (family $(lscpu_field 'CPU family'), model $(lscpu_field 'Model'), stepping $(lscpu_field 'Stepping')"
+hypervisor="$(lscpu_field 'Hypervisor vendor')"
+[ -n "$hypervisor" ] && cpu="$cpu; a $hypervisor guest"
+cpu="$cpu)"
+l3="$(lscpu_field 'L3 cache')"
+[ -n "$l3" ] && cpu="$cpu, L3 $l3"
+simd=""
+for f in avx2 avx512f avx512_vnni; do
+  grep -qw "$f" /proc/cpuinfo && simd="$simd${simd:+, }$f"
+done
+cpu="$cpu; ${simd:-no AVX2}"
+memory="$(awk '/^MemTotal:/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo)"
 cores="$(nproc)"
 build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>/dev/null)"
 version="$("$cli" --version)"
@@ -231,7 +259,8 @@ L.append("| | |")
 L.append("| --- | --- |")
 L.append("| date | $date_utc |")
 L.append("| commit | $commit ($version, ${build_type:-unknown} build) |")
-L.append("| CPU | $cpu, $cores logical cores |")
+L.append("| CPU | $cpu; $cores logical cores |")
+L.append("| memory | $memory |")
 L.append("| threads | $threads |")
 L.append("| load average (1, 5, 15 min) | before $load_before; after $load_after |")
 if llama:
@@ -267,8 +296,8 @@ L.append("of threads, interleaved with the decode steps.")
 L.append("")
 base = [json.loads(l) for l in open(f"{work}/baseline.jsonl")]
 if base:
-    L.append("Baseline: \`$baseline\` (\`" + os.popen("'$baseline' --version").read().strip() +
-             "\`), run just before this build on each file.")
+    L.append("Baseline: \`" + os.popen("'$baseline' --version").read().strip() +
+             "\` built from commit $baseline_rev, run just before this build on each file.")
     L.append("")
 head = "| file | type | prefill tok/s | decode tok/s | decode of probe |"
 sep = "| --- | --- | ---: | ---: | ---: |"
@@ -366,7 +395,8 @@ L.append("")
 if os.path.exists(f"{work}/tiers-share.json"):
     sh = json.load(open(f"{work}/tiers-share.json"))
     model = open(f"{work}/tiers-share-model.txt").read().strip()
-    L.append(f"Sharing through Redis (\`python3 packaging/bench-tiers-share.py CLI {model} $threads WORDS\`):")
+    L.append(f"Sharing through Redis (\`python3 packaging/bench-tiers-share.py ${cli#$root/} "
+             f"${share_model#$root/} $threads $share_words\`):")
     L.append("server A answers under a long system prompt and exits; server B, on the same")
     L.append("Redis, is asked another question under it, then one under a system prompt of")
     L.append("the same length nobody computed.")

@@ -14,6 +14,7 @@ and their ratio.
 """
 import http.client
 import json
+import pathlib
 import re
 import signal
 import socket
@@ -21,23 +22,11 @@ import subprocess
 import sys
 import time
 
+# The seeded prompt text and free ports of the tests' scripts.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "py"))
+from serve_client import free_port, text  # noqa: E402
+
 PASSWORD = "rc-bench-share"
-WORDS = ("cache tree prefix token page node branch memory request reply model "
-         "vector matrix layer system prompt answer question window thread").split()
-
-
-def text(n_words, seed):
-    x, out = seed, []
-    for _ in range(n_words):
-        x = (x * 1103515245 + 12345) % (1 << 31)
-        out.append(WORDS[x % len(WORDS)])
-    return " ".join(out)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def serve(cli, model, threads, url):

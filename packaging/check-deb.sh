@@ -114,8 +114,8 @@ env -u RADIXCHAT_MODEL -u RADIXCHAT_CUDA_PLUGIN "$tmp/all/usr/bin/radixchat-cli"
 grep -q "bundled model: $tmp/all/usr/share/radixchat/radixchat-demo.gguf" "$tmp/info.txt" ||
   fail "the unpacked radixchat-cli does not use the unpacked model"
 # The NVIDIA driver is asked first: without a GPU the plugin is not opened.
-# The build tree's fake one-device driver (tests/app) makes it load here too.
-fake_driver="$build/tests/app/libfake-cuda-driver-1.so"
+# The build tree's fake one-device driver (tests/app/cli) makes it load here too.
+fake_driver="$build/tests/app/cli/libfake-cuda-driver-1.so"
 if [[ $cuda == yes ]]; then
   grep -q "^cuda plugin: loaded from $tmp/all/usr/lib/radixchat/libradixchat-cuda.so$\|^cuda plugin: not loaded, no NVIDIA GPU found" \
     "$tmp/info.txt" || fail "the unpacked plugin was neither loaded nor skipped for want of a GPU"

@@ -18,6 +18,10 @@ inline std::string test_model_path() {
   return RADIXCHAT_SOURCE_DIR "/assets/model/radixchat-demo.gguf";
 }
 
+// Whether test_model_path() names a file. The engine-backed tests need it;
+// RC_REQUIRE_TEST_MODEL (require-test-model.h) is their guard.
+inline bool have_test_model() { return std::filesystem::exists(test_model_path()); }
+
 // "<tmp>/<prefix>-<pid>-<name>", unique to this process, with any file left
 // there by an earlier run removed (SQLite's -wal and -shm companions too),
 // so a test starts from nothing.

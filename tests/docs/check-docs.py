@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The documentation check: what README.md and docs/ promise still holds.
 
-  check-docs.py --root SOURCE_DIR --cli PATH/TO/radixchat-cli
+  check-docs.py --root SOURCE_DIR --cli PATH/TO/radixchat-cli [--gui PATH/TO/radixchat]
 
 Fails (exit 1, one line per problem on stderr) when
   - a relative link or image in README.md or docs/ points to a file that does
@@ -11,11 +11,18 @@ Fails (exit 1, one line per problem on stderr) when
     command is not in `radixchat-cli SUB --help`;
   - a --flag in docs/cli.md's section for a subcommand is not in that
     subcommand's --help ("Engine flags": in every command that runs a model);
+  - the other way round: an option in a subcommand's --help is not named in
+    docs/cli.md's section for it (or, for a command that runs a model, in
+    "Engine flags");
+  - packaging/radixchat-cli.1 lacks a subcommand, or a man page
+    (packaging/*.1) names a --flag its program does not have; with --gui,
+    an option of `radixchat --help` missing from packaging/radixchat.1;
   - a code comment cites "docs/architecture.md section N" and
     docs/architecture.md has no section N;
   - code or docs mention design.md, a file that is not in the repository.
 """
 import argparse
+import os
 import pathlib
 import re
 import subprocess
@@ -100,11 +107,36 @@ def check_links(root, path):
                 problem(where, f"link to {target}: {dest.name} has no heading #{anchor}")
 
 
-def help_flags(cli, sub):
-    out = subprocess.run([cli, sub, "--help"], capture_output=True, text=True, timeout=60)
-    if out.returncode != 0:
+def run_help(argv):
+    """The program's --help text, or None when it cannot run or fails. The
+    desktop app gets the offscreen platform: --help needs no display."""
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    try:
+        out = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60, env=env)
+    except OSError:
         return None
-    return set(FLAG.findall(out.stdout))
+    return out.stdout if out.returncode == 0 else None
+
+
+def help_flags(cli, sub):
+    """(every --flag the help text mentions, the options it defines): a
+    description may name another command's flag, so only the second is what
+    the subcommand must document."""
+    text = run_help([cli, sub])
+    if text is None:
+        return set(), set()
+    return set(FLAG.findall(text)), option_names(text)
+
+
+def option_names(help_text):
+    """The options a --help defines: CLI11 and Qt both start each option's
+    line with its names ("  -h,--help", "  --model TEXT", "  -v, --version")."""
+    names = set()
+    for line in help_text.split("\n"):
+        m = re.match(r"\s+(?:-\w,\s*)?(--[a-z0-9][a-z0-9-]*)", line)
+        if m:
+            names.add(m.group(1))
+    return names - {"--help", "--help-all", "--version"}
 
 
 def check_cli(root, cli, files):
@@ -113,11 +145,12 @@ def check_cli(root, cli, files):
     if not subs:
         problem(cli, "--help lists no subcommands")
         return
-    flags = {s: help_flags(cli, s) or set() for s in subs}
+    helps = {s: help_flags(cli, s) for s in subs}
+    flags = {s: helps[s][0] for s in subs}
     for path in files:
         _, snippets = split_code(path.read_text(encoding="utf-8"))
         for n, code, _ in snippets:
-            for m in re.finditer(r"(?:^|[\s/(])radixchat-cli\s+([a-z][a-z-]*)(.*)", code):
+            for m in re.finditer(r"(?:^|[\s/(])radixchat-cli\s+([a-z][a-z-]*)(?![\w/.-])(.*)", code):
                 sub, rest = m.group(1), m.group(2)
                 rest = re.split(r"\s#\s|\s\|\s|;|&&", rest)[0]
                 where = f"{path.relative_to(root)}:{n}"
@@ -130,7 +163,9 @@ def check_cli(root, cli, files):
     cli_md = root / "docs" / "cli.md"
     if not cli_md.exists():
         return
-    section, allowed = None, None
+    section, allowed, names = None, None, []
+    documented = {s: set() for s in subs}  # flags named in each subcommand's section
+    engine_documented = set()
     prose, snippets = split_code(cli_md.read_text(encoding="utf-8"))
     code_by_line = {}
     for n, code, _ in snippets:
@@ -151,11 +186,60 @@ def check_cli(root, cli, files):
         if allowed is None:
             continue
         for code in code_by_line.get(n, []):
+            named = set(FLAG.findall(code))
+            if section == "Engine flags":
+                engine_documented |= named
+            else:
+                for s in names:
+                    documented[s] |= named
             if "radixchat-cli" in code:
                 continue  # checked above, against its own subcommand
-            for flag in FLAG.findall(code):
+            for flag in named:
                 if flag not in allowed:
                     problem(f"docs/cli.md:{n}", f"'{section}' names {flag}, which its --help lacks")
+    for s in sorted(subs):
+        where = f"'## {s}'" + (" or 'Engine flags'" if s in ENGINE_COMMANDS else "")
+        for flag in sorted(helps[s][1]):
+            if flag in documented[s] or (s in ENGINE_COMMANDS and flag in engine_documented):
+                continue
+            problem("docs/cli.md", f"radixchat-cli {s} has {flag}, which docs/cli.md does not name under {where}")
+    check_man_pages(root, subs, set().union(set(FLAG.findall(top)), *flags.values()))
+
+
+def man_text(path):
+    """A man page's text with roff's escaped hyphens and font switches undone."""
+    text = path.read_text(encoding="utf-8").replace("\\-", "-")
+    return re.sub(r"\\f[BIRP]", "", text)
+
+
+def check_man_pages(root, subs, cli_flags):
+    page = root / "packaging" / "radixchat-cli.1"
+    if not page.exists():
+        problem("packaging/radixchat-cli.1", "no such file")
+        return
+    text = man_text(page)
+    commands = text.split(".SH COMMANDS", 1)[-1].split("\n.SH ", 1)[0]
+    listed = set(re.findall(r"^\.B\s+([a-z][a-z-]*)", commands, re.M))
+    for s in sorted(subs - listed):
+        problem("packaging/radixchat-cli.1", f"lacks the subcommand {s}")
+    for flag in sorted(set(FLAG.findall(text)) - cli_flags - {"--help", "--version"}):
+        problem("packaging/radixchat-cli.1", f"names {flag}, which no radixchat-cli subcommand has")
+
+
+def check_gui_man_page(root, gui):
+    """radixchat.1 against `radixchat --help`, both ways (its hidden options,
+    for tests and screenshots, are not in --help and need no page)."""
+    text = run_help([gui])
+    if text is None:
+        problem(gui, "--help failed (is the desktop app built?)")
+        return
+    options = option_names(text)
+    page = root / "packaging" / "radixchat.1"
+    named = set(FLAG.findall(man_text(page))) - {"--help", "--version"}
+    for flag in sorted(options - named):
+        problem("packaging/radixchat.1", f"lacks {flag}, which `radixchat --help` lists")
+    for flag in sorted(named - options):
+        problem("packaging/radixchat.1", f"names {flag}, which `radixchat --help` does not list")
 
 
 def code_files(root):
@@ -194,12 +278,15 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--root", required=True, type=pathlib.Path)
     ap.add_argument("--cli", required=True)
+    ap.add_argument("--gui", help="the desktop app, to check packaging/radixchat.1 against")
     args = ap.parse_args()
     root = args.root.resolve()
     files = doc_files(root)
     for f in files:
         check_links(root, f)
     check_cli(root, args.cli, files)
+    if args.gui:
+        check_gui_man_page(root, args.gui)
     check_citations(root)
     for p in problems:
         print(p, file=sys.stderr)

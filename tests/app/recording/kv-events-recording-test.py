@@ -15,31 +15,21 @@ skipped without python3-zmq (the publisher's tests need it too).
 """
 import json
 import os
+import pathlib
 import re
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, post, start_serve, stop_serve  # noqa: E402
 
 try:
     import zmq  # noqa: F401
 except ImportError as e:
     print(f"SKIP: {e} (install python3-zmq)")
     sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def post(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)
 
 
 def main():
@@ -50,13 +40,11 @@ def main():
         if os.path.exists(f):
             os.remove(f)
     pub = free_port()
-    server = subprocess.Popen(
-        [cli, "serve", "--model", model, "--port", "0", "--threads", "1", "--cache", "radix",
-         "--kv-tokens", "4096", "--kv-events", f"tcp://127.0.0.1:{pub}"],
-        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    server, port = start_serve(cli, "--model", model, "--threads", "1", "--cache", "radix",
+                               "--kv-tokens", "4096", "--kv-events", f"tcp://127.0.0.1:{pub}")
+    base = f"http://127.0.0.1:{port}/v1"
     failures = []
     try:
-        base = server.stdout.readline().split()[2]
         watch = subprocess.Popen([cli, "cache-watch", "--kv-events", f"tcp://127.0.0.1:{pub}",
                                   "--record", rec, "--seconds", "5", "--json"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -115,11 +103,7 @@ def main():
             failures.append("folded boxes do not add up to the cached blocks")
         print(text.splitlines()[0])
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_serve(server)
     for f in failures:
         print("FAIL:", f)
     print("PASS" if not failures else "FAIL")

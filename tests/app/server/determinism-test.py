@@ -14,24 +14,14 @@ Loopback only; every request has a timeout; the servers are stopped.
 import http.client
 import json
 import os
-import re
-import signal
+import pathlib
 import subprocess
 import sys
 import tempfile
 import threading
 
-WORDS = ("cache tree prefix token page node branch memory request reply model "
-         "vector matrix layer system prompt answer question window thread").split()
-
-
-def text(n_words, seed):
-    x, out = seed, []
-    for _ in range(n_words):
-        x = (x * 1103515245 + 12345) % (1 << 31)
-        out.append(WORDS[x % len(WORDS)])
-    return " ".join(out)
-
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import start_serve, stop_serve, text  # noqa: E402
 
 PROMPTS = [
     [{"role": "system", "content": text(n, seed)},
@@ -42,15 +32,10 @@ PROMPTS = [
 
 class Server:
     def __init__(self, cli, model, *args):
-        self.proc = subprocess.Popen(
-            [cli, "serve", "--model", model, "--port", "0", "--threads", "2", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-        line = self.proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
-        if not m:
-            self.stop()
-            raise SystemExit("serve did not start: " + line)
-        self.port = int(m.group(1))
+        try:
+            self.proc, self.port = start_serve(cli, "--model", model, "--threads", "2", *args)
+        except RuntimeError as e:
+            raise SystemExit(str(e))
 
     def ask(self, messages):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=300)
@@ -80,12 +65,7 @@ class Server:
         return out
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_serve(self.proc)
 
 
 def main():

@@ -12,29 +12,19 @@ Usage: kv-late-attach-test.py RADIXCHAT_CLI MODEL. Exit 77: skipped (no
 python3-zmq, which the publisher test needs too).
 """
 import json
-import socket
+import pathlib
 import subprocess
 import sys
 import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, post, start_serve, stop_serve  # noqa: E402
 
 try:
     import zmq  # noqa: F401 - only the skip decision needs it
 except ImportError as e:
     print(f"SKIP: {e} (install python3-zmq)")
     sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def post(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)
 
 
 def cache_pages(base):
@@ -46,16 +36,12 @@ def cache_pages(base):
 def main():
     cli, model = sys.argv[1], sys.argv[2]
     pub, rep = free_port(), free_port()
-    server = subprocess.Popen(
-        [cli, "serve", "--model", model, "--port", "0", "--threads", "1", "--cache", "radix",
-         "--kv-tokens", "4096", "--kv-events", f"tcp://127.0.0.1:{pub}",
-         "--kv-events-replay", f"tcp://127.0.0.1:{rep}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server, port = start_serve(cli, "--model", model, "--threads", "1", "--cache", "radix",
+                               "--kv-tokens", "4096", "--kv-events", f"tcp://127.0.0.1:{pub}",
+                               "--kv-events-replay", f"tcp://127.0.0.1:{rep}")
+    base = f"http://127.0.0.1:{port}/v1"
     ok = True
     try:
-        line = server.stdout.readline()
-        assert line.startswith("listening on "), line
-        base = line.split()[2]
         system = "You are a patient teacher. Explain each idea in plain words, with one example."
         topics = ["radix trees", "hash maps", "queues", "stacks", "heaps", "graphs", "tries",
                   "sorting", "caches", "pages", "threads", "sockets", "files", "tokens",
@@ -86,11 +72,7 @@ def main():
                   f"{got.get('history_messages')} messages replayed: {'ok' if not bad else bad}")
             ok &= not bad
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_serve(server)
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

@@ -22,12 +22,15 @@ Usage: kv-publish-test.py RADIXCHAT_CLI MODEL. Exit 77: skipped (no
 python3-zmq / python3-msgpack).
 """
 import json
+import pathlib
 import signal
-import socket
 import subprocess
 import sys
 import time
 import urllib.request
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, post, start_serve, stop_serve  # noqa: E402
 
 try:
     import msgpack
@@ -35,12 +38,6 @@ try:
 except ImportError as e:
     print(f"SKIP: {e} (install python3-zmq and python3-msgpack)")
     sys.exit(77)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class View:
@@ -106,25 +103,15 @@ def cache_prefixes(snap):
     return sorted(out)
 
 
-def post(url, body):
-    req = urllib.request.Request(url, json.dumps(body).encode(),
-                                 {"Content-Type": "application/json"})
-    with urllib.request.urlopen(req, timeout=120) as r:
-        return json.load(r)
-
-
 def run(cli, model, cache, kv_tokens):
     ctx = zmq.Context()
     pub, rep = free_port(), free_port()
-    server = subprocess.Popen(
-        [cli, "serve", "--model", model, "--port", "0", "--threads", "1", "--cache", cache,
-         "--kv-tokens", str(kv_tokens), "--kv-events", f"tcp://127.0.0.1:{pub}",
-         "--kv-events-replay", f"tcp://127.0.0.1:{rep}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server, port = start_serve(cli, "--model", model, "--threads", "1", "--cache", cache,
+                               "--kv-tokens", str(kv_tokens), "--kv-events",
+                               f"tcp://127.0.0.1:{pub}", "--kv-events-replay",
+                               f"tcp://127.0.0.1:{rep}", stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}/v1"
     try:
-        line = server.stdout.readline()
-        assert line.startswith("listening on "), line + server.stderr.read()
-        base = line.split()[2]
         sub = ctx.socket(zmq.SUB)
         sub.setsockopt(zmq.SUBSCRIBE, b"")
         sub.connect(f"tcp://127.0.0.1:{pub}")
@@ -204,11 +191,7 @@ def run(cli, model, cache, kv_tokens):
               f"{len(rseqs)} messages; {replayed.counts}; evictions={stats['evictions']} "
               f"splits={stats['splits']} merges={stats['merges']}")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
+        stop_serve(server)
         ctx.destroy(linger=0)
 
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "server-test-util.h"
+#include "skip-or-fail.h"
 
 namespace rc::server::testing {
 namespace {
@@ -75,7 +76,7 @@ class ServeProcessTest : public ::testing::TestWithParam<int> {};
 
 TEST_P(ServeProcessTest, ServesAndStopsGracefullyOnSignal) {
   std::string why;
-  if (!shared_engine(&why)) GTEST_SKIP() << "model not available: " << why;
+  if (!shared_engine(&why)) RC_SKIP_OR_FAIL("model not available: " << why);
   Child c = start_serve({"--api-key", "k"});
   ASSERT_GT(c.pid, 0);
   ASSERT_GT(c.port, 0) << "no 'listening on' line";

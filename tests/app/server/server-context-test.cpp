@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "server-test-util.h"
+#include "skip-or-fail.h"
 
 namespace rc::server::testing {
 namespace {
@@ -41,7 +42,7 @@ httplib::Result post(LiveServer& s, const json& body) {
 TEST(ServerContext, LongChatsDropOldTurnsAndSaySo) {
   std::string why;
   Engine* engine = shared_engine(&why);
-  if (!engine) GTEST_SKIP() << "model not available: " << why;
+  if (!engine) RC_SKIP_OR_FAIL("model not available: " << why);
   LiveServer server(*engine, ServerOptions{});
   const std::string model = engine->model_info().name;
 
@@ -80,7 +81,7 @@ TEST(ServerContext, LongChatsDropOldTurnsAndSaySo) {
 TEST(ServerContext, StopPolicyRefusesWithContextLengthExceeded) {
   std::string why;
   Engine* engine = shared_engine(&why);
-  if (!engine) GTEST_SKIP() << "model not available: " << why;
+  if (!engine) RC_SKIP_OR_FAIL("model not available: " << why);
   ServerOptions o;
   o.context_overflow = "stop";
   LiveServer server(*engine, o);

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "server-test-util.h"
+#include "skip-or-fail.h"
 
 namespace rc::server::testing {
 namespace {
@@ -25,7 +26,7 @@ json post_chat(LiveServer& server, const json& body) {
 TEST(ServerExactHistory, AssistantMessageSentBackUnchangedHitsAtTemperatureOne) {
   std::string why;
   Engine* engine = shared_engine(&why);
-  if (!engine) GTEST_SKIP() << "model not available: " << why;
+  if (!engine) RC_SKIP_OR_FAIL("model not available: " << why);
   LiveServer server(*engine, ServerOptions{});
   // Several short chats; a sampled reply is often not the tokenizer's own
   // split of its text (counted below, so the test knows it exercised that).

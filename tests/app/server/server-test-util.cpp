@@ -1,4 +1,5 @@
 #include "server-test-util.h"
+#include "skip-or-fail.h"
 
 #include <chrono>
 #include <cstdlib>
@@ -71,7 +72,7 @@ httplib::Client LiveServer::client(const std::string& api_key) const {
 void LiveServerTest::SetUp() {
   std::string why;
   engine_ = shared_engine(&why);
-  if (!engine_) GTEST_SKIP() << "model not available: " << why;
+  if (!engine_) RC_SKIP_OR_FAIL("model not available: " << why);
   ServerOptions o;
   o.heartbeat = std::chrono::milliseconds(200);
   o.shutdown_grace = std::chrono::milliseconds(2000);

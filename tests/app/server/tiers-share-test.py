@@ -17,32 +17,19 @@ redis-server.
 import http.client
 import json
 import os
+import pathlib
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
 import time
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
+from serve_client import free_port, start_serve, stop_serve, text  # noqa: E402
+
 PASSWORD = "rc-share-test-pw"
-WORDS = ("cache tree prefix token page node branch memory request reply model "
-         "vector matrix layer system prompt answer question window thread").split()
-
-
-def text(n_words, seed):
-    x, out = seed, []
-    for _ in range(n_words):
-        x = (x * 1103515245 + 12345) % (1 << 31)
-        out.append(WORDS[x % len(WORDS)])
-    return " ".join(out)
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Redis:
@@ -67,20 +54,8 @@ class Redis:
 
 class Server:
     def __init__(self, cli, model, *args):
-        self.proc = subprocess.Popen(
-            [cli, "serve", "--model", model, "--port", "0", "--threads", "1", *args],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/v1", line)
-        if not m:
-            try:
-                self.proc.wait(timeout=30)  # stdout closed: the process is exiting
-            except subprocess.TimeoutExpired:
-                pass
-            err = self.proc.stderr.read() if self.proc.poll() is not None else ""
-            self.stop()
-            raise RuntimeError("serve did not start: " + line + err)
-        self.port = int(m.group(1))
+        self.proc, self.port = start_serve(cli, "--model", model, "--threads", "1", *args,
+                                           stderr=subprocess.PIPE)
 
     def get(self, path):
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -125,12 +100,7 @@ class Server:
         return None, None
 
     def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+        stop_serve(self.proc)
 
 
 def wait_for(cond, what, seconds=20):

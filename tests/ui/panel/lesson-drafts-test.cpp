@@ -14,6 +14,7 @@
 #include "panel/demo-scenarios.h"
 #include "panel/lesson-engine.h"
 #include "panel/tree-model.h"
+#include "require-test-model.h"
 #include "test-paths.h"
 
 namespace rc::ui::panel {
@@ -28,8 +29,7 @@ size_t drafts_scenario() {
 }
 
 TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
-  if (!std::filesystem::exists(rc::test::test_model_path()))
-    GTEST_SKIP() << "no model at " << rc::test::test_model_path();
+  RC_REQUIRE_TEST_MODEL();
   const size_t k = drafts_scenario();
   const DemoScenario& s = demo_scenarios()[k];
   ASSERT_EQ(s.steps.size(), 3u);

@@ -13,6 +13,7 @@
 #include "panel/demo-scenarios.h"
 #include "panel/lesson-engine.h"
 #include "panel/tree-model.h"
+#include "require-test-model.h"
 #include "test-paths.h"
 
 namespace rc::ui::panel {
@@ -27,8 +28,7 @@ size_t tiers_scenario() {
 }
 
 TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
-  if (!std::filesystem::exists(rc::test::test_model_path()))
-    GTEST_SKIP() << "no model at " << rc::test::test_model_path();
+  RC_REQUIRE_TEST_MODEL();
   const size_t k = tiers_scenario();
   ModelInfo user;
   user.path = rc::test::test_model_path();

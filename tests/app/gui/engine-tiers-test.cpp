@@ -13,6 +13,7 @@
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
+#include "require-test-model.h"
 #include "tier-status.h"
 
 using rc::test::waitUntil;
@@ -36,7 +37,7 @@ std::vector<int32_t> somePrompt(const rc::Engine& e) {
 }
 
 TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
-  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  RC_REQUIRE_TEST_MODEL();
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   std::vector<rc::Engine*> changed;  // outlives the host, which reports nullptr as it goes
@@ -98,12 +99,12 @@ TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
 }
 
 TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
-  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  RC_REQUIRE_TEST_MODEL();
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   // Another window of the app holds the folder.
   rc::EngineConfig other;
-  other.model_path = rc::test::testModelPath();
+  other.model_path = rc::test::test_model_path();
   other.kv_disk = dir.filePath("kv").toStdString();
   auto holder = rc::Engine::create(other);
   ASSERT_TRUE(holder.ok()) << holder.status().to_string();
@@ -137,7 +138,7 @@ TEST(EngineTiers, AFolderInUseElsewhereOpensWithoutTheDiskTierAndSaysSo) {
 // The app quits and starts again: the conversation's next turn loads its
 // history from the disk cache instead of computing it, and the footer says so.
 TEST(EngineTiers, AfterARestartTheNextTurnLoadsTheHistoryFromDisk) {
-  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model";
+  RC_REQUIRE_TEST_MODEL();
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   ModelRequest r;

@@ -14,7 +14,7 @@
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
-#include "skip-or-fail.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -74,7 +74,7 @@ size_t sharedPrefix(const std::vector<int32_t>& a, const std::vector<int32_t>& b
 }
 
 TEST(ChatPurge, ADeletedConversationLeavesTheDiskTier) {
-  if (!rc::test::haveTestModel()) RC_SKIP_OR_FAIL("no model at " + rc::test::testModelPath());
+  RC_REQUIRE_TEST_MODEL();
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   // The sealing key beside the test's files, not in the user's home.

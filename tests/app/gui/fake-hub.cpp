@@ -56,7 +56,7 @@ FakeHub::FakeHub(const QList<HubFile>& files) {
   proc_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
   proc_.start(
       QStringLiteral("python3"),
-      {QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/ui/get-model/fake-hub.py"), cfg.fileName()});
+      {QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/app/gui/fake-hub.py"), cfg.fileName()});
   if (!proc_.waitForStarted(10000)) {
     error_ = QStringLiteral("python3 did not start: ") + proc_.errorString();
     return;

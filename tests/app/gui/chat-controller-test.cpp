@@ -11,6 +11,7 @@
 #include "chat-controller.h"
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -22,7 +23,7 @@ namespace {
 class ChatControllerTest : public testing::Test {
  protected:
   static void SetUpTestSuite() {
-    if (!rc::test::haveTestModel()) return;
+    if (!rc::test::have_test_model()) return;
     host_ = new EngineHost();
     bool failed = false;
     QObject::connect(host_, &EngineHost::loadFailed, [&failed](const QString& why, bool) {
@@ -39,7 +40,7 @@ class ChatControllerTest : public testing::Test {
   }
 
   void SetUp() override {
-    if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model at " << rc::test::testModelPath();
+    RC_REQUIRE_TEST_MODEL();
     ASSERT_TRUE(host_ && host_->hasModel());
     ASSERT_TRUE(dir_.isValid());
     auto store = rc::store::StoreThread::open(dir_.filePath("chat.db").toStdString());

@@ -12,6 +12,7 @@
 #include <cstdlib>
 
 #include "chat-test-util.h"
+#include "require-test-model.h"
 #include "skip-or-fail.h"
 #include "store/store.h"
 
@@ -73,7 +74,7 @@ void expect_screenshot_content(const QImage& img) {
 }
 
 TEST(GuiSmoke, SendsHelloAndSavesAScreenshot) {
-  if (!rc::test::haveTestModel()) RC_SKIP_OR_FAIL("no model at " << rc::test::testModelPath());
+  RC_REQUIRE_TEST_MODEL();
   const QString xvfb = QStandardPaths::findExecutable("xvfb-run");
   if (xvfb.isEmpty()) RC_SKIP_OR_FAIL("xvfb-run is not installed");
 
@@ -122,7 +123,7 @@ TEST(GuiSmoke, SendsHelloAndSavesAScreenshot) {
 // the sent message's reply, the last reply is regenerated once, so the
 // question has two sibling replies, and the screenshot waits for the second.
 TEST(GuiSmoke, RegenerateAddsASiblingReplyBeforeTheScreenshot) {
-  if (!rc::test::haveTestModel()) RC_SKIP_OR_FAIL("no model at " << rc::test::testModelPath());
+  RC_REQUIRE_TEST_MODEL();
   const QString xvfb = QStandardPaths::findExecutable("xvfb-run");
   if (xvfb.isEmpty()) RC_SKIP_OR_FAIL("xvfb-run is not installed");
 

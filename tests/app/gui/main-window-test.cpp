@@ -26,6 +26,7 @@
 #include "main-window.h"
 #include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -42,7 +43,7 @@ QToolButton* action(QWidget* w, const QString& text) {
 class MainWindowTest : public testing::Test {
  protected:
   void SetUp() override {
-    if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model at " << rc::test::testModelPath();
+    RC_REQUIRE_TEST_MODEL();
     ASSERT_TRUE(dir_.isValid());
     auto store = rc::store::StoreThread::open(dir_.filePath("chat.db").toStdString());
     ASSERT_TRUE(store.ok()) << store.status().message();

@@ -14,6 +14,7 @@
 #include "chat-test-util.h"
 #include "chat/engine-host.h"
 #include "radixchat/engine.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -69,7 +70,7 @@ std::vector<rc::ChatMessage> asText(const std::vector<rc::store::Message>& threa
 }
 
 TEST(ChatRestart, ReopenedTemperatureOneChatComputesOnlyTheNewTurn) {
-  if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model at " << rc::test::testModelPath();
+  RC_REQUIRE_TEST_MODEL();
   QTemporaryDir dir;
   ASSERT_TRUE(dir.isValid());
   const QString db = dir.filePath("chat.db");

@@ -34,7 +34,7 @@ cfg = os.path.join(work, "hub.json")
 json.dump({"files": [{"repo": model["repo"], "file": model["file"], "blob": blob,
                       "sha256": hashlib.sha256(data).hexdigest()}],
            "log": os.path.join(work, "requests.log")}, open(cfg, "w"))
-hub = subprocess.Popen([sys.executable, os.path.join(src, "tests/ui/get-model/fake-hub.py"), cfg],
+hub = subprocess.Popen([sys.executable, os.path.join(src, "tests/app/gui/fake-hub.py"), cfg],
                        stdout=subprocess.PIPE, text=True)
 try:
     port = int(hub.stdout.readline().split()[1])

@@ -34,6 +34,7 @@
 #include "openai-stream.h"
 #include "panel/cache-panel.h"
 #include "remote-chat-client.h"
+#include "require-test-model.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -292,7 +293,7 @@ class RemoteChatFake : public RemoteChatFixture {
     RemoteChatFixture::SetUp();
     fake_ = std::make_unique<Child>(
         QStringLiteral("python3"),
-        QStringList{QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/ui/chat/fake-openai-server.py")},
+        QStringList{QStringLiteral(RADIXCHAT_SOURCE_DIR "/tests/app/gui/fake-openai-server.py")},
         QRegularExpression(QStringLiteral("PORT (\\d+)")));
     ASSERT_GT(fake_->port(), 0) << fake_->error().toStdString();
   }
@@ -386,10 +387,10 @@ TEST_F(RemoteChatFake, BrokenStreamsFailOnceAndKeepTheConversation) {
 class RemoteChatServe : public RemoteChatFixture {
  protected:
   static void SetUpTestSuite() {
-    if (!rc::test::haveTestModel()) return;
+    if (!rc::test::have_test_model()) return;
     serve_ = new Child(QStringLiteral(RADIXCHAT_CLI),
                        {"serve", "--port", "0", "--threads", "2", "--api-key", "k18", "--model",
-                        QString::fromStdString(rc::test::testModelPath())},
+                        QString::fromStdString(rc::test::test_model_path())},
                        QRegularExpression(QStringLiteral("http://127\\.0\\.0\\.1:(\\d+)/v1")));
   }
   static void TearDownTestSuite() {
@@ -397,7 +398,7 @@ class RemoteChatServe : public RemoteChatFixture {
     serve_ = nullptr;
   }
   void SetUp() override {
-    if (!rc::test::haveTestModel()) GTEST_SKIP() << "no model at " << rc::test::testModelPath();
+    RC_REQUIRE_TEST_MODEL();
     ASSERT_TRUE(serve_ && serve_->port() > 0) << (serve_ ? serve_->error().toStdString() : "");
     RemoteChatFixture::SetUp();
   }
