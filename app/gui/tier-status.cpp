@@ -57,7 +57,9 @@ QString tierStatusTooltip(const rc::TierStats& tiers) {
     lines << line;
     lines << QObject::tr("  %1 held of %2 · %3 blocks · %4 hits · %5 written · %6 refused")
                  .arg(byteText(t.bytes),
-                      t.budget_bytes < 0 ? QObject::tr("its own limit") : byteText(t.budget_bytes))
+                      t.budget_bytes < 0    ? QObject::tr("not known yet")
+                      : t.budget_bytes == 0 ? QObject::tr("no limit")
+                                            : byteText(t.budget_bytes))
                  .arg(t.blocks)
                  .arg(t.hits)
                  .arg(t.puts)

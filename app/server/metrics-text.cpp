@@ -76,7 +76,7 @@ void write_tier_metrics(Writer& w, const TierStats& t) {
            [](const TierInfo& i) { return i.state == "up" ? 1 : 0; });
   per_tier("radixchat_tier_bytes", "gauge", "Bytes the tier holds (-1: the store cannot say).",
            [](const TierInfo& i) { return i.bytes; });
-  per_tier("radixchat_tier_budget_bytes", "gauge", "The tier's byte budget (-1: its own).",
+  per_tier("radixchat_tier_budget_bytes", "gauge", "The tier's byte budget (Redis: its maxmemory, 0 none set, -1 not known).",
            [](const TierInfo& i) { return i.budget_bytes; });
   per_tier("radixchat_tier_hits_total", "counter", "KV blocks read from the tier.",
            [](const TierInfo& i) { return i.hits; });

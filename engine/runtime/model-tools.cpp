@@ -6,6 +6,7 @@
 #include "model/default-model.h"
 #include "model/gguf-reader.h"
 #include "model/model-config.h"
+#include "model/model-file.h"
 #include "model/model-weights.h"
 #include "tokenizer/chat-template.h"
 #include "tokenizer/tokenizer.h"
@@ -27,6 +28,17 @@ Result<std::vector<int32_t>> tokenize_with_model(const std::string& model_path,
   Result<std::unique_ptr<tok::Tokenizer>> t = tok::Tokenizer::load(path);
   if (!t.ok()) return t.status();
   return (*t)->encode(text, add_bos, parse_special);
+}
+
+Status check_model_file(const std::string& model_path) {
+  const std::string path = model_path.empty() ? model::default_model_path() : model_path;
+  Result<std::unique_ptr<model::ModelFile>> model = model::load_model(path);
+  if (!model.ok()) return model.status();
+  Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::load(path);
+  if (!tokenizer.ok()) return tokenizer.status();
+  Result<tok::ChatTemplate> tmpl =
+      tok::ChatTemplate::for_model(model.value()->file.get(), tokenizer.value().get(), "");
+  return tmpl.ok() ? Status() : tmpl.status();
 }
 
 namespace {

@@ -257,7 +257,7 @@ TierStats KvTiers::stats() const {
     info.where = tier.where;
     info.state = tier.redis ? redis_state_name(tier.redis->state()) : "up";
     if (tier.redis) info.error = tier.redis->last_error();
-    info.budget_bytes = tier.budget;
+    info.budget_bytes = tier.redis ? tier.redis->maxmemory() : tier.budget;
     info.bytes = st.bytes;
     info.blocks = st.blocks;
     info.hits = uint64_t(st.hits);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <vector>
 
 namespace rc::tiers {
@@ -135,10 +136,22 @@ Status RedisStore::connect(Clock::time_point deadline) {
     if (Status s = check({"SELECT", std::to_string(url_.db)}, "SELECT"); !s.ok()) return s;
   // PING also finds a server that wants a password we were not given (NOAUTH).
   if (Status s = check({"PING"}, "PING"); !s.ok()) return s;
+  // The budget is Redis's own maxmemory; a server that will not say (a
+  // renamed INFO) leaves it unknown.
+  int64_t maxmemory = -1;
+  if (Result<std::shared_ptr<Reply>> info = command({"INFO", "memory"}, deadline);
+      info.ok() && info.value()->r->type == REDIS_REPLY_STRING) {
+    const std::string text(info.value()->r->str, size_t(info.value()->r->len));
+    if (size_t at = text.find("\nmaxmemory:"); at != std::string::npos)
+      maxmemory = std::strtoll(text.c_str() + at + 11, nullptr, 10);
+  } else if (!info.ok()) {
+    return info.status();
+  }
   error_.clear();
   std::lock_guard<std::mutex> g(stats_mu_);
   shown_state_ = RedisState::up;
   shown_error_.clear();
+  maxmemory_ = maxmemory;
   return {};
 }
 
@@ -314,6 +327,11 @@ StoreStats RedisStore::stats() const {
   s.bytes = -1;
   s.blocks = -1;
   return s;
+}
+
+int64_t RedisStore::maxmemory() const {
+  std::lock_guard<std::mutex> g(stats_mu_);
+  return maxmemory_;
 }
 
 RedisState RedisStore::state() const {

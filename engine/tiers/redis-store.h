@@ -72,6 +72,10 @@ class RedisStore final : public BlockStore {
   // needed. Returns the values deleted; open()'s errors, or the connection's.
   static Result<int64_t> clear_tenant(const RedisStoreOptions& options);
 
+  // Redis's maxmemory as last read on connecting: the tier's budget (0:
+  // none set, Redis grows until the machine's memory; -1: not known yet).
+  int64_t maxmemory() const;
+
   RedisState state() const;
   // Why the store is not up ("" when up).
   std::string last_error() const;
@@ -109,6 +113,7 @@ class RedisStore final : public BlockStore {
   StoreStats stats_;
   RedisState shown_state_ = RedisState::down;
   std::string shown_error_;
+  int64_t maxmemory_ = -1;
 };
 
 }  // namespace rc::tiers

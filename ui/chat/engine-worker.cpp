@@ -5,6 +5,8 @@
 #include <cmath>
 #include <memory>
 
+#include "radixchat/model-tools.h"
+
 namespace rc::ui {
 
 namespace {
@@ -114,6 +116,17 @@ Result<std::unique_ptr<rc::Engine>> EngineWorker::create(const ModelRequest& req
 
 void EngineWorker::load(const ModelRequest& request) {
   const bool released = request.releaseFirst && engine_;
+  if (released) {
+    // The old engine must close before the new one opens the disk folder;
+    // a file that cannot load is found first, so the working engine, its
+    // tree and its pins stay exactly as they were (reopening it would lose
+    // all of that but what the disk tier holds).
+    if (rc::Status s = rc::check_model_file(request.path.toStdString()); !s.ok()) {
+      emit engineRestored(engine_.get(), describe(engine_->model_info(), current_.path.isEmpty()));
+      emit loadFailed(qs(s.message()), false);
+      return;
+    }
+  }
   if (request.releaseFirst) {
     // The GUI has let go of every engine (EngineHost::load): the old one
     // writes its queued blocks and unlocks the disk folder before the new

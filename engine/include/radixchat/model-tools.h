@@ -1,7 +1,8 @@
 // Model-file helpers for tools that do not run a model (radixchat-cli
 // tokenize / gguf-info, the GUI's model picker): they read only a GGUF's
 // header and vocabulary, so they work on vocabulary-only GGUFs and on models
-// whose tensor types RadixChat cannot compute with.
+// whose tensor types RadixChat cannot compute with (check_model_file says
+// whether it could).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +27,14 @@ std::string bundled_model_path();
 Result<std::vector<int32_t>> tokenize_with_model(const std::string& model_path,
                                                  std::string_view text, bool add_bos,
                                                  bool parse_special = true);
+
+// What Engine::create checks first, without the weights' pages or a
+// backend: the file opens as a model RadixChat can run (architecture,
+// shapes, every tensor present with a supported type and in bounds), and
+// its vocabulary and chat template load. ok, or the error create() would
+// give (empty path: the bundled model). Lets a caller keep a working engine
+// until a new file is known to be loadable.
+Status check_model_file(const std::string& path);
 
 // A readable report of a GGUF file: format, architecture and
 // hyper-parameters (or why the model cannot be loaded), tokenizer, chat

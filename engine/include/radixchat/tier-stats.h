@@ -16,7 +16,7 @@ struct TierInfo {
   std::string state;  // "up", "down", "refused" (a password or database Redis refused) or
                       // "failing" (it answers, but its last write failed: disk full, no permission)
   std::string error;  // why it is not up
-  int64_t budget_bytes = -1;  // -1: the store's own (Redis maxmemory)
+  int64_t budget_bytes = -1;  // Redis: its maxmemory (0: none set; -1: not known yet)
   int64_t bytes = -1;         // held; -1 where the store cannot know
   int64_t blocks = -1;
   uint64_t hits = 0;  // blocks read

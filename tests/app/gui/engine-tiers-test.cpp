@@ -80,8 +80,14 @@ TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
   EXPECT_EQ(cleared.at(0).at(0).toString(), QString());
   EXPECT_EQ(disk(host.engine())->blocks, 0);
 
-  // A model that fails to load: the engine closed for it comes back, so the
-  // chat keeps its model (and its disk cache), as without one.
+  // A model that fails to load: the working engine is never closed for it,
+  // so its tree, pins and counters stay as they were and the next request
+  // is served from the pool (nothing recomputed, nothing loaded from disk).
+  rc::Engine* working = host.engine();
+  ASSERT_TRUE(working->warmup({{{"system", "You are a pinned system prompt preset."}}}).ok());
+  ASSERT_TRUE(working->last_logits(prompt).ok());
+  const size_t nodes = working->cache_snapshot().nodes.size();
+  const uint64_t loaded = working->stats().tiers.loaded_tokens;
   ModelRequest bad = r;
   bad.path = dir.filePath("not-a-model.gguf");
   QFile f(bad.path);
@@ -89,12 +95,16 @@ TEST(EngineTiers, ReloadClosesTheOldEngineFirstAndTheNewOneLoadsFromDisk) {
   f.write("this is not a GGUF file");
   f.close();
   host.load(bad);
-  EXPECT_EQ(host.engine(), nullptr);
+  EXPECT_EQ(host.engine(), nullptr);  // let go while the worker checks the file
   ASSERT_TRUE(waitUntil([&] { return failed.count() > 0; }, 60000));
-  ASSERT_NE(host.engine(), nullptr) << "the previous model did not come back";
-  EXPECT_EQ(changed.back(), host.engine());
+  ASSERT_EQ(host.engine(), working) << "the working engine was closed for a file that cannot load";
+  EXPECT_EQ(changed.back(), working);
   ASSERT_NE(disk(host.engine()), nullptr);
-  EXPECT_TRUE(host.engine()->last_logits(prompt).ok());
+  EXPECT_EQ(working->cache_snapshot().nodes.size(), nodes);
+  std::vector<int32_t> longer = prompt;
+  longer.push_back(42);
+  ASSERT_TRUE(working->last_logits(longer).ok());
+  EXPECT_EQ(working->stats().tiers.loaded_tokens, loaded);
   EXPECT_FALSE(host.isLoading());
 }
 

@@ -199,6 +199,13 @@ TEST_F(RedisStoreTest, AValueCopiedToAnotherTenantIsRefused) {
   EXPECT_TRUE(a->get(x.key).ok());
 }
 
+TEST_F(RedisStoreTest, TheBudgetIsRedisMaxmemory) {
+  auto store = open(small_space());
+  EXPECT_EQ(store->maxmemory(), 0);  // the fixture sets none
+  freeReplyObject(raw("CONFIG SET maxmemory %s", "10485760", nullptr));
+  EXPECT_EQ(open(small_space())->maxmemory(), 10485760);
+}
+
 TEST_F(RedisStoreTest, ValuesExpireAndATenantCanBeCleared) {
   Keyspace s = small_space();
   RedisStoreOptions o;
