@@ -28,7 +28,7 @@ bool HttpListener::serve(Connection& c) {
   bool closed = false;
   const bool ok = process_request(strm, !is_running(), closed, nullptr);
   strm.settle();
-  return ok && !closed && is_running();
+  return ok && !closed && !strm.read_failed() && is_running();
 }
 
 }  // namespace rc::server

@@ -60,10 +60,14 @@ ssize_t SocketStream::read(char* ptr, size_t size) {
     consumed_ += n;
     return static_cast<ssize_t>(n);
   }
-  if (!is_readable()) return -1;
+  if (!is_readable()) {
+    read_failed_ = true;
+    return -1;
+  }
   for (;;) {
     const ssize_t n = ::recv(conn_.sock, ptr, size, 0);
     if (n < 0 && errno == EINTR) continue;
+    if (n < 0) read_failed_ = true;
     return n;
   }
 }

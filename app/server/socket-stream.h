@@ -41,6 +41,10 @@ class SocketStream final : public httplib::Stream {
   void get_local_ip_and_port(std::string& ip, int& port) const override;
   socket_t socket() const override { return conn_.sock; }
 
+  // A read failed (the deadline passed, the client reset): the rest of
+  // the request cannot be trusted, so the connection must close.
+  bool read_failed() const { return read_failed_; }
+
   // Drops what the request consumed from conn_.buffered (call once, after
   // the request), keeping the bytes of any request pipelined behind it.
   void settle();
@@ -50,6 +54,7 @@ class SocketStream final : public httplib::Stream {
 
   Connection& conn_;
   size_t consumed_ = 0;  // of conn_.buffered
+  bool read_failed_ = false;
   SteadyClock::time_point read_deadline_;
   std::chrono::milliseconds write_timeout_;
 };
