@@ -201,7 +201,7 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (default 1 MiB)")
       ->check(CLI::Range(size_t(1024), size_t(1) << 30));
   app->add_option("--http-threads", s.http_threads,
-                  "connections served at once; each stream holds one (default 64)")
+                  "requests answered at once; each stream holds one (default 64)")
       ->check(CLI::Range(4, 4096));
   app->add_option("--max-viewers", s.max_event_subscribers,
                   "clients of /v1/cache/events at once (default 16)")

@@ -43,7 +43,7 @@ struct ServerOptions {
   int port = 8080;      // 0: any free port (see Server::port())
   std::string api_key;  // empty: no key; then only loopback hosts may bind
   size_t max_body_bytes = 1 << 20;
-  int http_threads = 64;           // concurrent connections served
+  int http_threads = 64;           // requests answered at once (workers)
   int max_event_subscribers = 16;  // /v1/cache/events viewers at once
   size_t subscriber_buffer_events = 4096;
   std::chrono::milliseconds shutdown_grace{5000};  // for requests in flight
