@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Deeply nested JSON bodies against `radixchat-cli serve`.
 
-Twenty bodies nested 20,000 levels deep (in the messages, in a field the
-server ignores, unclosed, and sent cross-site as text/plain) are each
+Twenty bodies nested 20,000 levels deep (a response_format schema, in the
+messages, in a field the server ignores, unclosed, and sent cross-site as
+text/plain) are each
 refused with a 400 naming the nesting limit, and afterwards the server's
 resident size (VmRSS in /proc/PID/status) is within 50 MiB of where it
 started; a normal request still answers 200.
@@ -22,6 +23,11 @@ SLACK_KIB = 50 * 1024
 def bodies():
     deep = "[" * LEVELS + "]" * LEVELS
     msg = '{"role":"user","content":"hi"}'
+    # A 740 KB response_format schema: the costliest shape for a server
+    # that builds the DOM first (hundreds of MB per request).
+    schema = '{"type":"object","properties":{"a":' * LEVELS + '{"type":"integer"}' + "}}" * LEVELS
+    yield "schema", ('{"messages":[%s],"max_tokens":1,"response_format":{"type":"json_schema",'
+                     '"json_schema":{"name":"x","schema":%s}}}' % (msg, schema)), "application/json"
     yield "in messages", '{"messages":[%s,%s],"max_tokens":1}' % (msg, deep), "application/json"
     yield "ignored field", '{"messages":[%s],"max_tokens":1,"x_vendor":%s}' % (msg, deep), \
         "application/json"
