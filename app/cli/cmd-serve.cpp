@@ -31,6 +31,7 @@ struct ServeOptions {
   int record_max_mb = 1024;
   bool record_redact = false;
   bool kv_events_allow_remote = false;
+  bool api_key_given = false;          // --api-key or $RADIXCHAT_API_KEY, even blank
   std::string kv_events_curve_secret;  // the key file (kv-security.h)
 };
 
@@ -80,6 +81,14 @@ Status check_kv_events_access(ServeOptions& o) {
 }
 
 int run_serve(ServeOptions& o) {
+  // A blank key would leave the server open while the user believes it
+  // guarded; refuse it before spending seconds loading the model.
+  if (o.api_key_given && o.server.api_key.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return fail("--api-key is blank: give a key clients can send, or leave it out");
+  }
+  for (const std::string& origin : o.server.allowed_origins) {
+    if (Status st = server::check_origin(origin); !st.ok()) return fail(st.message());
+  }
   // Refuse a bad bind before spending seconds loading the model.
   if (Status st = server::check_bind_address(o.server.host, o.server.api_key); !st.ok()) {
     return fail(st.message());
@@ -172,9 +181,16 @@ Command add_serve_command(CLI::App& root) {
                   "address to listen on (default 127.0.0.1; any other needs --api-key)");
   app->add_option("--port", s.port, "TCP port (default 8080; 0 = any free port)")
       ->check(CLI::Range(0, 65535));
-  app->add_option("--api-key", s.api_key,
-                  "require 'Authorization: Bearer KEY' on every request (or $RADIXCHAT_API_KEY)")
-      ->envname("RADIXCHAT_API_KEY");
+  CLI::Option* key = app->add_option("--api-key", s.api_key,
+                                     "require 'Authorization: Bearer KEY' on every request (or "
+                                     "$RADIXCHAT_API_KEY); a blank key is refused")
+                         ->envname("RADIXCHAT_API_KEY");
+  key->each([o](const std::string&) { o->api_key_given = true; });
+  app->add_option("--allow-origin", s.allowed_origins,
+                  "let web pages from this origin (https://app.example[:port]) call the API; "
+                  "repeatable. Requests from any other Origin get 403")
+      ->take_all()
+      ->allow_extra_args(false);
   app->add_option("--parallel", o->parallel,
                   "requests decoding at once (default: the engine's, 16)")
       ->check(CLI::Range(1, 256));
@@ -185,7 +201,7 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--max-body-bytes", s.max_body_bytes, "largest request body (default 1 MiB)")
       ->check(CLI::Range(size_t(1024), size_t(1) << 30));
   app->add_option("--http-threads", s.http_threads,
-                  "connections served at once; each stream holds one (default 64)")
+                  "requests answered at once; each stream holds one (default 64)")
       ->check(CLI::Range(4, 4096));
   app->add_option("--max-viewers", s.max_event_subscribers,
                   "clients of /v1/cache/events at once (default 16)")

@@ -1,6 +1,8 @@
 #include "engine-options.h"
 
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 
 #include "commands.h"
 
@@ -26,7 +28,24 @@ void report_tier_trouble(const Engine& engine) {
   }
 }
 
+std::string load_redis_password(std::string& path) {
+  std::ifstream in(path);
+  if (!in) return "cannot read '" + path + "'";
+  std::string line;
+  std::getline(in, line);
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  if (line.empty()) return "'" + path + "' holds no password on its first line";
+  setenv("RADIXCHAT_REDIS_PASSWORD", line.c_str(), 1);
+  return "";
+}
+
 std::unique_ptr<Engine> open_engine(const EngineConfig& config) {
+  // Any user on the machine can read another's command line.
+  if (config.kv_redis.find('@') != std::string::npos) {
+    std::fprintf(stderr,
+                 "radixchat-cli: warning: the Redis password in --kv-redis is visible to other "
+                 "users in ps; give it in $RADIXCHAT_REDIS_PASSWORD or --kv-redis-password-file\n");
+  }
   Result<std::unique_ptr<Engine>> engine = Engine::create(config);
   if (!engine.ok()) {
     fail(engine.status());

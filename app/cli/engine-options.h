@@ -1,8 +1,8 @@
 // Flags shared by every command that runs the model (docs/architecture.md section 18):
 // --model (default: the bundled model), --backend, --threads, --cache,
 // --ctx, --kv-tokens, --kv-type, --speculate and the cache tiers (--kv-host-size,
-// --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant, --kv-redis-ttl and the
-// sealing key files). Registers them on a subcommand and
+// --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant, --kv-redis-password-file,
+// --kv-redis-ttl and the sealing key files). Registers them on a subcommand and
 // builds the EngineConfig from what the user gave.
 #pragma once
 
@@ -15,8 +15,14 @@
 
 namespace rc::cli {
 
+// --kv-redis-password-file's check: reads the file's first line into
+// $RADIXCHAT_REDIS_PASSWORD, where the Redis tier looks for a password the
+// URL lacks (engine/tiers/redis-url.h). "" when done, else why not.
+std::string load_redis_password(std::string& path);
+
 struct EngineOptions {
   EngineConfig config;
+  std::string redis_password_file;
 
   void add_to(CLI::App& app) {
     app.add_option("--model", config.model_path, "GGUF model file (default: the bundled model)");
@@ -49,7 +55,13 @@ struct EngineOptions {
                    "the disk tier's budget in bytes (2G, 512M; default 2G)")
         ->transform(CLI::AsSizeValue(false));
     app.add_option("--kv-redis", config.kv_redis,
-                   "shared Redis cache tier: redis://[:password@]host:port[/db] (default: none)");
+                   "shared Redis cache tier: redis://host:port[/db] (default: none); the "
+                   "password from $RADIXCHAT_REDIS_PASSWORD or --kv-redis-password-file");
+    app.add_option("--kv-redis-password-file", redis_password_file,
+                   "read the Redis password from this file (first line), not the command line "
+                   "that ps shows")
+        ->check(CLI::Validator(load_redis_password, "FILE"))
+        ->needs("--kv-redis");
     app.add_option("--kv-redis-tenant", config.kv_redis_tenant,
                    "namespace of this engine's blocks in a shared Redis (default: default)");
     app.add_option("--kv-redis-ttl", config.kv_redis_ttl_seconds,

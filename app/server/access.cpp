@@ -82,6 +82,28 @@ bool bearer_authorized(const std::string& authorization, const std::string& api_
   return diff == 0;
 }
 
+Status check_origin(const std::string& origin) {
+  auto bad = [&](const std::string& why) {
+    return Status(StatusCode::invalid_argument, "--allow-origin '" + origin.substr(0, 200) +
+                                                    "': " + why +
+                                                    " (expected e.g. https://app.example:8443)");
+  };
+  size_t scheme = 0;
+  if (origin.starts_with("http://")) {
+    scheme = 7;
+  } else if (origin.starts_with("https://")) {
+    scheme = 8;
+  } else {
+    return bad("an origin starts with http:// or https://");
+  }
+  const std::string host = origin.substr(scheme);
+  if (host.empty()) return bad("no host");
+  if (host.find_first_of("/?#*@ ") != std::string::npos) {
+    return bad("an origin is a scheme, a host and a port only");
+  }
+  return Status();
+}
+
 bool host_header_allowed(const std::string& host_header, const std::string& bind_host) {
   if (host_header.empty()) return true;
   const std::string name = lower(strip_port(host_header));

@@ -6,6 +6,7 @@
 #include "http-util.h"
 #include "openai-response.h"
 #include "radixchat/context-fit.h"
+#include "socket-stream.h"
 
 namespace rc::server {
 
@@ -183,7 +184,11 @@ Status fit_chat(ServerContext& ctx, GenerateRequest& g, httplib::Response& res) 
 void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string& body,
                        httplib::Response& res) {
   if (ctx.draining) return write_error(res, unavailable("the server is shutting down"));
-  ApiResult<CompletionRequest> parsed = parse_completion_request(endpoint, body);
+  // A schema that compiles slowly stops when its client leaves or the
+  // server stops (docs/server.md, "Limits").
+  CompileLimits limits;
+  limits.cancelled = [&ctx] { return ctx.draining.load() || client_gone(); };
+  ApiResult<CompletionRequest> parsed = parse_completion_request(endpoint, body, limits);
   if (!parsed.ok()) return write_error(res, parsed.error());
   CompletionRequest& r = parsed.value();
   if (!r.model.empty() && !ctx.serves_model(r.model)) {

@@ -370,7 +370,8 @@ MaybeError read_chat_only(const json& obj) {
 
 }  // namespace
 
-ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body) {
+ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body,
+                                                      const CompileLimits& limits) {
   json obj;
   try {
     obj = json::parse(body);
@@ -387,7 +388,7 @@ ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::st
   CompletionRequest r;
   r.endpoint = endpoint;
   if (auto e = read_common(obj, r)) return *e;
-  if (auto e = read_response_format(obj, body, r.generate.response_format)) return *e;
+  if (auto e = read_response_format(obj, body, r.generate.response_format, limits)) return *e;
   if (auto e = read_max_tokens(obj, endpoint, r.generate.max_tokens)) return *e;
   if (endpoint == Endpoint::chat) {
     if (auto e = read_chat_only(obj)) return *e;

@@ -25,6 +25,7 @@
 
 #include "api-error.h"
 #include "radixchat/engine.h"
+#include "radixchat/structured-output.h"
 
 namespace rc::server {
 
@@ -38,7 +39,9 @@ struct CompletionRequest {
   bool include_usage = false;  // stream_options.include_usage
 };
 
-// Parses and validates a request body for `endpoint`. Never throws.
-ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body);
+// Parses and validates a request body for `endpoint`; a response_format
+// schema compiles under `limits` (response-format.h). Never throws.
+ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body,
+                                                      const CompileLimits& limits = {});
 
 }  // namespace rc::server

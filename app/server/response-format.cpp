@@ -37,7 +37,7 @@ std::string schema_in_order(std::string_view body, const json& fallback) {
 }  // namespace
 
 std::optional<ApiError> read_response_format(const json& obj, std::string_view body,
-                                             ResponseFormat& out) {
+                                             ResponseFormat& out, const CompileLimits& limits) {
   out = ResponseFormat{};
   auto it = obj.find("response_format");
   if (it == obj.end() || it->is_null()) return {};
@@ -91,7 +91,10 @@ std::optional<ApiError> read_response_format(const json& obj, std::string_view b
   }
   out.type = OutputFormat::json_schema;
   out.schema = schema_in_order(body, *schema);
-  Status st = check_response_format(out);
+  Status st = check_response_format(out, limits);
+  if (st.code() == StatusCode::cancelled) {
+    return unavailable("the request was cancelled while its response_format compiled");
+  }
   if (!st.ok()) {
     return bad("response_format", "Invalid schema for response_format '" +
                                       name->get<std::string>() + "': " + st.message());

@@ -22,8 +22,10 @@ namespace rc::server {
 // Reads obj["response_format"] (absent or null: text). `body` is the
 // request's JSON text, from which the schema is taken again keeping its
 // keys in the order the client wrote them (properties are generated in
-// that order; `obj` has them sorted). Never throws.
+// that order; `obj` has them sorted). The schema compiles under `limits`
+// (radixchat/structured-output.h): past one, a 400 naming it; cancelled
+// (the client left, the server is stopping), a 503. Never throws.
 std::optional<ApiError> read_response_format(const nlohmann::json& obj, std::string_view body,
-                                             ResponseFormat& out);
+                                             ResponseFormat& out, const CompileLimits& limits = {});
 
 }  // namespace rc::server

@@ -3,6 +3,7 @@
 #include "server.h"
 
 #include <httplib.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -16,8 +17,9 @@
 #include "access.h"
 #include "cache-routes.h"
 #include "completion-routes.h"
-#include "connection-queue.h"
+#include "http-listener.h"
 #include "http-util.h"
+#include "json-depth.h"
 #include "kv-publish.h"
 #include "metrics-text.h"
 
@@ -67,6 +69,29 @@ constexpr int kListenBacklog = 512;
 // Workers that only answer 503 to connections beyond the pool; a 503 is
 // quick, so a few keep up with many rejected clients.
 constexpr int kOverflowWorkers = 8;
+// A body at least this large, or one refused as hostile, is followed by
+// malloc_trim: glibc keeps freed heap for reuse, so the resident size
+// would otherwise stay at its peak after a burst of large requests.
+constexpr size_t kTrimAfterBytes = 64 * 1024;
+
+ListenerOptions listener_options(const ServerOptions& o) {
+  ListenerOptions l;
+  const int threads = std::max(o.http_threads, 4);
+  l.queue.workers = threads;
+  l.queue.max_waiting = std::max(threads / 4, 1);
+  l.queue.overflow_workers = kOverflowWorkers;
+  l.queue.reception.head_timeout = o.head_timeout;
+  l.queue.reception.max_per_client = o.max_client_connections;
+  l.read_timeout = o.read_timeout;
+  return l;
+}
+
+bool origin_allowed(const std::string& origin, const std::vector<std::string>& allowed) {
+  for (const std::string& a : allowed) {
+    if (a == origin) return true;
+  }
+  return false;
+}
 
 // Why `host:port` cannot be bound, in the kernel's words ("Address already
 // in use"): a plain bind like the server's, made only to read errno.
@@ -105,7 +130,8 @@ const RouteInfo* find_route(const std::string& path) {
 
 class HttpServer final : public Server {
  public:
-  HttpServer(Engine& engine, ServerOptions options) : ctx_(engine, std::move(options)) {
+  HttpServer(Engine& engine, ServerOptions options)
+      : ctx_(engine, std::move(options)), svr_(listener_options(ctx_.options)) {
     ctx_.generations->set_observer(ctx_.options.request_observer);
   }
 
@@ -113,12 +139,6 @@ class HttpServer final : public Server {
 
   Status bind() {
     const ServerOptions& o = ctx_.options;
-    const int threads = std::max(o.http_threads, 4);
-    // Connections beyond the workers and a short wait get 503 from the
-    // overflow workers (connection-queue.h).
-    svr_.new_task_queue = [threads] {
-      return new ConnectionQueue(threads, std::max(threads / 4, 1), kOverflowWorkers);
-    };
     // httplib's default options set SO_REUSEPORT, which lets a second
     // process of the same user bind this port and take half its traffic.
     // SO_REUSEADDR alone still refuses a port another socket listens on.
@@ -130,7 +150,6 @@ class HttpServer final : public Server {
     svr_.set_payload_max_length(o.max_body_bytes);
     svr_.set_tcp_nodelay(true);  // a token is one small write; do not delay it
     svr_.set_keep_alive_timeout(5);
-    svr_.set_write_timeout(10);  // a client that stops reading is given up on
     routes();
     int port = o.port;
     if (port == 0) {
@@ -217,21 +236,43 @@ class HttpServer final : public Server {
     }
   }
 
-  std::optional<ApiError> refuse(const httplib::Request& req) const {
+  // A browser sends Origin with every cross-site request, including the
+  // text/plain POSTs a page may send without a preflight, so refusing
+  // unknown origins keeps web pages from driving the API (docs/server.md).
+  std::optional<ApiError> refuse_origin(const httplib::Request& req) const {
+    if (!req.has_header("Origin")) return std::nullopt;
+    const std::string origin = req.get_header_value("Origin");
+    if (origin_allowed(origin, ctx_.options.allowed_origins)) return std::nullopt;
+    ApiError e;
+    e.http_status = 403;
+    e.code = "origin_not_allowed";
+    e.message = "Origin '" + origin.substr(0, 200) +
+                "' is not allowed to use this server. Start it with --allow-origin " +
+                (origin.empty() ? std::string("ORIGIN") : origin.substr(0, 200)) +
+                " to let pages from that origin call it.";
+    return e;
+  }
+
+  std::optional<ApiError> refuse_host(const httplib::Request& req) const {
     const ServerOptions& o = ctx_.options;
-    if (!bearer_authorized(req.get_header_value("Authorization"), o.api_key)) {
+    if (!o.api_key.empty() || host_header_allowed(req.get_header_value("Host"), o.host)) {
+      return std::nullopt;
+    }
+    ApiError e;
+    e.http_status = 403;
+    e.message = "Host '" + req.get_header_value("Host") +
+                "' is not this server's address. Without --api-key only loopback host names "
+                "are accepted (this blocks DNS-rebinding attacks from web pages).";
+    e.code = "forbidden_host";
+    return e;
+  }
+
+  std::optional<ApiError> refuse(const httplib::Request& req) const {
+    if (auto e = refuse_origin(req)) return e;
+    if (!bearer_authorized(req.get_header_value("Authorization"), ctx_.options.api_key)) {
       return invalid_api_key();
     }
-    if (o.api_key.empty() && !host_header_allowed(req.get_header_value("Host"), o.host)) {
-      ApiError e;
-      e.http_status = 403;
-      e.message = "Host '" + req.get_header_value("Host") +
-                  "' is not this server's address. Without --api-key only loopback host names "
-                  "are accepted (this blocks DNS-rebinding attacks from web pages).";
-      e.code = "forbidden_host";
-      return e;
-    }
-    return std::nullopt;
+    return refuse_host(req);
   }
 
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
@@ -277,9 +318,42 @@ class HttpServer final : public Server {
       if (!ok) return write_error(res, invalid_request("could not read the request body"));
       if (answer_overload(res)) return;
       if (auto e = refuse(req)) return write_error(res, *e);
+      if (auto e = check_json_depth(body)) {
+        body = std::string();
+        malloc_trim(0);
+        return write_error(res, *e);
+      }
       res.status = -1;
+      const size_t size = body.size();
       h(body, res);
+      body = std::string();
+      if (size >= kTrimAfterBytes) malloc_trim(0);
     });
+  }
+
+  // CORS for the origins --allow-origin names: the preflight a browser
+  // sends before a request with a key or a JSON body, and the headers that
+  // let the page read the answer.
+  void cors_routes() {
+    svr_.Options(".*", [this](const httplib::Request& req, httplib::Response& res) {
+      // A preflight carries no credentials, so the key is not asked for.
+      if (auto e = refuse_origin(req)) return write_error(res, *e);
+      if (auto e = refuse_host(req)) return write_error(res, *e);
+      res.status = 204;
+      res.set_header("Access-Control-Allow-Methods", "GET, POST, OPTIONS");
+      res.set_header("Access-Control-Allow-Headers", "Authorization, Content-Type");
+      res.set_header("Access-Control-Max-Age", "600");
+    });
+  }
+
+  void add_cors_headers(const httplib::Request& req, httplib::Response& res) const {
+    if (!req.has_header("Origin")) return;
+    res.set_header("Vary", "Origin");
+    const std::string origin = req.get_header_value("Origin");
+    if (!origin_allowed(origin, ctx_.options.allowed_origins)) return;
+    res.set_header("Access-Control-Allow-Origin", origin);
+    res.set_header("Access-Control-Expose-Headers",
+                   "Retry-After, X-RadixChat-Dropped-Messages, X-RadixChat-Context-Cut");
   }
 
   ApiError body_too_large() const {
@@ -367,7 +441,9 @@ class HttpServer final : public Server {
         });
     // Under load, answer and close: the client reconnects (or gets 503)
     // instead of racing the idle timeout on a kept-alive connection.
-    svr_.set_post_routing_handler([](const httplib::Request&, httplib::Response& res) {
+    cors_routes();
+    svr_.set_post_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+      add_cors_headers(req, res);
       if (ConnectionQueue::serving_overflow() || ConnectionQueue::pool_busy()) {
         res.headers.erase("Keep-Alive");
         if (res.get_header_value("Connection") != "close") res.set_header("Connection", "close");
@@ -392,7 +468,7 @@ class HttpServer final : public Server {
   }
 
   ServerContext ctx_;
-  httplib::Server svr_;
+  HttpListener svr_;
   int port_ = 0;
   socket_t listen_fd_ = -1;                    // set by the socket options while binding
   std::unique_ptr<KvEventsPublisher> kv_pub_;  // after ctx_: stops before the hub goes
@@ -408,6 +484,17 @@ Result<std::unique_ptr<Server>> Server::create(Engine& engine, ServerOptions opt
   if (!st.ok()) return st;
   if (options.port < 0 || options.port > 65535) {
     return Status(StatusCode::invalid_argument, "--port must be 0..65535");
+  }
+  if (!options.api_key.empty() &&
+      options.api_key.find_first_not_of(" \t\r\n") == std::string::npos) {
+    return Status(StatusCode::invalid_argument,
+                  "--api-key is blank: give a key clients can send, or leave it out");
+  }
+  for (const std::string& origin : options.allowed_origins) {
+    if (Status os = check_origin(origin); !os.ok()) return os;
+  }
+  if (options.max_client_connections < 1) {
+    return Status(StatusCode::invalid_argument, "the per-client connection cap must be at least 1");
   }
   if (options.max_body_bytes < 1024) {
     return Status(StatusCode::invalid_argument, "the body limit must be at least 1 KiB");

@@ -13,9 +13,11 @@
 // model: a 4xx with an OpenAI-style error body; the server keeps serving.
 //
 // Threads: run() serves on the calling thread with a pool of HTTP worker
-// threads (one per open connection; a streaming response holds its worker
-// until it ends). Connections beyond the pool and a short wait are answered
-// 503 with Retry-After by overflow workers (connection-queue.h). The engine
+// threads (one per request being answered; a streaming response holds its
+// worker until it ends). A connection holds no worker while its request
+// head arrives or while it idles between requests; /health has workers of
+// its own; requests beyond the pool and a short wait are answered 503 with
+// Retry-After by overflow workers (connection-queue.h). The engine
 // is shared and outlives the server. shutdown() may be called from any
 // thread except an HTTP worker. Destroy the Server
 // only after run() has returned (the destructor calls shutdown()).
@@ -41,12 +43,23 @@ struct ServerOptions {
   int port = 8080;      // 0: any free port (see Server::port())
   std::string api_key;  // empty: no key; then only loopback hosts may bind
   size_t max_body_bytes = 1 << 20;
-  int http_threads = 64;           // concurrent connections served
+  int http_threads = 64;           // requests answered at once (workers)
   int max_event_subscribers = 16;  // /v1/cache/events viewers at once
   size_t subscriber_buffer_events = 4096;
   std::chrono::milliseconds shutdown_grace{5000};  // for requests in flight
-  std::chrono::milliseconds heartbeat{2000};       // SSE comment when idle
-  std::string version = "dev";                     // goes into system_fingerprint
+  // Slow clients (docs/server.md, "Limits"): a request's line and headers
+  // must arrive within head_timeout, its body within read_timeout after
+  // them; one client address holds at most max_client_connections workers
+  // (more of its requests are answered 503 with Retry-After).
+  std::chrono::milliseconds head_timeout{10000};
+  std::chrono::milliseconds read_timeout{30000};
+  int max_client_connections = 16;
+  // `--allow-origin`: browser origins ("https://app.example") whose pages
+  // may call the API; a request with any other Origin header is refused
+  // with 403. Empty: no browser page may.
+  std::vector<std::string> allowed_origins;
+  std::chrono::milliseconds heartbeat{2000};  // SSE comment when idle
+  std::string version = "dev";                // goes into system_fingerprint
   // A chat request longer than the context: rolling-window / truncate-middle
   // drop whole old turns in steps (rc::fit_context) and say so in the
   // X-RadixChat-Dropped-Messages header; stop answers 400

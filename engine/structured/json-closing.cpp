@@ -276,10 +276,14 @@ uint32_t node_len(const Grammar& g, uint32_t node, int room) {
 
 uint32_t cheapest_member(const Grammar& g, const Node& n, uint32_t from, int room) {
   if (!n.cheapest.empty() && room >= 0) return n.cheapest[room * (n.props.size() + 1) + from];
-  // Up to and including the first required property.
+  // Up to and including the first required property. Before it, the tail
+  // after any member is the tail from `from`: one sum, not one per member,
+  // so an object of many optional properties costs linear time.
+  const uint32_t tail_from = object_tail(g, n, from, room);
   uint32_t best = UINT32_MAX, best_cost = kNever;
   for (uint32_t j = from; j < n.props.size(); ++j) {
-    const uint32_t c = add(member_cost(g, n.props[j], room), object_tail(g, n, j + 1, room));
+    const uint32_t after = n.props[j].required ? object_tail(g, n, j + 1, room) : tail_from;
+    const uint32_t c = add(member_cost(g, n.props[j], room), after);
     if (len(g, n.props[j].value, room) < kNever && c < best_cost) {
       best = j;
       best_cost = c;
@@ -313,11 +317,12 @@ uint32_t closing_bytes(const Grammar& g, const Thread& t) {
 
 uint32_t shortest_reply(const Grammar& g) { return len(g, g.document, kMaxFrames); }
 
-void compute_min_len(Grammar& g) {
+void compute_min_len(Grammar& g, CompileBudget* budget) {
   bool changed = true;
   while (changed) {
     changed = false;
     for (uint32_t i = 0; i < g.nodes.size(); ++i) {
+      if (budget) budget->tick();
       for (int r = 1; r <= kMaxFrames; ++r) {
         const uint32_t v = node_len(g, i, r);
         if (v < g.nodes[i].min_len[r]) {
@@ -373,12 +378,27 @@ void compute_min_len(Grammar& g) {
   g.closing_bound = static_cast<uint32_t>(std::min<uint64_t>(worst * (kMaxFrames + 1), kNever));
   for (Node& n : g.nodes) {
     if (n.kind != NodeKind::object) continue;
+    // Filled from the last property back, so each room costs linear time:
+    // the same values object_tail and cheapest_member compute from scratch
+    // (ties go to the earlier property, as there).
     const size_t w = n.props.size() + 1;
     std::vector<uint32_t> tails(w * (kMaxFrames + 1)), cheapest(w * (kMaxFrames + 1));
     for (int r = 0; r <= kMaxFrames; ++r) {
-      for (uint32_t j = 0; j < w; ++j) {
-        tails[r * w + j] = object_tail(g, n, j, r);
-        cheapest[r * w + j] = cheapest_member(g, n, j, r);
+      if (budget) budget->tick();
+      uint32_t* tail = &tails[r * w];
+      uint32_t* best = &cheapest[r * w];
+      tail[w - 1] = 1;
+      best[w - 1] = UINT32_MAX;
+      for (uint32_t j = static_cast<uint32_t>(w - 1); j-- > 0;) {
+        const Property& p = n.props[j];
+        const uint32_t cost = member_cost(g, p, r);
+        tail[j] = p.required ? add(tail[j + 1], 1 + uint64_t(cost)) : tail[j + 1];
+        const uint32_t c = add(cost, tail[j + 1]);
+        const uint32_t later = p.required ? UINT32_MAX : best[j + 1];
+        const uint32_t later_cost =
+            later == UINT32_MAX ? kNever : add(member_cost(g, n.props[later], r), tail[later + 1]);
+        const bool fits = len(g, p.value, r) < kNever && c < kNever;
+        best[j] = fits && c <= later_cost ? j : later;
       }
     }
     n.tails = std::move(tails);

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 
+#include "compile-budget.h"
 #include "json-grammar.h"
 #include "json-matcher.h"
 
@@ -34,8 +35,9 @@ uint32_t cheapest_member(const Grammar& g, const Node& n, uint32_t from, int roo
 // Fills every node's min_len table (a fixpoint: recursion starts at kNever
 // and shrinks as exits are found). A container needs room for one value
 // inside even when it may be empty, so containers nest at most kMaxNesting
-// deep whatever they hold.
-void compute_min_len(Grammar& g);
+// deep whatever they hold. Each pass is charged to `budget` when given
+// (compile-budget.h; it throws when time is up).
+void compute_min_len(Grammar& g, CompileBudget* budget = nullptr);
 
 // Format strings (json-formats.cpp): fewest bytes that complete the content
 // from `state`, and the largest such count over all states.

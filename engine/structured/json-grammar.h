@@ -96,8 +96,10 @@ struct Grammar {
   std::vector<Pattern> patterns;
 };
 
-// Compiles a response format. invalid_argument with a message naming the
-// problem; never throws.
-Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format);
+// Compiles a response format under `limits`. invalid_argument with a
+// message naming the problem (or the limit passed), cancelled when
+// `limits.cancelled` said so; never throws.
+Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format,
+                                                               const CompileLimits& limits = {});
 
 }  // namespace rc::structured

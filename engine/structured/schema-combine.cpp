@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "compile-budget.h"
+
 namespace rc::structured {
 
 void fail(const std::string& where, const std::string& what) {
@@ -106,7 +108,7 @@ void merge_into(Json& out, const Json& branch, const std::string& where) {
 
 }  // namespace
 
-Json merge_all_of(const Json& doc, const Json& s, const std::string& where) {
+Json merge_all_of(const Json& doc, CompileBudget& budget, const Json& s, const std::string& where) {
   const Json& all = s["allOf"];
   if (!all.is_array() || all.empty()) fail(where, "'allOf' must be a non-empty array");
   std::vector<Json> branches;
@@ -115,13 +117,14 @@ Json merge_all_of(const Json& doc, const Json& s, const std::string& where) {
   branches.push_back(own);
   for (size_t i = 0; i < all.size(); ++i) {
     const std::string at = where + "/allOf/" + std::to_string(i);
+    budget.expand(at);
     Json b = resolve(doc, all[i], at);
     if (b.is_boolean()) {
       if (!b.get<bool>()) fail(at, "the schema 'false' accepts no value");
       continue;
     }
     if (!b.is_object()) fail(at, "a schema must be an object or a boolean");
-    if (b.contains("allOf")) b = merge_all_of(doc, b, at);
+    if (b.contains("allOf")) b = merge_all_of(doc, budget, b, at);
     branches.push_back(std::move(b));
   }
   Json out = Json::object();

@@ -15,6 +15,8 @@
 
 namespace rc::structured {
 
+class CompileBudget;
+
 using SchemaJson = nlohmann::ordered_json;
 
 struct CompileError {
@@ -29,7 +31,9 @@ struct CompileError {
 // its schemas), required joined, types intersected, bounds tightened; a
 // branch's additionalProperties applied to the properties the others add.
 // Anything else two branches both set differently is refused by name.
-SchemaJson merge_all_of(const SchemaJson& doc, const SchemaJson& s, const std::string& where);
+// Each branch merged is charged to `budget` (compile-budget.h).
+SchemaJson merge_all_of(const SchemaJson& doc, CompileBudget& budget, const SchemaJson& s,
+                        const std::string& where);
 
 // `s` without its `not`: over a schema with a type, any value of another
 // type satisfies it, so `s` keeps those types (`not: false` is dropped).

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "compile-budget.h"
 #include "json-closing.h"
 #include "json-grammar.h"
 #include "json-phases.h"
@@ -59,7 +60,7 @@ const std::set<std::string, std::less<>> kHandled = {"type",
 
 class Compiler {
  public:
-  explicit Compiler(const Json& doc) : doc_(doc) {}
+  Compiler(const Json& doc, CompileBudget& budget) : doc_(doc), budget_(budget) {}
 
   Grammar run() {
     add_common_nodes();
@@ -75,6 +76,7 @@ class Compiler {
 
  private:
   uint32_t add(Node n) {
+    budget_.nodes(g_.nodes.size() + 1);
     g_.nodes.push_back(std::move(n));
     return static_cast<uint32_t>(g_.nodes.size() - 1);
   }
@@ -122,6 +124,7 @@ class Compiler {
       ~Nest() { --d; }
     } nest(depth_);
     if (depth_ > 64) fail(where, "the schema nests more than 64 levels");
+    budget_.expand(where);
     if (s.is_boolean()) {
       if (!s.get<bool>()) fail(where, "the schema 'false' accepts no value");
       return g_.any_value;
@@ -138,7 +141,7 @@ class Compiler {
       return compile_ref(it->get<std::string>(), where);
     }
     if (auto it = s.find("allOf"); it != s.end()) {
-      const Json merged = merge_all_of(doc_, s, where);
+      const Json merged = merge_all_of(doc_, budget_, s, where);
       return compile(merged, where);
     }
     if (s.contains("not")) return compile(without_not(s, where), where);
@@ -157,7 +160,8 @@ class Compiler {
         rest.erase(kw);
         Json branches = Json::array();
         for (const Json& b : *it) {
-          branches.push_back(merge_all_of(doc_, Json{{"allOf", Json::array({rest, b})}}, where));
+          branches.push_back(
+              merge_all_of(doc_, budget_, Json{{"allOf", Json::array({rest, b})}}, where));
         }
         return compile(Json{{kw, branches}}, where);
       }
@@ -182,6 +186,7 @@ class Compiler {
   void check_disjoint(const std::vector<uint32_t>& alts, const std::string& where) {
     for (size_t i = 0; i < alts.size(); ++i) {
       for (size_t j = i + 1; j < alts.size(); ++j) {
+        budget_.tick();
         if (!disjoint(g_, alts[i], alts[j])) {
           fail(where + "/oneOf", "'oneOf' branches " + std::to_string(i) + " and " +
                                      std::to_string(j) +
@@ -536,6 +541,7 @@ class Compiler {
   }
 
   const Json& doc_;
+  CompileBudget& budget_;
   Grammar g_;
   std::map<std::string, uint32_t> refs_;
   int ref_count_ = 0;
@@ -544,7 +550,8 @@ class Compiler {
 
 }  // namespace
 
-Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format) {
+Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFormat& format,
+                                                               const CompileLimits& limits) {
   auto bad = [](const std::string& m) { return Status(StatusCode::invalid_argument, m); };
   if (format.type == OutputFormat::text) return bad("a text response format has no grammar");
   Json doc;
@@ -556,15 +563,17 @@ Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFor
     }
   }
   auto g = std::make_shared<Grammar>();
+  CompileBudget budget(limits);
   try {
-    Compiler c(doc);
+    Compiler c(doc, budget);
     *g = format.type == OutputFormat::json_object ? c.any_object() : c.run();
+    compute_min_len(*g, &budget);
   } catch (const CompileError& e) {
+    if (budget.was_cancelled()) return Status(StatusCode::cancelled, "JSON schema: " + e.message);
     return bad("JSON schema: " + e.message);
   } catch (const std::exception& e) {
     return bad(std::string("JSON schema: ") + e.what());
   }
-  compute_min_len(*g);
   if (shortest_reply(*g) >= kNever) {
     return bad("JSON schema: no value satisfies it within " + std::to_string(kMaxNesting) +
                " levels of nesting (a required recursion never ends?)");
@@ -576,10 +585,10 @@ Result<std::shared_ptr<const Grammar>> compile_response_format(const ResponseFor
 
 namespace rc {
 
-Status check_response_format(const ResponseFormat& format) {
+Status check_response_format(const ResponseFormat& format, const CompileLimits& limits) {
   if (format.type == OutputFormat::text) return Status();
   Result<std::shared_ptr<const structured::Grammar>> g =
-      structured::compile_response_format(format);
+      structured::compile_response_format(format, limits);
   return g.ok() ? Status() : g.status();
 }
 

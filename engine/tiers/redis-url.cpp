@@ -1,6 +1,7 @@
 #include "tiers/redis-url.h"
 
 #include <charconv>
+#include <cstdlib>
 
 namespace rc::tiers {
 
@@ -59,6 +60,9 @@ Result<RedisUrl> parse_redis_url(std::string_view url) {
       return bad(shown, "port '" + std::string(port) + "' is not a number from 1 to 65535");
   }
   if (host.empty()) return bad(shown, "no host");
+  if (out.password.empty()) {
+    if (const char* env = std::getenv("RADIXCHAT_REDIS_PASSWORD"); env && *env) out.password = env;
+  }
   if (host.find_first_of("[]?#") != std::string_view::npos)
     return bad(shown, "host '" + std::string(host) + "' is not a host name or IPv4 address");
   out.host = std::string(host);

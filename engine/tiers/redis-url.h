@@ -1,5 +1,7 @@
 // `redis://[:password@]host[:port][/db]` for the shared tier (redis-store.h).
-// The port defaults to 6379 and the database to 0. hiredis 0.14 as Debian
+// The port defaults to 6379 and the database to 0. A URL without a password
+// takes $RADIXCHAT_REDIS_PASSWORD when it is set (a command line is visible
+// to every user in ps; the environment is not). hiredis 0.14 as Debian
 // builds it has no TLS, so `rediss://` is refused by name rather than
 // connected in clear. Pure function; any thread.
 #pragma once

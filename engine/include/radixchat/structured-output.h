@@ -65,6 +65,9 @@
 // its JSON pointer.
 #pragma once
 
+#include <chrono>
+#include <cstdint>
+#include <functional>
 #include <string>
 
 #include "radixchat/status.h"
@@ -86,9 +89,23 @@ struct ResponseFormat {
 inline constexpr int kMaxWhitespaceRun = 0;
 inline constexpr int kMaxNesting = 12;
 
+// Bounds on compiling one schema. A few kilobytes of allOf over $refs can
+// ask for an expansion exponential in its nesting, so every compilation is
+// held to these, checked as it goes (docs/architecture.md section 13).
+struct CompileLimits {
+  uint64_t max_expansions = 50000;  // schemas visited plus allOf branches merged
+  uint32_t max_nodes = 20000;       // grammar nodes: the automaton's size
+  std::chrono::milliseconds max_time{1000};
+  // Polled while compiling (from the compiling thread); true stops the
+  // compilation with StatusCode::cancelled. Empty: never cancelled.
+  std::function<bool()> cancelled;
+};
+
 // Compiles the format once, without a model: OK, or invalid_argument with a
 // message naming the problem (JSON syntax, an unsupported keyword and where,
-// a bad $ref, a schema no value can satisfy). Engine::submit checks the same.
-Status check_response_format(const ResponseFormat& format);
+// a bad $ref, a schema no value can satisfy, a limit of `limits` exceeded,
+// named with its value), or cancelled when `limits.cancelled` said so.
+// Engine::submit checks the same under the default limits.
+Status check_response_format(const ResponseFormat& format, const CompileLimits& limits = {});
 
 }  // namespace rc

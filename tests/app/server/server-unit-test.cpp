@@ -3,7 +3,9 @@
 // hub's fan-out (against a fake engine that only produces cache events).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <mutex>
+#include <random>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -15,6 +17,7 @@
 #include "api-error.h"
 #include "cache-json.h"
 #include "event-hub.h"
+#include "json-depth.h"
 #include "metrics-text.h"
 #include "openai-request.h"
 #include "openai-response.h"
@@ -196,6 +199,51 @@ TEST(Access, HostHeaderBlocksRebinding) {
   EXPECT_TRUE(host_header_allowed("[::1]:8080", "::1"));
   EXPECT_FALSE(host_header_allowed("evil.example:8080", "127.0.0.1"));
   EXPECT_FALSE(host_header_allowed("evil.example", "127.0.0.1"));
+}
+
+TEST(Access, AllowOriginTakesOriginsOnly) {
+  EXPECT_TRUE(check_origin("http://localhost:3000").ok());
+  EXPECT_TRUE(check_origin("https://app.example").ok());
+  for (const char* bad : {"", "*", "null", "evil.example", "https://app.example/",
+                          "https://app.example/path", "ftp://app.example", "https://"}) {
+    Status st = check_origin(bad);
+    EXPECT_FALSE(st.ok()) << bad;
+    EXPECT_NE(st.message().find("--allow-origin"), std::string::npos) << st.message();
+  }
+}
+
+// The depth scan against nlohmann's own count (an independent parser):
+// random bodies of brackets, strings holding brackets, quotes and escapes.
+TEST(JsonDepth, MatchesTheParsersNesting) {
+  EXPECT_FALSE(check_json_depth(std::string(128, '[') + std::string(128, ']')));
+  auto deep = check_json_depth(std::string(129, '[') + std::string(129, ']'));
+  ASSERT_TRUE(deep);
+  EXPECT_EQ(deep->http_status, 400);
+  EXPECT_EQ(deep->code, "nested_too_deep");
+  EXPECT_TRUE(check_json_depth(std::string(20000, '{')));  // unclosed counts too
+  const std::string in_string =
+      "{\"a\":\"" + std::string(500, '[') + "\\\"" + std::string(500, '{') + "\"}";
+  EXPECT_FALSE(check_json_depth(in_string));
+
+  std::mt19937 rng(5);
+  for (int round = 0; round < 300; ++round) {
+    const int target = 100 + static_cast<int>(rng() % 60);
+    std::function<json(int)> make = [&](int depth) -> json {
+      if (depth >= target) return json(std::string("\"[{\\") + std::string(rng() % 3, '['));
+      const json leaf = std::string(rng() % 2, '{') + "]\"";
+      if (rng() % 2) return json::array({leaf, make(depth + 1)});
+      return json{{"k[", make(depth + 1)}, {"z", leaf}};
+    };
+    const json doc = make(0);
+    std::function<int(const json&)> depth_of = [&](const json& v) -> int {
+      if (!v.is_structured()) return 0;
+      int inner = 0;
+      for (const json& x : v) inner = std::max(inner, depth_of(x));
+      return inner + 1;
+    };
+    const bool refused = check_json_depth(doc.dump()).has_value();
+    EXPECT_EQ(refused, depth_of(doc) > kMaxJsonDepth) << doc.dump().substr(0, 200);
+  }
 }
 
 TEST(OpenAiResponse, ChunksHaveOpenAiShape) {
