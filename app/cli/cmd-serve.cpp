@@ -203,6 +203,10 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--http-threads", s.http_threads,
                   "requests answered at once; each stream holds one (default 64)")
       ->check(CLI::Range(4, 4096));
+  app->add_option("--max-client-connections", s.max_client_connections,
+                  "requests one client address may have answered at once; more get 503 with "
+                  "Retry-After (default: half of --http-threads)")
+      ->check(CLI::Range(1, 4096));
   app->add_option("--max-viewers", s.max_event_subscribers,
                   "clients of /v1/cache/events at once (default 16)")
       ->check(CLI::Range(1, 1024));

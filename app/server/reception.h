@@ -33,7 +33,7 @@ enum class Lane { main, overflow, health };
 
 struct ReceptionOptions {
   std::chrono::milliseconds head_timeout{10000};
-  int max_per_client = 16;  // workers one client address may hold at once
+  int max_per_client = 32;  // workers one client address may hold at once
 };
 
 class Reception {

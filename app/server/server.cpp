@@ -81,7 +81,8 @@ ListenerOptions listener_options(const ServerOptions& o) {
   l.queue.max_waiting = std::max(threads / 4, 1);
   l.queue.overflow_workers = kOverflowWorkers;
   l.queue.reception.head_timeout = o.head_timeout;
-  l.queue.reception.max_per_client = o.max_client_connections;
+  l.queue.reception.max_per_client =
+      o.max_client_connections > 0 ? o.max_client_connections : std::max(threads / 2, 1);
   l.read_timeout = o.read_timeout;
   return l;
 }
@@ -493,8 +494,8 @@ Result<std::unique_ptr<Server>> Server::create(Engine& engine, ServerOptions opt
   for (const std::string& origin : options.allowed_origins) {
     if (Status os = check_origin(origin); !os.ok()) return os;
   }
-  if (options.max_client_connections < 1) {
-    return Status(StatusCode::invalid_argument, "the per-client connection cap must be at least 1");
+  if (options.max_client_connections < 0) {
+    return Status(StatusCode::invalid_argument, "--max-client-connections must be 1 or more");
   }
   if (options.max_body_bytes < 1024) {
     return Status(StatusCode::invalid_argument, "the body limit must be at least 1 KiB");

@@ -50,10 +50,11 @@ struct ServerOptions {
   // Slow clients (docs/server.md, "Limits"): a request's line and headers
   // must arrive within head_timeout, its body within read_timeout after
   // them; one client address holds at most max_client_connections workers
-  // (more of its requests are answered 503 with Retry-After).
+  // (more of its requests are answered 503 with Retry-After; 0: half of
+  // http_threads, so one client cannot starve the others).
   std::chrono::milliseconds head_timeout{10000};
   std::chrono::milliseconds read_timeout{30000};
-  int max_client_connections = 16;
+  int max_client_connections = 0;
   // `--allow-origin`: browser origins ("https://app.example") whose pages
   // may call the API; a request with any other Origin header is refused
   // with 403. Empty: no browser page may.

@@ -49,8 +49,10 @@ def main():
     failures = []
     bomb = chat(nested_all_of(40))
     print("schema: %d bytes" % len(bomb))
-    srv = Serve(cli, model, "--http-threads", "4", "--max-viewers", "2",
-                "--shutdown-grace", str(GRACE_S))
+    # Four workers, all of which one client may use: four schemas at once
+    # hold every worker but the ones /health has.
+    srv = Serve(cli, model, "--http-threads", "4", "--max-client-connections", "4",
+                "--max-viewers", "2", "--shutdown-grace", str(GRACE_S))
     try:
         status, text, secs = post(srv, bomb)
         print("40-level allOf: HTTP %d in %.2f s: %s" % (status, secs, text[:200]))
