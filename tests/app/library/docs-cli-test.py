@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """radixchat-cli's documents end to end: `docs` add/list/search/rm, every
 bad input refused with one stderr line naming it and the library unchanged,
-and `generate --doc`.
+`generate --doc`, and `serve --library` (GET /v1/documents, the chat
+request's "documents" field, usage.prompt_tokens_details.document_tokens,
+a 400 naming an unknown document).
 
 Usage: docs-cli-test.py RADIXCHAT_CLI MODEL
 """
@@ -11,6 +13,8 @@ import stat
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
 
 failures = []
 
@@ -98,10 +102,53 @@ def docs_commands(cli, model, d):
     return lib
 
 
+def post(url, body):
+    req = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=120) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def server(cli, model, lib):
+    srv = subprocess.Popen([cli, "serve", "--model", model, "--threads", "1", "--port", "0",
+                            "--library", lib], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+    try:
+        line = srv.stdout.readline().strip()
+        base = line.split("listening on ")[-1]
+        with urllib.request.urlopen(base + "/documents", timeout=30) as r:
+            listed = json.loads(r.read())
+        check([x["name"] for x in listed["data"]] == ["market.html"], "GET /v1/documents: %r" % listed)
+        msgs = [{"role": "user", "content": "What is sold?"}]
+        code, body = post(base + "/chat/completions",
+                          {"messages": msgs, "documents": ["market.html"], "max_tokens": 2})
+        details = body.get("usage", {}).get("prompt_tokens_details", {})
+        check(code == 200 and details.get("document_tokens", 0) > 0, "chat with documents: %r" % body)
+        code, body = post(base + "/chat/completions",
+                          {"messages": msgs, "documents": ["market.html"], "max_tokens": 2})
+        details = body.get("usage", {}).get("prompt_tokens_details", {})
+        check(code == 200 and details.get("cached_tokens", 0) >= details.get("document_tokens", 1),
+              "second question reuses the documents: %r" % body)
+        code, body = post(base + "/chat/completions",
+                          {"messages": msgs, "documents": ["nope.pdf"], "max_tokens": 2})
+        check(code == 400 and "nope.pdf" in body["error"]["message"]
+              and body["error"]["param"] == "documents", "unknown document: %d %r" % (code, body))
+        code, body = post(base + "/chat/completions",
+                          {"messages": msgs, "documents": "market.html", "max_tokens": 2})
+        check(code == 400, "documents not an array: %d %r" % (code, body))
+    finally:
+        srv.terminate()
+        srv.wait(timeout=60)
+
+
 def main():
     cli, model = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as d:
-        docs_commands(cli, model, d)
+        lib = docs_commands(cli, model, d)
+        server(cli, model, lib)
     print("%d failure(s)" % len(failures))
     return 1 if failures else 0
 
