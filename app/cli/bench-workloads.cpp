@@ -230,14 +230,19 @@ std::vector<std::string> rag_questions(int requests, int docs, uint64_t seed) {
   static constexpr std::array<const char*, 3> kOpenings = {
       "Using the cache and memory notes, explain", "What does the tree and page text say about",
       "Compare the model and server answers on"};
+  auto popular = [&] {
+    const double u = (rng.next() >> 11) * 0x1.0p-53 * sum;
+    const auto d = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    return std::min(static_cast<int>(d), docs - 1);
+  };
   std::vector<std::string> out;
   for (int i = 0; i < requests; ++i) {
-    const double u = (rng.next() >> 11) * 0x1.0p-53 * sum;
-    const int d = static_cast<int>(std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin());
-    const int p = rng.below(kRagParagraphs - 1);
+    // Two documents, each by popularity, named in either order: retrieval
+    // ranks their chunks differently from question to question.
+    const std::string first = rag_term(popular(), rng.below(kRagParagraphs));
+    const std::string second = rag_term(popular(), rng.below(kRagParagraphs));
     out.push_back(std::string(kOpenings[rng.below(static_cast<int>(kOpenings.size()))]) + " " +
-                  rag_term(std::min(d, docs - 1), p) + " and " +
-                  rag_term(std::min(d, docs - 1), p + 1) + "?");
+                  first + " and " + second + "?");
   }
   return out;
 }

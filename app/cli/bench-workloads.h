@@ -78,9 +78,9 @@ Result<Workload> make_workload(const std::string& name, int requests, uint64_t s
 // The rag workload's corpus: `docs` documents of about 600 tokens, each
 // with key terms of its own ("topic<doc><letter>"), one per paragraph.
 std::vector<std::string> rag_corpus(int docs, uint64_t seed);
-// `requests` questions, each naming two key terms of one document chosen
-// with Zipf popularity (document 0 the most asked about), after one of a
-// few fixed openings (so retrieval also brings chunks the questions share).
+// `requests` questions, each naming a key term of each of two documents
+// drawn with Zipf popularity (document 0 the most asked about), after one of
+// a few fixed openings (so retrieval also brings chunks the questions share).
 std::vector<std::string> rag_questions(int requests, int docs, uint64_t seed);
 
 // "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, ..."
