@@ -126,7 +126,7 @@ build_type="$(sed -n 's/^CMAKE_BUILD_TYPE:[A-Z]*=//p' "$build/CMakeCache.txt" 2>
 version="$("$cli" --version)"
 
 echo "== prefix reuse (bench), $threads threads" >&2
-for w in multi-turn few-shot shared-system random; do
+for w in multi-turn few-shot shared-system random rag; do
   for c in radix off; do
     "$cli" bench --workload "$w" --cache "$c" --requests "$requests" --threads "$threads" --json \
       > "$work/bench-$w-$c.json" 2> "$work/bench-$w-$c.log" || {
@@ -275,7 +275,7 @@ L.append("only the work differs. TTFT is time to first token.")
 L.append("")
 L.append("| workload | hit rate | TTFT p50 radix / off (ms) | TTFT p99 radix / off (ms) | TTFT p50 ratio | total tok/s radix / off |")
 L.append("| --- | ---: | ---: | ---: | ---: | ---: |")
-for w in ["multi-turn", "few-shot", "shared-system", "random"]:
+for w in ["multi-turn", "few-shot", "shared-system", "random", "rag"]:
     r = json.load(open(f"{work}/bench-{w}-radix.json"))
     o = json.load(open(f"{work}/bench-{w}-off.json"))
     ratio = r["ttft_ms_p50"] / o["ttft_ms_p50"] if o["ttft_ms_p50"] else float("nan")

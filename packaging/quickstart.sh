@@ -16,7 +16,7 @@ packages=(
   libsentencepiece-dev sentencepiece libsqlite3-dev
   libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev
   libcpp-httplib-dev nlohmann-json3-dev libcli11-dev libxxhash-dev
-  libpcre2-dev nodejs npm
+  libpcre2-dev libpoppler-cpp-dev nodejs npm
   libhiredis-dev redis-server libsodium-dev
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
   xvfb xauth python3

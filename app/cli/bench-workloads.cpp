@@ -1,6 +1,8 @@
 #include "bench-workloads.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 namespace rc::cli {
 
@@ -198,7 +200,52 @@ Workload notes(const char* name, int requests, Rng& rng, int doc_sentences, int 
   return w;
 }
 
+constexpr int kRagParagraphs = 8;
+
+std::string rag_term(int doc, int paragraph) {
+  return "topic" + std::to_string(doc) + static_cast<char>('a' + paragraph);
+}
+
 }  // namespace
+
+std::vector<std::string> rag_corpus(int docs, uint64_t seed) {
+  Rng rng{seed * 0x9E3779B97F4A7C15ull + 7};
+  std::vector<std::string> out;
+  for (int d = 0; d < docs; ++d) {
+    std::string text = "Document " + std::to_string(d) + "\n\n";
+    for (int p = 0; p < kRagParagraphs; ++p) {
+      text += "About " + rag_term(d, p) + ": " + paragraph(rng, 5) + "\n\n";
+    }
+    out.push_back(std::move(text));
+  }
+  return out;
+}
+
+std::vector<std::string> rag_questions(int requests, int docs, uint64_t seed) {
+  Rng rng{seed * 0xD1B54A32D192ED03ull + 11};
+  // Zipf (s = 1): document d asked about in proportion to 1 / (d + 1).
+  std::vector<double> cdf;
+  double sum = 0;
+  for (int d = 0; d < docs; ++d) cdf.push_back(sum += 1.0 / (d + 1));
+  static constexpr std::array<const char*, 3> kOpenings = {
+      "Using the cache and memory notes, explain", "What does the tree and page text say about",
+      "Compare the model and server answers on"};
+  auto popular = [&] {
+    const double u = (rng.next() >> 11) * 0x1.0p-53 * sum;
+    const auto d = std::lower_bound(cdf.begin(), cdf.end(), u) - cdf.begin();
+    return std::min(static_cast<int>(d), docs - 1);
+  };
+  std::vector<std::string> out;
+  for (int i = 0; i < requests; ++i) {
+    // Two documents, each by popularity, named in either order: retrieval
+    // ranks their chunks differently from question to question.
+    const std::string first = rag_term(popular(), rng.below(kRagParagraphs));
+    const std::string second = rag_term(popular(), rng.below(kRagParagraphs));
+    out.push_back(std::string(kOpenings[rng.below(static_cast<int>(kOpenings.size()))]) + " " +
+                  first + " and " + second + "?");
+  }
+  return out;
+}
 
 int Workload::requests() const {
   int n = 0;
@@ -208,12 +255,12 @@ int Workload::requests() const {
 
 const char* workload_names() {
   return "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, "
-         "long-context-qa, notes, reopen";
+         "long-context-qa, notes, reopen, rag";
 }
 
 std::vector<std::string> workload_list() {
-  return {"multi-turn", "few-shot", "shared-system", "random",          "structured",
-          "regenerate", "rewrite",  "agentic",       "long-context-qa", "notes", "reopen"};
+  return {"multi-turn", "few-shot", "shared-system",   "random", "structured", "regenerate",
+          "rewrite",    "agentic",  "long-context-qa", "notes",  "reopen",     "rag"};
 }
 
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,

@@ -30,12 +30,16 @@
 //   reopen         notes with two turns; `bench` runs the
 //                  first turn of each, restarts the engine, then sends the
 //                  second turn (what the disk tier keeps across a restart)
+//   rag            questions over a document library, answered from the
+//                  chunks retrieval picks (bench-rag.h builds it from
+//                  rag_corpus and rag_questions)
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "radixchat/documents.h"
 #include "radixchat/engine.h"
 #include "radixchat/status.h"
 
@@ -50,6 +54,8 @@ struct Conversation {
   // Messages before the first turn (a reopened conversation); when set,
   // they are sent instead of `system`.
   std::vector<ChatMessage> history = {};
+  // Documents every turn is answered from (radixchat/documents.h).
+  DocumentSet documents = {};
 };
 
 struct Workload {
@@ -68,6 +74,14 @@ struct WorkloadShape {
 // `requests` is the total number of turns over all conversations.
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
                                const WorkloadShape& shape = {});
+
+// The rag workload's corpus: `docs` documents of about 600 tokens, each
+// with key terms of its own ("topic<doc><letter>"), one per paragraph.
+std::vector<std::string> rag_corpus(int docs, uint64_t seed);
+// `requests` questions, each naming a key term of each of two documents
+// drawn with Zipf popularity (document 0 the most asked about), after one of
+// a few fixed openings (so retrieval also brings chunks the questions share).
+std::vector<std::string> rag_questions(int requests, int docs, uint64_t seed);
 
 // "multi-turn, few-shot, shared-system, random, structured, regenerate, rewrite, agentic, ..."
 const char* workload_names();

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench-planted-span.h"
+#include "bench-rag.h"
 #include "bench-tiers.h"
 #include "bench-workloads.h"
 #include "commands.h"
@@ -46,6 +47,7 @@ struct BenchOptions {
   std::vector<std::string> tiers;  // tier settings to compare (bench-tiers.h)
   WorkloadShape shape;             // document length, turns per conversation
   bool round_robin = false;        // one request at a time, conversations taking turns
+  RagShape rag;                    // --docs, --retrieve, --doc-order (bench-rag.h)
 };
 
 struct BenchResult {
@@ -54,6 +56,7 @@ struct BenchResult {
   int requests = 0;
   double temperature = 0;
   int64_t prompt_tokens = 0, cached_tokens = 0, output_tokens = 0;
+  int64_t document_tokens = 0, cached_document_tokens = 0;
   double wall_s = 0;
   std::vector<double> ttft_ms;
   std::vector<double> later_ttft_ms;  // turns after a conversation's first
@@ -89,12 +92,15 @@ struct BenchResult {
   double later_decode_tok_s() const {
     return later_decode_s > 0 ? double(later_output_tokens - later_requests) / later_decode_s : 0;
   }
-  // Adds a finished request of turn `turn` of its conversation.
-  void add_finished(const RequestMetrics& m, size_t turn) {
+  // Adds a finished request of turn `turn` of its conversation, whose
+  // documents (if any) went where `docs` says.
+  void add_finished(const RequestMetrics& m, size_t turn, const PlacedDocuments& docs) {
     const double decode = (m.total_ms - m.ttft_ms) / 1000.0;
     prompt_tokens += m.prompt_tokens;
     cached_tokens += m.cached_tokens;
     output_tokens += m.output_tokens;
+    document_tokens += docs.tokens;
+    cached_document_tokens += docs.cached(m.cached_tokens);
     ttft_ms.push_back(m.ttft_ms);
     decode_s += decode;
     if (turn == 0) return;
@@ -193,8 +199,13 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
     // Seeded per request, so every cache setting samples the same replies.
     req.sampling.temperature = o.temperature;
     req.sampling.seed = o.seed * 1000003 + first_request[cl.conv] + cl.turn;
+    Result<PlacedDocuments> placed = place_conversation_documents(engine, req, conv);
+    if (!placed.ok()) {
+      error = placed.status();
+      return;
+    }
     ++in_flight;
-    Result<RequestId> id = engine.submit(req, [&, i](const StreamEvent& ev) {
+    Result<RequestId> id = engine.submit(req, [&, i, docs = placed.value()](const StreamEvent& ev) {
       std::lock_guard<std::mutex> lock(mu);
       Client& c = clients[i];
       c.reply += ev.text;
@@ -205,7 +216,7 @@ Result<BenchResult> run_workload(Engine& engine, const Workload& w, const BenchO
         o.recorder->request_finished(ev.id, ev.metrics, ev.reason, std::move(c.reply_tokens));
       --in_flight;
       if (ev.reason == FinishReason::error) error = ev.error;
-      res.add_finished(ev.metrics, c.turn);
+      res.add_finished(ev.metrics, c.turn, docs);
       res.replies[first_request[c.conv] + c.turn] = c.reply;
       c.messages.push_back({"assistant", c.reply});
       if (++c.turn < w.conversations[c.conv].users.size()) {
@@ -269,6 +280,8 @@ Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const Ben
       req.response_format = w.response_format;
       req.sampling.temperature = o.temperature;
       req.sampling.seed = o.seed * 1000003 + first_request[c] + turn;
+      Result<PlacedDocuments> docs = place_conversation_documents(engine, req, w.conversations[c]);
+      if (!docs.ok()) return docs.status();
       std::string reply;
       std::vector<int32_t> tokens;
       std::promise<StreamEvent> done;
@@ -281,7 +294,7 @@ Result<BenchResult> run_round_robin(Engine& engine, const Workload& w, const Ben
       if (!id.ok()) return id.status();
       const StreamEvent end = done.get_future().get();
       if (end.reason == FinishReason::error) return end.error;
-      res.add_finished(end.metrics, turn);
+      res.add_finished(end.metrics, turn, docs.value());
       res.replies[first_request[c] + turn] = reply;
       res.reply_tokens[first_request[c] + turn] = tokens;
       history[c].push_back({"assistant", reply, tokens});
@@ -337,6 +350,8 @@ nlohmann::json to_json(const BenchResult& r) {
           {"cached_tokens", r.cached_tokens},
           {"computed_tokens", r.prompt_tokens - r.cached_tokens},
           {"output_tokens", r.output_tokens},
+          {"document_tokens", r.document_tokens},
+          {"cached_document_tokens", r.cached_document_tokens},
           {"hit_rate", r.hit_rate()},
           {"avg_match_len", r.requests ? double(r.cached_tokens) / r.requests : 0.0},
           {"ttft_ms_p50", r.percentile(0.5)},
@@ -464,7 +479,9 @@ int run_bench(const BenchOptions& o) {
   if (!o.record.empty() && (o.compare || o.tiers.size() > 1))
     return fail("bench: --record records one run; leave out --compare and a --tiers list");
   if (o.compare && !o.tiers.empty()) return fail("bench: --compare and --tiers: pick one");
-  Result<Workload> w = make_workload(o.workload, o.requests, o.seed, o.shape);
+  Result<Workload> w =
+      o.workload == "rag" ? make_rag_workload(o.engine.config.model_path, o.requests, o.seed, o.rag)
+                          : make_workload(o.workload, o.requests, o.seed, o.shape);
   if (!w.ok()) return fail(w.status());
   if (!o.planted_span.empty()) {
     if (Status s = plant_span(w.value(), o.planted_span, o.seed); !s.ok()) return fail(s);
@@ -577,6 +594,14 @@ Command add_bench_command(CLI::App& root) {
   app->add_option("--turns", o->shape.turns,
                   "multi-turn and notes: turns per conversation (default 4 and 2)")
       ->check(CLI::PositiveNumber);
+  app->add_option("--docs", o->rag.docs, "rag: documents in the corpus (default 40)")
+      ->check(CLI::Range(1, 10000));
+  app->add_option("--retrieve", o->rag.retrieve, "rag: chunks retrieved per question (default 4)")
+      ->check(CLI::Range(1, 64));
+  app->add_option("--doc-order", o->rag.doc_order,
+                  "rag: chunks in canonical (document, position) order (default) or in the "
+                  "order retrieval ranked them")
+      ->check(CLI::IsMember({"canonical", "retrieved"}));
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "
                   "(system|user; shared-system)");

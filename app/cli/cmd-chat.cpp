@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "commands.h"
+#include "document-options.h"
 #include "engine-options.h"
 #include "radixchat/context-fit.h"
 
@@ -17,6 +18,7 @@ namespace {
 
 struct ChatOptions {
   EngineOptions engine;
+  DocumentOptions documents;
   std::string system;
   int max_tokens = 256;
   float temperature = 0.0f;
@@ -35,6 +37,10 @@ int run_chat(const ChatOptions& o) {
   const ContextPolicy policy =
       parse_context_policy(o.overflow).value_or(ContextPolicy::rolling_window);
   const TokenCounter count = chat_token_counter(*engine);
+  std::unique_ptr<library::Library> lib;
+  std::vector<std::string> doc_names;
+  if (!o.documents.resolve(*engine, lib, doc_names)) return 1;
+  if (!doc_names.empty()) std::fprintf(stderr, "Documents: %zu.\n", doc_names.size());
   std::fprintf(stderr, "Type a message; /reset starts over, /quit or Ctrl-D leaves.\n");
 
   std::vector<ChatMessage> messages;
@@ -50,8 +56,28 @@ int run_chat(const ChatOptions& o) {
       continue;
     }
     messages.push_back({"user", line});
+    // The documents join the system message of this turn's prompt only
+    // (the history keeps the plain one); fitting then counts them.
+    GenerateRequest turn;
+    turn.messages = messages;
+    PlacedDocuments placed;
+    if (lib) {
+      // Retrieval, when the documents exceed their budget, looks at the
+      // question and the turn before it.
+      std::string question = line;
+      if (messages.size() >= 3) question += "\n" + messages[messages.size() - 3].content;
+      auto set = document_set(*lib, doc_names, question);
+      Result<PlacedDocuments> p = set.ok() ? place_documents(*engine, turn, set.value())
+                                           : Result<PlacedDocuments>(set.status());
+      if (!p.ok()) {
+        messages.pop_back();
+        fail(p.status().message());
+        continue;
+      }
+      placed = std::move(p.value());
+    }
     const int budget = info.context_length - std::min(o.max_tokens, info.context_length / 4);
-    Result<ContextFit> fit = fit_context(messages, budget, policy, count);
+    Result<ContextFit> fit = fit_context(turn.messages, budget, policy, count);
     if (!fit.ok()) {
       messages.pop_back();
       fail(fit.status());
@@ -93,10 +119,11 @@ int run_chat(const ChatOptions& o) {
     messages.push_back({"assistant", reply});
     const RequestMetrics& m = end.metrics;
     const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
-    std::fprintf(
-        stderr, "[prompt %d tokens: %d cached%s, %d computed | TTFT %.1f ms | %.1f tok/s]\n",
-        m.prompt_tokens, m.cached_tokens, tier_note(m).c_str(), m.computed_tokens, m.ttft_ms,
-        m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
+    std::fprintf(stderr,
+                 "[prompt %d tokens: %d cached%s, %d computed%s | TTFT %.1f ms | %.1f tok/s]\n",
+                 m.prompt_tokens, m.cached_tokens, tier_note(m).c_str(), m.computed_tokens,
+                 document_note(placed, m).c_str(), m.ttft_ms,
+                 m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0);
   }
   report_tier_trouble(*engine);
   return 0;
@@ -108,6 +135,7 @@ Command add_chat_command(CLI::App& root) {
   auto o = std::make_shared<ChatOptions>();
   auto* app = root.add_subcommand("chat", "Interactive multi-turn chat in the terminal");
   o->engine.add_to(*app);
+  o->documents.add_to(*app);
   app->add_option("--system", o->system, "system prompt");
   app->add_option("--max-tokens", o->max_tokens, "most tokens per reply")
       ->check(CLI::PositiveNumber);

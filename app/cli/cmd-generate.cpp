@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "commands.h"
+#include "document-options.h"
 #include "engine-options.h"
 
 namespace rc::cli {
@@ -15,6 +16,7 @@ namespace {
 
 struct GenerateOptions {
   EngineOptions engine;
+  DocumentOptions documents;
   std::string prompt;
   int max_tokens = 128;
   float temperature = 0.0f;
@@ -31,6 +33,17 @@ int run_generate(const GenerateOptions& o) {
   if (!engine) return 1;
   GenerateRequest req;
   req.prompt = o.prompt;
+  std::unique_ptr<library::Library> lib;
+  std::vector<std::string> names;
+  if (!o.documents.resolve(*engine, lib, names)) return 1;
+  PlacedDocuments placed;
+  if (lib) {
+    auto set = document_set(*lib, names, o.prompt);
+    if (!set.ok()) return fail(set.status().message());
+    auto p = place_documents(*engine, req, set.value());
+    if (!p.ok()) return fail(p.status());
+    placed = std::move(p.value());
+  }
   req.max_tokens = o.max_tokens;
   req.sampling.temperature = o.temperature;
   req.sampling.top_p = o.top_p;
@@ -65,11 +78,11 @@ int run_generate(const GenerateOptions& o) {
     const double decode_s = (m.total_ms - m.ttft_ms) / 1000.0;
     std::fprintf(
         stderr,
-        "[%s on %s | prompt %d tokens (%d cached%s) | %d tokens | TTFT %.1f ms | %.1f tok/s | "
+        "[%s on %s | prompt %d tokens (%d cached%s)%s | %d tokens | TTFT %.1f ms | %.1f tok/s | "
         "finish: %s]\n",
         engine->model_info().name.c_str(), engine->model_info().device.c_str(), m.prompt_tokens,
-        m.cached_tokens, tier_note(m).c_str(), m.output_tokens, m.ttft_ms,
-        m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
+        m.cached_tokens, tier_note(m).c_str(), document_note(placed, m).c_str(), m.output_tokens,
+        m.ttft_ms, m.output_tokens > 1 && decode_s > 0 ? (m.output_tokens - 1) / decode_s : 0.0,
         finish_reason_name(end.reason));
   }
   report_tier_trouble(*engine);
@@ -82,6 +95,7 @@ Command add_generate_command(CLI::App& root) {
   auto o = std::make_shared<GenerateOptions>();
   auto* app = root.add_subcommand("generate", "Complete a plain-text prompt, streamed to stdout");
   o->engine.add_to(*app);
+  o->documents.add_to(*app);
   app->add_option("--prompt", o->prompt, "prompt text")->required();
   app->add_option("--max-tokens", o->max_tokens, "most tokens to generate")
       ->check(CLI::NonNegativeNumber);

@@ -13,8 +13,10 @@
 
 #include "access.h"
 #include "commands.h"
+#include "document-options.h"
 #include "engine-options.h"
 #include "kv-security.h"
+#include "serve-documents.h"
 #include "serve-recording.h"
 #include "server.h"
 
@@ -33,6 +35,7 @@ struct ServeOptions {
   bool kv_events_allow_remote = false;
   bool api_key_given = false;          // --api-key or $RADIXCHAT_API_KEY, even blank
   std::string kv_events_curve_secret;  // the key file (kv-security.h)
+  std::string library;                 // --library: documents chat requests may name
 };
 
 // SIGINT/SIGTERM reach whichever thread the kernel picks, including
@@ -101,6 +104,11 @@ int run_serve(ServeOptions& o) {
 
   if (!install_stop_handlers()) return fail("cannot install the SIGINT/SIGTERM handlers");
 
+  if (!o.library.empty()) {
+    auto lib = open_library(o.library);
+    if (!lib) return 1;
+    o.server.documents = std::make_shared<LibraryDocumentSource>(std::move(lib));
+  }
   std::unique_ptr<Engine> engine = open_engine(o.engine.config);
   if (!engine) return 1;
   std::unique_ptr<ServeRecording> recording;
@@ -210,6 +218,9 @@ Command add_serve_command(CLI::App& root) {
   app->add_option("--max-viewers", s.max_event_subscribers,
                   "clients of /v1/cache/events at once (default 16)")
       ->check(CLI::Range(1, 1024));
+  app->add_option("--library", o->library,
+                  "serve this document library: GET /v1/documents, and chat requests may name "
+                  "its documents in \"documents\" (default: none)");
   app->add_option("--record", o->record,
                   "write a recording of the cache events, snapshots and requests (SQLite)");
   app->add_option("--record-max-mb", o->record_max_mb, "stop recording at this file size")

@@ -38,5 +38,6 @@ Command add_cache_watch_command(CLI::App& root);
 Command add_cache_report_command(CLI::App& root);
 Command add_cache_export_command(CLI::App& root);
 Command add_kv_events_keygen_command(CLI::App& root);
+Command add_docs_command(CLI::App& root);
 
 }  // namespace rc::cli

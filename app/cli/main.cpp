@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
       add_cache_report_command(root),
       add_cache_export_command(root),
       add_kv_events_keygen_command(root),
+      add_docs_command(root),
   };
 
   try {

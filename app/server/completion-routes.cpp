@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "document-routes.h"
 #include "http-util.h"
 #include "openai-response.h"
 #include "radixchat/context-fit.h"
@@ -194,6 +195,11 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string&
   if (!r.model.empty() && !ctx.serves_model(r.model)) {
     return write_error(res, model_not_found(r.model, ctx.engine.model_info().name));
   }
+  int document_tokens = 0;
+  if (auto e =
+          attach_documents(ctx, body, endpoint == Endpoint::chat, r.generate, document_tokens)) {
+    return write_error(res, *e);
+  }
   if (Status st = fit_chat(ctx, r.generate, res); !st.ok()) {
     return write_error(res, error_from_status(st));
   }
@@ -206,6 +212,7 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string&
   }
   ResponseMeta meta = new_response_meta(endpoint, ctx.engine.model_info().name, ctx.fingerprint(),
                                         r.stream && r.include_usage);
+  meta.document_tokens = document_tokens;
   if (r.stream) {
     answer_stream(ctx, std::move(gen.value()), std::move(meta), res);
   } else {

@@ -71,19 +71,21 @@ const char* openai_finish_reason(FinishReason reason) {
   return reason == FinishReason::length ? "length" : "stop";
 }
 
-json usage_json(const RequestMetrics& m) {
+json usage_json(const ResponseMeta& meta, const RequestMetrics& m) {
   return {{"prompt_tokens", m.prompt_tokens},
           {"completion_tokens", m.output_tokens},
           {"total_tokens", m.prompt_tokens + m.output_tokens},
           {"prompt_tokens_details",
-           {{"cached_tokens", m.cached_tokens}, {"tier_loaded_tokens", m.loaded_tokens}}}};
+           {{"cached_tokens", m.cached_tokens},
+            {"tier_loaded_tokens", m.loaded_tokens},
+            {"document_tokens", meta.document_tokens}}}};
 }
 
 json full_response(const ResponseMeta& meta, const std::string& text, FinishReason reason,
                    const RequestMetrics& metrics) {
   json j = base(meta, /*chunk=*/false);
   j["choices"] = json::array({choice(meta, text, openai_finish_reason(reason), false)});
-  j["usage"] = usage_json(metrics);
+  j["usage"] = usage_json(meta, metrics);
   return j;
 }
 
@@ -111,7 +113,7 @@ std::string finish_chunk(const ResponseMeta& meta, FinishReason reason) {
 std::string usage_chunk(const ResponseMeta& meta, const RequestMetrics& metrics) {
   json j = base(meta, true);
   j["choices"] = json::array();
-  j["usage"] = usage_json(metrics);
+  j["usage"] = usage_json(meta, metrics);
   return sse_data(j);
 }
 

@@ -28,6 +28,7 @@ struct ResponseMeta {
   std::string model;
   std::string fingerprint;
   bool include_usage = false;
+  int document_tokens = 0;  // usage.prompt_tokens_details (document-routes.h)
 };
 
 // A fresh id and the current time for a response on `endpoint`.
@@ -39,8 +40,9 @@ ResponseMeta new_response_meta(Endpoint endpoint, std::string model, std::string
 const char* openai_finish_reason(FinishReason reason);
 
 // {"prompt_tokens", "completion_tokens", "total_tokens",
-//  "prompt_tokens_details": {"cached_tokens"}}
-nlohmann::json usage_json(const RequestMetrics& metrics);
+//  "prompt_tokens_details": {"cached_tokens", "tier_loaded_tokens",
+//  "document_tokens"}}
+nlohmann::json usage_json(const ResponseMeta& meta, const RequestMetrics& metrics);
 
 // The whole non-streaming response.
 nlohmann::json full_response(const ResponseMeta& meta, const std::string& text, FinishReason reason,

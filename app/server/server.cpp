@@ -17,6 +17,7 @@
 #include "access.h"
 #include "cache-routes.h"
 #include "completion-routes.h"
+#include "document-routes.h"
 #include "http-listener.h"
 #include "http-util.h"
 #include "json-depth.h"
@@ -386,6 +387,8 @@ class HttpServer final : public Server {
     get("/v1/cache/events", [this](const httplib::Request&, httplib::Response& res) {
       handle_cache_events(ctx_, res);
     });
+    get("/v1/documents",
+        [this](const httplib::Request&, httplib::Response& res) { handle_documents(ctx_, res); });
     get("/health", [](const httplib::Request&, httplib::Response& res) {
       write_json(res, {{"status", "ok"}});
     });

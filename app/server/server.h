@@ -8,6 +8,7 @@
 //   GET  /metrics               Prometheus text: engine, cache, server
 //   GET  /v1/cache              snapshot of the KV cache tree (JSON)
 //   GET  /v1/cache/events       SSE: a snapshot, then every cache event
+//   GET  /v1/documents          the document library (document-routes.h)
 //   GET  /health                {"status":"ok"} once serving
 // Anything else, a malformed or oversize body, a wrong type, an unknown
 // model: a 4xx with an OpenAI-style error body; the server keeps serving.
@@ -37,6 +38,7 @@
 namespace rc::server {
 
 class EventSubscription;  // event-hub.h
+class DocumentSource;     // document-routes.h
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
@@ -76,6 +78,8 @@ struct ServerOptions {
   std::string kv_events_curve_secret;
   // serve --record: told of every generation (request-observer.h).
   std::shared_ptr<RequestObserver> request_observer;
+  // serve --library: the documents chat requests may name; null for none.
+  std::shared_ptr<DocumentSource> documents;
 };
 
 class Server {

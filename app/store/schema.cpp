@@ -86,6 +86,12 @@ std::string_view migration_sql(int version) {
 }
 
 Status validate(sqlite3* db, const std::filesystem::path& path) {
+  return validate(db, path, Store::kSchemaVersion);
+}
+
+Status migrate(sqlite3* db) { return migrate(db, kMigrations); }
+
+Status validate(sqlite3* db, const std::filesystem::path& path, int latest) {
   const std::string where = path.string();
   // The first read parses the header and schema: a non-database fails here.
   auto version = query_int(db, "PRAGMA user_version");
@@ -93,10 +99,10 @@ Status validate(sqlite3* db, const std::filesystem::path& path) {
     return {StatusCode::corrupt_data, "cannot read the database " + where + " (" +
                                           version.status().message() + "); it was left untouched"};
   }
-  if (version.value() > Store::kSchemaVersion) {
+  if (version.value() > latest) {
     return {StatusCode::unsupported,
             where + ": database schema v" + std::to_string(version.value()) +
-                " is newer than this RadixChat (v" + std::to_string(Store::kSchemaVersion) +
+                " is newer than this RadixChat (v" + std::to_string(latest) +
                 "); refusing to open so nothing is overwritten"};
   }
   if (version.value() < 0) {
@@ -136,8 +142,8 @@ Status validate(sqlite3* db, const std::filesystem::path& path) {
   return {};
 }
 
-Status migrate(sqlite3* db) {
-  for (int v = 1; v <= Store::kSchemaVersion; ++v) {
+Status migrate(sqlite3* db, std::span<const std::string_view> migrations) {
+  for (int v = 1; v <= static_cast<int>(migrations.size()); ++v) {
     Transaction tx(db);
     RC_STORE_TRY(tx.begin());
     // Re-read inside the write lock: another instance may have migrated
@@ -145,7 +151,7 @@ Status migrate(sqlite3* db) {
     auto current = query_int(db, "PRAGMA user_version");
     if (!current.ok()) return current.status();
     if (current.value() >= v) continue;
-    const std::string sql(migration_sql(v));
+    const std::string sql(migrations[v - 1]);
     Status s = exec(db, sql.c_str());
     if (!s.ok()) {
       return {s.code(), "migration to schema v" + std::to_string(v) + " failed: " + s.message()};

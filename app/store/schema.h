@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <span>
 #include <string_view>
 
 #include <sqlite3.h>
@@ -23,5 +24,11 @@ Status validate(sqlite3* db, const std::filesystem::path& path);
 // Applies every migration above the current user_version, each in its own
 // transaction that also bumps user_version.
 Status migrate(sqlite3* db);
+
+// The same two steps for another file kept with this schema machinery (the
+// document library): `latest` is the newest version this build writes,
+// `migrations[v - 1]` the SQL that makes version v.
+Status validate(sqlite3* db, const std::filesystem::path& path, int latest);
+Status migrate(sqlite3* db, std::span<const std::string_view> migrations);
 
 }  // namespace rc::store::detail

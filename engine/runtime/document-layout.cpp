@@ -1,0 +1,124 @@
+// layout_documents(): the one prompt layout for documents
+// (radixchat/documents.h, docs/architecture.md section 21).
+#include <algorithm>
+#include <map>
+
+#include "radixchat/documents.h"
+#include "radixchat/engine.h"
+
+namespace rc {
+namespace {
+
+// Headers never depend on what was retrieved or on the request: a
+// document's header is the same bytes in every prompt that holds it.
+std::string header(const DocumentText& d, bool excerpts) {
+  return "### Document: " + d.name + (excerpts ? " (excerpts)\n" : "\n");
+}
+
+std::vector<const DocumentText*> canonical(const DocumentSet& set) {
+  std::vector<const DocumentText*> docs;
+  for (const DocumentText& d : set.documents) docs.push_back(&d);
+  // Library order; the name breaks ties so the order never depends on the
+  // order the documents were given in.
+  std::sort(docs.begin(), docs.end(), [](const DocumentText* a, const DocumentText* b) {
+    return a->order != b->order ? a->order < b->order : a->name < b->name;
+  });
+  docs.erase(
+      std::unique(docs.begin(), docs.end(),
+                  [](const DocumentText* a, const DocumentText* b) { return a->name == b->name; }),
+      docs.end());
+  return docs;
+}
+
+std::string whole(const std::vector<const DocumentText*>& docs) {
+  std::string out;
+  for (const DocumentText* d : docs) {
+    if (!out.empty()) out += "\n";
+    out += header(*d, false) + d->text;
+    if (!d->text.ends_with('\n')) out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
+                                const std::function<int(std::string_view)>& count) {
+  DocumentLayout out;
+  const std::vector<const DocumentText*> docs = canonical(set);
+  if (docs.empty()) return out;
+  int whole_tokens = 0;
+  for (const DocumentText* d : docs)
+    whole_tokens += count(header(*d, false)) + (d->tokens > 0 ? d->tokens : count(d->text)) + 1;
+  if (whole_tokens <= budget_tokens) {
+    out.text = whole(docs);
+    out.tokens = count(out.text);
+    return out;
+  }
+
+  // Retrieval: take chunks best first while they fit (a header counted
+  // once per document), then place them in (document, position) order.
+  out.retrieved = true;
+  std::map<std::string, const DocumentText*> by_name;
+  for (const DocumentText* d : docs) by_name[d->name] = d;
+  using Key = std::pair<std::int64_t, std::string>;
+  std::map<Key, std::map<int, const DocumentChunk*>> chosen;
+  std::vector<const DocumentChunk*> taken;  // rank order, for ranked_order
+  int used = 0;
+  for (const DocumentChunk& c : set.ranked_chunks) {
+    if (set.max_chunks > 0 && out.chunks >= set.max_chunks) break;
+    auto doc = by_name.find(c.document);
+    if (doc == by_name.end()) continue;
+    const Key key{doc->second->order, doc->second->name};
+    auto& placed = chosen[key];
+    if (placed.count(c.position)) continue;  // given twice
+    int cost = count(c.text) + 1;
+    if (placed.empty() || set.ranked_order) cost += count(header(*doc->second, true));
+    if (used + cost > budget_tokens) {
+      if (placed.empty()) chosen.erase(key);
+      continue;
+    }
+    used += cost;
+    placed[c.position] = &c;
+    taken.push_back(&c);
+    ++out.chunks;
+  }
+  auto append = [&out](const DocumentText& d, const DocumentChunk& c, bool with_header) {
+    if (with_header) out.text += (out.text.empty() ? "" : "\n") + header(d, true);
+    out.text += c.text;
+    if (!c.text.ends_with('\n')) out.text += '\n';
+  };
+  if (set.ranked_order) {
+    for (const DocumentChunk* c : taken) append(*by_name[c->document], *c, true);
+  } else {
+    for (const auto& [key, chunks] : chosen) {
+      bool first = true;
+      for (const auto& [position, c] : chunks) {
+        append(*by_name[key.second], *c, first);
+        first = false;
+      }
+    }
+  }
+  out.tokens = out.text.empty() ? 0 : count(out.text);
+  return out;
+}
+
+std::string system_with_documents(std::string_view system, const DocumentLayout& layout) {
+  if (layout.text.empty()) return std::string(system);
+  const std::string block = "Documents:\n\n" + layout.text;
+  if (system.empty()) return block;
+  return std::string(system) + "\n\n" + block;
+}
+
+std::vector<ChatMessage> messages_with_documents(std::vector<ChatMessage> messages,
+                                                 const DocumentLayout& layout) {
+  if (layout.text.empty()) return messages;
+  if (!messages.empty() && messages.front().role == "system") {
+    messages.front().content = system_with_documents(messages.front().content, layout);
+  } else {
+    messages.insert(messages.begin(), ChatMessage{"system", system_with_documents("", layout)});
+  }
+  return messages;
+}
+
+}  // namespace rc

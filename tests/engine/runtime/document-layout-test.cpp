@@ -1,0 +1,102 @@
+// layout_documents (radixchat/documents.h) with a whitespace word counter
+// as the token count, so every budget is plain arithmetic.
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "word-count.h"
+
+#include "radixchat/documents.h"
+#include "radixchat/engine.h"
+
+namespace rc {
+namespace {
+
+using test::words;
+
+std::string repeat(const std::string& word, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) out += word + std::to_string(i) + " ";
+  return out;
+}
+
+DocumentSet two_documents() {
+  DocumentSet set;
+  set.documents = {{"b.md", 2, "bravo text\n"}, {"a.txt", 1, "alpha text\n"}};
+  return set;
+}
+
+TEST(DocumentLayout, WholeDocumentsInLibraryOrderWhateverTheGivenOrder) {
+  DocumentSet set = two_documents();
+  const DocumentLayout one = layout_documents(set, 100, words);
+  std::swap(set.documents[0], set.documents[1]);
+  const DocumentLayout two = layout_documents(set, 100, words);
+  EXPECT_EQ(one.text, two.text);
+  EXPECT_EQ(one.text, "### Document: a.txt\nalpha text\n\n### Document: b.md\nbravo text\n");
+  EXPECT_FALSE(one.retrieved);
+  EXPECT_EQ(one.tokens, words(one.text));
+  // The same document named twice goes in once.
+  set.documents.push_back(set.documents[0]);
+  EXPECT_EQ(layout_documents(set, 100, words).text, one.text);
+}
+
+TEST(DocumentLayout, OverTheBudgetRetrievedChunksGoInDocumentAndPositionOrder) {
+  DocumentSet set;
+  set.documents = {{"first", 1, repeat("f", 300)}, {"second", 2, repeat("s", 300)}};
+  // Ranked best first, in an order that is neither document nor position order.
+  set.ranked_chunks = {{"second", 7, "s7 words here"},
+                       {"first", 3, "f3 words"},
+                       {"second", 2, "s2 words"},
+                       {"first", 1, "f1 words"},
+                       {"nobody", 0, "ignored: not one of the documents"},
+                       {"first", 3, "f3 words"}};
+  const DocumentLayout l = layout_documents(set, 100, words);
+  EXPECT_TRUE(l.retrieved);
+  EXPECT_EQ(l.chunks, 4);
+  EXPECT_EQ(l.text,
+            "### Document: first (excerpts)\nf1 words\nf3 words\n\n"
+            "### Document: second (excerpts)\ns2 words\ns7 words here\n");
+  // Only what fits, best first: s7 with its header (8), not f3 with a
+  // second header (7 more), but s2 under the header already paid for (3).
+  const DocumentLayout tight = layout_documents(set, 12, words);
+  EXPECT_EQ(tight.text, "### Document: second (excerpts)\ns2 words\ns7 words here\n");
+  EXPECT_LE(tight.tokens, 12);
+  set.max_chunks = 1;
+  EXPECT_EQ(layout_documents(set, 100, words).text,
+            "### Document: second (excerpts)\ns7 words here\n");
+}
+
+TEST(DocumentLayout, TheBudgetSwitchesAtTheWholeDocumentsCount) {
+  DocumentSet set = two_documents();
+  set.ranked_chunks = {{"a.txt", 0, "alpha text"}};
+  // Headers (3 words each) + texts (2 words each) + a separator each: 12.
+  EXPECT_FALSE(layout_documents(set, 12, words).retrieved);
+  const DocumentLayout over = layout_documents(set, 11, words);
+  EXPECT_TRUE(over.retrieved);
+  EXPECT_EQ(over.text, "### Document: a.txt (excerpts)\nalpha text\n");
+}
+
+TEST(DocumentLayout, RankedOrderKeepsTheRankForBenchmarks) {
+  DocumentSet set;
+  set.documents = {{"first", 1, repeat("f", 300)}, {"second", 2, repeat("s", 300)}};
+  set.ranked_chunks = {{"second", 7, "s7"}, {"first", 3, "f3"}};
+  set.ranked_order = true;
+  EXPECT_EQ(layout_documents(set, 100, words).text,
+            "### Document: second (excerpts)\ns7\n\n### Document: first (excerpts)\nf3\n");
+}
+
+TEST(DocumentLayout, GoesIntoTheSystemMessage) {
+  DocumentLayout l;
+  l.text = "### Document: a\nx\n";
+  const auto with_system = messages_with_documents({{"system", "Be brief."}, {"user", "q"}}, l);
+  ASSERT_EQ(with_system.size(), 2u);
+  EXPECT_EQ(with_system[0].content, "Be brief.\n\nDocuments:\n\n### Document: a\nx\n");
+  const auto without = messages_with_documents({{"user", "q"}}, l);
+  ASSERT_EQ(without.size(), 2u);
+  EXPECT_EQ(without[0].role, "system");
+  EXPECT_EQ(without[0].content, "Documents:\n\n### Document: a\nx\n");
+  EXPECT_EQ(messages_with_documents({{"user", "q"}}, DocumentLayout{}).size(), 1u);
+}
+
+}  // namespace
+}  // namespace rc
