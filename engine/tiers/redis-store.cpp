@@ -119,7 +119,8 @@ Status RedisStore::connect(Clock::time_point deadline) {
     std::string text = reply_text(rep);
     std::string why;
     if (text.starts_with("NOAUTH"))
-      why = "the server needs a password: give it as redis://:PASSWORD@host:port";
+      why =
+          "the server needs a password: set RADIXCHAT_REDIS_PASSWORD (or --kv-redis-password-file)";
     else if (text.find("without any password configured") != std::string::npos)
       why = "the server has no password: leave it out of the URL";
     else if (text.starts_with("WRONGPASS") || text.find("invalid password") != std::string::npos)
