@@ -275,9 +275,9 @@ QString CachePanel::unavailableReason() const { return unavailable_; }
 CachePanelState* CachePanel::state() const { return state_.get(); }
 
 void CachePanel::showConversationsForNode(QStringList titles) {
-  state_->conversation_titles.clear();
-  for (const QString& t : titles) state_->conversation_titles.push_back(t.toStdString());
-  state_->conversations_pending = false;
+  state_->tree.conversation_titles.clear();
+  for (const QString& t : titles) state_->tree.conversation_titles.push_back(t.toStdString());
+  state_->tree.conversations_pending = false;
   if (gl_) gl_->update();
 }
 

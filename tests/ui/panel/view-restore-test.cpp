@@ -62,11 +62,11 @@ class ViewRestore : public ::testing::Test {
       ASSERT_TRUE(t.ok());
       ASSERT_TRUE(engine_->last_logits(t.value()).ok());
     }
-    st_.view.animate = false;
-    st_.view.smooth_camera = false;
+    st_.tree.view.animate = false;
+    st_.tree.view.smooth_camera = false;
     st_.set_feed(panel::make_engine_feed(*engine_), now_);
     frames(3);
-    ASSERT_GT(st_.model.size(), 3u) << "a shared prefix and two branches";
+    ASSERT_GT(st_.tree.model.size(), 3u) << "a shared prefix and two branches";
   }
 
   void frames(int n) {
@@ -82,33 +82,33 @@ class ViewRestore : public ::testing::Test {
   // A view nobody would get by default: left to right, a short tab area,
   // the first branch folded, the camera moved by hand.
   void set_own_view() {
-    st_.orientation = 1;
-    st_.bottom_frac = 0.3f;
+    st_.tree.orientation = 1;
+    st_.frame.bottom_frac = 0.3f;
     NodeId fold = kNoNode;
-    for (NodeId id : st_.model.find(kRootNode)->children) fold = id;
+    for (NodeId id : st_.tree.model.find(kRootNode)->children) fold = id;
     ASSERT_NE(fold, kNoNode);
-    st_.toggle_fold(fold);
+    st_.tree.toggle_fold(fold);
     frames(2);
-    st_.view.set_camera({-40.0f, -25.0f, 0.9f});
-    st_.view.follow = false;
+    st_.tree.view.set_camera({-40.0f, -25.0f, 0.9f});
+    st_.tree.view.follow = false;
     frames(2);
-    cam_ = st_.view.cam;
-    collapsed_ = st_.lod.collapsed;
+    cam_ = st_.tree.view.cam;
+    collapsed_ = st_.tree.lod.collapsed;
     ASSERT_FALSE(collapsed_.empty());
   }
 
   void expect_own_view(const std::string& after) {
     SCOPED_TRACE(after);
     frames(3);
-    EXPECT_FALSE(st_.user_view_saved());
-    EXPECT_EQ(st_.orientation, 1);
-    EXPECT_FLOAT_EQ(st_.bottom_frac, 0.3f);
-    EXPECT_EQ(st_.lod.collapsed, collapsed_);
-    EXPECT_FALSE(st_.view.follow);
-    EXPECT_FLOAT_EQ(st_.view.cam.zoom, cam_.zoom);
-    EXPECT_FLOAT_EQ(st_.view.cam.x, cam_.x);
-    EXPECT_FLOAT_EQ(st_.view.cam.y, cam_.y);
-    EXPECT_FALSE(st_.lod.vertical);
+    EXPECT_FALSE(st_.user_tree_parked());
+    EXPECT_EQ(st_.tree.orientation, 1);
+    EXPECT_FLOAT_EQ(st_.frame.bottom_frac, 0.3f);
+    EXPECT_EQ(st_.tree.lod.collapsed, collapsed_);
+    EXPECT_FALSE(st_.tree.view.follow);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.zoom, cam_.zoom);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.x, cam_.x);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.y, cam_.y);
+    EXPECT_FALSE(st_.tree.lod.vertical);
   }
 
   std::unique_ptr<Engine> engine_;
@@ -124,15 +124,15 @@ TEST_F(ViewRestore, AfterAnAttachedRemoteCache) {
   st_.set_feed(std::make_unique<EmptyRemoteFeed>(), now_);
   frames(3);
   ASSERT_TRUE(st_.remote_shown());
-  EXPECT_TRUE(st_.user_view_saved());
-  EXPECT_TRUE(st_.lod.collapsed.empty()) << "this tree's folds mean nothing in another";
+  EXPECT_TRUE(st_.user_tree_parked());
+  EXPECT_TRUE(st_.tree.lod.collapsed.empty()) << "this tree's folds mean nothing in another";
   st_.set_feed(panel::make_engine_feed(*engine_), now_);  // detached
   expect_own_view("detach");
 }
 
 TEST_F(ViewRestore, AfterALesson) {
   set_own_view();
-  st_.demo.by_hand = true;
+  st_.lesson.demo.by_hand = true;
   ASSERT_TRUE(st_.start_lesson(0, now_));
   // The lesson's engine loads on a thread of its own: wait for it (up to
   // 60 s on a loaded machine), a frame at a time.
@@ -140,10 +140,10 @@ TEST_F(ViewRestore, AfterALesson) {
     frames(1);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_TRUE(st_.lesson_shown()) << st_.lesson_error;
+  ASSERT_TRUE(st_.lesson_shown()) << st_.lesson.error;
   frames(3);
-  EXPECT_TRUE(st_.user_view_saved());
-  EXPECT_TRUE(st_.lod.collapsed.empty());
+  EXPECT_TRUE(st_.user_tree_parked());
+  EXPECT_TRUE(st_.tree.lod.collapsed.empty());
   st_.end_lesson(now_, "back");
   expect_own_view("lesson");
 }
@@ -166,7 +166,7 @@ TEST_F(ViewRestore, AfterARecording) {
   ASSERT_EQ(st_.replay.open(path), "");
   frames(3);
   ASSERT_TRUE(st_.replay_shown());
-  EXPECT_TRUE(st_.user_view_saved());
+  EXPECT_TRUE(st_.user_tree_parked());
   st_.replay.close();
   expect_own_view("recording");
   std::filesystem::remove(path);
