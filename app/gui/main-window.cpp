@@ -61,6 +61,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   const bool panelShown = settings_->value(QStringLiteral("window/panel"), true).toBool();
   panelAction_->setChecked(panelShown);
   panel_->setVisible(panelShown);
+  panel_->setSplitShare(settings_->value(QStringLiteral("window/panelSplit"), 0.0).toFloat());
   picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
   updateHeader();
   updateComposerState();
@@ -339,6 +340,8 @@ void MainWindow::updateComposerState() {
 void MainWindow::saveSettings() {
   settings_->setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings_->setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+  if (panel_->splitShare() > 0)
+    settings_->setValue(QStringLiteral("window/panelSplit"), panel_->splitShare());
   settings_->setValue(QStringLiteral("models/recent"), picker_->recent());
   settings_->sync();
 }

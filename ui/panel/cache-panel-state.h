@@ -178,7 +178,7 @@ struct CachePanelState {
   void draw_text_scale_buttons();  // A- and A+, on the current line
   float text_scale_buttons_w() const;
   void draw_off_notice();
-  void draw_split_handle(float total_h);
+  void draw_split_handle(float total_h, float bottom_h);
   void ask_conversations(NodeId id);
   // panel-marks.cpp
   void draw_node_marks_tab(const panel::TreeNode& n);

@@ -274,6 +274,12 @@ bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }
 CachePanelState* CachePanel::state() const { return state_.get(); }
 
+float CachePanel::splitShare() const { return state_->frame.user_split; }
+
+void CachePanel::setSplitShare(float share) {
+  state_->frame.user_split = share > 0 && share <= 1 ? share : 0;
+}
+
 void CachePanel::showConversationsForNode(QStringList titles) {
   state_->tree.conversation_titles.clear();
   for (const QString& t : titles) state_->tree.conversation_titles.push_back(t.toStdString());

@@ -30,6 +30,10 @@ struct FrameState {
   float bottom_frac = 0.4f;
   float events_frac = 0.55f;  // the Events tab's share: a log needs lines
   float bottom_share() const { return current_tab == "Events" ? events_frac : bottom_frac; }
+  // The tabs' share once the user has dragged the bar (0: not yet): it
+  // holds for every tab and tree, as long as the tree keeps a row of boxes
+  // and the tabs their strip. The app saves it across launches.
+  float user_split = 0;
   static constexpr float kSplitHandlePx = 7.0f;
 
   // Tabs by name: the one shown in the latest frame, and one to switch to
@@ -45,6 +49,7 @@ struct FrameState {
   std::vector<ItemBox> tab_boxes;        // the tabs shown
   std::vector<std::string> hidden_tabs;  // the rest, under "More"
   ItemBox next_step_box;
+  ItemBox split_box;  // the bar between the tree and the tabs
   // Set by the header: the panel is too narrow for the actions' full names.
   bool narrow_toolbar = false;
 

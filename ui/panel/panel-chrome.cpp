@@ -70,17 +70,20 @@ void CachePanelState::draw_off_notice() {
 }
 
 // A bar the width of the panel between the tree and the tabs; dragging it
-// moves the split (the tabs keep between a fifth and four fifths).
-void CachePanelState::draw_split_handle(float total_h) {
+// moves the split from where it is drawn (`bottom_h`, the tabs' height of
+// `total_h`), and from then on the user's share holds (frame-state.h).
+void CachePanelState::draw_split_handle(float total_h, float bottom_h) {
   const float w = ImGui::GetContentRegionAvail().x;
+  const float h = panel::FrameState::kSplitHandlePx;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##split", ImVec2(w, panel::FrameState::kSplitHandlePx));
+  ImGui::InvisibleButton("##split", ImVec2(w, h));
+  frame.split_box = {"split", p0, ImVec2(p0.x + w, p0.y + h), 0, ImGui::IsItemVisible()};
   const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
   if (hot) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
-  float& share = frame.current_tab == "Events" ? frame.events_frac : frame.bottom_frac;
-  if (ImGui::IsItemActive() && total_h > 0)
-    share = std::clamp(share - ImGui::GetIO().MouseDelta.y / total_h, 0.2f, 0.8f);
-  const float y = p0.y + panel::FrameState::kSplitHandlePx * 0.5f;
+  const float dy = ImGui::GetIO().MouseDelta.y;
+  if (ImGui::IsItemActive() && total_h > 0 && dy != 0)
+    frame.user_split = std::clamp((bottom_h - dy) / total_h, 0.01f, 1.0f);
+  const float y = p0.y + h * 0.5f;
   ImGui::GetWindowDrawList()->AddLine(ImVec2(p0.x + w * 0.42f, y), ImVec2(p0.x + w * 0.58f, y),
                                       hot ? Palette::text : Palette::edge, 3.0f);
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive())

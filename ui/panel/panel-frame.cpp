@@ -270,12 +270,17 @@ void CachePanelState::draw_canvas(double now) {
   // Half the panel is a floor even against the tabs' least (a taller header,
   // such as the tiers line, takes from the tabs, never from the tree).
   const float half_panel = std::ceil(ImGui::GetIO().DisplaySize.y * 0.5f);
-  const float min_canvas =
-      std::min(std::max({80.0f, room * 0.5f, half_panel,
-                         28 + tree.metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40}),
-               std::max({room - tabs_least, room * 0.5f, half_panel}));
+  const float tree_row = 28 + tree.metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40;
+  const float min_canvas = std::min(std::max({80.0f, room * 0.5f, half_panel, tree_row}),
+                                    std::max({room - tabs_least, room * 0.5f, half_panel}));
   const float hi = std::max(room - min_canvas, 0.0f);
-  const float bottom_h = std::clamp(room * frame.bottom_share(), std::min(fs * 7, hi), hi);
+  float bottom_h = std::clamp(room * frame.bottom_share(), std::min(fs * 7, hi), hi);
+  if (frame.user_split > 0) {
+    // Where the user put the bar, within what each side cannot do without.
+    const float tabs_floor = std::min(tabs_least, room);
+    bottom_h = std::clamp(room * frame.user_split, tabs_floor,
+                          std::max(room - std::max(80.0f, tree_row), tabs_floor));
+  }
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.
@@ -311,7 +316,7 @@ void CachePanelState::draw_canvas(double now) {
   if (act.toggle_fold != kNoNode) tree.toggle_fold(act.toggle_fold);
   if (act.expand_children_of != kNoNode) tree.expand_children(act.expand_children_of);
   if (act.conversations != kNoNode) ask_conversations(act.conversations);
-  draw_split_handle(room);
+  draw_split_handle(room, bottom_h);
 }
 
 // Caption banner over the top of the canvas: the demo step, or the pause.

@@ -15,17 +15,10 @@
 #include "panel/lesson-engine.h"
 #include "panel/tree-model.h"
 #include "test-paths.h"
+#include "ui/panel/headless-panel.h"
 
 namespace rc::ui::panel {
 namespace {
-
-size_t drafts_scenario() {
-  const auto& all = demo_scenarios();
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].speculate) return i;
-  ADD_FAILURE() << "no drafted decoding lesson";
-  return 0;
-}
 
 TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
   if (!std::filesystem::exists(rc::test::test_model_path()))

@@ -19,26 +19,21 @@
 #include "skip-or-fail.h"
 #include "test-paths.h"
 #include "ui/panel/headless-imgui.h"
+#include "ui/panel/headless-panel.h"
 
 namespace rc::ui {
 namespace {
 
 using rc::test::test_model_path;
 
-size_t drafts_scenario() {
-  const auto& all = panel::demo_scenarios();
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].speculate) return i;
-  ADD_FAILURE() << "no drafted decoding lesson";
-  return 0;
-}
+using panel::drafts_scenario;
 
 class TreeMarks : public ::testing::Test {
  protected:
   void SetUp() override {
     if (!std::filesystem::exists(test_model_path()))
       RC_SKIP_OR_FAIL("no model at " << test_model_path());
-    engine_ = make_engine();
+    engine_ = panel::make_test_engine();
     ASSERT_NE(engine_, nullptr);
     imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
     // The user's chat asks what the drafts lesson's first step asks: the
@@ -63,25 +58,7 @@ class TreeMarks : public ::testing::Test {
     ASSERT_EQ(st_.draft_line(), "") << "the user's engine drafts nothing";
   }
 
-  static std::unique_ptr<Engine> make_engine() {
-    EngineConfig cfg;
-    cfg.model_path = test_model_path();
-    cfg.n_threads = 2;
-    cfg.kv_pool_tokens = 4096;
-    auto e = Engine::create(cfg);
-    EXPECT_TRUE(e.ok()) << e.status().to_string();
-    return e.ok() ? std::move(e.value()) : nullptr;
-  }
-
-  void frames(int n) {
-    for (int i = 0; i < n; ++i) {
-      now_ += 1.0 / 60;
-      ImGui::NewFrame();
-      st_.sync(now_);
-      st_.draw(now_);
-      ImGui::Render();
-    }
-  }
+  void frames(int n) { panel::run_frames(st_, now_, n); }
 
   // Frames until `done`, up to a minute on a loaded machine.
   template <typename Pred>
@@ -138,7 +115,7 @@ TEST_F(TreeMarks, TheChatsMarksStayOffALessonAndItsCountersOffTheUsersStats) {
 TEST_F(TreeMarks, ARestartedEngineStartsWithoutTheOldTreesMarks) {
   // Clear cache / new settings: the app makes a new engine, which caches
   // the same prompt again (a re-warmed system prompt).
-  std::unique_ptr<Engine> fresh = make_engine();
+  std::unique_ptr<Engine> fresh = panel::make_test_engine();
   ASSERT_NE(fresh, nullptr);
   ASSERT_TRUE(fresh->last_logits(prompt_).ok());
   st_.set_feed(panel::make_engine_feed(*fresh), now_);

@@ -18,6 +18,7 @@
 #include "skip-or-fail.h"
 #include "test-paths.h"
 #include "ui/panel/headless-imgui.h"
+#include "ui/panel/headless-panel.h"
 
 namespace rc::ui {
 namespace {
@@ -49,13 +50,8 @@ class ViewRestore : public ::testing::Test {
   void SetUp() override {
     if (!std::filesystem::exists(test_model_path()))
       RC_SKIP_OR_FAIL("no model at " << test_model_path());
-    EngineConfig cfg;
-    cfg.model_path = test_model_path();
-    cfg.n_threads = 2;
-    cfg.kv_pool_tokens = 4096;
-    auto e = Engine::create(cfg);
-    ASSERT_TRUE(e.ok()) << e.status().to_string();
-    engine_ = std::move(e.value());
+    engine_ = panel::make_test_engine();
+    ASSERT_NE(engine_, nullptr);
     imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
     for (const char* q : {"Which planets have rings?", "How far away is the Moon?"}) {
       auto t = engine_->render_chat({{"system", "Answer in plain words."}, {"user", q}});
@@ -69,15 +65,7 @@ class ViewRestore : public ::testing::Test {
     ASSERT_GT(st_.tree.model.size(), 3u) << "a shared prefix and two branches";
   }
 
-  void frames(int n) {
-    for (int i = 0; i < n; ++i) {
-      now_ += 1.0 / 60;
-      ImGui::NewFrame();
-      st_.sync(now_);
-      st_.draw(now_);
-      ImGui::Render();
-    }
-  }
+  void frames(int n) { panel::run_frames(st_, now_, n); }
 
   // A view nobody would get by default: left to right, a short tab area,
   // the first branch folded, the camera moved by hand.

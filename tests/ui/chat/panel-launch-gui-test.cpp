@@ -1,7 +1,8 @@
-// The cache panel's View menu item and its saved visibility, in the real
-// window under xvfb-run with a fresh home: the panel shows on the first
-// launch with its menu item ticked, quitting with Ctrl+Q keeps it for the
-// next launch, and only the user's own F9 hides it for good.
+// The cache panel across launches, in the real window under xvfb-run with a
+// fresh home: the panel shows on the first launch with its View menu item
+// ticked, quitting with Ctrl+Q keeps it for the next launch, and only the
+// user's own F9 hides it for good. The bar between the tree and the tabs
+// moves when dragged and is where the user left it on the next launch.
 #include <gtest/gtest.h>
 #include <QAction>
 #include <QApplication>
@@ -11,7 +12,10 @@
 
 #include "chat-test-util.h"
 #include "main-window.h"
+#include "panel/cache-panel-gl.h"
+#include "panel/cache-panel-state.h"
 #include "panel/cache-panel.h"
+#include "skip-or-fail.h"
 
 using namespace rc::gui;
 
@@ -50,8 +54,17 @@ class PanelVisibilityTest : public testing::Test {
   // Ctrl+Q, as a user quits.
   static void quit(std::unique_ptr<MainWindow>& w) {
     QTest::keyClick(w.get(), Qt::Key_Q, Qt::ControlModifier);
-    EXPECT_TRUE(rc::test::waitUntil([&] { return !w->isVisible(); }, 5000)) << "Ctrl+Q did not quit";
+    EXPECT_TRUE(rc::test::waitUntil([&] { return !w->isVisible(); }, 5000))
+        << "Ctrl+Q did not quit";
     w.reset();
+  }
+
+  // The bar's top edge once the panel has drawn it (-1: never drawn).
+  static float split_top(MainWindow* w) {
+    const auto& bar = w->cachePanel()->state()->frame.split_box;
+    if (!rc::test::waitUntil([&] { return bar.visible; }, 10000)) return -1;
+    QTest::qWait(100);  // a few more frames: the layout settles
+    return bar.min.y;
   }
 
   QTemporaryDir home_;
@@ -92,6 +105,34 @@ TEST_F(PanelVisibilityTest, F9HidesItForTheNextLaunchAndTheTickFollows) {
   w = launch();
   EXPECT_TRUE(w->cachePanel()->isVisible());
   EXPECT_TRUE(panelAction(w.get())->isChecked());
+  quit(w);
+}
+
+TEST_F(PanelVisibilityTest, TheSplitBarMovesWhenDraggedAndIsRestored) {
+  auto w = launch();
+  QWidget* gl = w->cachePanel()->glWidget();
+  if (!gl) RC_SKIP_OR_FAIL("no OpenGL: " << w->cachePanel()->unavailableReason().toStdString());
+  const float top = split_top(w.get());
+  ASSERT_GT(top, 0) << "the panel drew no bar";
+  const auto& bar = w->cachePanel()->state()->frame.split_box;
+  const QPoint grab(int((bar.min.x + bar.max.x) / 2), int((bar.min.y + bar.max.y) / 2));
+  // Up by 150 px, a frame's worth at a time: the tabs get taller.
+  QTest::mouseMove(gl, grab);
+  QTest::qWait(60);
+  QTest::mousePress(gl, Qt::LeftButton, {}, grab);
+  QTest::qWait(60);
+  for (int i = 1; i <= 10; ++i) {
+    QTest::mouseMove(gl, grab - QPoint(0, 15 * i));
+    QTest::qWait(40);
+  }
+  QTest::mouseRelease(gl, Qt::LeftButton, {}, grab - QPoint(0, 150));
+  QTest::qWait(100);
+  const float moved = split_top(w.get());
+  EXPECT_NEAR(moved, top - 150, 8) << "the bar did not follow the drag";
+  quit(w);
+
+  w = launch();
+  EXPECT_NEAR(split_top(w.get()), moved, 2) << "the bar was not restored";
   quit(w);
 }
 
