@@ -10,32 +10,23 @@
 #include <imgui.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 #include <thread>
 
 #include "panel/cache-panel-state.h"
 #include "radixchat/engine.h"
-#include "skip-or-fail.h"
-#include "test-paths.h"
-#include "ui/panel/headless-imgui.h"
 #include "ui/panel/headless-panel.h"
 
 namespace rc::ui {
 namespace {
 
-using rc::test::test_model_path;
-
 using panel::drafts_scenario;
 
-class TreeMarks : public ::testing::Test {
+class TreeMarks : public panel::PanelEngineTest {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(test_model_path()))
-      RC_SKIP_OR_FAIL("no model at " << test_model_path());
-    engine_ = panel::make_test_engine();
-    ASSERT_NE(engine_, nullptr);
-    imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
+    PanelEngineTest::SetUp();
+    if (stopped()) return;
     // The user's chat asks what the drafts lesson's first step asks: the
     // lesson's tree holds the same prompt, where a leaked mark would land.
     const panel::DemoScenario& s = panel::demo_scenarios()[drafts_scenario()];
@@ -58,8 +49,6 @@ class TreeMarks : public ::testing::Test {
     ASSERT_EQ(st_.draft_line(), "") << "the user's engine drafts nothing";
   }
 
-  void frames(int n) { panel::run_frames(st_, now_, n); }
-
   // Frames until `done`, up to a minute on a loaded machine.
   template <typename Pred>
   bool frames_until(Pred done) {
@@ -79,11 +68,7 @@ class TreeMarks : public ::testing::Test {
     EXPECT_EQ(st_.tree.view.stats().cut_marks_drawn, 0);
   }
 
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<panel::HeadlessImGui> imgui_;
-  CachePanelState st_;
   std::vector<Token> prompt_;
-  double now_ = 0;
 };
 
 TEST_F(TreeMarks, TheChatsMarksStayOffALessonAndItsCountersOffTheUsersStats) {

@@ -15,15 +15,12 @@
 #include "radixchat/engine.h"
 #include "recording-source.h"
 #include "recording/recorder.h"
-#include "skip-or-fail.h"
 #include "test-paths.h"
 #include "ui/panel/headless-imgui.h"
 #include "ui/panel/headless-panel.h"
 
 namespace rc::ui {
 namespace {
-
-using rc::test::test_model_path;
 
 // A remote cache with nothing in it: what the panel shows while attached.
 class EmptyRemoteFeed : public panel::CacheFeed {
@@ -45,14 +42,11 @@ class EmptyRemoteFeed : public panel::CacheFeed {
   bool remote() const override { return true; }
 };
 
-class ViewRestore : public ::testing::Test {
+class ViewRestore : public panel::PanelEngineTest {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(test_model_path()))
-      RC_SKIP_OR_FAIL("no model at " << test_model_path());
-    engine_ = panel::make_test_engine();
-    ASSERT_NE(engine_, nullptr);
-    imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
+    PanelEngineTest::SetUp();
+    if (stopped()) return;
     for (const char* q : {"Which planets have rings?", "How far away is the Moon?"}) {
       auto t = engine_->render_chat({{"system", "Answer in plain words."}, {"user", q}});
       ASSERT_TRUE(t.ok());
@@ -64,8 +58,6 @@ class ViewRestore : public ::testing::Test {
     frames(3);
     ASSERT_GT(st_.tree.model.size(), 3u) << "a shared prefix and two branches";
   }
-
-  void frames(int n) { panel::run_frames(st_, now_, n); }
 
   // A view nobody would get by default: left to right, a short tab area,
   // the first branch folded, the camera moved by hand.
@@ -99,10 +91,6 @@ class ViewRestore : public ::testing::Test {
     EXPECT_FALSE(st_.tree.lod.vertical);
   }
 
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<panel::HeadlessImGui> imgui_;
-  CachePanelState st_;
-  double now_ = 0;
   panel::Camera cam_;
   std::unordered_set<NodeId> collapsed_;
 };
