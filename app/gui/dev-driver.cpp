@@ -66,9 +66,9 @@ bool DevDriver::startLesson() {
   const auto& all = rc::ui::panel::demo_scenarios();
   for (size_t i = 0; i < all.size(); ++i) {
     if (QString::fromStdString(all[i].name).startsWith(lesson_, Qt::CaseInsensitive)) {
-      st->demo.lead_seconds = 0.5;
-      st->demo.seconds_per_step = 6;  // the shot is taken before the next step
-      st->lesson_policy = 0;          // radix
+      st->lesson.demo.lead_seconds = 0.5;
+      st->lesson.demo.seconds_per_step = 6;  // the shot is taken before the next step
+      st->lesson.policy = 0;                 // radix
       return st->start_lesson(i, 0);
     }
   }
@@ -80,17 +80,17 @@ bool DevDriver::startLesson() {
 // settle, then shoots.
 void DevDriver::watchLesson() {
   rc::ui::CachePanelState* st = window_->cachePanel()->state();
-  const auto& results = st->demo.results();
+  const auto& results = st->lesson.demo.results();
   const size_t k = lessonStep_ > 0 ? size_t(lessonStep_ - 1) : results.size() - 1;
-  const bool failed = !st->lesson_active() && !st->lesson_error.empty();
+  const bool failed = !st->lesson_active() && !st->lesson.error.empty();
   if (failed) {
-    complain(QString::fromStdString(st->lesson_error));
+    complain(QString::fromStdString(st->lesson.error));
     exitCode_ = 1;
     finish();
     return;
   }
   const bool shown = st->lesson_shown() && k < results.size() && results[k].finished &&
-                     st->demo.step() == k && st->pending.empty();
+                     st->lesson.demo.step() == k && st->source.pending.empty();
   const qint64 now = QDateTime::currentMSecsSinceEpoch();
   if (shown && lessonShownAt_ < 0) lessonShownAt_ = now;
   if (lessonShownAt_ >= 0 && now - lessonShownAt_ > 1200) {

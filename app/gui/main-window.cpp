@@ -56,8 +56,12 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   if (settings_->contains(QStringLiteral("window/splitter"))) {
     splitter_->restoreState(settings_->value(QStringLiteral("window/splitter")).toByteArray());
   }
-  panel_->setVisible(settings_->value(QStringLiteral("window/panel"), true).toBool());
-  panelAction_->setChecked(panel_->isVisible());
+  // The setting, not panel_->isVisible(): the window is not shown yet, so
+  // the panel reads as hidden whatever it was told.
+  const bool panelShown = settings_->value(QStringLiteral("window/panel"), true).toBool();
+  panelAction_->setChecked(panelShown);
+  panel_->setVisible(panelShown);
+  panel_->setSplitShare(settings_->value(QStringLiteral("window/panelSplit"), 0.0).toFloat());
   picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
   updateHeader();
   updateComposerState();
@@ -247,6 +251,10 @@ void MainWindow::buildMenus() {
   panelAction_->setCheckable(true);
   panelAction_->setShortcut(QKeySequence(Qt::Key_F9));
   connect(panelAction_, &QAction::toggled, this, [this](bool on) { panel_->setVisible(on); });
+  // Saved only when the user shows or hides it (menu, F9): the app showing
+  // it for a located message, or quitting, never decides the next launch.
+  connect(panelAction_, &QAction::triggered, this,
+          [this](bool on) { settings_->setValue(QStringLiteral("window/panel"), on); });
 }
 
 void MainWindow::buildStatusBar() {
@@ -332,7 +340,8 @@ void MainWindow::updateComposerState() {
 void MainWindow::saveSettings() {
   settings_->setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings_->setValue(QStringLiteral("window/splitter"), splitter_->saveState());
-  settings_->setValue(QStringLiteral("window/panel"), panelAction_->isChecked());
+  if (panel_->splitShare() > 0)
+    settings_->setValue(QStringLiteral("window/panelSplit"), panel_->splitShare());
   settings_->setValue(QStringLiteral("models/recent"), picker_->recent());
   settings_->sync();
 }

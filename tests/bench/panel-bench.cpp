@@ -169,16 +169,16 @@ int main(int argc, char** argv) {
 
   {  // The layout alone (recomputed when the tree's shape changes).
     auto time_layout = [&](bool lod) {
-      rc::ui::panel::LodOptions o = st.lod;
+      rc::ui::panel::LodOptions o = st.tree.lod;
       o.enabled = lod;
       const auto t0 = std::chrono::steady_clock::now();
       const double c0 = process_cpu_ms();
       size_t boxes = 0;
       for (int i = 0; i < 20; ++i)
-        boxes = rc::ui::panel::layout_tree(st.model, o, st.metrics).nodes.size();
+        boxes = rc::ui::panel::layout_tree(st.tree.model, o, st.tree.metrics).nodes.size();
       std::printf(
           "layout of the %zu-node tree, fold cold %-3s  %6.2f ms wall  %6.2f ms cpu  (%zu boxes)\n",
-          st.model.size(), lod ? "on" : "off",
+          st.tree.model.size(), lod ? "on" : "off",
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() /
               20,
           (process_cpu_ms() - c0) / 20, boxes);
@@ -189,17 +189,18 @@ int main(int argc, char** argv) {
   std::printf("frames: %d per scenario; target < 16 ms\n", frames);
   rc::test::PanelWorkload live(*cache, 7, 6);
   auto run = [&](const char* name, bool lod, float zoom, int live_requests) {
-    st.lod.enabled = lod;
-    st.lod_changed();
-    st.view.animate = false;
-    st.view.smooth_camera = false;
-    st.view.follow = false;
-    st.view.request_fit();
+    st.tree.lod.enabled = lod;
+    st.tree.lod_changed();
+    st.tree.view.animate = false;
+    st.tree.view.smooth_camera = false;
+    st.tree.view.follow = false;
+    st.tree.view.request_fit();
     paint_one(gl, [&] { return gl->frames(); });
     if (zoom > 0) {  // a readable zoom, centred on the middle of the tree
-      const rc::ui::panel::TreeLayout& L = st.layout(1e9);
-      st.view.cam = rc::ui::panel::Camera{L.width * 0.5f - float(width) * 0.5f / zoom,
-                                          L.height * 0.5f - float(height) * 0.25f / zoom, zoom};
+      const rc::ui::panel::TreeLayout& L = st.tree.layout(1e9);
+      st.tree.view.cam =
+          rc::ui::panel::Camera{L.width * 0.5f - float(width) * 0.5f / zoom,
+                                L.height * 0.5f - float(height) * 0.25f / zoom, zoom};
     }
     for (int i = 0; i < 10; ++i) paint_one(gl, [&] { return gl->frames(); });  // warm up
     const quint64 painted0 = gl->frames();
@@ -215,7 +216,7 @@ int main(int argc, char** argv) {
       ms.push_back(
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
       cpu.push_back(process_cpu_ms() - c0);
-      ui.push_back(st.last_draw_ms);
+      ui.push_back(st.frame.last_draw_ms);
     }
     if (gl->frames() - painted0 != quint64(frames))
       std::printf("warning: %llu of %d frames painted\n",
@@ -227,8 +228,8 @@ int main(int argc, char** argv) {
     fg.max = *std::max_element(ms.begin(), ms.end());
     fg.ui_mean = std::accumulate(ui.begin(), ui.end(), 0.0) / double(ui.size());
     fg.cpu_mean = std::accumulate(cpu.begin(), cpu.end(), 0.0) / double(cpu.size());
-    fg.drawn = st.view.stats().nodes_drawn;
-    fg.laid_out = int(st.layout(1e9).nodes.size());
+    fg.drawn = st.tree.view.stats().nodes_drawn;
+    fg.laid_out = int(st.tree.layout(1e9).nodes.size());
     std::printf(
         "%-44s mean %6.2f ms  p50 %6.2f  p99 %6.2f  (cpu %5.2f ms, ui %5.2f ms)  boxes %5d drawn / "
         "%5d laid out\n",

@@ -68,9 +68,9 @@ void CachePanelGl::initializeGL() {
   io.LogFilename = nullptr;
   ImGuiInputQueue::setup_key_map(io);
   panel::apply_panel_style(ImGui::GetStyle());
-  panel::load_panel_font(io, CachePanelState::kBaseFontPx * state_->text_scale);
-  state_->font_atlas_scale = state_->text_scale;
-  state_->view.font_size = CachePanelState::kBaseFontPx * state_->text_scale;
+  panel::load_panel_font(io, panel::FrameState::kBaseFontPx * state_->frame.text_scale);
+  state_->frame.font_atlas_scale = state_->frame.text_scale;
+  state_->tree.view.font_size = panel::FrameState::kBaseFontPx * state_->frame.text_scale;
   const bool gles = context()->isOpenGLES();
   if (!ImGui_ImplOpenGL3_Init(gles ? "#version 300 es" : "#version 130")) {
     ImGui::DestroyContext(ctx_);
@@ -96,14 +96,14 @@ void CachePanelGl::paintGL() {
   io.DisplaySize = ImVec2(float(width()), float(height()));
   io.DisplayFramebufferScale = ImVec2(float(dpr), float(dpr));
   input_.begin_frame(io);
-  if (state_->font_atlas_scale != state_->text_scale) {
+  if (state_->frame.font_atlas_scale != state_->frame.text_scale) {
     // The text scale changed (Ctrl +/-): a crisp atlas at the new size
     // instead of a stretched one. Between frames, as ImGui requires.
     io.Fonts->Clear();
-    panel::load_panel_font(io, CachePanelState::kBaseFontPx * state_->text_scale);
+    panel::load_panel_font(io, panel::FrameState::kBaseFontPx * state_->frame.text_scale);
     ImGui_ImplOpenGL3_DestroyFontsTexture();
     ImGui_ImplOpenGL3_CreateFontsTexture();
-    state_->font_atlas_scale = state_->text_scale;
+    state_->frame.font_atlas_scale = state_->frame.text_scale;
   }
   ImGui_ImplOpenGL3_NewFrame();
   ImGui::NewFrame();

@@ -274,10 +274,16 @@ bool CachePanel::hasGl() const { return gl_ != nullptr; }
 QString CachePanel::unavailableReason() const { return unavailable_; }
 CachePanelState* CachePanel::state() const { return state_.get(); }
 
+float CachePanel::splitShare() const { return state_->frame.user_split; }
+
+void CachePanel::setSplitShare(float share) {
+  state_->frame.user_split = share > 0 && share <= 1 ? share : 0;
+}
+
 void CachePanel::showConversationsForNode(QStringList titles) {
-  state_->conversation_titles.clear();
-  for (const QString& t : titles) state_->conversation_titles.push_back(t.toStdString());
-  state_->conversations_pending = false;
+  state_->tree.conversation_titles.clear();
+  for (const QString& t : titles) state_->tree.conversation_titles.push_back(t.toStdString());
+  state_->tree.conversations_pending = false;
   if (gl_) gl_->update();
 }
 

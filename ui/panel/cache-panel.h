@@ -116,6 +116,12 @@ class CachePanel : public QWidget {
   void setTreeExporter(panel::TreeExporter exporter);
   QString exportTree(const QString& path);
 
+  // The tabs' share of the panel's height below the tree, once the user
+  // dragged the bar between them (0: never; the panel picks). The app
+  // saves it and gives it back on the next launch.
+  float splitShare() const;
+  void setSplitShare(float share);
+
   // True when the ImGui panel is live (a GL context could be created); false
   // when the placeholder message is shown instead.
   bool hasGl() const;

@@ -7,7 +7,7 @@
 // a badge ("context cut: 3 messages dropped") and shows a banner line for a
 // few seconds, so the user sees why the cached prefix changed.
 //
-// The node is found like a located message (CachePanelState::locate):
+// The node is found like a located message (TreeState::locate):
 // TreeModel::locate over the remembered tokens, again whenever the tree's
 // shape changes (a split at the branch point when the new prompt is
 // inserted, evictions). One cut is remembered: the next replaces it.

@@ -59,8 +59,4 @@ class EventLog {
   size_t total_ = 0;
 };
 
-// Shortens `s` to at most `max_chars` code points with an ellipsis, and
-// replaces line breaks and tabs so the text fits one line.
-std::string one_line(const std::string& s, size_t max_chars);
-
 }  // namespace rc::ui::panel

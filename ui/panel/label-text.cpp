@@ -4,9 +4,30 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "panel/event-log.h"
-
 namespace rc::ui::panel {
+
+std::string one_line(const std::string& s, size_t max_chars) {
+  std::string flat;
+  flat.reserve(s.size());
+  for (char c : s) {
+    if (c == '\n' || c == '\r')
+      flat += " \xE2\x86\xB5 ";  // "↵": the line break stays visible
+    else if (c == '\t')
+      flat += ' ';
+    else if (static_cast<unsigned char>(c) < 0x20)
+      continue;
+    else
+      flat += c;
+  }
+  // Cut by code points so a multi-byte character is never split.
+  size_t points = 0;
+  for (size_t i = 0; i < flat.size(); ++i) {
+    if ((static_cast<unsigned char>(flat[i]) & 0xC0) == 0x80) continue;
+    if (points == max_chars) return flat.substr(0, i) + "\xE2\x80\xA6";  // "…"
+    ++points;
+  }
+  return flat;
+}
 
 std::string fit_text(ImFont* font, float size, const std::string& text, float width) {
   if (font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x <= width) return text;

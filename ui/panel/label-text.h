@@ -12,6 +12,9 @@
 
 namespace rc::ui::panel {
 
+// Shortens `s` to at most `max_chars` code points with an ellipsis, and
+// replaces line breaks and tabs so the text fits one line.
+std::string one_line(const std::string& s, size_t max_chars);
 // Cuts `text` (one line already) to fit `width` pixels at `size` with "…".
 std::string fit_text(ImFont* font, float size, const std::string& text, float width);
 // `text` on one line (one_line) with at most `keep` code points of its start

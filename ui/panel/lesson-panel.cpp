@@ -77,19 +77,19 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
   Engine* user = uf ? uf->engine() : nullptr;
   if (!user || scenario >= all.size()) return false;
   if (lesson_active() || lesson_shown()) end_lesson(now, "");
-  lesson_error.clear();
+  lesson.error.clear();
   const panel::DemoScenario& s = all[scenario];
   const int64_t pool = panel::lesson_pool_tokens(
-      scenario, lesson_pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
+      scenario, lesson.pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
   const EngineConfig config =
-      panel::scenario_config(user->model_info(), s, kCachePolicies[lesson_policy], pool);
-  lesson.build(config, s.disk_tier);
-  lesson_scenario_ = int(scenario);
-  lesson_fitted_ = 0;
-  user_requests_seen_ = requests_seen(*user);
+      panel::scenario_config(user->model_info(), s, kCachePolicies[lesson.policy], pool);
+  lesson.host.build(config, s.disk_tier);
+  lesson.scenario = int(scenario);
+  lesson.fitted = 0;
+  lesson.user_requests_seen = requests_seen(*user);
   log.note("lesson: " + s.name + " in a fresh " + config.cache + " cache of " +
                std::to_string(pool) + " tokens" +
-               (s.disk_tier ? " with a disk tier in " + lesson.temp_disk() : std::string()) +
+               (s.disk_tier ? " with a disk tier in " + lesson.host.temp_disk() : std::string()) +
                (s.speculate ? " and drafted decoding" : std::string()) +
                " (your own cache is untouched)",
            now);
@@ -97,60 +97,31 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
 }
 
 void CachePanelState::end_lesson(double now, const std::string& why) {
-  demo.stop(lesson.engine());
-  lesson_scenario_ = -1;
+  lesson.demo.stop(lesson.host.engine());
+  lesson.scenario = -1;
   // The user's feed comes back before the lesson engine it replaced goes,
   // and then the view the user left it in.
-  if (parked_feed_) {
-    paused = false;
-    show_feed(std::move(parked_feed_), now, true);
-    restore_user_view();
+  if (lesson.user_feed) {
+    source.paused = false;
+    show_feed(std::move(lesson.user_feed), now, true);
     if (on_lesson_shown) on_lesson_shown(false);
   }
-  lesson.release();
+  lesson.host.release();
   if (!why.empty()) log.note("lesson: " + why, now);
 }
 
-void CachePanelState::save_user_view() {
-  UserView v;
-  v.orientation = orientation;
-  v.bottom_frac = bottom_frac;
-  v.cam = view.cam;
-  v.canvas = view.canvas_size();
-  v.follow = view.follow;
-  v.vertical = lod.vertical;
-  v.collapsed = lod.collapsed;
-  v.expanded = lod.expanded;
-  user_view_ = std::move(v);
-}
-
-void CachePanelState::restore_user_view() {
-  if (!user_view_) return;
-  UserView& v = *user_view_;
-  orientation = v.orientation;
-  bottom_frac = v.bottom_frac;
-  lod.vertical = v.vertical;
-  lod.collapsed = std::move(v.collapsed);
-  lod.expanded = std::move(v.expanded);
-  lod_changed();
-  // After show_feed: its fit would otherwise replace the saved camera.
-  view.set_camera(v.cam, v.canvas);
-  view.follow = v.follow;
-  user_view_.reset();
-}
-
 bool CachePanelState::lesson_next(double now) {
-  if (!lesson_shown() || !demo.can_advance()) return false;
+  if (!lesson_shown() || !lesson.demo.can_advance()) return false;
   // What the paused tree still owes this step is shown first, so the new
   // caption starts on a tree that matches the old one's end.
   while (step_one(now)) {
   }
-  return demo.next_step(now);
+  return lesson.demo.next_step(now);
 }
 
 void CachePanelState::clear_cache(double now) {
   if (lesson_active()) {
-    start_lesson(size_t(lesson_scenario_), now);
+    start_lesson(size_t(lesson.scenario), now);
     return;
   }
   panel::CacheFeed* uf = user_feed();
@@ -160,72 +131,69 @@ void CachePanelState::clear_cache(double now) {
 }
 
 void CachePanelState::poll_lesson(double now) {
-  if (lesson_scenario_ < 0) return;
+  if (lesson.scenario < 0) return;
   using State = panel::LessonEngine::State;
-  if (lesson.state() == State::building) {
-    const State s = lesson.poll();
+  if (lesson.host.state() == State::building) {
+    const State s = lesson.host.poll();
     if (s == State::failed) {
-      lesson_error = "The lesson could not start an engine: " + lesson.error();
-      log.note(lesson_error, now);
-      lesson_scenario_ = -1;
-      lesson.release();
+      lesson.error = "The lesson could not start an engine: " + lesson.host.error();
+      log.note(lesson.error, now);
+      lesson.scenario = -1;
+      lesson.host.release();
     } else if (s == State::ready) {
       const bool was_shown = lesson_shown();
-      if (!parked_feed_) {
-        if (!user_view_) save_user_view();
-        parked_feed_ = std::move(feed_);
-      }
-      paused = false;
-      show_feed(panel::make_lesson_feed(*lesson.engine()), now, false);
+      if (!lesson.user_feed) lesson.user_feed = std::move(source.feed);
+      source.paused = false;
+      // The lesson's tree is a fresh one (show_feed parks the user's): no
+      // mark, fold or counter of the user's tree is in it.
+      show_feed(panel::make_lesson_feed(*lesson.host.engine()), now, false);
       if (!was_shown && on_lesson_shown) on_lesson_shown(true);
-      select_tab = "Demos";  // Next step, Stop and the per-step table
-      demo.start(size_t(lesson_scenario_), lesson.engine(), now);
+      frame.select_tab = "Demos";  // Next step, Stop and the per-step table
+      lesson.demo.start(size_t(lesson.scenario), lesson.host.engine(), now);
       // The tree gets more of the panel; a chain of turns reads top down.
-      bottom_frac = std::min(bottom_frac, 0.34f);
-      const int o = panel::demo_scenarios()[size_t(lesson_scenario_)].orientation;
-      orientation = o != 0 ? o : user_view_ ? user_view_->orientation : orientation;
-      // The lesson's tree starts unfolded, whatever the user folded.
-      lod.collapsed.clear();
-      lod.expanded.clear();
-      lod_changed();
+      frame.bottom_frac = std::min(frame.bottom_frac, 0.34f);
+      const int o = panel::demo_scenarios()[size_t(lesson.scenario)].orientation;
+      if (o != 0) tree.orientation = o;
     }
     return;
   }
   if (!lesson_shown()) return;
-  const bool hold = paused || !pending.empty();
-  demo.poll(lesson.engine(), now, hold);
+  const bool hold = source.paused || !source.pending.empty();
+  lesson.demo.poll(lesson.host.engine(), now, hold);
   // Each finished step, once on screen, is brought into view whole.
   size_t shown = 0;
-  for (const panel::DemoStepResult& r : demo.results()) shown += r.finished ? 1 : 0;
-  if (!hold && shown > lesson_fitted_) {
-    lesson_fitted_ = shown;
-    view.request_fit();
+  for (const panel::DemoStepResult& r : lesson.demo.results()) shown += r.finished ? 1 : 0;
+  if (!hold && shown > lesson.fitted) {
+    lesson.fitted = shown;
+    tree.view.request_fit();
   }
   // The user chats again after the demo: their cache is what matters now.
-  Engine* user = parked_feed_->engine();
-  if (user && (demo.finished() || !demo.running()) && requests_seen(*user) != user_requests_seen_)
+  Engine* user = lesson.user_feed->engine();
+  if (user && (lesson.demo.finished() || !lesson.demo.running()) &&
+      requests_seen(*user) != lesson.user_requests_seen)
     end_lesson(now, "a chat request arrived: back to your own cache");
 }
 
 std::string CachePanelState::lesson_banner() {
-  if (lesson_scenario_ < 0) return "";
-  const panel::DemoScenario& s = panel::demo_scenarios()[size_t(lesson_scenario_)];
-  if (lesson.state() == panel::LessonEngine::State::building)
-    return "Preparing a fresh " + lesson.config().cache + " cache (" +
-           std::to_string(lesson.config().kv_pool_tokens) + " tokens) for \"" + s.name +
+  if (lesson.scenario < 0) return "";
+  const panel::DemoScenario& s = panel::demo_scenarios()[size_t(lesson.scenario)];
+  if (lesson.host.state() == panel::LessonEngine::State::building)
+    return "Preparing a fresh " + lesson.host.config().cache + " cache (" +
+           std::to_string(lesson.host.config().kv_pool_tokens) + " tokens) for \"" + s.name +
            "\"; your own cache is untouched.";
-  std::string text = demo.caption();
-  const size_t k = demo.step();
-  if (paused && (demo.in_flight() || !pending.empty())) {
-    text += "\nPaused: " + panel::thousands(int64_t(pending.size())) +
+  std::string text = lesson.demo.caption();
+  const size_t k = lesson.demo.step();
+  if (source.paused && (lesson.demo.in_flight() || !source.pending.empty())) {
+    text += "\nPaused: " + panel::thousands(int64_t(source.pending.size())) +
             " events of this step still to show. Step shows the next one; Resume shows all.";
-  } else if (!demo.finished() && demo.can_advance() && (demo.by_hand || paused)) {
+  } else if (!lesson.demo.finished() && lesson.demo.can_advance() &&
+             (lesson.demo.by_hand || source.paused)) {
     text += "\nPress Next step to send " +
-            std::string(demo.results()[k].finished ? "the next chat." : "this chat.");
+            std::string(lesson.demo.results()[k].finished ? "the next chat." : "this chat.");
   }
   // The card of the step on screen: its own once its events are all shown.
-  const bool shown = !paused && pending.empty();
-  const std::vector<panel::DemoStepResult>& r = demo.results();
+  const bool shown = !source.paused && source.pending.empty();
+  const std::vector<panel::DemoStepResult>& r = lesson.demo.results();
   if (k < r.size() && r[k].finished && shown)
     text += "\n" + card_line(k, r[k]);
   else if (k > 0 && k - 1 < r.size() && r[k - 1].finished)
@@ -236,9 +204,9 @@ std::string CachePanelState::lesson_banner() {
 // The per-step table: what each request matched and computed, against what
 // `off` (no reuse) would have computed.
 void CachePanelState::draw_lesson_steps() {
-  const std::vector<panel::DemoStepResult>& r = demo.results();
-  const bool tiers = !lesson.temp_disk().empty();
-  const bool drafts = lesson.config().speculate != "off";
+  const std::vector<panel::DemoStepResult>& r = lesson.demo.results();
+  const bool tiers = !lesson.host.temp_disk().empty();
+  const bool drafts = lesson.host.config().speculate != "off";
   if (r.empty() || !ImGui::BeginTable("##steps", 7 + (tiers ? 1 : 0) + (drafts ? 1 : 0),
                                       ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;
@@ -294,16 +262,17 @@ void CachePanelState::draw_demos_tab(double now) {
     ImGui::PopStyleColor();
   }
   // The lesson's own controls first: they stay in view in a short tab.
-  ImGui::BeginDisabled(!demo.can_advance() || !lesson_shown());
+  ImGui::BeginDisabled(!lesson.demo.can_advance() || !lesson_shown());
   if (ImGui::Button("Next step")) lesson_next(now);
-  next_step_box = {"Next step", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
-                   ImGui::CalcTextSize("Next step").x, ImGui::IsItemVisible()};
+  frame.next_step_box = {"Next step", ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                         ImGui::CalcTextSize("Next step").x, ImGui::IsItemVisible()};
   ImGui::EndDisabled();
-  const char* stop = demo.finished() ? "Back to my cache" : "Stop demo";
+  const char* stop = lesson.demo.finished() ? "Back to my cache" : "Stop demo";
   panel::flow(panel::button_w(stop));
   ImGui::BeginDisabled(!lesson_active());
   if (ImGui::Button(stop))
-    end_lesson(now, demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
+    end_lesson(
+        now, lesson.demo.finished() ? "back to your own cache" : "stopped; back to your own cache");
   ImGui::EndDisabled();
   panel::flow(panel::button_w("Clear cache"));
   ImGui::BeginDisabled(!user || (!lesson_active() && !on_settings));
@@ -317,15 +286,15 @@ void CachePanelState::draw_demos_tab(double now) {
   // buttons stay pinned however far the caption or the demo list goes.
   ImGui::BeginChild("##demos-body", ImVec2(0, 0), false);
   if (lesson_active()) {
-    const double next = demo.seconds_to_next(now);
-    if (next > 0 && !paused) {
+    const double next = lesson.demo.seconds_to_next(now);
+    if (next > 0 && !source.paused) {
       char in[32];
       std::snprintf(in, sizeof in, "next in %.0f s", next);
       panel::flow_text(in, true);
     }
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(lesson_banner().c_str());
-    const std::string reply = demo.reply();
+    const std::string reply = lesson.demo.reply();
     if (!reply.empty()) ImGui::TextDisabled("model: %s", panel::one_line(reply, 200).c_str());
     ImGui::PopTextWrapPos();
     draw_lesson_steps();
@@ -335,18 +304,18 @@ void CachePanelState::draw_demos_tab(double now) {
   // Rows wrap (panel-widgets.h): the panel may be 320 px wide, or show
   // a projector's text scale.
   ImGui::Combo(panel::fit_labelled("demo cache", std::min(150.0f, row * 0.4f)).c_str(),
-               &lesson_policy, kCachePolicies, 4);
+               &lesson.policy, kCachePolicies, 4);
   if (ImGui::IsItemHovered())
     panel::tooltip(
         "Demos run in a fresh cache of their own with this policy; yours stays as it is");
   panel::flow(panel::check_w("by hand"));
-  ImGui::Checkbox("by hand", &demo.by_hand);
+  ImGui::Checkbox("by hand", &lesson.demo.by_hand);
   if (ImGui::IsItemHovered()) panel::tooltip("Each chat waits for Next step");
   panel::flow(120 + ImGui::CalcTextSize("s per step").x);
-  float pace = float(demo.seconds_per_step);
+  float pace = float(lesson.demo.seconds_per_step);
   if (ImGui::SliderFloat(panel::fit_labelled("s per step", 160).c_str(), &pace, 1.0f, 20.0f,
                          "%.0f s"))
-    demo.seconds_per_step = pace;
+    lesson.demo.seconds_per_step = pace;
 
   const auto& all = panel::demo_scenarios();
   const float bw = std::min(190.0f, row * 0.45f);
@@ -363,9 +332,9 @@ void CachePanelState::draw_demos_tab(double now) {
     panel::flow_text(all[i].summary.c_str(), true,
                      std::min(ImGui::CalcTextSize(all[i].summary.c_str()).x, row * 0.4f));
   }
-  if (!lesson_error.empty()) {
+  if (!lesson.error.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(0.94f, 0.42f, 0.42f, 1));
-    ImGui::TextWrapped("%s", lesson_error.c_str());
+    ImGui::TextWrapped("%s", lesson.error.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::EndChild();

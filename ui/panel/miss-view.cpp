@@ -1,6 +1,5 @@
-// The miss explanation widget (miss-view.h), and the live panel's "Why it
-// missed" for the prompt of the chat message the user located
-// (CachePanelState::explain_located / draw_live_miss).
+// The miss explanation widget (miss-view.h), and the tree less a request's
+// own path it is compared with for a live chat message.
 #include "panel/miss-view.h"
 
 #include <imgui.h>
@@ -10,8 +9,6 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "panel/cache-panel-state.h"
-#include "panel/event-log.h"
 #include "panel/label-text.h"
 #include "panel/panel-fit.h"
 #include "panel/panel-widgets.h"
@@ -125,51 +122,5 @@ CacheSnapshot without_own_path(const CacheSnapshot& tree, const std::vector<Toke
 }
 
 }  // namespace panel
-
-bool CachePanelState::can_explain_located() const {
-  return miss_explainer && feed_ && !located_tokens.empty() && !replay_shown() && !remote_shown() &&
-         !lesson_shown();
-}
-
-void CachePanelState::explain_located() {
-  live_miss = {};
-  live_miss_valid = false;
-  if (!can_explain_located()) return;
-  // The feed's own snapshot, not the panel's model: paused, the model lags
-  // behind the cache by the queued events.
-  panel::CacheFeed* feed = feed_.get();
-  const panel::LocatedRequest& r = located_request;
-  std::vector<Token> prompt = located_tokens;
-  if (r.prompt_tokens > 0 && r.prompt_tokens <= int64_t(prompt.size()))
-    prompt.resize(size_t(r.prompt_tokens));
-  CacheSnapshot tree = feed->snapshot();
-  if (r.cached_tokens >= 0) tree = panel::without_own_path(tree, prompt, r.cached_tokens);
-  live_miss = miss_explainer(tree, prompt,
-                             [feed](const std::vector<Token>& t) { return feed->detokenize(t); });
-  if (r.cached_tokens >= 0) live_miss.matched_tokens = r.cached_tokens;
-  live_miss_valid = true;
-  live_miss_node_ = selected;
-}
-
-void CachePanelState::draw_live_miss() {
-  if (!live_miss_valid || !can_explain_located()) return;
-  // Under the located node: the one locate() selected, or where the prompt
-  // leaves the tree now (events applied after the locate move it).
-  const NodeId target = located_partial != kNoNode ? located_partial : located;
-  if (selected != target && selected != live_miss_node_) return;
-  const bool own_left_out = located_request.cached_tokens >= 0;
-  ImGui::Separator();
-  ImGui::TextWrapped("Why it missed: the located message's request, against the cache now");
-  panel::flow(panel::button_w("Recheck"));
-  if (ImGui::SmallButton("Recheck")) explain_located();
-  if (ImGui::IsItemHovered())
-    panel::tooltip(
-        "Compare the prompt with the cache as it is now. The tree has moved on since the "
-        "request ran: its own prompt was cached after it (left out here when the reply "
-        "says how much was cached), later requests added paths and evictions removed some.");
-  panel::draw_miss_view(
-      live_miss, own_left_out ? "the cache now, less what this request added" : "the cache now");
-  ImGui::Separator();
-}
 
 }  // namespace rc::ui

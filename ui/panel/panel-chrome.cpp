@@ -17,20 +17,10 @@ namespace rc::ui {
 using panel::Palette;
 
 void CachePanelState::set_text_scale(float scale) {
-  scale = std::clamp(scale, kMinTextScale, kMaxTextScale);
-  if (scale == text_scale) return;
-  text_scale = scale;
-  const panel::NodeMetrics base;
-  metrics.height = base.height * scale;
-  metrics.min_width = base.min_width * scale;
-  metrics.per_log2 = base.per_log2 * scale;
-  metrics.max_width = base.max_width * scale;
-  metrics.sibling_gap = base.sibling_gap * scale;
-  metrics.level_gap = base.level_gap * scale;
-  view.font_size = kBaseFontPx * scale;
-  for (auto& [id, l] : labels_) l.fitted_for = -1;
-  lod_changed();
-  view.request_fit();
+  scale = std::clamp(scale, panel::FrameState::kMinTextScale, panel::FrameState::kMaxTextScale);
+  if (scale == frame.text_scale) return;
+  frame.text_scale = scale;
+  tree.set_text_scale(scale, panel::FrameState::kBaseFontPx);
 }
 
 // Ctrl + / Ctrl = larger, Ctrl - smaller, Ctrl 0 back to 100%. Keys reach
@@ -40,9 +30,9 @@ void CachePanelState::handle_text_scale_keys() {
   if (!io.KeyCtrl) return;
   auto pressed = [](int key) { return ImGui::IsKeyPressed(key, true); };
   if (pressed('=') || pressed('+'))
-    set_text_scale(text_scale * kTextScaleStep);
+    set_text_scale(frame.text_scale * panel::FrameState::kTextScaleStep);
   else if (pressed('-'))
-    set_text_scale(text_scale / kTextScaleStep);
+    set_text_scale(frame.text_scale / panel::FrameState::kTextScaleStep);
   else if (pressed('0'))
     set_text_scale(1.0f);
 }
@@ -52,41 +42,21 @@ float CachePanelState::text_scale_buttons_w() const {
 }
 
 void CachePanelState::draw_text_scale_buttons() {
-  ImGui::BeginDisabled(text_scale <= kMinTextScale);
-  if (ImGui::Button("A-")) set_text_scale(text_scale / kTextScaleStep);
+  ImGui::BeginDisabled(frame.text_scale <= panel::FrameState::kMinTextScale);
+  if (ImGui::Button("A-")) set_text_scale(frame.text_scale / panel::FrameState::kTextScaleStep);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered()) panel::tooltip("Smaller text (Ctrl -)");
   ImGui::SameLine();
-  ImGui::BeginDisabled(text_scale >= kMaxTextScale);
-  if (ImGui::Button("A+")) set_text_scale(text_scale * kTextScaleStep);
+  ImGui::BeginDisabled(frame.text_scale >= panel::FrameState::kMaxTextScale);
+  if (ImGui::Button("A+")) set_text_scale(frame.text_scale * panel::FrameState::kTextScaleStep);
   ImGui::EndDisabled();
   if (ImGui::IsItemHovered())
     panel::tooltip("Larger text for a projector (Ctrl +; Ctrl 0 resets). Now %.0f%%.",
-                   double(text_scale * 100));
+                   double(frame.text_scale * 100));
 }
 
 bool CachePanelState::policy_off() const {
-  return feed_ && std::string(kCachePolicies[settings_policy]) == "off";
-}
-
-// After an eviction the tree keeps its old layout for a moment, so the red
-// ghost is seen where the node was before the boxes move into its place.
-bool CachePanelState::holding_for_ghosts(double now) const {
-  for (const panel::Ghost& g : model.ghosts())
-    if (g.placed && now - g.died_at < kGhostHoldSeconds) return true;
-  return false;
-}
-
-// Lays out only what is in flight under `off` (tree-lod.h); true when that
-// changed, so the layout is redone.
-bool CachePanelState::sync_in_flight_only() {
-  const bool off = policy_off();
-  if (off == lod.only_in_flight) return false;
-  lod.only_in_flight = off;
-  view.empty_message =
-      off ? "Nothing in flight. Off keeps no prefix to reuse." : panel::TreeView().empty_message;
-  lod_changed();
-  return true;
+  return source.feed && std::string(kCachePolicies[settings_policy]) == "off";
 }
 
 // `off` keeps sequences only until their pages are reused, and matches
@@ -100,17 +70,20 @@ void CachePanelState::draw_off_notice() {
 }
 
 // A bar the width of the panel between the tree and the tabs; dragging it
-// moves the split (the tabs keep between a fifth and four fifths).
-void CachePanelState::draw_split_handle(float total_h) {
+// moves the split from where it is drawn (`bottom_h`, the tabs' height of
+// `total_h`), and from then on the user's share holds (frame-state.h).
+void CachePanelState::draw_split_handle(float total_h, float bottom_h) {
   const float w = ImGui::GetContentRegionAvail().x;
+  const float h = panel::FrameState::kSplitHandlePx;
   const ImVec2 p0 = ImGui::GetCursorScreenPos();
-  ImGui::InvisibleButton("##split", ImVec2(w, kSplitHandlePx));
+  ImGui::InvisibleButton("##split", ImVec2(w, h));
+  frame.split_box = {"split", p0, ImVec2(p0.x + w, p0.y + h), 0, ImGui::IsItemVisible()};
   const bool hot = ImGui::IsItemHovered() || ImGui::IsItemActive();
   if (hot) ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeNS);
-  float& share = current_tab == "Events" ? events_frac : bottom_frac;
-  if (ImGui::IsItemActive() && total_h > 0)
-    share = std::clamp(share - ImGui::GetIO().MouseDelta.y / total_h, 0.2f, 0.8f);
-  const float y = p0.y + kSplitHandlePx * 0.5f;
+  const float dy = ImGui::GetIO().MouseDelta.y;
+  if (ImGui::IsItemActive() && total_h > 0 && dy != 0)
+    frame.user_split = std::clamp((bottom_h - dy) / total_h, 0.01f, 1.0f);
+  const float y = p0.y + h * 0.5f;
   ImGui::GetWindowDrawList()->AddLine(ImVec2(p0.x + w * 0.42f, y), ImVec2(p0.x + w * 0.58f, y),
                                       hot ? Palette::text : Palette::edge, 3.0f);
   if (ImGui::IsItemHovered() && !ImGui::IsItemActive())

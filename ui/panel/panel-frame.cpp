@@ -48,11 +48,12 @@ struct Segment {
 void CachePanelState::draw_header(double now) {
   {
     std::string about =
-        !feed_ ? no_source_message
-        : feed_->remote()
-            ? feed_->describe()
-            : feed_->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] + " \xC2\xB7 " +
-                  std::to_string(model.total_pages() * model.page_size()) + "-token pool";
+        !source.feed ? no_source_message
+        : source.feed->remote()
+            ? source.feed->describe()
+            : source.feed->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] +
+                  " \xC2\xB7 " + std::to_string(tree.model.total_pages() * tree.model.page_size()) +
+                  "-token pool";
     // One row: the title, what is shown (cut to fit, whole in a tooltip) and
     // the text size at the right end, so the tree keeps the panel's height.
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -74,38 +75,39 @@ void CachePanelState::draw_header(double now) {
   }
   // A narrow panel names its actions briefly (their tooltips say the rest):
   // one row of them instead of two.
-  narrow_toolbar = ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 30;
+  frame.narrow_toolbar = ImGui::GetContentRegionAvail().x < ImGui::GetFontSize() * 30;
   // A recording has its own Play and steps on the timeline: Pause and Step
   // show there only to leave a pause made before it opened.
-  if (!replay_shown() || paused) {
-    if (ImGui::Button(paused ? "Resume" : "Pause")) set_paused(!paused, now);
+  if (!replay_shown() || source.paused) {
+    if (ImGui::Button(source.paused ? "Resume" : "Pause")) set_paused(!source.paused, now);
     if (ImGui::IsItemHovered())
-      panel::tooltip(paused ? "Apply every queued event and follow the cache live again"
-                            : "Freeze the tree; new events queue up and Step applies them one "
-                              "by one");
+      panel::tooltip(source.paused
+                         ? "Apply every queued event and follow the cache live again"
+                         : "Freeze the tree; new events queue up and Step applies them one "
+                           "by one");
     char step_label[48];
     std::snprintf(step_label, sizeof step_label, "Step (%s)###step",
-                  panel::thousands(int64_t(pending.size())).c_str());
+                  panel::thousands(int64_t(source.pending.size())).c_str());
     flow(button_w(step_label));
-    ImGui::BeginDisabled(!paused || remote_shown());
+    ImGui::BeginDisabled(!source.paused || remote_shown());
     if (ImGui::Button(step_label)) step_one(now);
     ImGui::EndDisabled();
     if (remote_shown() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
       panel::tooltip("Step is unavailable from a remote cache: it sends blocks, not node events");
   }
   flow(button_w("Fit"));
-  if (ImGui::Button("Fit")) view.request_fit();
+  if (ImGui::Button("Fit")) tree.view.request_fit();
   flow(check_w("Follow"));
-  ImGui::Checkbox("Follow", &view.follow);
+  ImGui::Checkbox("Follow", &tree.view.follow);
   if (ImGui::IsItemHovered())
     panel::tooltip("Keep new growth in view (a manual pan turns this off)");
   flow(check_w("Fold cold"));
-  if (ImGui::Checkbox("Fold cold", &lod.enabled)) lod_changed();
+  if (ImGui::Checkbox("Fold cold", &tree.lod.enabled)) tree.lod_changed();
   if (ImGui::IsItemHovered())
     panel::tooltip("Level of detail: beyond %zu boxes, fold the least recently used subtrees",
-                   lod.max_visible);
+                   tree.lod.max_visible);
   // Attach and Record wait until the recording is closed.
-  if (!replay_shown()) remote.draw(narrow_toolbar);
+  if (!replay_shown()) remote.draw(frame.narrow_toolbar);
   draw_recording_buttons(now);
   draw_recording_status();
 }
@@ -116,16 +118,16 @@ void CachePanelState::draw_memory_bar() {
   if (replay_shown()) return;
   if (remote_shown()) {
     // A remote server sends blocks, not its pool size or locks.
-    panel::flow_text((panel::plural(cache_stats.total_pages, "block") + " (" +
-                      panel::thousands(cache_stats.cached_tokens) +
+    panel::flow_text((panel::plural(source.cache_stats.total_pages, "block") + " (" +
+                      panel::thousands(source.cache_stats.cached_tokens) +
                       " tokens) cached \xC2\xB7 pool size and locks: unavailable from a remote "
                       "cache")
                          .c_str());
     return;
   }
-  const panel::TreeModel::Pages& p = pages();
-  const int64_t total = std::max<int64_t>(model.total_pages(), cache_stats.total_pages);
-  const int64_t held = std::max<int64_t>(cache_stats.held_pages, 0);
+  const panel::TreeModel::Pages& p = tree.pages();
+  const int64_t total = std::max<int64_t>(tree.model.total_pages(), source.cache_stats.total_pages);
+  const int64_t held = std::max<int64_t>(source.cache_stats.held_pages, 0);
   const int64_t used = p.protected_pages + p.evictable_pages + held;
   const int64_t free_pages = std::max<int64_t>(total - used, 0);
   const Segment segs[] = {{"protected (locked)", p.protected_pages, Palette::locked},
@@ -147,11 +149,11 @@ void CachePanelState::draw_memory_bar() {
     x += sw;
   }
   dl->AddRect(b0, ImVec2(b0.x + w, b0.y + h), Palette::border, 4.0f);
-  const int64_t bpp = cache_stats.bytes_per_page;
+  const int64_t bpp = source.cache_stats.bytes_per_page;
   char buf[160];
   // Tokens and bytes per token: an F16/BF16 pool holds twice the tokens of
   // an F32 one in the same bytes, and the bar says which.
-  const int64_t page_tokens = std::max(model.page_size(), 1);
+  const int64_t page_tokens = std::max(tree.model.page_size(), 1);
   if (bpp > 0)
     std::snprintf(buf, sizeof buf, "%s of %s KV used  \xC2\xB7  %s tokens at %s/token",
                   bytes(used * bpp).c_str(), bytes(total * bpp).c_str(),
@@ -190,16 +192,16 @@ void CachePanelState::draw_memory_bar() {
 }
 
 std::string CachePanelState::tree_counts() const {
-  return panel::plural(int64_t(model.size()) - 1, "node") + " \xC2\xB7 " +
-         panel::plural(int64_t(cache_stats.evictions), "eviction") + " \xC2\xB7 " +
-         panel::plural(int64_t(cache_stats.splits), "split");
+  return panel::plural(int64_t(tree.model.size()) - 1, "node") + " \xC2\xB7 " +
+         panel::plural(int64_t(source.cache_stats.evictions), "eviction") + " \xC2\xB7 " +
+         panel::plural(int64_t(source.cache_stats.splits), "split");
 }
 
 // Hit rate, mean match, TTFT and the tree counts, wrapping in a narrow panel.
 void CachePanelState::draw_stats_line() {
-  const CacheStats& cs = cache_stats;
+  const CacheStats& cs = source.cache_stats;
   if (remote_shown()) {
-    const std::string line = panel::plural(int64_t(model.size()) - 1, "node") + " \xC2\xB7 " +
+    const std::string line = panel::plural(int64_t(tree.model.size()) - 1, "node") + " \xC2\xB7 " +
                              panel::plural(int64_t(cs.inserts), "stored event") + " \xC2\xB7 " +
                              panel::plural(int64_t(cs.evictions), "removed event") +
                              " \xC2\xB7 hit rate, TTFT: unavailable from a remote cache";
@@ -211,12 +213,12 @@ void CachePanelState::draw_stats_line() {
   char buf[4][96];
   std::snprintf(buf[0], sizeof buf[0], "hit rate %.1f%%", 100.0 * cs.hit_rate());
   std::snprintf(buf[1], sizeof buf[1], "mean match %.0f tok", cs.mean_match_tokens());
-  std::snprintf(buf[2], sizeof buf[2], "TTFT %.0f ms", requests.ttft_ms_mean);
+  std::snprintf(buf[2], sizeof buf[2], "TTFT %.0f ms", source.requests.ttft_ms_mean);
   std::snprintf(buf[3], sizeof buf[3], "%s", tree_counts().c_str());
   ImGui::TextUnformatted(buf[0]);
   flow(ImGui::CalcTextSize(buf[1]).x, 14);
   ImGui::TextUnformatted(buf[1]);
-  if (has_requests && requests.finished > 0) {
+  if (source.has_requests && source.requests.finished > 0) {
     flow(ImGui::CalcTextSize(buf[2]).x, 14);
     ImGui::TextUnformatted(buf[2]);
   }
@@ -232,7 +234,7 @@ void CachePanelState::draw_stats_line() {
   ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
   ImGui::TextWrapped("%s", buf[3]);
   ImGui::PopStyleColor();
-  if (has_tiers) {
+  if (source.has_tiers) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::tier));
     ImGui::TextWrapped("tiers: %s", tier_line().c_str());
     ImGui::PopStyleColor();
@@ -241,20 +243,22 @@ void CachePanelState::draw_stats_line() {
 
 // Asks the chat list which saved conversations start with the node's prefix.
 void CachePanelState::ask_conversations(NodeId id) {
-  select(id);
-  conversations_for = id;
-  conversation_titles.clear();
-  conversations_pending = true;
-  if (on_conversations) on_conversations(model.path_tokens(id));
+  tree.select(id);
+  tree.conversations_for = id;
+  tree.conversation_titles.clear();
+  tree.conversations_pending = true;
+  if (on_conversations) on_conversations(tree.model.path_tokens(id));
 }
 
 // The tree canvas, laid out for the panel's shape, and the clicks on it;
 // the bottom tabs get what is left below it.
 void CachePanelState::draw_canvas(double now) {
-  if (policy_off()) draw_off_notice();
+  const bool off = policy_off();
+  if (off) draw_off_notice();
+  tree.set_in_flight_only(off);
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
-  const float room = std::max(avail.y - kSplitHandlePx - 2 * spacing, 0.0f);
+  const float room = std::max(avail.y - panel::FrameState::kSplitHandlePx - 2 * spacing, 0.0f);
   // The tabs get their share (the Events log needs lines); the tree keeps
   // at least half the panel's height (and half the room), and never less
   // than the zoom line, a row of boxes at a readable zoom and two rows of
@@ -266,48 +270,53 @@ void CachePanelState::draw_canvas(double now) {
   // Half the panel is a floor even against the tabs' least (a taller header,
   // such as the tiers line, takes from the tabs, never from the tree).
   const float half_panel = std::ceil(ImGui::GetIO().DisplaySize.y * 0.5f);
-  const float min_canvas =
-      std::min(std::max({80.0f, room * 0.5f, half_panel,
-                         28 + metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40}),
-               std::max({room - tabs_least, room * 0.5f, half_panel}));
+  const float tree_row = 28 + tree.metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40;
+  const float min_canvas = std::min(std::max({80.0f, room * 0.5f, half_panel, tree_row}),
+                                    std::max({room - tabs_least, room * 0.5f, half_panel}));
   const float hi = std::max(room - min_canvas, 0.0f);
-  const float bottom_h = std::clamp(room * bottom_share(), std::min(fs * 7, hi), hi);
+  float bottom_h = std::clamp(room * frame.bottom_share(), std::min(fs * 7, hi), hi);
+  if (frame.user_split > 0) {
+    // Where the user put the bar, within what each side cannot do without.
+    const float tabs_floor = std::min(tabs_least, room);
+    bottom_h = std::clamp(room * frame.user_split, tabs_floor,
+                          std::max(room - std::max(80.0f, tree_row), tabs_floor));
+  }
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.
-  const bool vertical = orientation == 0 ? canvas_h > avail.x * 0.75f : orientation == 2;
-  if (vertical != lod.vertical) {
-    lod.vertical = vertical;
-    lod_changed();
-    view.request_fit();
+  const bool vertical = tree.orientation == 0 ? canvas_h > avail.x * 0.75f : tree.orientation == 2;
+  if (vertical != tree.lod.vertical) {
+    tree.lod.vertical = vertical;
+    tree.lod_changed();
+    tree.view.request_fit();
   }
-  const panel::TreeLayout& L = layout(now);
+  const panel::TreeLayout& L = tree.layout(now);
   panel::TreeViewInput in;
-  in.model = &model;
+  in.model = &tree.model;
   in.layout = &L;
-  in.metrics = &metrics;
-  in.label = [this](const panel::TreeNode& n) -> panel::NodeLabel& { return label(n); };
-  in.look_alikes = &look_alikes;
-  in.context_cut = &context_cut;
-  in.selected = selected;
-  in.located = located;
-  in.located_partial = located_partial;
+  in.metrics = &tree.metrics;
+  in.label = [this](const panel::TreeNode& n) -> panel::NodeLabel& { return tree.label(n); };
+  in.look_alikes = &tree.look_alikes;
+  in.context_cut = &tree.context_cut;
+  in.selected = tree.selected;
+  in.located = tree.located;
+  in.located_partial = tree.located_partial;
   in.now = now;
-  in.layout_generation = layouts_computed;
+  in.layout_generation = tree.layouts_computed;
   in.tiers = tier_names();
   in.sink_tier = sink_tier();
   if (remote_shown()) {
     in.remote = true;
-    in.ranks = feed_->ranks();
-    if (!in.ranks.empty()) in.rank_of = [this](NodeId id) { return feed_->node_rank(id); };
+    in.ranks = source.feed->ranks();
+    if (!in.ranks.empty()) in.rank_of = [this](NodeId id) { return source.feed->node_rank(id); };
   }
-  const panel::TreeViewActions act = view.draw(in, ImVec2(avail.x, canvas_h));
-  if (act.clicked != kNoNode) select(act.clicked);
-  if (act.clicked_background) select(kNoNode);
-  if (act.toggle_fold != kNoNode) toggle_fold(act.toggle_fold);
-  if (act.expand_children_of != kNoNode) expand_children(act.expand_children_of);
+  const panel::TreeViewActions act = tree.view.draw(in, ImVec2(avail.x, canvas_h));
+  if (act.clicked != kNoNode) tree.select(act.clicked);
+  if (act.clicked_background) tree.select(kNoNode);
+  if (act.toggle_fold != kNoNode) tree.toggle_fold(act.toggle_fold);
+  if (act.expand_children_of != kNoNode) tree.expand_children(act.expand_children_of);
   if (act.conversations != kNoNode) ask_conversations(act.conversations);
-  draw_split_handle(room);
+  draw_split_handle(room, bottom_h);
 }
 
 // Caption banner over the top of the canvas: the demo step, or the pause.
@@ -317,38 +326,39 @@ void CachePanelState::draw_banner() {
   const bool lesson = lesson_active();
   if (lesson) {
     banner = lesson_banner();  // caption, pause state, step card (lesson-panel.cpp)
-    if (paused) colour = IM_COL32(96, 70, 20, 235);
-  } else if (paused) {
-    banner = "Paused: " + panel::thousands(int64_t(pending.size())) + " events queued.";
-    if (!pending.empty())
-      banner += " Next: " + panel::EventLog::describe(
-                                pending.front(), model, [this](const std::vector<Token>& t) {
-                                  return feed_ ? feed_->detokenize(t) : std::string();
-                                });
+    if (source.paused) colour = IM_COL32(96, 70, 20, 235);
+  } else if (source.paused) {
+    banner = "Paused: " + panel::thousands(int64_t(source.pending.size())) + " events queued.";
+    if (!source.pending.empty())
+      banner +=
+          " Next: " + panel::EventLog::describe(
+                          source.pending.front(), tree.model, [this](const std::vector<Token>& t) {
+                            return source.feed ? source.feed->detokenize(t) : std::string();
+                          });
     colour = IM_COL32(96, 70, 20, 235);
-  } else if (std::string cut = context_cut.banner(now_); !cut.empty()) {
+  } else if (std::string cut = tree.context_cut.banner(now_); !cut.empty()) {
     banner = std::move(cut);  // a few seconds after a context cut (context-cut.h)
     colour = panel::MarkColours::cut_banner;
   }
   if (!banner.empty()) {
     if (!lesson) banner = panel::one_line(banner, 400);
     ImDrawList* dl = ImGui::GetWindowDrawList();
-    const ImVec2 c0 = view.canvas_min(), c1 = view.canvas_max();
+    const ImVec2 c0 = tree.view.canvas_min(), c1 = tree.view.canvas_max();
     const float wrap = c1.x - c0.x - 24;
     const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
     const float top = c0.y + 26;  // below the zoom label
     dl->AddRectFilled(ImVec2(c0.x + 6, top), ImVec2(c1.x - 6, top + ts.y + 12), colour, 5.0f);
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, top + 6), Palette::text,
                 banner.c_str(), nullptr, wrap);
-    view.top_inset = ts.y + 16;  // fit and follow keep boxes out from under it
+    tree.view.top_inset = ts.y + 16;  // fit and follow keep boxes out from under it
   } else {
-    view.top_inset = 0;
+    tree.view.top_inset = 0;
   }
 }
 
 // The selected node: counts, actions, conversations using it, its text.
 void CachePanelState::draw_node_tab(double /*now*/) {
-  const panel::TreeNode* n = model.find(selected);
+  const panel::TreeNode* n = tree.model.find(tree.selected);
   if (!n) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyle().Colors[ImGuiCol_TextDisabled]);
     ImGui::TextWrapped(
@@ -356,14 +366,15 @@ void CachePanelState::draw_node_tab(double /*now*/) {
         "wheel to zoom, double-click to fold, right-click for more.");
     ImGui::PopStyleColor();
   } else if (n->id == kRootNode) {
-    ImGui::Text("Root: %s, %s cached", panel::plural(int64_t(model.size()) - 1, "node").c_str(),
-                panel::plural(pages().cached_tokens, "token").c_str());
+    ImGui::Text("Root: %s, %s cached",
+                panel::plural(int64_t(tree.model.size()) - 1, "node").c_str(),
+                panel::plural(tree.pages().cached_tokens, "token").c_str());
     draw_node_marks_tab(*n);
     draw_live_miss();
   } else {
     if (remote_shown()) {
       // A remote cache sends blocks only: no locks, pins, hits or access ticks.
-      const int rank = feed_->node_rank(n->id);
+      const int rank = source.feed->node_rank(n->id);
       ImGui::TextWrapped("#%u \xC2\xB7 %s \xC2\xB7 %s%s", n->id,
                          panel::plural(int64_t(n->tokens.size()), "token").c_str(),
                          panel::plural(int64_t(n->pages.size()), "block").c_str(),
@@ -380,26 +391,26 @@ void CachePanelState::draw_node_tab(double /*now*/) {
     draw_node_tiers(*n);
     draw_node_marks_tab(*n);
     draw_live_miss();
-    if (ImGui::Button("Centre")) view.focus(n->id);
+    if (ImGui::Button("Centre")) tree.view.focus(n->id);
     flow(button_w("Fold / unfold"));
-    if (ImGui::Button("Fold / unfold")) toggle_fold(n->id);
+    if (ImGui::Button("Fold / unfold")) tree.toggle_fold(n->id);
     // The saved chats are this computer's: they say nothing of a remote cache.
     if (!remote_shown()) {
       flow(button_w("Conversations using this prefix"));
       if (ImGui::Button("Conversations using this prefix")) ask_conversations(n->id);
     }
-    if (conversations_for == n->id && !remote_shown()) {
-      if (conversations_pending && conversation_titles.empty())
+    if (tree.conversations_for == n->id && !remote_shown()) {
+      if (tree.conversations_pending && tree.conversation_titles.empty())
         ImGui::TextDisabled("(asking the chat list...)");
-      else if (conversation_titles.empty())
+      else if (tree.conversation_titles.empty())
         ImGui::TextDisabled("No saved conversation starts with this prefix.");
-      for (const std::string& t : conversation_titles) ImGui::BulletText("%s", t.c_str());
+      for (const std::string& t : tree.conversation_titles) ImGui::BulletText("%s", t.c_str());
     }
     ImGui::BeginChild("##text", ImVec2(0, 0), true);
     ImGui::TextDisabled("%s of the path:",
                         panel::token_range(n->depth_tokens, int64_t(n->tokens.size())).c_str());
     ImGui::PushTextWrapPos(0);
-    ImGui::TextUnformatted(label(*n).full.c_str());
+    ImGui::TextUnformatted(tree.label(*n).full.c_str());
     ImGui::PopTextWrapPos();
     ImGui::EndChild();
   }
@@ -409,7 +420,7 @@ void CachePanelState::draw(double now) {
   const auto t0 = std::chrono::steady_clock::now();
   ImGuiIO& io = ImGui::GetIO();
   handle_text_scale_keys();
-  io.FontGlobalScale = text_scale / font_atlas_scale;
+  io.FontGlobalScale = frame.text_scale / frame.font_atlas_scale;
   ImGui::SetNextWindowPos(ImVec2(0, 0));
   ImGui::SetNextWindowSize(io.DisplaySize);
   // No window background: the GL clear has the same colour, and with a
@@ -452,12 +463,12 @@ void CachePanelState::draw(double now) {
     return ImGui::CalcTextSize(s).x + style.FramePadding.x * 2 + style.ItemInnerSpacing.x;
   };
   static constexpr const char* kMore = "More \xC2\xBB";
-  const std::string wanted = !select_tab.empty() ? select_tab : current_tab;
+  const std::string wanted = !frame.select_tab.empty() ? frame.select_tab : frame.current_tab;
   const float avail = ImGui::GetContentRegionAvail().x - 2 * style.ItemInnerSpacing.x;
   float total = 0;
   for (const Tab& t : tabs) total += tab_w(t.name);
   std::vector<bool> shown(tabs.size(), true);
-  hidden_tabs.clear();
+  frame.hidden_tabs.clear();
   if (total > avail) {
     float used = tab_w(kMore);
     for (const Tab& t : tabs)
@@ -468,23 +479,23 @@ void CachePanelState::draw(double now) {
         used += tab_w(tabs[i].name);
       } else {
         shown[i] = false;
-        hidden_tabs.push_back(tabs[i].name);
+        frame.hidden_tabs.push_back(tabs[i].name);
       }
     }
   }
   std::string pick_next;
   if (ImGui::BeginTabBar("##tabs", ImGuiTabBarFlags_FittingPolicyScroll)) {
-    tab_boxes.clear();
+    frame.tab_boxes.clear();
     for (size_t i = 0; i < tabs.size(); ++i) {
       if (!shown[i]) continue;
       const Tab& t = tabs[i];
-      const bool pick = select_tab == t.name;
+      const bool pick = frame.select_tab == t.name;
       const bool open =
           ImGui::BeginTabItem(t.name, nullptr, pick ? ImGuiTabItemFlags_SetSelected : 0);
-      tab_boxes.push_back({t.name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
-                           ImGui::CalcTextSize(t.name).x, ImGui::IsItemVisible()});
+      frame.tab_boxes.push_back({t.name, ImGui::GetItemRectMin(), ImGui::GetItemRectMax(),
+                                 ImGui::CalcTextSize(t.name).x, ImGui::IsItemVisible()});
       if (open) {
-        current_tab = t.name;
+        frame.current_tab = t.name;
         // The tab's content scrolls in its own child, so the strip above
         // stays where a click meant for a tab expects it.
         ImGui::BeginChild("##tab-body", ImVec2(0, 0), false);
@@ -493,11 +504,11 @@ void CachePanelState::draw(double now) {
         ImGui::EndTabItem();
       }
     }
-    if (!hidden_tabs.empty()) {
+    if (!frame.hidden_tabs.empty()) {
       if (ImGui::TabItemButton(kMore, ImGuiTabItemFlags_Trailing)) ImGui::OpenPopup("##more-tabs");
       if (ImGui::IsItemHovered()) panel::tooltip("The tabs that do not fit");
       if (ImGui::BeginPopup("##more-tabs")) {
-        for (const std::string& name : hidden_tabs)
+        for (const std::string& name : frame.hidden_tabs)
           if (ImGui::Selectable(name.c_str())) pick_next = name;
         ImGui::EndPopup();
       }
@@ -512,15 +523,15 @@ void CachePanelState::draw(double now) {
   // it a frame later, and until then it must stay among the shown ones),
   // unless this mode has no such tab.
   bool exists = false;
-  for (const Tab& t : tabs) exists = exists || select_tab == t.name;
+  for (const Tab& t : tabs) exists = exists || frame.select_tab == t.name;
   if (!pick_next.empty())
-    select_tab = pick_next;
-  else if (!exists || select_tab == current_tab)
-    select_tab.clear();
+    frame.select_tab = pick_next;
+  else if (!exists || frame.select_tab == frame.current_tab)
+    frame.select_tab.clear();
   ImGui::EndChild();
   ImGui::End();
-  last_fit = panel::measure_panel_fit();
-  last_draw_ms =
+  frame.last_fit = panel::measure_panel_fit();
+  frame.last_draw_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 

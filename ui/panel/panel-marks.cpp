@@ -1,6 +1,6 @@
-// CachePanelState's explanation marks (node-marks.h): keeping the
-// look-alike siblings and the context cut's branch point up to date, and
-// what the Node tab says about them and about a draft read from a node.
+// CachePanelState's explanation marks (node-marks.h): the context cut the
+// app reports, and what the Node tab says about the marks and about a
+// draft read from a node. TreeState keeps the marks up to date.
 #include <imgui.h>
 
 #include <cstdio>
@@ -12,38 +12,30 @@
 
 namespace rc::ui {
 
-void CachePanelState::refresh_marks(double now) {
-  // Both return at once unless the tree's shape changed.
-  look_alikes.update(
-      model, feed_.get(),
-      [this](const std::vector<Token>& t) { return feed_ ? feed_->detokenize(t) : std::string(); },
-      [this](const panel::TreeNode& n) -> const std::string& { return label(n).full; }, now);
-  context_cut.resolve(model);
-}
-
 void CachePanelState::mark_context_cut(int dropped, const std::vector<Token>& prompt,
                                        int64_t reused, double now) {
-  context_cut.mark(dropped, prompt, reused, now);
-  context_cut.resolve(model, true);
+  // The cut is the user's chat's: it marks the user's tree, parked or not.
+  panel::TreeState& t = user_tree();
+  panel::ContextCut& cut = t.context_cut;
+  cut.mark(dropped, prompt, reused, now);
+  cut.resolve(t.model, true);
   last_activity = now;  // frames for the banner
   std::string where;
   if (prompt.empty())
     where = "the next prompt starts a new branch after the system prompt";
-  else if (context_cut.node == kNoNode)
+  else if (cut.node == kNoNode)
     where = "the prompt's shared prefix is no longer cached";
   else
-    where = "the prompt reused " + panel::plural(context_cut.reused, "token") +
-            " and branches off at " +
-            (context_cut.node == kRootNode
-                 ? std::string("the root")
-                 : std::string(1, '#').append(std::to_string(context_cut.node)));
+    where = "the prompt reused " + panel::plural(cut.reused, "token") + " and branches off at " +
+            (cut.node == kRootNode ? std::string("the root")
+                                   : std::string(1, '#').append(std::to_string(cut.node)));
   log.note("context cut: the earliest " + panel::plural(dropped, "message") +
                " no longer fit; the cached prefix changed (" + where + ")",
            now);
 }
 
 std::string CachePanelState::draft_line() const {
-  const panel::TreeModel::DraftCounts& c = model.draft_counts();
+  const panel::TreeModel::DraftCounts& c = tree.model.draft_counts();
   if (c.drafts == 0) return "";
   return "drafts: " + panel::thousands(int64_t(c.drafted_tokens)) + " drafted \xC2\xB7 " +
          panel::thousands(int64_t(c.accepted_tokens)) + " accepted \xC2\xB7 " +
@@ -62,7 +54,7 @@ void CachePanelState::draw_node_marks_tab(const panel::TreeNode& n) {
   }
   const ImVec4 amber = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::look_alike);
   const ImVec4 red = ImGui::ColorConvertU32ToFloat4(panel::MarkColours::context_cut);
-  if (const panel::SiblingDiff* d = look_alikes.find(n.id)) {
+  if (const panel::SiblingDiff* d = tree.look_alikes.find(n.id)) {
     ImGui::PushStyleColor(ImGuiCol_Text, amber);
     ImGui::TextWrapped("Looks like its sibling #%u: %s.", d->sibling,
                        panel::look_alike_why(d->why, d->text_offset).c_str());
@@ -78,15 +70,15 @@ void CachePanelState::draw_node_marks_tab(const panel::TreeNode& n) {
     std::snprintf(button, sizeof button, "Select #%u", d->sibling);
     if (ImGui::SmallButton(button)) {
       const NodeId other = d->sibling;
-      select(other);
-      view.focus(other);
+      tree.select(other);
+      tree.view.focus(other);
     }
   }
-  if (context_cut.active() && context_cut.node == n.id) {
+  if (tree.context_cut.active() && tree.context_cut.node == n.id) {
     ImGui::PushStyleColor(ImGuiCol_Text, red);
-    ImGui::TextWrapped("%s", context_cut.badge().c_str());
+    ImGui::TextWrapped("%s", tree.context_cut.badge().c_str());
     ImGui::PopStyleColor();
-    ImGui::TextWrapped("%s", context_cut.detail().c_str());
+    ImGui::TextWrapped("%s", tree.context_cut.detail().c_str());
   }
 }
 

@@ -27,14 +27,14 @@ void CachePanelState::draw_plots_tab(double now) {
         "stored and removed blocks only. The Events tab logs each update of the tree.");
     return;
   }
-  if (has_tiers) {
+  if (source.has_tiers) {
     // Demotions, promotions, loads and recomputes are counts, not rates: a
     // line says them above the plots.
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::tier));
     ImGui::TextWrapped("tiers: %s", tier_line().c_str());
     ImGui::PopStyleColor();
   }
-  const int plots = has_requests ? 3 : 2;
+  const int plots = source.has_requests ? 3 : 2;
   const float gap = ImGui::GetStyle().ItemSpacing.y;
   const float ph = std::max((ImGui::GetContentRegionAvail().y - gap * float(plots)) / float(plots),
                             ImGui::GetFontSize() * 3.5f);
@@ -53,7 +53,7 @@ void CachePanelState::draw_plots_tab(double now) {
   match.value = "%.0f tokens reused per request";
   panel::draw_time_plot("##plot-match", history.times(), history.matched_len(), history.markers(),
                         match, ImVec2(pw, ph), now);
-  if (has_requests) {
+  if (source.has_requests) {
     panel::PlotSpec ttft;
     ttft.title = "TTFT";
     ttft.unit = "ms";
@@ -160,21 +160,22 @@ void CachePanelState::draw_cache_tab(double now) {
       "hash16: vLLM-style block hashes \xC2\xB7 off: no reuse. A small pool shows eviction.");
   ImGui::PopStyleColor();
   ImGui::Separator();
-  int budget = int(lod.max_visible), fan = int(lod.max_children), depth = lod.max_depth;
+  int budget = int(tree.lod.max_visible), fan = int(tree.lod.max_children),
+      depth = tree.lod.max_depth;
   if (ImGui::SliderInt(panel::fit_labelled("boxes before folding", 200).c_str(), &budget, 50, 5000))
-    lod.max_visible = size_t(budget), lod_changed();
+    tree.lod.max_visible = size_t(budget), tree.lod_changed();
   if (ImGui::SliderInt(panel::fit_labelled("children per node", 200).c_str(), &fan, 4, 200))
-    lod.max_children = size_t(fan), lod_changed();
+    tree.lod.max_children = size_t(fan), tree.lod_changed();
   if (ImGui::SliderInt(panel::fit_labelled("max depth (0: any)", 200).c_str(), &depth, 0, 64))
-    lod.max_depth = depth, lod_changed();
+    tree.lod.max_depth = depth, tree.lod_changed();
   const char* orientations[] = {"auto (by panel shape)", "left to right", "top to bottom"};
-  ImGui::Combo(panel::fit_labelled("layout", 200).c_str(), &orientation, orientations, 3);
-  ImGui::Checkbox("animate", &view.animate);
+  ImGui::Combo(panel::fit_labelled("layout", 200).c_str(), &tree.orientation, orientations, 3);
+  ImGui::Checkbox("animate", &tree.view.animate);
   flow(button_w("Unfold all"));
   if (ImGui::Button("Unfold all")) {
-    lod.collapsed.clear();
-    lod.expanded.clear();
-    lod_changed();
+    tree.lod.collapsed.clear();
+    tree.lod.expanded.clear();
+    tree.lod_changed();
   }
   flow(button_w("Resync from snapshot"));
   if (ImGui::Button("Resync from snapshot")) resync(now, "requested");

@@ -31,44 +31,43 @@ std::string bytes_text(int64_t b) {
 }  // namespace
 
 void CachePanelState::refresh_tiers(double now) {
-  has_tiers = feed_ && feed_->tier_stats(&tiers) && tiers.enabled;
-  if (!has_tiers || paused || remote_shown() || replay_shown()) return;
+  if (!source.has_tiers || source.paused || remote_shown() || replay_shown()) return;
   if (now - held_refreshed_at_ < kHeldRefreshSeconds) return;
   held_refreshed_at_ = now;
   ++held_refreshes;
-  if (model.refresh_held_below(feed_->snapshot())) last_activity = now;
+  if (tree.model.refresh_held_below(source.feed->snapshot())) last_activity = now;
 }
 
 std::string CachePanelState::tier_names() const {
-  if (!has_tiers) return "";
+  if (!source.has_tiers) return "";
   std::string out;
-  for (const TierInfo& t : tiers.tiers) out += (out.empty() ? "" : ", ") + t.name;
+  for (const TierInfo& t : source.tiers.tiers) out += (out.empty() ? "" : ", ") + t.name;
   return out;
 }
 
 std::string CachePanelState::sink_tier() const {
-  if (!has_tiers || tiers.tiers.empty()) return "";
+  if (!source.has_tiers || source.tiers.tiers.empty()) return "";
   // The lowest tier that is up is where evicted blocks end up for good.
-  for (auto it = tiers.tiers.rbegin(); it != tiers.tiers.rend(); ++it)
+  for (auto it = source.tiers.tiers.rbegin(); it != source.tiers.tiers.rend(); ++it)
     if (it->state == "up") return it->name;
-  return tiers.tiers.back().name;
+  return source.tiers.tiers.back().name;
 }
 
 std::string CachePanelState::tier_line() const {
-  if (!has_tiers) return "";
+  if (!source.has_tiers) return "";
   std::string line;
-  for (const TierInfo& t : tiers.tiers)
+  for (const TierInfo& t : source.tiers.tiers)
     line += t.name + " " + (t.state == "up" ? bytes_text(t.bytes) : t.state) + " \xC2\xB7 ";
-  const panel::TreeModel::TierCounts& c = model.tier_counts();
+  const panel::TreeModel::TierCounts& c = tree.model.tier_counts();
   line += std::to_string(c.demotions) + " demoted \xC2\xB7 " + std::to_string(c.promotions) +
-          " promoted \xC2\xB7 " + panel::plural(int64_t(tiers.loads), "load") + " (" +
-          panel::thousands(int64_t(tiers.loaded_tokens)) + " tok) vs " +
-          panel::plural(int64_t(tiers.recomputes), "recompute");
+          " promoted \xC2\xB7 " + panel::plural(int64_t(source.tiers.loads), "load") + " (" +
+          panel::thousands(int64_t(source.tiers.loaded_tokens)) + " tok) vs " +
+          panel::plural(int64_t(source.tiers.recomputes), "recompute");
   return line;
 }
 
 void CachePanelState::draw_node_tiers(const panel::TreeNode& n) {
-  if (!has_tiers || n.id == kRootNode) return;
+  if (!source.has_tiers || n.id == kRootNode) return;
   const ImVec4 blue = ImGui::ColorConvertU32ToFloat4(panel::Palette::tier);
   if (n.held_below > 0) {
     ImGui::TextColored(blue, "Also held below the pool: %s of its %s (tiers: %s).",
@@ -83,7 +82,7 @@ void CachePanelState::draw_node_tiers(const panel::TreeNode& n) {
     ImGui::TextDisabled(
         "Not held below the pool yet: the tiers take whole %d-token blocks, written as they "
         "fill.",
-        tiers.block_tokens);
+        source.tiers.block_tokens);
   }
   if (n.promoted_at != panel::kNever)
     ImGui::TextColored(blue, "Loaded back from the tiers %.0f s ago.", now_ - n.promoted_at);

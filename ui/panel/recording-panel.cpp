@@ -26,20 +26,22 @@ const ImVec4 kRec(1.0f, 0.4f, 0.4f, 1.0f);
 }  // namespace
 
 bool CachePanelState::can_record() const {
-  return feed_ && feed_->engine() && !lesson_shown() && !remote_shown() && !replay.shown();
+  return source.feed && source.feed->engine() && !lesson_shown() && !remote_shown() &&
+         !replay.shown();
 }
 
 void CachePanelState::tee_recording(const std::vector<CacheEvent>& events, bool overflowed) {
   panel::RecordingSink* sink = replay.sink();
-  if (!sink || !feed_ || feed_.get() != user_feed() || remote_shown() || replay.shown()) return;
+  if (!sink || !source.feed || source.feed.get() != user_feed() || remote_shown() || replay.shown())
+    return;
   if (!events.empty() || overflowed) sink->events(events, overflowed);
 }
 
 CacheSnapshot CachePanelState::shown_tree() const {
   CacheSnapshot s;
   s.next_seq = replay_shown() ? replay.cursor().applied : 0;
-  s.total_pages = int64_t(cache_stats.total_pages);
-  for (const auto& [id, n] : model.nodes())
+  s.total_pages = int64_t(source.cache_stats.total_pages);
+  for (const auto& [id, n] : tree.model.nodes())
     s.nodes.push_back(
         {id, n.parent, n.tokens, n.pages, n.lock_ref, n.pin_ref, n.last_access, n.hits});
   std::sort(s.nodes.begin(), s.nodes.end(),
@@ -68,12 +70,12 @@ void CachePanelState::draw_recording_buttons(double now) {
   }
   if (replay.opener && replay.pick_file) {
     if (replay.shown()) {
-      const char* label = narrow_toolbar ? "Close###close" : "Close recording###close";
+      const char* label = frame.narrow_toolbar ? "Close###close" : "Close recording###close";
       flow(button_w(label));
       if (ImGui::Button(label)) replay.close();
       if (ImGui::IsItemHovered()) panel::tooltip("Close the recording: back to your own tree");
     } else {
-      const char* label = narrow_toolbar ? "Open...###open" : "Open recording...###open";
+      const char* label = frame.narrow_toolbar ? "Open...###open" : "Open recording...###open";
       flow(button_w(label));
       const bool busy = replay.recording() || lesson_shown() || remote_shown();
       ImGui::BeginDisabled(busy);
@@ -86,7 +88,7 @@ void CachePanelState::draw_recording_buttons(double now) {
                               "Record here)");
     }
   }
-  if (replay.export_tree && feed_) {
+  if (replay.export_tree && source.feed) {
     flow(button_w("Export..."));
     if (ImGui::Button("Export...")) replay.export_tree();
     if (ImGui::IsItemHovered())
@@ -185,8 +187,8 @@ void CachePanelState::replay_jump(size_t index, double now) {
   if (!replay.source() || index >= replay.source()->requests().size()) return;
   // The request's prompt is highlighted on the tree it met: the cached part
   // of its path, and where it left the cache.
-  located_tokens = replay.source()->requests()[index].prompt;
-  located_structure_ = UINT64_MAX;
+  tree.located_tokens = replay.source()->requests()[index].prompt;
+  tree.relocate_soon();
   replay_select_located_ = true;
   (void)now;
 }
@@ -204,15 +206,15 @@ bool CachePanelState::replay_step_request(int dir, double now) {
 // selected one), else the next request whose prompt holds it.
 bool CachePanelState::replay_find(const std::string& text, double now) {
   std::vector<NodeId> ids;
-  for (const auto& [id, n] : model.nodes())
-    if (id != kRootNode && label(n).full.find(text) != std::string::npos) ids.push_back(id);
+  for (const auto& [id, n] : tree.model.nodes())
+    if (id != kRootNode && tree.label(n).full.find(text) != std::string::npos) ids.push_back(id);
   std::sort(ids.begin(), ids.end());
   if (!ids.empty()) {
-    auto it = std::upper_bound(ids.begin(), ids.end(), selected);
+    auto it = std::upper_bound(ids.begin(), ids.end(), tree.selected);
     const NodeId id = it == ids.end() ? ids.front() : *it;
-    select(id);
-    view.focus(id);
-    view.follow = false;
+    tree.select(id);
+    tree.view.focus(id);
+    tree.view.follow = false;
     find_result = panel::plural(int64_t(ids.size()), "node") + " hold it here";
     return true;
   }
@@ -242,14 +244,14 @@ void CachePanelState::replay_after_sync() {
   replay_seen_seq_ = at;
   if (!replay.playing && !replay_select_located_ && seen != UINT64_MAX &&
       (at > seen + kFitJump || at + kFitJump < seen))
-    view.request_fit();
+    tree.view.request_fit();
   if (!replay_select_located_ || replay.cursor().applied != replay.cursor().target) return;
   replay_select_located_ = false;
-  const NodeId target = located_partial != kNoNode ? located_partial : located;
+  const NodeId target = tree.located_partial != kNoNode ? tree.located_partial : tree.located;
   if (target == kNoNode) return;
-  select(target);
-  view.focus(target);
-  view.follow = false;
+  tree.select(target);
+  tree.view.focus(target);
+  tree.view.follow = false;
 }
 
 // The search over the shown tree's nodes and the recording's prompts.

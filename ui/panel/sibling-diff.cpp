@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "panel/event-log.h"
+#include "panel/label-text.h"
 
 namespace rc::ui::panel {
 

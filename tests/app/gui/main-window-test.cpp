@@ -246,12 +246,12 @@ TEST_F(MainWindowTest, CachePanelRequestsAreServed) {
   const auto& rows = w->controller()->chatModel()->rows();
   ASSERT_GE(rows.size(), 2u);
   ASSERT_TRUE(rows[1].metrics.has_value());
-  EXPECT_EQ(st.located_request.prompt_tokens, rows[1].metrics->promptTokens);
-  EXPECT_EQ(st.located_request.cached_tokens, rows[1].metrics->cachedTokens);
-  ASSERT_TRUE(st.live_miss_valid);
-  ASSERT_TRUE(st.live_miss.ok) << st.live_miss.error;
-  EXPECT_EQ(st.live_miss.prompt_tokens, rows[1].metrics->promptTokens);
-  EXPECT_EQ(st.live_miss.matched_tokens, rows[1].metrics->cachedTokens);
+  EXPECT_EQ(st.tree.located_request.prompt_tokens, rows[1].metrics->promptTokens);
+  EXPECT_EQ(st.tree.located_request.cached_tokens, rows[1].metrics->cachedTokens);
+  ASSERT_TRUE(st.tree.live_miss_valid);
+  ASSERT_TRUE(st.tree.live_miss.ok) << st.tree.live_miss.error;
+  EXPECT_EQ(st.tree.live_miss.prompt_tokens, rows[1].metrics->promptTokens);
+  EXPECT_EQ(st.tree.live_miss.matched_tokens, rows[1].metrics->cachedTokens);
 
   // The panel asks which conversations use a node: the list is filtered.
   typeAndSend("What is a radix tree?");

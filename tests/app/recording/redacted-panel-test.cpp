@@ -77,10 +77,10 @@ TEST(RedactedRecordingPanel, OpensAndShowsLengthsInsteadOfText) {
   ASSERT_TRUE(rec.ok());
   auto end = (*rec)->tree_at(src.end_seq());
   ASSERT_TRUE(end.ok()) << end.status().message();
-  ASSERT_EQ(st.model.size(), end->nodes.size());
+  ASSERT_EQ(st.tree.model.size(), end->nodes.size());
   size_t labelled = 0;
   for (const CacheNodeInfo& n : end->nodes) {
-    const panel::TreeNode* t = st.model.find(n.id);
+    const panel::TreeNode* t = st.tree.model.find(n.id);
     ASSERT_NE(t, nullptr) << n.id;
     EXPECT_EQ(t->tokens, n.tokens);
     EXPECT_EQ(t->hits, n.hits);

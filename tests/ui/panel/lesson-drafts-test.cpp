@@ -16,17 +16,10 @@
 #include "panel/tree-model.h"
 #include "require-test-model.h"
 #include "test-paths.h"
+#include "ui/panel/headless-panel.h"
 
 namespace rc::ui::panel {
 namespace {
-
-size_t drafts_scenario() {
-  const auto& all = demo_scenarios();
-  for (size_t i = 0; i < all.size(); ++i)
-    if (all[i].speculate) return i;
-  ADD_FAILURE() << "no drafted decoding lesson";
-  return 0;
-}
 
 TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
   RC_REQUIRE_TEST_MODEL();

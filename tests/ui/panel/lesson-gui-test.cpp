@@ -63,8 +63,8 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
       },
       60000));
   const uint64_t before = user->stats().requests_finished;
-  st.demo.lead_seconds = 0.05;
-  st.demo.seconds_per_step = 0.1;
+  st.lesson.demo.lead_seconds = 0.05;
+  st.lesson.demo.seconds_per_step = 0.1;
 
   // The panel gets half the window while a lesson shows, then its width back.
   auto* splitter = window->findChild<QSplitter*>();
@@ -75,10 +75,12 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
   for (size_t i = 0; i < all.size(); ++i) {
     SCOPED_TRACE(all[i].name);
     ASSERT_TRUE(st.start_lesson(i, 0));
-    ASSERT_TRUE(QTest::qWaitFor([&] { return st.lesson_shown() && st.demo.running(); }, 60000))
-        << st.lesson_error;
-    ASSERT_TRUE(QTest::qWaitFor([&] { return st.demo.finished(); }, 240000)) << st.demo.caption();
-    for (const rc::ui::panel::DemoStepResult& r : st.demo.results()) {
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return st.lesson_shown() && st.lesson.demo.running(); }, 60000))
+        << st.lesson.error;
+    ASSERT_TRUE(QTest::qWaitFor([&] { return st.lesson.demo.finished(); }, 240000))
+        << st.lesson.demo.caption();
+    for (const rc::ui::panel::DemoStepResult& r : st.lesson.demo.results()) {
       EXPECT_TRUE(r.finished);
       EXPECT_EQ(r.error, "");
       EXPECT_GT(r.metrics.prompt_tokens, 0);
@@ -103,7 +105,7 @@ TEST(LessonGui, EveryDemoThenAnOrdinaryMessageUsesTheUsersPool) {
   EXPECT_EQ(user->stats().requests_finished, before + 1);
   ASSERT_TRUE(QTest::qWaitFor([&] { return !st.lesson_shown(); }, 10000));
   EXPECT_EQ(st.feed()->engine(), user);
-  EXPECT_EQ(st.lesson.engine(), nullptr);
+  EXPECT_EQ(st.lesson.host.engine(), nullptr);
   EXPECT_TRUE(QTest::qWaitFor([&] { return panel->width() == panelWidth; }, 5000))
       << panel->width() << " != " << panelWidth;
   window.reset();

@@ -10,8 +10,8 @@
 // explain_miss on that snapshot, called directly; the Node tab draws it
 // (ImGui's log of the frame's text).
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <imgui.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -119,8 +119,8 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   ASSERT_TRUE(engine_->last_logits(a).ok());  // the first is cached
 
   CachePanelState st;
-  st.view.animate = false;
-  st.view.smooth_camera = false;
+  st.tree.view.animate = false;
+  st.tree.view.smooth_camera = false;
   st.set_feed(panel::make_engine_feed(*engine_), now_);
   st.miss_explainer = gui::make_miss_explainer();
   frame(st);
@@ -130,13 +130,13 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   ASSERT_GT(would, int64_t(d) + 20) << "the shared part after the date is cached";
 
   // Another tab on screen: the message's Cache button opens the Node tab.
-  st.select_tab = "Events";
+  st.frame.select_tab = "Events";
   frame(st);
   frame(st);
-  ASSERT_EQ(st.current_tab, "Events");
+  ASSERT_EQ(st.frame.current_tab, "Events");
   st.locate(b, now_);
-  ASSERT_TRUE(st.live_miss_valid);
-  const panel::MissView& v = st.live_miss;
+  ASSERT_TRUE(st.tree.live_miss_valid);
+  const panel::MissView& v = st.tree.live_miss;
   ASSERT_TRUE(v.ok) << v.error;
   EXPECT_EQ(v.prompt_tokens, int64_t(b.size()));
   EXPECT_EQ(v.divergence, int64_t(d));
@@ -159,11 +159,12 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   EXPECT_EQ(before.substr(before.size() - v.before.size()), v.before);
 
   // The Node tab, on the located node, draws it.
-  ASSERT_EQ(st.selected, st.located_partial != kNoNode ? st.located_partial : st.located);
+  ASSERT_EQ(st.tree.selected,
+            st.tree.located_partial != kNoNode ? st.tree.located_partial : st.tree.located);
   frame(st);
   const std::string text = frame(st);
   if (std::getenv("LIVE_MISS_DUMP")) std::printf("%s\n", text.c_str());
-  EXPECT_EQ(st.current_tab, "Node");
+  EXPECT_EQ(st.frame.current_tab, "Node");
   EXPECT_NE(text.find("against the cache now"), std::string::npos) << text;
   EXPECT_NE(text.find("diverges at token " + std::to_string(d)), std::string::npos) << text;
   EXPECT_NE(text.find("Realigned"), std::string::npos) << text;
@@ -173,7 +174,7 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
       << text;
 
   // Another node selected: the section goes with the located one.
-  st.select(kRootNode);
+  st.tree.select(kRootNode);
   frame(st);
   EXPECT_EQ(frame(st).find("Why it missed"), std::string::npos);
 
@@ -186,7 +187,7 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   frame(st);
   st.locate(b, now_);
   frame(st);
-  EXPECT_EQ(st.live_miss.divergence, int64_t(b.size()));
+  EXPECT_EQ(st.tree.live_miss.divergence, int64_t(b.size()));
   EXPECT_NE(frame(st).find("a full hit"), std::string::npos);
 
   // With what its reply says (prompt length, cached when it ran), the
@@ -198,8 +199,8 @@ TEST_F(LiveMiss, APlantedDateDivergesAtItsStartAndRealigns) {
   req.prompt_tokens = int64_t(b.size());
   req.cached_tokens = b_cached;
   st.locate(reply_path, now_, req);
-  ASSERT_TRUE(st.live_miss_valid);
-  const panel::MissView& w = st.live_miss;
+  ASSERT_TRUE(st.tree.live_miss_valid);
+  const panel::MissView& w = st.tree.live_miss;
   ASSERT_TRUE(w.ok) << w.error;
   EXPECT_EQ(w.prompt_tokens, int64_t(b.size()));
   EXPECT_EQ(w.matched_tokens, b_cached);
@@ -225,12 +226,12 @@ TEST_F(LiveMiss, ANewFeedDropsTheExplanation) {
   st.set_feed(panel::make_engine_feed(*engine_), now_);
   frame(st);
   st.locate(b, now_);
-  EXPECT_TRUE(st.live_miss_valid);
+  EXPECT_TRUE(st.tree.live_miss_valid);
   EXPECT_NE(frame(st).find("Why it missed"), std::string::npos);
   st.set_feed(panel::make_engine_feed(*engine_), now_);
-  EXPECT_FALSE(st.live_miss_valid);
+  EXPECT_FALSE(st.tree.live_miss_valid);
   frame(st);
-  st.select(kRootNode);
+  st.tree.select(kRootNode);
   EXPECT_EQ(frame(st).find("Why it missed"), std::string::npos);
 }
 
@@ -278,7 +279,7 @@ TEST_F(LiveMiss, NoExplainerNoSection) {
   st.set_feed(panel::make_engine_feed(*engine_), now_);
   frame(st);
   st.locate(b, now_);
-  EXPECT_FALSE(st.live_miss_valid);
+  EXPECT_FALSE(st.tree.live_miss_valid);
   frame(st);
   EXPECT_EQ(frame(st).find("Why it missed"), std::string::npos);
 }

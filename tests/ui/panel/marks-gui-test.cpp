@@ -103,23 +103,23 @@ TEST(MarksGui, AReencodedReplyAndAContextCutAreMarked) {
   const size_t reused = common_prefix(old, cut);
   ASSERT_GT(reused, 0u);
   ASSERT_TRUE(e.last_logits(cut).ok());
-  ASSERT_TRUE(wait_for([&] { return st.model.infos() == e.cache_snapshot().nodes; }, 10000));
+  ASSERT_TRUE(wait_for([&] { return st.tree.model.infos() == e.cache_snapshot().nodes; }, 10000));
 
   // The look-alike: the node of the encoded reply, told apart from the
   // re-encoded one at their first differing token.
   const size_t k = common_prefix(encoded, split);
-  const NodeId parent = st.model.locate(cat(prompt, {encoded.begin(), encoded.begin() + k}));
-  ASSERT_EQ(st.model.path_tokens(parent).size(), prompt.size() + k);
+  const NodeId parent = st.tree.model.locate(cat(prompt, {encoded.begin(), encoded.begin() + k}));
+  ASSERT_EQ(st.tree.model.path_tokens(parent).size(), prompt.size() + k);
   NodeId mine = kNoNode, other = kNoNode;
-  for (NodeId c : st.model.find(parent)->children) {
-    const panel::TreeNode* n = st.model.find(c);
+  for (NodeId c : st.tree.model.find(parent)->children) {
+    const panel::TreeNode* n = st.tree.model.find(c);
     if (n->tokens.at(0) == encoded[k]) mine = c;
     if (n->tokens.at(0) == split[k]) other = c;
   }
   ASSERT_NE(mine, kNoNode);
   ASSERT_NE(other, kNoNode);
-  ASSERT_TRUE(wait_for([&] { return st.look_alikes.find(mine) != nullptr; }, 5000));
-  const panel::SiblingDiff& d = *st.look_alikes.find(mine);
+  ASSERT_TRUE(wait_for([&] { return st.tree.look_alikes.find(mine) != nullptr; }, 5000));
+  const panel::SiblingDiff& d = *st.tree.look_alikes.find(mine);
   EXPECT_EQ(d.sibling, other);
   EXPECT_EQ(d.span_index, 0u);
   EXPECT_EQ(d.path_index, int64_t(prompt.size() + k));
@@ -128,20 +128,20 @@ TEST(MarksGui, AReencodedReplyAndAContextCutAreMarked) {
   EXPECT_TRUE(d.why == panel::LookAlike::same_text_split ||
               d.why == panel::LookAlike::same_text_space)
       << panel::look_alike_why(d.why);
-  EXPECT_NE(st.look_alikes.find(other), nullptr);
+  EXPECT_NE(st.tree.look_alikes.find(other), nullptr);
 
   // The context cut: reported as the app does, badged where `cut` leaves
   // the old path.
   panel->markContextCut(2, cut, int(reused));
-  const NodeId branch = st.model.locate({cut.begin(), cut.begin() + ptrdiff_t(reused)});
-  EXPECT_EQ(st.context_cut.node, branch);
-  EXPECT_EQ(st.model.path_tokens(branch).size(), reused);
-  EXPECT_EQ(st.model.find(branch)->children.size(), 2u);
-  ASSERT_TRUE(wait_for([&] { return st.view.stats().cut_marks_drawn == 1; }, 5000));
-  EXPECT_GE(st.view.stats().look_alikes_drawn, 2);
-  st.select(mine);  // the Node tab explains the look-alike in the picture
+  const NodeId branch = st.tree.model.locate({cut.begin(), cut.begin() + ptrdiff_t(reused)});
+  EXPECT_EQ(st.tree.context_cut.node, branch);
+  EXPECT_EQ(st.tree.model.path_tokens(branch).size(), reused);
+  EXPECT_EQ(st.tree.model.find(branch)->children.size(), 2u);
+  ASSERT_TRUE(wait_for([&] { return st.tree.view.stats().cut_marks_drawn == 1; }, 5000));
+  EXPECT_GE(st.tree.view.stats().look_alikes_drawn, 2);
+  st.tree.select(mine);  // the Node tab explains the look-alike in the picture
   QTest::qWait(600);
-  EXPECT_GT(st.view.top_inset, 0);  // the banner
+  EXPECT_GT(st.tree.view.top_inset, 0);  // the banner
   const QImage shot = window.grab().toImage();
   const std::string path = RADIXCHAT_BINARY_DIR "/tests/ui/panel/marks-gui.png";
   std::filesystem::create_directories(std::filesystem::path(path).parent_path());

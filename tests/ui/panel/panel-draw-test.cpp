@@ -31,8 +31,8 @@ class DrawTest : public ::testing::Test {
   }
   // A still picture: no glide, camera jumps to its target.
   static void still(CachePanelState& st) {
-    st.view.animate = false;
-    st.view.smooth_camera = false;
+    st.tree.view.animate = false;
+    st.tree.view.smooth_camera = false;
   }
 
   // PrimRect quads (index pattern a,a+1,a+2,a,a+2,a+3 over an axis-aligned
@@ -40,7 +40,7 @@ class DrawTest : public ::testing::Test {
   static int node_quads(const CachePanelState& st, float h) {
     const ImDrawData* dd = ImGui::GetDrawData();
     const ImVec2 white = ImGui::GetIO().Fonts->TexUvWhitePixel;
-    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    const ImVec2 c0 = st.tree.view.canvas_min(), c1 = st.tree.view.canvas_max();
     int n = 0;
     for (int l = 0; l < dd->CmdListsCount; ++l) {
       const ImDrawList* dl = dd->CmdLists[l];
@@ -75,9 +75,9 @@ class DrawTest : public ::testing::Test {
   // Boxes of real nodes whose screen rectangle meets the canvas, from the
   // layout and camera alone.
   static int expected_boxes(CachePanelState& st) {
-    const TreeLayout& L = st.layout(0);
-    const Camera& c = st.view.cam;
-    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    const TreeLayout& L = st.tree.layout(0);
+    const Camera& c = st.tree.view.cam;
+    const ImVec2 c0 = st.tree.view.canvas_min(), c1 = st.tree.view.canvas_max();
     int n = 0;
     for (const LaidNode& ln : L.nodes) {
       if (ln.aggregate) continue;
@@ -120,16 +120,16 @@ TEST_F(DrawTest, EveryNodeOfASmallTreeIsOneBox) {
   still(st);
   frame(st);
   frame(st);
-  const size_t n = st.model.size();
+  const size_t n = st.tree.model.size();
   ASSERT_GE(n, 7u);
-  const float h = st.metrics.height * st.view.cam.zoom;
-  EXPECT_GT(st.view.cam.zoom, 0.5f);  // fitted, readable
-  EXPECT_EQ(st.view.stats().nodes_drawn, int(n));
+  const float h = st.tree.metrics.height * st.tree.view.cam.zoom;
+  EXPECT_GT(st.tree.view.cam.zoom, 0.5f);  // fitted, readable
+  EXPECT_EQ(st.tree.view.stats().nodes_drawn, int(n));
   EXPECT_EQ(expected_boxes(st), int(n));
   EXPECT_EQ(node_quads(st, h), int(n));
-  EXPECT_EQ(st.view.stats().edges_drawn, int(n) - 1);
-  EXPECT_EQ(st.view.stats().labels_drawn, int(n));
-  EXPECT_EQ(st.view.stats().culled, 0);
+  EXPECT_EQ(st.tree.view.stats().edges_drawn, int(n) - 1);
+  EXPECT_EQ(st.tree.view.stats().labels_drawn, int(n));
+  EXPECT_EQ(st.tree.view.stats().culled, 0);
 }
 
 // A bare cache posing as one with a disk tier below it: every node's first
@@ -183,11 +183,11 @@ TEST_F(DrawTest, NodesTheTiersHoldAreMarkedAndRefreshedFromSnapshots) {
   still(st);
   frame(st);
   frame(st);
-  ASSERT_TRUE(st.has_tiers);
+  ASSERT_TRUE(st.source.has_tiers);
   EXPECT_EQ(st.sink_tier(), "disk");
-  const int nodes = int(st.model.size()) - 1;
+  const int nodes = int(st.tree.model.size()) - 1;
   ASSERT_GE(nodes, 3);
-  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes);
+  EXPECT_EQ(st.tree.view.stats().tier_marks_drawn, nodes);
   EXPECT_NE(st.tier_line().find("2 loads (128 tok) vs 1 recompute"), std::string::npos)
       << st.tier_line();
   // Snapshots for held_below: one at the resync and one refresh, then no
@@ -200,13 +200,13 @@ TEST_F(DrawTest, NodesTheTiersHoldAreMarkedAndRefreshedFromSnapshots) {
   EXPECT_LE(tf->snapshots, taken + 3);
   // A new node is marked once a snapshot says the tiers hold it (its
   // insert event alone does not).
-  const uint64_t resyncs = st.resyncs;
+  const uint64_t resyncs = st.source.resyncs;
   run_request(*cache, "Another prompt entirely, long enough");
   frame(st);
-  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes);
+  EXPECT_EQ(st.tree.view.stats().tier_marks_drawn, nodes);
   for (int i = 0; i < 70; ++i) frame(st);
-  EXPECT_EQ(st.view.stats().tier_marks_drawn, nodes + 1);
-  EXPECT_EQ(st.resyncs, resyncs) << "refreshing the marks is not a resync";
+  EXPECT_EQ(st.tree.view.stats().tier_marks_drawn, nodes + 1);
+  EXPECT_EQ(st.source.resyncs, resyncs) << "refreshing the marks is not a resync";
   // Paused: no refresh (the model shows an older tree than the snapshot).
   st.set_paused(true, 0);
   const int paused_at = tf->snapshots;
@@ -271,15 +271,15 @@ TEST_F(DrawTest, ADemotedLeafSinksAndAPlainEvictionFades) {
   still(st);
   frame(st);
   frame(st);
-  EXPECT_EQ(st.view.stats().tier_marks_drawn, 2);  // the shared node and the first leaf
+  EXPECT_EQ(st.tree.view.stats().tier_marks_drawn, 2);  // the shared node and the first leaf
   f->push(CacheEventKind::demote, 2, 10);
   f->push(CacheEventKind::evict, 2, 0);
   f->push(CacheEventKind::evict, 3, 0);
   frame(st);
   frame(st);
-  EXPECT_EQ(st.view.stats().ghosts_drawn, 2);
-  EXPECT_EQ(st.view.stats().sunk_ghosts_drawn, 1);
-  EXPECT_EQ(st.model.tier_counts().demotions, 1u);
+  EXPECT_EQ(st.tree.view.stats().ghosts_drawn, 2);
+  EXPECT_EQ(st.tree.view.stats().sunk_ghosts_drawn, 1);
+  EXPECT_EQ(st.tree.model.tier_counts().demotions, 1u);
   EXPECT_NE(st.tier_line().find("1 demoted"), std::string::npos) << st.tier_line();
 }
 
@@ -288,21 +288,21 @@ TEST_F(DrawTest, ZoomedInBoxesOffScreenAreCulled) {
   rc::test::grow_tree(*cache, 300, 4);
   CachePanelState st;
   st.set_feed(make_kv_cache_feed(*cache), 0);
-  st.lod.enabled = false;
-  st.lod_changed();
+  st.tree.lod.enabled = false;
+  st.tree.lod_changed();
   still(st);
   frame(st);
-  st.view.follow = false;
-  const TreeLayout& L = st.layout(now_);
-  ASSERT_EQ(L.nodes.size(), st.model.size());
-  st.view.cam = Camera{L.width * 0.3f, L.height * 0.4f, 1.5f};
+  st.tree.view.follow = false;
+  const TreeLayout& L = st.tree.layout(now_);
+  ASSERT_EQ(L.nodes.size(), st.tree.model.size());
+  st.tree.view.cam = Camera{L.width * 0.3f, L.height * 0.4f, 1.5f};
   frame(st);
   const int expected = expected_boxes(st);
   ASSERT_GT(expected, 3);
   ASSERT_LT(expected, int(L.nodes.size()));
-  EXPECT_EQ(st.view.stats().nodes_drawn, expected);
-  EXPECT_EQ(st.view.stats().culled, int(L.nodes.size()) - expected);
-  EXPECT_EQ(node_quads(st, st.metrics.height * 1.5f), expected);
+  EXPECT_EQ(st.tree.view.stats().nodes_drawn, expected);
+  EXPECT_EQ(st.tree.view.stats().culled, int(L.nodes.size()) - expected);
+  EXPECT_EQ(node_quads(st, st.tree.metrics.height * 1.5f), expected);
 }
 
 TEST_F(DrawTest, LargeTreeIsFoldedToTheBudget) {
@@ -310,17 +310,17 @@ TEST_F(DrawTest, LargeTreeIsFoldedToTheBudget) {
   rc::test::grow_tree(*cache, 5000, 8);
   CachePanelState st;
   st.set_feed(make_kv_cache_feed(*cache), 0);
-  st.lod.max_visible = 600;
-  st.lod_changed();
+  st.tree.lod.max_visible = 600;
+  st.tree.lod_changed();
   still(st);
   frame(st);
   frame(st);
-  const TreeLayout& L = st.layout(now_);
+  const TreeLayout& L = st.tree.layout(now_);
   EXPECT_LT(L.nodes.size(), 900u);
-  const TreeViewStats& s = st.view.stats();
+  const TreeViewStats& s = st.tree.view.stats();
   EXPECT_GT(s.folded_drawn, 0);
   EXPECT_EQ(s.nodes_drawn, expected_boxes(st));
-  EXPECT_EQ(node_quads(st, st.metrics.height * st.view.cam.zoom), s.nodes_drawn);
+  EXPECT_EQ(node_quads(st, st.tree.metrics.height * st.tree.view.cam.zoom), s.nodes_drawn);
 }
 
 TEST_F(DrawTest, MatchInsertSplitAndEvictionAreMarked) {
@@ -335,12 +335,12 @@ TEST_F(DrawTest, MatchInsertSplitAndEvictionAreMarked) {
   frame(st);
   EXPECT_GT(vertices_of_colour(Palette::matched), 0);   // gold path
   EXPECT_GT(vertices_of_colour(Palette::inserted), 0);  // green "new"
-  EXPECT_GT(st.model.find(st.model.last_insert_node())->inserted_at, 0);
+  EXPECT_GT(st.tree.model.find(st.tree.model.last_insert_node())->inserted_at, 0);
   // Fill the pool: the LRU leaf is evicted and fades out where it was.
   frame(st);
   run_request(*cache, "a different prompt that needs most of the pool's pages");
   frame(st);
-  EXPECT_GE(st.view.stats().ghosts_drawn, 1);
+  EXPECT_GE(st.tree.view.stats().ghosts_drawn, 1);
   bool logged = false;
   for (const LogEntry& e : st.log.entries())
     logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
@@ -355,10 +355,10 @@ TEST_F(DrawTest, HoverShowsATooltipAndClickSelects) {
   still(st);
   frame(st);
   frame(st);
-  const NodeId leaf = st.model.root().children.at(0);
+  const NodeId leaf = st.tree.model.root().children.at(0);
   float x, y, w, h;
-  ASSERT_TRUE(st.view.world_box(leaf, st.layout(now_), &x, &y, &w, &h));
-  const ImVec2 centre = st.view.to_screen(x + w / 2, y + h / 2);
+  ASSERT_TRUE(st.tree.view.world_box(leaf, st.tree.layout(now_), &x, &y, &w, &h));
+  const ImVec2 centre = st.tree.view.to_screen(x + w / 2, y + h / 2);
   ImGuiIO& io = ImGui::GetIO();
   const int lists_before = ImGui::GetDrawData()->CmdListsCount;
   io.MousePos = centre;
@@ -369,14 +369,14 @@ TEST_F(DrawTest, HoverShowsATooltipAndClickSelects) {
   frame(st);
   io.MouseDown[0] = false;
   frame(st);
-  EXPECT_EQ(st.selected, leaf);
+  EXPECT_EQ(st.tree.selected, leaf);
   // Wheel zooms around the cursor: the node under it stays under it.
-  const float z0 = st.view.cam.zoom;
+  const float z0 = st.tree.view.cam.zoom;
   io.MouseWheel = 2;
   frame(st);
-  EXPECT_GT(st.view.cam.zoom, z0);
-  EXPECT_FALSE(st.view.follow);
-  const ImVec2 after = st.view.to_screen(x + w / 2, y + h / 2);
+  EXPECT_GT(st.tree.view.cam.zoom, z0);
+  EXPECT_FALSE(st.tree.view.follow);
+  const ImVec2 after = st.tree.view.to_screen(x + w / 2, y + h / 2);
   EXPECT_NEAR(after.x, centre.x, 0.5f);
   EXPECT_NEAR(after.y, centre.y, 0.5f);
 }
@@ -408,7 +408,7 @@ TEST_F(DrawTest, WithoutASourceThePanelStillDraws) {
   still(st);
   frame(st);
   frame(st);
-  EXPECT_EQ(st.view.stats().nodes_drawn, 1);  // the root alone
+  EXPECT_EQ(st.tree.view.stats().nodes_drawn, 1);  // the root alone
   EXPECT_GT(ImGui::GetDrawData()->TotalVtxCount, 100);
 }
 

@@ -37,8 +37,8 @@ class FitTest : public ::testing::Test {
     for (int i = 0; i < n; ++i) frame(st);
   }
   static void still(CachePanelState& st) {
-    st.view.animate = false;
-    st.view.smooth_camera = false;
+    st.tree.view.animate = false;
+    st.tree.view.smooth_camera = false;
   }
   // Follows `c` without animation at `size` and draws a few frames.
   void watch(CachePanelState& st, KvCache& c, ImVec2 size) {
@@ -70,7 +70,7 @@ class FitTest : public ::testing::Test {
       request(c, s);
   }
 
-  HeadlessImGui imgui_{ImVec2(320, 600), CachePanelState::kBaseFontPx};
+  HeadlessImGui imgui_{ImVec2(320, 600), panel::FrameState::kBaseFontPx};
   double now_ = 0;
 };
 
@@ -139,7 +139,7 @@ TEST_F(FitTest, EveryTabFitsNarrowAndWideAtAnyTextScale) {
   chats(*cache);
   CachePanelState st;
   watch(st, *cache, ImGui::GetIO().DisplaySize);
-  st.select(st.model.last_insert_node());
+  st.tree.select(st.tree.model.last_insert_node());
   const char* tabs[] = {"Node", "Plots", "Events", "Demos", "Cache"};
   // 320x480 and 320x560: the panel in a 1024x700 window, menus and bars
   // taken away (the GL host's minimum is 320x320).
@@ -150,10 +150,10 @@ TEST_F(FitTest, EveryTabFitsNarrowAndWideAtAnyTextScale) {
       ImGui::GetIO().DisplaySize = size;
       st.set_text_scale(scale);
       for (const char* tab : tabs) {
-        st.select_tab = tab;
+        st.frame.select_tab = tab;
         frames(st, 3);
-        ASSERT_EQ(st.current_tab, tab);
-        const PanelFit& fit = st.last_fit;
+        ASSERT_EQ(st.frame.current_tab, tab);
+        const PanelFit& fit = st.frame.last_fit;
         EXPECT_TRUE(fit.fits()) << tab << " at " << size.x << "x" << size.y << ", text " << scale
                                 << ": " << fit.overflow;
         EXPECT_GE(fit.windows, 2);  // the panel and its tab area at least
@@ -171,7 +171,7 @@ TEST_F(FitTest, CtrlPlusAndMinusScaleTheText) {
   CachePanelState st;
   still(st);
   frames(st, 2);
-  const float h0 = st.metrics.height;
+  const float h0 = st.tree.metrics.height;
   ImGuiIO& io = ImGui::GetIO();
   auto press = [&](int key) {
     io.KeyCtrl = true;
@@ -182,20 +182,20 @@ TEST_F(FitTest, CtrlPlusAndMinusScaleTheText) {
     frames(st, 2);
   };
   press('=');
-  EXPECT_FLOAT_EQ(st.text_scale, CachePanelState::kTextScaleStep);
-  EXPECT_FLOAT_EQ(st.metrics.height, h0 * CachePanelState::kTextScaleStep);
-  EXPECT_FLOAT_EQ(io.FontGlobalScale, st.text_scale);  // no GL host: ImGui scales the atlas
+  EXPECT_FLOAT_EQ(st.frame.text_scale, panel::FrameState::kTextScaleStep);
+  EXPECT_FLOAT_EQ(st.tree.metrics.height, h0 * panel::FrameState::kTextScaleStep);
+  EXPECT_FLOAT_EQ(io.FontGlobalScale, st.frame.text_scale);  // no GL host: ImGui scales the atlas
   press('+');
-  EXPECT_GT(st.text_scale, CachePanelState::kTextScaleStep);
+  EXPECT_GT(st.frame.text_scale, panel::FrameState::kTextScaleStep);
   press('-');
   press('-');
   press('-');
-  EXPECT_LT(st.text_scale, 1.0f);
+  EXPECT_LT(st.frame.text_scale, 1.0f);
   press('0');
-  EXPECT_FLOAT_EQ(st.text_scale, 1.0f);
-  EXPECT_FLOAT_EQ(st.metrics.height, h0);
+  EXPECT_FLOAT_EQ(st.frame.text_scale, 1.0f);
+  EXPECT_FLOAT_EQ(st.tree.metrics.height, h0);
   for (int i = 0; i < 20; ++i) press('=');
-  EXPECT_FLOAT_EQ(st.text_scale, CachePanelState::kMaxTextScale);
+  EXPECT_FLOAT_EQ(st.frame.text_scale, panel::FrameState::kMaxTextScale);
 }
 
 // The fit measure is not vacuous: an item wider than the panel is caught.
@@ -222,19 +222,20 @@ TEST_F(FitTest, TooltipsStayInsideTheDisplay) {
   // Hover each laid-out node near the right edge: the tooltip (wide text,
   // up to 900 characters) must be placed and wrapped inside the display.
   int hovered = 0;
-  for (const LaidNode& ln : st.layout(now_).nodes) {
+  for (const LaidNode& ln : st.tree.layout(now_).nodes) {
     if (ln.id == kNoNode) continue;
     float x, y, w, h;
-    ASSERT_TRUE(st.view.world_box(ln.id, st.layout(now_), &x, &y, &w, &h));
-    const ImVec2 p = st.view.to_screen(x + w - 2, y + h / 2);
-    if (p.x < st.view.canvas_min().x || p.x > st.view.canvas_max().x ||
-        p.y < st.view.tree_area_top() || p.y > st.view.tree_area_bottom())
+    ASSERT_TRUE(st.tree.view.world_box(ln.id, st.tree.layout(now_), &x, &y, &w, &h));
+    const ImVec2 p = st.tree.view.to_screen(x + w - 2, y + h / 2);
+    if (p.x < st.tree.view.canvas_min().x || p.x > st.tree.view.canvas_max().x ||
+        p.y < st.tree.view.tree_area_top() || p.y > st.tree.view.tree_area_bottom())
       continue;
     ImGui::GetIO().MousePos = p;
     frames(st, 3);  // a tooltip's first frame only measures it
-    if (st.last_fit.tooltips == 0) continue;
+    if (st.frame.last_fit.tooltips == 0) continue;
     ++hovered;
-    EXPECT_TRUE(st.last_fit.fits()) << "node #" << ln.id << ": " << st.last_fit.overflow;
+    EXPECT_TRUE(st.frame.last_fit.fits())
+        << "node #" << ln.id << ": " << st.frame.last_fit.overflow;
   }
   EXPECT_GE(hovered, 3);
 }
@@ -252,15 +253,15 @@ TEST_F(FitTest, NewestNodeIsNeverUnderTheLegendOrCaption) {
     request(*cache, "<sys> Shared system prompt. <user> question number " + std::to_string(i) +
                         " with some words");
     frames(st, 2);
-    const NodeId newest = st.model.last_insert_node();
+    const NodeId newest = st.tree.model.last_insert_node();
     ASSERT_NE(newest, kNoNode);
     float x, y, w, h;
-    ASSERT_TRUE(st.view.world_box(newest, st.layout(now_), &x, &y, &w, &h));
-    const ImVec2 p0 = st.view.to_screen(x, y), p1 = st.view.to_screen(x + w, y + h);
-    EXPECT_GE(p0.y, st.view.tree_area_top() - 0.5f) << "request " << i;
-    EXPECT_LE(p1.y, st.view.tree_area_bottom() + 0.5f) << "request " << i;
-    EXPECT_GE(p0.x, st.view.canvas_min().x - 0.5f) << "request " << i;
-    EXPECT_LE(p1.x, st.view.canvas_max().x + 0.5f) << "request " << i;
+    ASSERT_TRUE(st.tree.view.world_box(newest, st.tree.layout(now_), &x, &y, &w, &h));
+    const ImVec2 p0 = st.tree.view.to_screen(x, y), p1 = st.tree.view.to_screen(x + w, y + h);
+    EXPECT_GE(p0.y, st.tree.view.tree_area_top() - 0.5f) << "request " << i;
+    EXPECT_LE(p1.y, st.tree.view.tree_area_bottom() + 0.5f) << "request " << i;
+    EXPECT_GE(p0.x, st.tree.view.canvas_min().x - 0.5f) << "request " << i;
+    EXPECT_LE(p1.x, st.tree.view.canvas_max().x + 0.5f) << "request " << i;
   }
 }
 
@@ -271,34 +272,34 @@ TEST_F(FitTest, ResizeKeepsTheCentreOrRefits) {
   watch(st, *cache, ImVec2(560, 700));
   // Follow off: the world point in the middle of the canvas stays there
   // (left to right at both sizes: a change of direction refits).
-  st.orientation = 1;
-  st.view.follow = false;
-  st.view.cam.x += 30;  // as after a pan
+  st.tree.orientation = 1;
+  st.tree.view.follow = false;
+  st.tree.view.cam.x += 30;  // as after a pan
   frame(st);
   auto middle = [&] {
-    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    const ImVec2 c0 = st.tree.view.canvas_min(), c1 = st.tree.view.canvas_max();
     return ImVec2((c0.x + c1.x) / 2, (c0.y + c1.y) / 2);
   };
   const ImVec2 m0 = middle();
-  const Camera& c = st.view.cam;
-  const ImVec2 world(c.x + (m0.x - st.view.canvas_min().x) / c.zoom,
-                     c.y + (m0.y - st.view.canvas_min().y) / c.zoom);
+  const Camera& c = st.tree.view.cam;
+  const ImVec2 world(c.x + (m0.x - st.tree.view.canvas_min().x) / c.zoom,
+                     c.y + (m0.y - st.tree.view.canvas_min().y) / c.zoom);
   ImGui::GetIO().DisplaySize = ImVec2(380, 620);
   frames(st, 2);
-  const ImVec2 m1 = middle(), at = st.view.to_screen(world.x, world.y);
+  const ImVec2 m1 = middle(), at = st.tree.view.to_screen(world.x, world.y);
   EXPECT_NEAR(at.x, m1.x, 1.0f);
   EXPECT_NEAR(at.y, m1.y, 1.0f);
   // Follow on: the whole tree is refitted to the new shape.
-  st.view.follow = true;
+  st.tree.view.follow = true;
   frame(st);
   ImGui::GetIO().DisplaySize = ImVec2(900, 760);
   frames(st, 3);
-  const TreeLayout& L = st.layout(now_);
-  const ImVec2 a = st.view.to_screen(0, 0), b = st.view.to_screen(L.width, L.height);
-  const float left = a.x - st.view.canvas_min().x, right = st.view.canvas_max().x - b.x;
+  const TreeLayout& L = st.tree.layout(now_);
+  const ImVec2 a = st.tree.view.to_screen(0, 0), b = st.tree.view.to_screen(L.width, L.height);
+  const float left = a.x - st.tree.view.canvas_min().x, right = st.tree.view.canvas_max().x - b.x;
   EXPECT_NEAR(left, right, 2.0f);  // centred across
-  EXPECT_GE(a.y, st.view.tree_area_top() - 0.5f);
-  EXPECT_LE(b.y, st.view.tree_area_bottom() + 0.5f);
+  EXPECT_GE(a.y, st.tree.view.tree_area_top() - 0.5f);
+  EXPECT_LE(b.y, st.tree.view.tree_area_bottom() + 0.5f);
 }
 
 TEST_F(FitTest, EvictionGhostIsShownBeforeTheReflow) {
@@ -307,17 +308,17 @@ TEST_F(FitTest, EvictionGhostIsShownBeforeTheReflow) {
   request(*cache, "<sys> Be brief. <user> bye now");
   CachePanelState st;
   watch(st, *cache, ImVec2(560, 700));
-  const uint64_t layouts = st.layouts_computed;
+  const uint64_t layouts = st.tree.layouts_computed;
   // Needs most of the pool: the LRU leaves are evicted.
   request(*cache, "an unrelated prompt that needs most of the pages of the small pool here");
   frame(st);
-  ASSERT_GE(st.view.stats().ghosts_drawn, 1);
-  EXPECT_EQ(st.layouts_computed, layouts);  // the old places, under the ghost
+  ASSERT_GE(st.tree.view.stats().ghosts_drawn, 1);
+  EXPECT_EQ(st.tree.layouts_computed, layouts);  // the old places, under the ghost
   frame(st, 0.3);
-  EXPECT_EQ(st.layouts_computed, layouts);
-  EXPECT_GE(st.view.stats().ghosts_drawn, 1);
+  EXPECT_EQ(st.tree.layouts_computed, layouts);
+  EXPECT_GE(st.tree.view.stats().ghosts_drawn, 1);
   frame(st, 0.8);  // past the hold: the tree reflows
-  EXPECT_GT(st.layouts_computed, layouts);
+  EXPECT_GT(st.tree.layouts_computed, layouts);
 }
 
 TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
@@ -331,13 +332,14 @@ TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
   CachePanelState st;
   watch(st, *cache, ImVec2(560, 700));
   ASSERT_TRUE(st.policy_off());
-  ASSERT_GT(st.model.size(), 1u) << "off keeps finished sequences until their pages are needed";
-  EXPECT_EQ(st.view.stats().nodes_drawn, 1);  // the root alone: nothing is reused
-  EXPECT_EQ(st.layout(now_).nodes.size(), 1u);
+  ASSERT_GT(st.tree.model.size(), 1u)
+      << "off keeps finished sequences until their pages are needed";
+  EXPECT_EQ(st.tree.view.stats().nodes_drawn, 1);  // the root alone: nothing is reused
+  EXPECT_EQ(st.tree.layout(now_).nodes.size(), 1u);
   // A request in flight is drawn, and only its path.
   request(*cache, "<sys> Be kind. <user> a request still running", /*hold=*/true);
   frames(st, 3);
-  const TreeLayout& L = st.layout(now_);
+  const TreeLayout& L = st.tree.layout(now_);
   ASSERT_GT(L.nodes.size(), 1u);
   for (const LaidNode& ln : L.nodes) {
     if (ln.id == kRootNode) continue;
@@ -345,7 +347,7 @@ TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
     bool live = false;
     std::vector<NodeId> stack{ln.id};
     while (!stack.empty() && !live) {
-      const TreeNode* n = st.model.find(stack.back());
+      const TreeNode* n = st.tree.model.find(stack.back());
       stack.pop_back();
       if (!n) continue;
       live = n->lock_ref > 0;
@@ -353,7 +355,7 @@ TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
     }
     EXPECT_TRUE(live) << "node #" << ln.id << " is drawn but nothing in flight uses it";
   }
-  EXPECT_LT(L.nodes.size(), st.model.size());
+  EXPECT_LT(L.nodes.size(), st.tree.model.size());
   // A radix cache with the same requests draws them all.
   auto radix = rc::test::make_panel_cache(1, 4096);
   chats(*radix);
@@ -362,7 +364,7 @@ TEST_F(FitTest, OffDrawsOnlyWhatIsInFlight) {
   still(st2);
   frames(st2, 3);
   EXPECT_FALSE(st2.policy_off());
-  EXPECT_EQ(st2.view.stats().nodes_drawn, int(st2.model.size()));
+  EXPECT_EQ(st2.tree.view.stats().nodes_drawn, int(st2.tree.model.size()));
 }
 
 }  // namespace

@@ -129,34 +129,35 @@ TEST(CachePanelGui, SharedSystemPromptIsOneNodeWithTwoChildren) {
   CachePanelState& st = *panel->state();
   // The panel's replayed tree equals the engine's own snapshot.
   const CacheSnapshot snap = e.cache_snapshot();
-  EXPECT_EQ(st.model.infos(), snap.nodes);
+  EXPECT_EQ(st.tree.model.infos(), snap.nodes);
 
   const std::vector<int32_t> ta = e.render_chat(a).value(), tb = e.render_chat(b).value();
   const size_t shared = common_prefix(ta, tb);
   const std::vector<int32_t> sys_only = e.render_chat({{"system", system}}).value();
   ASSERT_GT(shared, sys_only.size() / 2) << "the prompts should share the system prompt";
   const NodeId node =
-      st.model.locate(std::vector<Token>(ta.begin(), ta.begin() + ptrdiff_t(shared)));
+      st.tree.model.locate(std::vector<Token>(ta.begin(), ta.begin() + ptrdiff_t(shared)));
   ASSERT_NE(node, kRootNode);
-  const panel::TreeNode* n = st.model.find(node);
+  const panel::TreeNode* n = st.tree.model.find(node);
   ASSERT_NE(n, nullptr);
-  EXPECT_EQ(st.model.path_tokens(node).size(), shared) << "one node ends where the chats diverge";
+  EXPECT_EQ(st.tree.model.path_tokens(node).size(), shared)
+      << "one node ends where the chats diverge";
   ASSERT_EQ(n->children.size(), 2u) << "the shared prefix has one child per chat";
   std::set<Token> firsts;
-  for (NodeId c : n->children) firsts.insert(st.model.find(c)->tokens.at(0));
+  for (NodeId c : n->children) firsts.insert(st.tree.model.find(c)->tokens.at(0));
   EXPECT_EQ(firsts, (std::set<Token>{ta[shared], tb[shared]}));
   // Its text is the system prompt, and it is laid out with both children.
-  const std::string text = e.detokenize(st.model.path_tokens(node));
+  const std::string text = e.detokenize(st.tree.model.path_tokens(node));
   EXPECT_NE(text.find("friendly assistant"), std::string::npos) << text;
-  const panel::TreeLayout& L = st.layout(1e9);
+  const panel::TreeLayout& L = st.tree.layout(1e9);
   ASSERT_NE(L.find(node), nullptr);
   for (NodeId c : n->children) EXPECT_NE(L.find(c), nullptr);
-  EXPECT_GE(st.view.stats().nodes_drawn, 4);
+  EXPECT_GE(st.tree.view.stats().nodes_drawn, 4);
   EXPECT_GT(panel->glWidget()->frames(), 10u);
 
   // Locate the first chat (as the chat view does) and take the picture.
   panel->locateTokens(ta);
-  EXPECT_EQ(st.located, st.model.locate(ta));
+  EXPECT_EQ(st.tree.located, st.tree.model.locate(ta));
   QTest::qWait(900);  // the camera glides to it
   const QImage shot = window.grab().toImage();
   std::filesystem::create_directories(std::filesystem::path(screenshot_path()).parent_path());
@@ -192,23 +193,25 @@ TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
       if (all[i].name.rfind(name, 0) == 0) return i;
     return all.size();
   };
-  st.demo.lead_seconds = 0.05;
-  st.demo.seconds_per_step = 0.2;
+  st.lesson.demo.lead_seconds = 0.05;
+  st.lesson.demo.seconds_per_step = 0.2;
 
   ASSERT_TRUE(st.start_lesson(find("Shared system prompt"), 0));
-  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson_error;
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson.error;
   ASSERT_NE(st.feed()->engine(), &user);
-  ASSERT_TRUE(wait_for([&] { return st.demo.step() >= 1; }, 60000));
-  EXPECT_NE(st.demo.caption().find("Step 2/3"), std::string::npos) << st.demo.caption();
-  ASSERT_TRUE(wait_for([&] { return st.demo.finished(); }, 120000)) << st.demo.caption();
+  ASSERT_TRUE(wait_for([&] { return st.lesson.demo.step() >= 1; }, 60000));
+  EXPECT_NE(st.lesson.demo.caption().find("Step 2/3"), std::string::npos)
+      << st.lesson.demo.caption();
+  ASSERT_TRUE(wait_for([&] { return st.lesson.demo.finished(); }, 120000))
+      << st.lesson.demo.caption();
   QTest::qWait(300);
   // Some node has three children: the shared system prompt.
   size_t widest = 0;
-  for (const auto& [id, n] : st.model.nodes()) widest = std::max(widest, n.children.size());
+  for (const auto& [id, n] : st.tree.model.nodes()) widest = std::max(widest, n.children.size());
   EXPECT_EQ(widest, 3u);
   // The card: step 1 matched nothing (a fresh cache), steps 2 and 3 matched
   // the system prompt and computed less than `off` would have.
-  const auto& r = st.demo.results();
+  const auto& r = st.lesson.demo.results();
   ASSERT_EQ(r.size(), 3u);
   EXPECT_EQ(r[0].metrics.cached_tokens, 0);
   EXPECT_EQ(r[0].metrics.computed_tokens, r[0].metrics.prompt_tokens);
@@ -219,24 +222,24 @@ TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
   EXPECT_EQ(user.cache_snapshot().nodes.size(), 1u) << "the demo ran in the user's cache";
 
   ASSERT_TRUE(st.start_lesson(find("Eviction"), 0));
-  ASSERT_TRUE(wait_for([&] { return st.lesson_shown() && st.demo.running(); }, 60000));
-  Engine* lesson = st.lesson.engine();
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown() && st.lesson.demo.running(); }, 60000));
+  Engine* lesson = st.lesson.host.engine();
   ASSERT_NE(lesson, nullptr);
   EXPECT_LT(lesson->model_info().kv_pool_tokens, 1024);
   int ghosts_seen = 0;
   ASSERT_TRUE(wait_for(
       [&] {
-        const int g = st.view.stats().ghosts_drawn;
+        const int g = st.tree.view.stats().ghosts_drawn;
         if (g > 0 && ghosts_seen == 0) {  // the first fade-out, for the record
           const std::string shot =
               std::string(RADIXCHAT_BINARY_DIR) + "/tests/ui/panel/panel-eviction.png";
           EXPECT_TRUE(panel.grab().save(QString::fromStdString(shot)));
         }
         ghosts_seen = std::max(ghosts_seen, g);
-        return st.demo.finished();
+        return st.lesson.demo.finished();
       },
       240000))
-      << st.demo.caption();
+      << st.lesson.demo.caption();
   QTest::qWait(300);
   EXPECT_GT(lesson->stats().cache.evictions, 0u);
   bool logged = false;
@@ -244,7 +247,7 @@ TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
     logged |= e.kind == CacheEventKind::evict && e.seq != UINT64_MAX;
   EXPECT_TRUE(logged) << "evictions appear in the event log";
   EXPECT_GT(ghosts_seen, 0) << "evicted nodes fade out on the canvas";
-  EXPECT_EQ(st.model.infos(), lesson->cache_snapshot().nodes);
+  EXPECT_EQ(st.tree.model.infos(), lesson->cache_snapshot().nodes);
 
   // The user's engine: same pool, empty cache, and a chat works; the panel
   // goes back to it.
@@ -253,9 +256,10 @@ TEST(CachePanelGui, DemosRunInTheirOwnEngineAndLeaveTheUsersAlone) {
   ASSERT_TRUE(chat(user, {{"user", "Hello after the lesson"}}));
   ASSERT_TRUE(wait_for([&] { return !st.lesson_shown(); }, 10000));
   EXPECT_EQ(st.feed()->engine(), &user);
-  EXPECT_EQ(st.lesson.engine(), nullptr) << "the lesson engine is released";
-  ASSERT_TRUE(wait_for([&] { return st.model.infos() == user.cache_snapshot().nodes; }, 10000));
-  EXPECT_GT(st.model.size(), 1u);
+  EXPECT_EQ(st.lesson.host.engine(), nullptr) << "the lesson engine is released";
+  ASSERT_TRUE(
+      wait_for([&] { return st.tree.model.infos() == user.cache_snapshot().nodes; }, 10000));
+  EXPECT_GT(st.tree.model.size(), 1u);
   panel.setEngine(nullptr);
 }
 
@@ -272,51 +276,57 @@ TEST(CachePanelGui, APausedLessonsCaptionDoesNotAdvance) {
   ASSERT_TRUE(QTest::qWaitForWindowExposed(&panel));
   panel.setEngine(engine.get());
   CachePanelState& st = *panel.state();
-  st.demo.lead_seconds = 0.05;
-  st.demo.seconds_per_step = 0.1;
+  st.lesson.demo.lead_seconds = 0.05;
+  st.lesson.demo.seconds_per_step = 0.1;
 
   ASSERT_TRUE(st.start_lesson(0, 0));  // the shared system prompt
-  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson_error;
+  ASSERT_TRUE(wait_for([&] { return st.lesson_shown(); }, 60000)) << st.lesson.error;
   st.set_paused(true, 0);
   // Paused before its first chat: the lesson waits.
   QTest::qWait(600);
-  EXPECT_FALSE(st.demo.in_flight());
-  EXPECT_FALSE(st.demo.results()[0].finished);
+  EXPECT_FALSE(st.lesson.demo.in_flight());
+  EXPECT_FALSE(st.lesson.demo.results()[0].finished);
   // Next step sends chat 1; its events queue; nothing advances.
   ASSERT_TRUE(st.lesson_next(0));
-  ASSERT_TRUE(wait_for([&] { return st.demo.results()[0].finished; }, 60000));
+  ASSERT_TRUE(wait_for([&] { return st.lesson.demo.results()[0].finished; }, 60000));
   QTest::qWait(1500);
-  EXPECT_EQ(st.demo.step(), 0u);
-  EXPECT_FALSE(st.demo.finished());
-  EXPECT_NE(st.demo.caption().find("Step 1/3"), std::string::npos) << st.demo.caption();
-  EXPECT_GT(st.pending.size(), 0u);
-  const size_t queued = st.pending.size();
+  EXPECT_EQ(st.lesson.demo.step(), 0u);
+  EXPECT_FALSE(st.lesson.demo.finished());
+  EXPECT_NE(st.lesson.demo.caption().find("Step 1/3"), std::string::npos)
+      << st.lesson.demo.caption();
+  EXPECT_GT(st.source.pending.size(), 0u);
+  const size_t queued = st.source.pending.size();
   ASSERT_TRUE(st.step_one(0));
-  EXPECT_EQ(st.pending.size(), queued - 1);
-  EXPECT_EQ(st.demo.step(), 0u) << "Step shows events; it does not start a chat";
+  EXPECT_EQ(st.source.pending.size(), queued - 1);
+  EXPECT_EQ(st.lesson.demo.step(), 0u) << "Step shows events; it does not start a chat";
 
   // Next step: the queue is shown, then chat 2 goes (still paused); a short
   // chat may finish between two polls, so seeing it done counts too.
   ASSERT_TRUE(st.lesson_next(0));
   ASSERT_TRUE(wait_for(
-      [&] { return st.demo.step() == 1 && (st.demo.in_flight() || st.demo.results()[1].finished); },
+      [&] {
+        return st.lesson.demo.step() == 1 &&
+               (st.lesson.demo.in_flight() || st.lesson.demo.results()[1].finished);
+      },
       10000));
-  EXPECT_NE(st.demo.caption().find("Step 2/3"), std::string::npos) << st.demo.caption();
-  ASSERT_TRUE(wait_for([&] { return st.demo.results()[1].finished; }, 60000));
+  EXPECT_NE(st.lesson.demo.caption().find("Step 2/3"), std::string::npos)
+      << st.lesson.demo.caption();
+  ASSERT_TRUE(wait_for([&] { return st.lesson.demo.results()[1].finished; }, 60000));
   QTest::qWait(800);
-  EXPECT_EQ(st.demo.step(), 1u);
-  EXPECT_GT(st.pending.size(), 0u);
+  EXPECT_EQ(st.lesson.demo.step(), 1u);
+  EXPECT_GT(st.source.pending.size(), 0u);
 
   // Resume: the rest runs to the end.
   st.set_paused(false, 0);
-  ASSERT_TRUE(wait_for([&] { return st.demo.finished(); }, 120000)) << st.demo.caption();
-  EXPECT_TRUE(st.pending.empty());
+  ASSERT_TRUE(wait_for([&] { return st.lesson.demo.finished(); }, 120000))
+      << st.lesson.demo.caption();
+  EXPECT_TRUE(st.source.pending.empty());
 
   // Stop (Back to my cache): the user's feed returns, the lesson engine goes.
   st.end_lesson(0, "test");
   EXPECT_FALSE(st.lesson_shown());
   EXPECT_EQ(st.feed()->engine(), engine.get());
-  EXPECT_EQ(st.lesson.engine(), nullptr);
+  EXPECT_EQ(st.lesson.host.engine(), nullptr);
   panel.setEngine(nullptr);
 }
 
@@ -382,7 +392,8 @@ TEST(CachePanelGui, SignalsLeaveAfterTheFrameAndTitlesComeBack) {
   ASSERT_EQ(convs.count(), 1);
   EXPECT_EQ(convs.at(0).at(0).value<std::vector<int32_t>>(), (std::vector<int32_t>{5, 6, 7}));
   panel.showConversationsForNode({"Trip planning", "Octopus facts"});
-  EXPECT_EQ(st.conversation_titles, (std::vector<std::string>{"Trip planning", "Octopus facts"}));
+  EXPECT_EQ(st.tree.conversation_titles,
+            (std::vector<std::string>{"Trip planning", "Octopus facts"}));
 }
 
 }  // namespace

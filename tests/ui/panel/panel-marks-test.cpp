@@ -63,19 +63,19 @@ class MarksTest : public ::testing::Test {
     ImGui::Render();
   }
   static void still(CachePanelState& st) {
-    st.view.animate = false;
-    st.view.smooth_camera = false;
+    st.tree.view.animate = false;
+    st.tree.view.smooth_camera = false;
   }
   static NodeId node_at(const CachePanelState& st, const std::vector<Token>& path) {
-    const NodeId id = st.model.locate(path);
-    EXPECT_EQ(st.model.path_tokens(id), path);
+    const NodeId id = st.tree.model.locate(path);
+    EXPECT_EQ(st.tree.model.path_tokens(id), path);
     return id;
   }
   // Vertices of `colour` inside node `id`'s screen box grown by `grow` pixels.
   static int colour_in_box(CachePanelState& st, NodeId id, ImU32 colour, float grow) {
     float x, y, w, h;
-    if (!st.view.world_box(id, st.layout(0), &x, &y, &w, &h)) return -1;
-    const ImVec2 p0 = st.view.to_screen(x, y), p1 = st.view.to_screen(x + w, y + h);
+    if (!st.tree.view.world_box(id, st.tree.layout(0), &x, &y, &w, &h)) return -1;
+    const ImVec2 p0 = st.tree.view.to_screen(x, y), p1 = st.tree.view.to_screen(x + w, y + h);
     const ImDrawData* dd = ImGui::GetDrawData();
     int n = 0;
     for (int l = 0; l < dd->CmdListsCount; ++l)
@@ -124,9 +124,9 @@ TEST_F(MarksTest, SiblingsThatReadTheSameShowTheirFirstDifferingToken) {
                c = node_at(st, {1, 2, 13, 14}), d = node_at(st, {1, 2, 15});
   const NodeId e = node_at(st, {1, 3, 20}), f = node_at(st, {1, 3, 21, 20}),
                g = node_at(st, {1, 3, 22, 20});
-  EXPECT_EQ(st.look_alikes.size(), 6u);
+  EXPECT_EQ(st.tree.look_alikes.size(), 6u);
 
-  const SiblingDiff* da = st.look_alikes.find(a);
+  const SiblingDiff* da = st.tree.look_alikes.find(a);
   ASSERT_NE(da, nullptr);
   EXPECT_EQ(da->sibling, b);
   EXPECT_EQ(da->span_index, 0u);
@@ -140,11 +140,11 @@ TEST_F(MarksTest, SiblingsThatReadTheSameShowTheirFirstDifferingToken) {
   EXPECT_EQ(look_alike_why(da->why), "the same text split into other tokens (a re-encoded reply?)");
   EXPECT_EQ(first_difference_where(*da), "token 3 of the prompt path (1st of this node)");
 
-  ASSERT_NE(st.look_alikes.find(b), nullptr);
-  EXPECT_EQ(st.look_alikes.find(b)->sibling, a);
-  EXPECT_EQ(st.look_alikes.find(b)->token, 12);
+  ASSERT_NE(st.tree.look_alikes.find(b), nullptr);
+  EXPECT_EQ(st.tree.look_alikes.find(b)->sibling, a);
+  EXPECT_EQ(st.tree.look_alikes.find(b)->token, 12);
 
-  const SiblingDiff* dc = st.look_alikes.find(c);
+  const SiblingDiff* dc = st.tree.look_alikes.find(c);
   ASSERT_NE(dc, nullptr);
   EXPECT_EQ(dc->sibling, a);
   EXPECT_EQ(dc->token, 13);
@@ -153,18 +153,18 @@ TEST_F(MarksTest, SiblingsThatReadTheSameShowTheirFirstDifferingToken) {
 
   // Control cases: a sibling with other text, and parents whose children
   // differ ("Be brief." / "Be kind."), carry no mark.
-  EXPECT_EQ(st.look_alikes.find(d), nullptr);
-  EXPECT_EQ(st.look_alikes.find(node_at(st, {1, 2})), nullptr);
-  EXPECT_EQ(st.look_alikes.find(node_at(st, {1, 3})), nullptr);
+  EXPECT_EQ(st.tree.look_alikes.find(d), nullptr);
+  EXPECT_EQ(st.tree.look_alikes.find(node_at(st, {1, 2})), nullptr);
+  EXPECT_EQ(st.tree.look_alikes.find(node_at(st, {1, 3})), nullptr);
 
-  const SiblingDiff* de = st.look_alikes.find(e);
+  const SiblingDiff* de = st.tree.look_alikes.find(e);
   ASSERT_NE(de, nullptr);
   EXPECT_EQ(de->sibling, f);
   EXPECT_EQ(de->token, 20);
   EXPECT_EQ(de->sibling_token, 21);
   EXPECT_EQ(de->sibling_piece, "\\n");
   EXPECT_EQ(de->why, LookAlike::whitespace_control);
-  const SiblingDiff* dg = st.look_alikes.find(g);
+  const SiblingDiff* dg = st.tree.look_alikes.find(g);
   ASSERT_NE(dg, nullptr);
   EXPECT_EQ(dg->sibling, e);
   EXPECT_EQ(dg->token, 22);
@@ -175,23 +175,23 @@ TEST_F(MarksTest, SiblingsThatReadTheSameShowTheirFirstDifferingToken) {
   // Marked on the boxes: the amber corner inside each look-alike, none on
   // the sibling with other text.
   frame(st);
-  EXPECT_EQ(st.view.stats().look_alikes_drawn, 6);
+  EXPECT_EQ(st.tree.view.stats().look_alikes_drawn, 6);
   for (NodeId id : {a, b, c, e, f, g})
     EXPECT_GT(colour_in_box(st, id, MarkColours::look_alike, 0), 0);
   EXPECT_EQ(colour_in_box(st, d, MarkColours::look_alike, 0), 0);
 
   // Hovered, its tooltip says so (a window more); selected, the Node tab.
   float x, y, w, h;
-  ASSERT_TRUE(st.view.world_box(a, st.layout(now_), &x, &y, &w, &h));
+  ASSERT_TRUE(st.tree.view.world_box(a, st.tree.layout(now_), &x, &y, &w, &h));
   const int lists = ImGui::GetDrawData()->CmdListsCount;
-  ImGui::GetIO().MousePos = st.view.to_screen(x + w / 2, y + h / 2);
+  ImGui::GetIO().MousePos = st.tree.view.to_screen(x + w / 2, y + h / 2);
   frame(st);
   frame(st);
   EXPECT_GT(ImGui::GetDrawData()->CmdListsCount, lists);
   ImGui::GetIO().MousePos = ImVec2(-1, -1);
-  st.select(a);
+  st.tree.select(a);
   frame(st);
-  EXPECT_EQ(st.current_tab, "Node");
+  EXPECT_EQ(st.frame.current_tab, "Node");
 }
 
 TEST_F(MarksTest, PagedSiblingsPartAfterTheirSharedTokens) {
@@ -204,7 +204,7 @@ TEST_F(MarksTest, PagedSiblingsPartAfterTheirSharedTokens) {
   st.set_feed(make_kv_cache_feed(*cache, vocab_text), 0);
   frame(st);
   const NodeId a = node_at(st, {1, 2, 10, 11});
-  const SiblingDiff* d = st.look_alikes.find(a);
+  const SiblingDiff* d = st.tree.look_alikes.find(a);
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->sibling, node_at(st, {1, 2, 10, 30, 31, 22}));
   EXPECT_EQ(d->span_index, 1u);
@@ -223,19 +223,19 @@ TEST_F(MarksTest, LookAlikesAreRecomputedOnlyWhenTheTreeChanges) {
   CachePanelState st;
   st.set_feed(make_kv_cache_feed(*cache, vocab_text), 0);
   frame(st);
-  const uint64_t n0 = st.look_alikes.computations();
+  const uint64_t n0 = st.tree.look_alikes.computations();
   frame(st);
   frame(st);
-  EXPECT_EQ(st.look_alikes.computations(), n0);
-  EXPECT_EQ(st.look_alikes.size(), 0u);
+  EXPECT_EQ(st.tree.look_alikes.computations(), n0);
+  EXPECT_EQ(st.tree.look_alikes.size(), 0u);
   run_request(*cache, {1, 2, 15});  // other text: still nothing to mark
   frame(st);
-  EXPECT_GT(st.look_alikes.computations(), n0);
-  EXPECT_EQ(st.look_alikes.size(), 0u);
+  EXPECT_GT(st.tree.look_alikes.computations(), n0);
+  EXPECT_EQ(st.tree.look_alikes.size(), 0u);
   run_request(*cache, {1, 2, 12});  // the same text as the first reply
   frame(st);
-  EXPECT_EQ(st.look_alikes.size(), 2u);
-  EXPECT_NE(st.look_alikes.find(node_at(st, {1, 2, 12})), nullptr);
+  EXPECT_EQ(st.tree.look_alikes.size(), 2u);
+  EXPECT_NE(st.tree.look_alikes.find(node_at(st, {1, 2, 12})), nullptr);
 }
 
 TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
@@ -245,7 +245,7 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   st.set_feed(make_kv_cache_feed(*cache), 0);
   still(st);
   frame(st);
-  EXPECT_EQ(st.context_cut.node, kNoNode);
+  EXPECT_EQ(st.tree.context_cut.node, kNoNode);
   // The first exchange no longer fits: the prompt sent keeps the system
   // prompt and the second one.
   const std::vector<Token> cut1 = chars("<sys> Be brief. <user> two <bot> 2 <user> three <bot>");
@@ -255,25 +255,25 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   st.mark_context_cut(2, cut1, reused1, now_);
   frame(st);
   const NodeId branch1 = node_at(st, std::vector<Token>(cut1.begin(), cut1.begin() + reused1));
-  EXPECT_EQ(st.context_cut.node, branch1);
-  EXPECT_EQ(st.model.find(branch1)->children.size(), 2u);  // the old path and the new prompt
-  EXPECT_EQ(st.context_cut.badge(), "context cut: 2 messages dropped");
-  EXPECT_EQ(st.view.stats().cut_marks_drawn, 1);
+  EXPECT_EQ(st.tree.context_cut.node, branch1);
+  EXPECT_EQ(st.tree.model.find(branch1)->children.size(), 2u);  // the old path and the new prompt
+  EXPECT_EQ(st.tree.context_cut.badge(), "context cut: 2 messages dropped");
+  EXPECT_EQ(st.tree.view.stats().cut_marks_drawn, 1);
   EXPECT_GT(colour_in_box(st, branch1, MarkColours::context_cut, 8), 0);
-  EXPECT_GT(st.view.top_inset, 0);  // the banner
-  {                                 // its tooltip and Node tab explain it
+  EXPECT_GT(st.tree.view.top_inset, 0);  // the banner
+  {                                      // its tooltip and Node tab explain it
     float x, y, w, h;
-    ASSERT_TRUE(st.view.world_box(branch1, st.layout(now_), &x, &y, &w, &h));
+    ASSERT_TRUE(st.tree.view.world_box(branch1, st.tree.layout(now_), &x, &y, &w, &h));
     const int lists = ImGui::GetDrawData()->CmdListsCount;
-    ImGui::GetIO().MousePos = st.view.to_screen(x + w / 2, y + h / 2);
+    ImGui::GetIO().MousePos = st.tree.view.to_screen(x + w / 2, y + h / 2);
     frame(st);
     frame(st);
     EXPECT_GT(ImGui::GetDrawData()->CmdListsCount, lists);
     ImGui::GetIO().MousePos = ImVec2(-1, -1);
-    st.select(branch1);
+    st.tree.select(branch1);
     frame(st);
   }
-  EXPECT_NE(st.context_cut.banner(now_).find("branches off at #" + std::to_string(branch1)),
+  EXPECT_NE(st.tree.context_cut.banner(now_).find("branches off at #" + std::to_string(branch1)),
             std::string::npos);
   bool logged = false;
   for (const LogEntry& e : st.log.entries()) logged |= e.text.find("context cut") == 0;
@@ -282,8 +282,8 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   // The banner goes after a few seconds; the badge stays.
   frame(st, ContextCut::kBannerSeconds + 1);
   frame(st);
-  EXPECT_EQ(st.view.top_inset, 0);
-  EXPECT_EQ(st.view.stats().cut_marks_drawn, 1);
+  EXPECT_EQ(st.tree.view.top_inset, 0);
+  EXPECT_EQ(st.tree.view.stats().cut_marks_drawn, 1);
 
   // The next cut replaces it: another branch point, the old box unmarked.
   const std::vector<Token> cut2 = chars("<sys> Be brief. <user> three <bot> 3 <user> four <bot>");
@@ -294,9 +294,9 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   frame(st);
   const NodeId branch2 = node_at(st, std::vector<Token>(cut2.begin(), cut2.begin() + reused2));
   EXPECT_NE(branch2, branch1);
-  EXPECT_EQ(st.context_cut.node, branch2);
-  EXPECT_EQ(st.context_cut.badge(), "context cut: 3 messages dropped");
-  EXPECT_EQ(st.view.stats().cut_marks_drawn, 1);
+  EXPECT_EQ(st.tree.context_cut.node, branch2);
+  EXPECT_EQ(st.tree.context_cut.badge(), "context cut: 3 messages dropped");
+  EXPECT_EQ(st.tree.view.stats().cut_marks_drawn, 1);
   EXPECT_GT(colour_in_box(st, branch2, MarkColours::context_cut, 8), 0);
   EXPECT_EQ(colour_in_box(st, branch1, MarkColours::context_cut, 0), 0);
 
@@ -304,8 +304,8 @@ TEST_F(MarksTest, ContextCutBadgesTheBranchPointAndMovesWithTheNextCut) {
   ASSERT_TRUE(cache->reset().ok());
   frame(st);
   frame(st);
-  EXPECT_EQ(st.context_cut.node, kNoNode);
-  EXPECT_EQ(st.view.stats().cut_marks_drawn, 0);
+  EXPECT_EQ(st.tree.context_cut.node, kNoNode);
+  EXPECT_EQ(st.tree.view.stats().cut_marks_drawn, 0);
 }
 
 TEST_F(MarksTest, ACutReportedBeforeItsPromptIsCachedMovesToTheSplit) {
@@ -320,20 +320,20 @@ TEST_F(MarksTest, ACutReportedBeforeItsPromptIsCachedMovesToTheSplit) {
   st.mark_context_cut(1, cut, reused, now_);
   // Not inserted yet: the prompt leaves the cached path inside the old node.
   const NodeId whole = node_at(st, old);
-  EXPECT_EQ(st.context_cut.node, whole);
-  EXPECT_EQ(st.context_cut.node_shared, reused);
-  EXPECT_NE(st.context_cut.detail().find("after its first"), std::string::npos);
+  EXPECT_EQ(st.tree.context_cut.node, whole);
+  EXPECT_EQ(st.tree.context_cut.node_shared, reused);
+  EXPECT_NE(st.tree.context_cut.detail().find("after its first"), std::string::npos);
   run_request(*cache, cut);
   frame(st);
   const NodeId branch = node_at(st, std::vector<Token>(cut.begin(), cut.begin() + reused));
-  EXPECT_EQ(st.context_cut.node, branch);
+  EXPECT_EQ(st.tree.context_cut.node, branch);
   // Without the prompt (a source that does not send it) there is no badge,
   // only the banner and the log line.
   st.mark_context_cut(4, {}, 0, now_);
   frame(st);
-  EXPECT_EQ(st.context_cut.node, kNoNode);
-  EXPECT_EQ(st.view.stats().cut_marks_drawn, 0);
-  EXPECT_FALSE(st.context_cut.banner(now_).empty());
+  EXPECT_EQ(st.tree.context_cut.node, kNoNode);
+  EXPECT_EQ(st.tree.view.stats().cut_marks_drawn, 0);
+  EXPECT_FALSE(st.tree.context_cut.banner(now_).empty());
 }
 
 // Drafted decoding: a draft read from the tree marks the node it came from
@@ -356,8 +356,8 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   // Vertices of the draft colour at any alpha (the mark fades) around a box.
   auto drafted_in_box = [&](NodeId id) {
     float x, y, w, h;
-    if (!st.view.world_box(id, st.layout(0), &x, &y, &w, &h)) return -1;
-    ImVec2 p0 = st.view.to_screen(x, y), p1 = st.view.to_screen(x + w, y + h);
+    if (!st.tree.view.world_box(id, st.tree.layout(0), &x, &y, &w, &h)) return -1;
+    ImVec2 p0 = st.tree.view.to_screen(x, y), p1 = st.tree.view.to_screen(x + w, y + h);
     p0 = ImVec2(p0.x - 8, p0.y - 8);
     p1 = ImVec2(p1.x + 8, p1.y + 8);
     const ImDrawData* dd = ImGui::GetDrawData();
@@ -377,14 +377,14 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   cache->note_draft(c.node, 4, 4);
   cache->note_draft(NodeHandle{kNoNode, 0}, 5, 0);  // from the prompt
   frame(st);
-  EXPECT_EQ(st.view.stats().draft_marks_drawn, 1);
+  EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 1);
   EXPECT_GT(drafted_in_box(reply), 0);
   EXPECT_EQ(drafted_in_box(node_at(st, prompt)), 0);
-  EXPECT_EQ(st.model.find(reply)->draft_tokens, 8u);
-  EXPECT_EQ(st.model.find(reply)->draft_kept, 7u);
+  EXPECT_EQ(st.tree.model.find(reply)->draft_tokens, 8u);
+  EXPECT_EQ(st.tree.model.find(reply)->draft_kept, 7u);
   EXPECT_EQ(draft_text(8, 7), "drafted 8 \xC2\xB7 kept 7");
   EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
-  EXPECT_EQ(st.model.draft_counts().tree_drafts, 2u);
+  EXPECT_EQ(st.tree.model.draft_counts().tree_drafts, 2u);
   ASSERT_GE(st.log.entries().size(), 3u);
   const auto& log = st.log.entries();
   EXPECT_EQ(log[log.size() - 3].text.rfind(
@@ -395,14 +395,14 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
 
   // Faded: no mark, the counts stay; a later draft starts a new mark.
   frame(st, kDraftGlow + 0.5);
-  EXPECT_EQ(st.view.stats().draft_marks_drawn, 0);
+  EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 0);
   EXPECT_EQ(drafted_in_box(reply), 0);
   EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
   cache->note_draft(c.node, 4, 4);
   frame(st);
-  EXPECT_EQ(st.view.stats().draft_marks_drawn, 1);
-  EXPECT_EQ(st.model.find(reply)->draft_tokens, 4u);
-  EXPECT_EQ(st.model.find(reply)->draft_kept, 4u);
+  EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 1);
+  EXPECT_EQ(st.tree.model.find(reply)->draft_tokens, 4u);
+  EXPECT_EQ(st.tree.model.find(reply)->draft_kept, 4u);
 }
 
 }  // namespace

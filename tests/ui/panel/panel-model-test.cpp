@@ -246,14 +246,14 @@ TEST(CachePanelState, OverflowResyncsToTheSnapshot) {
   CachePanelState st;
   st.set_feed(make_kv_cache_feed(*cache), 0);
   PanelWorkload w(*cache, 11);
-  const uint64_t resyncs0 = st.resyncs;
+  const uint64_t resyncs0 = st.source.resyncs;
   for (int frame = 0; frame < 200; ++frame) {
     for (int i = 0; i < 1 + frame % 9; ++i) w.step();  // some frames overflow 32 events
     st.sync(frame / 60.0);
-    expect_same(st.model, cache->snapshot(), frame);
+    expect_same(st.tree.model, cache->snapshot(), frame);
     if (::testing::Test::HasFatalFailure()) return;
   }
-  EXPECT_GT(st.resyncs, resyncs0);
+  EXPECT_GT(st.source.resyncs, resyncs0);
   EXPECT_GT(st.log.total(), 100u);
 }
 
@@ -264,20 +264,20 @@ TEST(CachePanelState, PauseQueuesAndStepAppliesOneEvent) {
   PanelWorkload w(*cache, 5);
   w.request(false);
   st.sync(0.1);
-  const auto frozen = st.model.infos();
+  const auto frozen = st.tree.model.infos();
   st.set_paused(true, 0.2);
   for (int i = 0; i < 10; ++i) w.request(false);
   st.sync(0.3);
-  EXPECT_EQ(st.model.infos(), frozen);  // nothing applied while paused
-  const size_t queued = st.pending.size();
+  EXPECT_EQ(st.tree.model.infos(), frozen);  // nothing applied while paused
+  const size_t queued = st.source.pending.size();
   ASSERT_GT(queued, 10u);
-  const uint64_t seq0 = st.model.next_seq();
+  const uint64_t seq0 = st.tree.model.next_seq();
   ASSERT_TRUE(st.step_one(0.4));
-  EXPECT_EQ(st.pending.size(), queued - 1);
-  EXPECT_EQ(st.model.next_seq(), seq0 + 1);
+  EXPECT_EQ(st.source.pending.size(), queued - 1);
+  EXPECT_EQ(st.tree.model.next_seq(), seq0 + 1);
   st.set_paused(false, 0.5);  // resume applies the rest
-  EXPECT_TRUE(st.pending.empty());
-  expect_same(st.model, cache->snapshot(), 0);
+  EXPECT_TRUE(st.source.pending.empty());
+  expect_same(st.tree.model, cache->snapshot(), 0);
 }
 
 // Hash blocks and the off policy emit the same kinds without the exact
@@ -298,15 +298,15 @@ TEST(CachePanelState, HashAndOffPoliciesStaySound) {
       w.step();
       const double t = frame / 60.0;
       st.sync(t);
-      const TreeLayout& L = st.layout(t);
-      if (st.holding_for_ghosts(t)) continue;  // an eviction's ghost holds the old places
-      if (policy == CachePolicy::off)          // only what is in flight is drawn
-        ASSERT_LE(L.nodes.size(), st.model.size());
+      const TreeLayout& L = st.tree.layout(t);
+      if (st.tree.holding_for_ghosts(t)) continue;  // an eviction's ghost holds the old places
+      if (policy == CachePolicy::off)               // only what is in flight is drawn
+        ASSERT_LE(L.nodes.size(), st.tree.model.size());
       else
-        ASSERT_EQ(L.nodes.size(), st.model.size()) << "every node laid out, orphans included";
+        ASSERT_EQ(L.nodes.size(), st.tree.model.size()) << "every node laid out, orphans included";
     }
     st.resync(10, "test");
-    EXPECT_EQ(st.model.infos(), cache->snapshot().nodes);
+    EXPECT_EQ(st.tree.model.infos(), cache->snapshot().nodes);
   }
 }
 
@@ -323,13 +323,13 @@ TEST(CachePanelState, LocateSelectsTheDeepestCachedNode) {
   }
   st.sync(0.1);
   st.locate(chars("sys: be nice. user: hi there"), 0.2);
-  ASSERT_NE(st.located, kNoNode);
-  EXPECT_EQ(st.model.path_tokens(st.located), chars("sys: be nice. user: hi"));
-  EXPECT_EQ(st.selected, st.located);
+  ASSERT_NE(st.tree.located, kNoNode);
+  EXPECT_EQ(st.tree.model.path_tokens(st.tree.located), chars("sys: be nice. user: hi"));
+  EXPECT_EQ(st.tree.selected, st.tree.located);
   // The located node stays laid out even with a tiny LOD budget.
-  st.lod.max_visible = 2;
-  st.lod_changed();
-  EXPECT_NE(st.layout(0.3).find(st.located), nullptr);
+  st.tree.lod.max_visible = 2;
+  st.tree.lod_changed();
+  EXPECT_NE(st.tree.layout(0.3).find(st.tree.located), nullptr);
 }
 
 }  // namespace

@@ -98,14 +98,17 @@ class RecordingPanelGui : public ::testing::Test {
     const CacheSnapshot want = tree_at(seq);
     CachePanelState& st = *panel->state();
     EXPECT_TRUE(wait_for(
-        [&] { return panel->recordingApplied() == seq && st.model.size() == want.nodes.size(); },
+        [&] {
+          return panel->recordingApplied() == seq && st.tree.model.size() == want.nodes.size();
+        },
         10000))
-        << name << ": the panel holds " << st.model.size() << " nodes, the recording "
+        << name << ": the panel holds " << st.tree.model.size() << " nodes, the recording "
         << want.nodes.size() << " at event " << seq;
     for (const CacheNodeInfo& n : want.nodes)
-      EXPECT_NE(st.model.find(n.id), nullptr) << name << ": node " << n.id << " missing";
+      EXPECT_NE(st.tree.model.find(n.id), nullptr) << name << ": node " << n.id << " missing";
     QTest::qWait(1500);  // frames: layout, fit, camera, highlights fade in
-    EXPECT_GE(st.view.stats().nodes_drawn, std::min<int>(int(want.nodes.size()) - 1, 3)) << name;
+    EXPECT_GE(st.tree.view.stats().nodes_drawn, std::min<int>(int(want.nodes.size()) - 1, 3))
+        << name;
     const QImage shot = window.grab().toImage();
     const std::string file = out_dir() + "/recording-panel-" + name + ".png";
     EXPECT_TRUE(shot.save(QString::fromStdString(file)));
@@ -164,8 +167,8 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
   }
   const QImage c = scrub_and_grab(panel, window, early, "early-again");
   // The tree canvas in window pixels (the panel fills the window).
-  const QRect canvas = QRectF(QPointF(st.view.canvas_min().x, st.view.canvas_min().y),
-                              QPointF(st.view.canvas_max().x, st.view.tree_area_bottom()))
+  const QRect canvas = QRectF(QPointF(st.tree.view.canvas_min().x, st.tree.view.canvas_min().y),
+                              QPointF(st.tree.view.canvas_max().x, st.tree.view.tree_area_bottom()))
                            .toAlignedRect()
                            .intersected(a.rect())
                            .adjusted(2, 2, -2, -2);
@@ -173,7 +176,7 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
   ASSERT_GT(canvas.height(), 100);
   EXPECT_GT(differing(a, b, canvas), 0.01) << "early and late look the same in the tree";
   EXPECT_GT(differing(c, b, canvas), 0.01) << "back to early still shows the late tree";
-  EXPECT_GT(st.resyncs, 0u) << "going back rebuilds from a snapshot";
+  EXPECT_GT(st.source.resyncs, 0u) << "going back rebuilds from a snapshot";
 
   // Why did a request miss: the planted span differs between prompts, and
   // the shared rest of the system prompt agrees again after it.
@@ -184,11 +187,11 @@ TEST_F(RecordingPanelGui, ScrubsBackAndForthAndTheTreeFollows) {
     if (m.ok && m.realigned && m.would_reuse > m.matched_tokens) picked = int(i);
   }
   ASSERT_GE(picked, 0) << "no request missed on the planted span";
-  st.select_tab = "Request";
-  st.bottom_frac = 0.5f;  // room for the explanation
+  st.frame.select_tab = "Request";
+  st.frame.bottom_frac = 0.5f;  // room for the explanation
   panel->seekRecording(reqs[size_t(picked)].seq);
   st.replay.jump_request(size_t(picked));
-  ASSERT_TRUE(wait_for([&] { return st.current_tab == "Request"; }, 3000));
+  ASSERT_TRUE(wait_for([&] { return st.frame.current_tab == "Request"; }, 3000));
   QTest::qWait(1500);
   const std::string file = out_dir() + "/recording-panel-request.png";
   EXPECT_TRUE(window.grab().toImage().save(QString::fromStdString(file)));

@@ -132,9 +132,9 @@ void expect_same_nodes(const CacheSnapshot& want, const CacheSnapshot& got, cons
 // The panel's replayed model against a snapshot, node for node.
 void expect_panel_shows(const CachePanelState& st, const CacheSnapshot& want,
                         const std::string& at) {
-  ASSERT_EQ(st.model.size(), want.nodes.size()) << at;
+  ASSERT_EQ(st.tree.model.size(), want.nodes.size()) << at;
   for (const CacheNodeInfo& n : want.nodes) {
-    const panel::TreeNode* t = st.model.find(n.id);
+    const panel::TreeNode* t = st.tree.model.find(n.id);
     ASSERT_NE(t, nullptr) << at << ": node " << n.id << " missing";
     EXPECT_EQ(t->parent, n.parent) << at << ", node " << n.id;
     EXPECT_EQ(t->tokens, n.tokens) << at << ", node " << n.id;
@@ -225,12 +225,12 @@ TEST_F(RecordingPanel, ScrubbingBackAndForthShowsTheReplayedTree) {
     uint64_t to = first + rng() % (end - first + 1);
     if (kind == 1) to = std::min(end, at + 1 + rng() % 40);
     if (kind == 2) to = at > first + 30 ? at - 1 - rng() % 30 : first;
-    const uint64_t resyncs = st.resyncs;
+    const uint64_t resyncs = st.source.resyncs;
     st.replay.seek(to);
     frame();
     expect_at_cursor("seek " + std::to_string(i));
     if (kind == 1 && to > at) {
-      EXPECT_EQ(st.resyncs, resyncs) << "a short forward move replays";
+      EXPECT_EQ(st.source.resyncs, resyncs) << "a short forward move replays";
     }
   }
   st.replay.seek(first + (end - first) / 2);
@@ -297,15 +297,15 @@ TEST_F(RecordingPanel, FindsNodeTextAndPromptText) {
   // No vocabulary for this recording: tokens read as <id>. A date span is
   // its own node below a system prompt; "<5003>" is in the shared part.
   ASSERT_TRUE(st.replay_find("<5003>", now));
-  ASSERT_NE(st.selected, kNoNode);
-  const panel::TreeNode* n = st.model.find(st.selected);
+  ASSERT_NE(st.tree.selected, kNoNode);
+  const panel::TreeNode* n = st.tree.model.find(st.tree.selected);
   ASSERT_NE(n, nullptr);
   EXPECT_NE(std::find(n->tokens.begin(), n->tokens.end(), 5003), n->tokens.end());
   EXPECT_NE(st.find_result.find("hold it here"), std::string::npos) << st.find_result;
   // Text nowhere in this tree: the first request whose prompt has it.
   st.replay.seek(st.replay.source()->first_seq());
   frame();
-  ASSERT_EQ(st.model.size(), 1u) << "the recording starts from an empty cache";
+  ASSERT_EQ(st.tree.model.size(), 1u) << "the recording starts from an empty cache";
   const int at = st.replay.selected_request;  // the request at the cursor
   ASSERT_TRUE(st.replay_find("<5003>", now));
   const auto& reqs = st.replay.source()->requests();
@@ -356,7 +356,7 @@ TEST_F(RecordingPanel, MissExplanationIsCacheReports) {
 
 TEST_F(RecordingPanel, ClosingReturnsToTheLocalFeed) {
   frame();
-  EXPECT_GT(st.model.size(), 1u);
+  EXPECT_GT(st.tree.model.size(), 1u);
   st.replay.close();
   EXPECT_FALSE(st.replay.shown());
   EXPECT_EQ(st.feed(), nullptr);  // no engine in this test

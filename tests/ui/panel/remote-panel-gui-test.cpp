@@ -120,29 +120,29 @@ TEST(RemotePanelGui, AttachesToKvEventsAndDrawsTheRemoteTree) {
   CachePanelState& st = *panel->state();
   // PUB/SUB joins take a moment: resend until the panel holds both ranks.
   // root + 2 rank nodes + system, q1, q2 (rank 0) + other (rank 1).
-  ASSERT_TRUE(wait_for([&] { return st.model.size() == 7; }, 15000,
+  ASSERT_TRUE(wait_for([&] { return st.tree.model.size() == 7; }, 15000,
                        [&] {
                          (*pub)->publish(r0);
                          (*pub)->publish(r1);
                        }))
-      << "panel holds " << st.model.size() << " nodes";
+      << "panel holds " << st.tree.model.size() << " nodes";
   ASSERT_NE(st.feed(), nullptr);
   EXPECT_TRUE(st.feed()->remote());
 
   // The shared system prompt is one node with two children, under rank 0.
   const panel::TreeNode* sys = nullptr;
-  for (const auto& [id, n] : st.model.nodes())
+  for (const auto& [id, n] : st.tree.model.nodes())
     if (n.tokens.size() == system.size() && n.children.size() == 2) sys = &n;
   ASSERT_NE(sys, nullptr) << "no folded system-prompt node with two children";
   const NodeId sys_id = sys->id;  // the model is rebuilt below: keep the id, not the node
   EXPECT_NE(st.feed()->detokenize(sys->tokens).find("helpful assistant"), std::string::npos);
-  const panel::TreeNode* rank0 = st.model.find(sys->parent);
+  const panel::TreeNode* rank0 = st.tree.model.find(sys->parent);
   ASSERT_NE(rank0, nullptr);
   EXPECT_EQ(st.feed()->detokenize(rank0->tokens), "rank 0");
   EXPECT_EQ(rank0->parent, kRootNode);
 
   QTest::qWait(1200);  // frames: layout, fit, camera
-  EXPECT_GE(st.view.stats().nodes_drawn, 6);
+  EXPECT_GE(st.tree.view.stats().nodes_drawn, 6);
   const QImage shot = window.grab().toImage();
   std::filesystem::create_directories(std::filesystem::path(screenshot_path()).parent_path());
   ASSERT_TRUE(shot.save(QString::fromStdString(screenshot_path())));
@@ -161,8 +161,8 @@ TEST(RemotePanelGui, AttachesToKvEventsAndDrawsTheRemoteTree) {
   for (size_t i = 0; i < other.size() / B; ++i) rm.block_hashes.push_back(hash(4000 + i));
   gone.events.push_back(rm);
   (*pub)->publish(gone);
-  EXPECT_TRUE(wait_for([&] { return st.model.size() == 4; }, 5000));
-  EXPECT_NE(st.model.find(sys_id), nullptr) << "node ids are stable across updates";
+  EXPECT_TRUE(wait_for([&] { return st.tree.model.size() == 4; }, 5000));
+  EXPECT_NE(st.tree.model.find(sys_id), nullptr) << "node ids are stable across updates";
 
   panel->detachRemote();
   EXPECT_TRUE(wait_for([&] { return st.feed() == nullptr; }, 2000));

@@ -15,14 +15,12 @@
 #include "radixchat/engine.h"
 #include "recording-source.h"
 #include "recording/recorder.h"
-#include "skip-or-fail.h"
 #include "test-paths.h"
 #include "ui/panel/headless-imgui.h"
+#include "ui/panel/headless-panel.h"
 
 namespace rc::ui {
 namespace {
-
-using rc::test::test_model_path;
 
 // A remote cache with nothing in it: what the panel shows while attached.
 class EmptyRemoteFeed : public panel::CacheFeed {
@@ -44,77 +42,55 @@ class EmptyRemoteFeed : public panel::CacheFeed {
   bool remote() const override { return true; }
 };
 
-class ViewRestore : public ::testing::Test {
+class ViewRestore : public panel::PanelEngineTest {
  protected:
   void SetUp() override {
-    if (!std::filesystem::exists(test_model_path()))
-      RC_SKIP_OR_FAIL("no model at " << test_model_path());
-    EngineConfig cfg;
-    cfg.model_path = test_model_path();
-    cfg.n_threads = 2;
-    cfg.kv_pool_tokens = 4096;
-    auto e = Engine::create(cfg);
-    ASSERT_TRUE(e.ok()) << e.status().to_string();
-    engine_ = std::move(e.value());
-    imgui_ = std::make_unique<panel::HeadlessImGui>(ImVec2(900, 800), 15.0f);
+    PanelEngineTest::SetUp();
+    if (stopped()) return;
     for (const char* q : {"Which planets have rings?", "How far away is the Moon?"}) {
       auto t = engine_->render_chat({{"system", "Answer in plain words."}, {"user", q}});
       ASSERT_TRUE(t.ok());
       ASSERT_TRUE(engine_->last_logits(t.value()).ok());
     }
-    st_.view.animate = false;
-    st_.view.smooth_camera = false;
+    st_.tree.view.animate = false;
+    st_.tree.view.smooth_camera = false;
     st_.set_feed(panel::make_engine_feed(*engine_), now_);
     frames(3);
-    ASSERT_GT(st_.model.size(), 3u) << "a shared prefix and two branches";
-  }
-
-  void frames(int n) {
-    for (int i = 0; i < n; ++i) {
-      now_ += 1.0 / 60;
-      ImGui::NewFrame();
-      st_.sync(now_);
-      st_.draw(now_);
-      ImGui::Render();
-    }
+    ASSERT_GT(st_.tree.model.size(), 3u) << "a shared prefix and two branches";
   }
 
   // A view nobody would get by default: left to right, a short tab area,
   // the first branch folded, the camera moved by hand.
   void set_own_view() {
-    st_.orientation = 1;
-    st_.bottom_frac = 0.3f;
+    st_.tree.orientation = 1;
+    st_.frame.bottom_frac = 0.3f;
     NodeId fold = kNoNode;
-    for (NodeId id : st_.model.find(kRootNode)->children) fold = id;
+    for (NodeId id : st_.tree.model.find(kRootNode)->children) fold = id;
     ASSERT_NE(fold, kNoNode);
-    st_.toggle_fold(fold);
+    st_.tree.toggle_fold(fold);
     frames(2);
-    st_.view.set_camera({-40.0f, -25.0f, 0.9f});
-    st_.view.follow = false;
+    st_.tree.view.set_camera({-40.0f, -25.0f, 0.9f});
+    st_.tree.view.follow = false;
     frames(2);
-    cam_ = st_.view.cam;
-    collapsed_ = st_.lod.collapsed;
+    cam_ = st_.tree.view.cam;
+    collapsed_ = st_.tree.lod.collapsed;
     ASSERT_FALSE(collapsed_.empty());
   }
 
   void expect_own_view(const std::string& after) {
     SCOPED_TRACE(after);
     frames(3);
-    EXPECT_FALSE(st_.user_view_saved());
-    EXPECT_EQ(st_.orientation, 1);
-    EXPECT_FLOAT_EQ(st_.bottom_frac, 0.3f);
-    EXPECT_EQ(st_.lod.collapsed, collapsed_);
-    EXPECT_FALSE(st_.view.follow);
-    EXPECT_FLOAT_EQ(st_.view.cam.zoom, cam_.zoom);
-    EXPECT_FLOAT_EQ(st_.view.cam.x, cam_.x);
-    EXPECT_FLOAT_EQ(st_.view.cam.y, cam_.y);
-    EXPECT_FALSE(st_.lod.vertical);
+    EXPECT_FALSE(st_.user_tree_parked());
+    EXPECT_EQ(st_.tree.orientation, 1);
+    EXPECT_FLOAT_EQ(st_.frame.bottom_frac, 0.3f);
+    EXPECT_EQ(st_.tree.lod.collapsed, collapsed_);
+    EXPECT_FALSE(st_.tree.view.follow);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.zoom, cam_.zoom);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.x, cam_.x);
+    EXPECT_FLOAT_EQ(st_.tree.view.cam.y, cam_.y);
+    EXPECT_FALSE(st_.tree.lod.vertical);
   }
 
-  std::unique_ptr<Engine> engine_;
-  std::unique_ptr<panel::HeadlessImGui> imgui_;
-  CachePanelState st_;
-  double now_ = 0;
   panel::Camera cam_;
   std::unordered_set<NodeId> collapsed_;
 };
@@ -124,15 +100,15 @@ TEST_F(ViewRestore, AfterAnAttachedRemoteCache) {
   st_.set_feed(std::make_unique<EmptyRemoteFeed>(), now_);
   frames(3);
   ASSERT_TRUE(st_.remote_shown());
-  EXPECT_TRUE(st_.user_view_saved());
-  EXPECT_TRUE(st_.lod.collapsed.empty()) << "this tree's folds mean nothing in another";
+  EXPECT_TRUE(st_.user_tree_parked());
+  EXPECT_TRUE(st_.tree.lod.collapsed.empty()) << "this tree's folds mean nothing in another";
   st_.set_feed(panel::make_engine_feed(*engine_), now_);  // detached
   expect_own_view("detach");
 }
 
 TEST_F(ViewRestore, AfterALesson) {
   set_own_view();
-  st_.demo.by_hand = true;
+  st_.lesson.demo.by_hand = true;
   ASSERT_TRUE(st_.start_lesson(0, now_));
   // The lesson's engine loads on a thread of its own: wait for it (up to
   // 60 s on a loaded machine), a frame at a time.
@@ -140,10 +116,10 @@ TEST_F(ViewRestore, AfterALesson) {
     frames(1);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  ASSERT_TRUE(st_.lesson_shown()) << st_.lesson_error;
+  ASSERT_TRUE(st_.lesson_shown()) << st_.lesson.error;
   frames(3);
-  EXPECT_TRUE(st_.user_view_saved());
-  EXPECT_TRUE(st_.lod.collapsed.empty());
+  EXPECT_TRUE(st_.user_tree_parked());
+  EXPECT_TRUE(st_.tree.lod.collapsed.empty());
   st_.end_lesson(now_, "back");
   expect_own_view("lesson");
 }
@@ -166,7 +142,7 @@ TEST_F(ViewRestore, AfterARecording) {
   ASSERT_EQ(st_.replay.open(path), "");
   frames(3);
   ASSERT_TRUE(st_.replay_shown());
-  EXPECT_TRUE(st_.user_view_saved());
+  EXPECT_TRUE(st_.user_tree_parked());
   st_.replay.close();
   expect_own_view("recording");
   std::filesystem::remove(path);

@@ -140,10 +140,10 @@ class WindowFit : public testing::Test {
     EXPECT_TRUE(win.contains(in_window(gl, w)));
     rc::ui::CachePanelState& st = *panel_->state();
     for (const char* tab : {"Node", "Plots", "Events", "Demos", "Cache"}) {
-      st.select_tab = tab;
+      st.frame.select_tab = tab;
       ASSERT_TRUE(paint_frames(gl, 4));
-      EXPECT_EQ(st.current_tab, tab);
-      const rc::ui::panel::PanelFit& fit = st.last_fit;
+      EXPECT_EQ(st.frame.current_tab, tab);
+      const rc::ui::panel::PanelFit& fit = st.frame.last_fit;
       EXPECT_TRUE(fit.fits()) << tab << ": " << fit.overflow;
       // The ImGui display is the GL widget: the measure is in its pixels.
       EXPECT_EQ(int(fit.display.x), gl->width());
@@ -153,7 +153,7 @@ class WindowFit : public testing::Test {
       EXPECT_LE(fit.windows_max.y, float(gl->height()) + 0.5f) << tab;
       if (!shots_.isEmpty()) screenshot(shots_ + "-" + tab + ".png");
     }
-    st.select_tab = "Node";
+    st.frame.select_tab = "Node";
     ASSERT_TRUE(paint_frames(gl, 3));
   }
 
@@ -218,7 +218,7 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 3));
   ASSERT_TRUE(QTest::qWaitFor([&] { return st.history.points() > 0; }, 10000));
   const size_t points = st.history.points();
-  EXPECT_GT(st.layout(1e9).nodes.size(), 1u);
+  EXPECT_GT(st.tree.layout(1e9).nodes.size(), 1u);
   rc::ui::EngineHost* host = window_->engineHost();
   QSignalSpy ready(host, &rc::ui::EngineHost::modelReady);
   emit panel_->cacheSettingsRequested("off", 0);
@@ -230,17 +230,18 @@ TEST_F(WindowFit, OffDrawsNoCachedTreeAndPlotsKeepTheirPoints) {
   // seconds), then the camera glides to what is left; checked below.
   (void)QTest::qWaitFor(
       [&] {
-        return paint_frames(panel_->glWidget(), 1) && !st.view.busy() &&
-               st.view.stats().nodes_drawn == 1;
+        return paint_frames(panel_->glWidget(), 1) && !st.tree.view.busy() &&
+               st.tree.view.stats().nodes_drawn == 1;
       },
       8000);
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 2));
   ASSERT_TRUE(st.policy_off());
-  EXPECT_GT(st.model.size(), 1u) << "off keeps finished sequences until their pages are needed";
-  EXPECT_EQ(panel_->state()->view.stats().nodes_drawn, 1)
-      << "the root alone; laid out " << st.layout(1e9).nodes.size() << ", culled "
-      << st.view.stats().culled << ", cam " << st.view.cam.x << "," << st.view.cam.y << " x"
-      << st.view.cam.zoom;
+  EXPECT_GT(st.tree.model.size(), 1u)
+      << "off keeps finished sequences until their pages are needed";
+  EXPECT_EQ(panel_->state()->tree.view.stats().nodes_drawn, 1)
+      << "the root alone; laid out " << st.tree.layout(1e9).nodes.size() << ", culled "
+      << st.tree.view.stats().culled << ", cam " << st.tree.view.cam.x << "," << st.tree.view.cam.y
+      << " x" << st.tree.view.cam.zoom;
   EXPECT_GT(st.history.points(), points);
   ASSERT_FALSE(st.history.markers().empty());
   EXPECT_EQ(st.history.markers().back().label.rfind("off", 0), 0u)
@@ -294,8 +295,8 @@ class ScreenFit : public WindowFit {
     expect_inside(gl, "panel GL");
     rc::ui::CachePanelState& st = *panel_->state();
     ASSERT_TRUE(paint_frames(gl, 3));
-    ASSERT_FALSE(st.tab_boxes.empty());
-    for (const auto& t : st.tab_boxes) {
+    ASSERT_FALSE(st.frame.tab_boxes.empty());
+    for (const auto& t : st.frame.tab_boxes) {
       EXPECT_TRUE(t.visible) << t.label;
       EXPECT_GE(t.max.x - t.min.x, t.label_w) << "tab " << t.label << " is cut";
       EXPECT_GE(t.min.x, 0.0f) << t.label;
@@ -304,7 +305,7 @@ class ScreenFit : public WindowFit {
     }
     // The tree gets at least half of the panel's height, and the tabs keep
     // their strip and two lines below it.
-    const ImVec2 c0 = st.view.canvas_min(), c1 = st.view.canvas_max();
+    const ImVec2 c0 = st.tree.view.canvas_min(), c1 = st.tree.view.canvas_max();
     const float tree = c1.y - c0.y, below = float(gl->height()) - c1.y;
     std::printf("%s at %dx%d: panel %d px, header %.0f px, tree %.0f px, tabs %.0f px\n",
                 mode.c_str(), window_->width(), window_->height(), gl->height(), c0.y, tree, below);
@@ -312,7 +313,7 @@ class ScreenFit : public WindowFit {
         << "tree " << tree << " px of a " << gl->height() << " px panel";
     EXPECT_GE(below, 3 * ImGui::GetTextLineHeightWithSpacing()) << "tabs " << below << " px";
     EXPECT_LE(c1.y, float(gl->height()) + 0.5f);
-    EXPECT_TRUE(st.last_fit.fits()) << st.last_fit.overflow;
+    EXPECT_TRUE(st.frame.last_fit.fits()) << st.frame.last_fit.overflow;
     const QSize screen = window_->screen()->geometry().size();
     screenshot(QStringLiteral("screen-fit-%1x%2-%3.png")
                    .arg(screen.width())
@@ -347,19 +348,19 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return paint_frames(panel_->glWidget(), 1) && !st.draft_line().empty(); }, 10000))
       << "no draft events reached the panel";
-  EXPECT_GT(st.model.draft_counts().tree_drafts, 0u);
+  EXPECT_GT(st.tree.model.draft_counts().tree_drafts, 0u);
   expect_all_inside("drafted");
 
-  st.demo.by_hand = true;
-  st.demo.lead_seconds = 0.05;
+  st.lesson.demo.by_hand = true;
+  st.lesson.demo.lead_seconds = 0.05;
   ASSERT_TRUE(st.start_lesson(0, 0));
-  ASSERT_TRUE(QTest::qWaitFor([&] { return st.lesson_shown() && st.demo.running(); }, 60000))
-      << st.lesson_error;
-  st.select_tab = "Demos";
+  ASSERT_TRUE(QTest::qWaitFor([&] { return st.lesson_shown() && st.lesson.demo.running(); }, 60000))
+      << st.lesson.error;
+  st.frame.select_tab = "Demos";
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
-  EXPECT_EQ(st.current_tab, "Demos");
+  EXPECT_EQ(st.frame.current_tab, "Demos");
   // Next step stays in view and whole, whatever the caption below it holds.
-  const auto& next = st.next_step_box;
+  const auto& next = st.frame.next_step_box;
   EXPECT_TRUE(next.visible);
   EXPECT_GE(next.min.y, 0.0f);
   EXPECT_LE(next.max.y, float(panel_->glWidget()->height()) + 0.5f);
@@ -381,13 +382,13 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   ASSERT_TRUE(QTest::qWaitFor(
       [&] { return paint_frames(panel_->glWidget(), 1) && st.replay_shown(); }, 10000));
   for (const char* tab : {"Request", "Advisor", "Cache"}) {
-    st.select_tab = tab;
+    st.frame.select_tab = tab;
     ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
-    EXPECT_EQ(st.current_tab, tab);
+    EXPECT_EQ(st.frame.current_tab, tab);
   }
-  st.select_tab = "Request";
+  st.frame.select_tab = "Request";
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
-  EXPECT_EQ(st.tab_boxes.size() + st.hidden_tabs.size(), 7u);
+  EXPECT_EQ(st.frame.tab_boxes.size() + st.frame.hidden_tabs.size(), 7u);
   expect_all_inside("recording");
   st.replay.close();
   ASSERT_TRUE(QTest::qWaitFor(
@@ -441,7 +442,7 @@ TEST_F(ScreenFit, AttachPopupLabelsAndErrorFitInside) {
       EXPECT_GT(t.max.y - t.min.y, 1.5f * ImGui::GetTextLineHeight())
           << "'" << t.text << "' neither fits nor wraps";
     }
-    EXPECT_TRUE(panel_->state()->last_fit.fits()) << panel_->state()->last_fit.overflow;
+    EXPECT_TRUE(panel_->state()->frame.last_fit.fits()) << panel_->state()->frame.last_fit.overflow;
   };
   ASSERT_TRUE(paint_frames(gl, 3));
   ASSERT_GT(remote.button_max.x, remote.button_min.x);
