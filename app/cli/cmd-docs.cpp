@@ -3,12 +3,18 @@
 // (app/library/library.h) from the terminal. A bad file is one line naming
 // it, exit status 1, and the library as it was.
 #include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "document-options.h"
+#include "engine-options.h"
 #include "library/extract.h"
+#include "radixchat/tier-clear.h"
 
 namespace rc::cli {
 namespace {
@@ -16,6 +22,7 @@ namespace {
 struct DocsOptions {
   std::string library;
   std::string model;
+  EngineOptions purge;  // rm: the tiers to purge (only their flags are registered)
   bool json = false;
   std::vector<std::string> files;
   std::string name;
@@ -60,6 +67,49 @@ int run_list(const DocsOptions& o, const library::Library& lib) {
   return 0;
 }
 
+// The engine configuration that purges a removed document's KV: the
+// model's tokenizer finds the document in what the tiers hold
+// (Engine::forget_document); a small pool, as nothing is computed. The
+// default disk folder is purged when it exists, as the app writes there.
+// nullopt when there is no tier to purge.
+std::optional<EngineConfig> purge_config(const DocsOptions& o) {
+  EngineConfig config = o.purge.config;
+  if (config.kv_disk.empty()) {
+    Result<std::string> folder = disk_tier_folder("default");
+    std::error_code ec;
+    if (folder.ok() && std::filesystem::exists(folder.value(), ec)) config.kv_disk = "default";
+  }
+  if (config.kv_disk.empty() && config.kv_redis.empty()) return std::nullopt;
+  config.model_path = o.model;
+  config.n_threads = 1;
+  config.kv_pool_tokens = 1024;
+  return config;
+}
+
+// Purges before the document leaves the library (Library::remove's
+// before_remove), so a failed purge keeps it and can be run again.
+int run_rm(const DocsOptions& o, library::Library& lib) {
+  Result<library::Document> doc = lib.get(o.name);
+  if (!doc.ok()) return fail(doc.status().message());
+  std::string purged = "no cache tier to purge";
+  Status s = lib.remove(o.name, [&](const library::DocumentInfo&) -> Status {
+    const std::optional<EngineConfig> config = purge_config(o);
+    if (!config) return Status();
+    std::unique_ptr<Engine> engine = open_engine(*config);
+    if (!engine) return Status(StatusCode::internal, "its KV could not be purged");
+    Result<ForgetResult> r = engine->forget_document(doc.value().text);
+    if (!r.ok()) return r.status();
+    purged = "purged " + std::to_string(r.value().tier_blocks) + " KV blocks from the cache tiers";
+    return Status();
+  });
+  if (!s.ok()) {
+    return fail(o.name + " stays in the library: " + s.message() +
+                " (an app or server using the same cache tier must be quit first)");
+  }
+  std::printf("removed %s; %s\n", o.name.c_str(), purged.c_str());
+  return 0;
+}
+
 int run_search(const DocsOptions& o, const library::Library& lib) {
   auto hits = lib.search(o.query, 5);
   if (!hits.ok()) return fail(hits.status());
@@ -94,9 +144,11 @@ Command add_docs_command(CLI::App& root) {
   app->add_option("--library", o->library,
                   "library file (default: library.db beside the chat history)");
   app->add_option("--model", o->model,
-                  "model whose tokenizer counts the tokens of added files (default: the "
-                  "bundled model)");
+                  "model whose tokenizer counts the tokens of added files, and whose KV of a "
+                  "removed document is purged from the cache tiers (default: the bundled model)");
   app->add_flag("--json", o->json, "list and search: print JSON");
+  // rm: the tiers its purge reaches (the default disk folder without them).
+  o->purge.add_stored_tier_flags_to(*app);
   auto* add = app->add_subcommand("add", "Add files: text, Markdown, source code, HTML, PDF");
   add->add_option("FILE", o->files, "files to add")->required();
   auto* list = app->add_subcommand("list", "List the documents in library order");
@@ -114,15 +166,7 @@ Command add_docs_command(CLI::App& root) {
             if (!lib) return 1;
             if (add->parsed()) return run_add(*o, *lib);
             if (list->parsed()) return run_list(*o, *lib);
-            if (rm->parsed()) {
-              // Where the cache tiers' purge of the document's KV blocks
-              // plugs in (Library::remove's before_remove) once the tiers
-              // can purge by document.
-              Status s = lib->remove(o->name);
-              if (!s.ok()) return fail(s.message());
-              std::printf("removed %s\n", o->name.c_str());
-              return 0;
-            }
+            if (rm->parsed()) return run_rm(*o, *lib);
             return run_search(*o, *lib);
           }};
 }

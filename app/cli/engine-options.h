@@ -48,6 +48,16 @@ struct EngineOptions {
     app.add_option("--kv-host-size", config.kv_host_bytes,
                    "host-memory cache tier below the pool, in bytes (2G, 512M; default: none)")
         ->transform(CLI::AsSizeValue(false));
+    add_stored_tier_flags_to(app);
+    app.add_option("--chat-template", config.chat_template,
+                   "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
+                   "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "
+                   "model's tokenizer.chat_template)");
+  }
+
+  // The tiers that outlive a process, disk and Redis, with their keys: also
+  // on `docs rm`, which purges a removed document's blocks from them.
+  void add_stored_tier_flags_to(CLI::App& app) {
     app.add_option("--kv-disk", config.kv_disk,
                    "disk cache tier folder, kept across restarts ('default': "
                    "$XDG_CACHE_HOME/radixchat/kv; default: none)");
@@ -75,10 +85,6 @@ struct EngineOptions {
                    "the tenant's key that seals its Redis blocks, 64 hex digits, made on first "
                    "use; copy it to every machine of the tenant (default: RADIXCHAT_REDIS_KEY, "
                    "else $XDG_DATA_HOME/radixchat/redis-TENANT.key)");
-    app.add_option("--chat-template", config.chat_template,
-                   "radixchat, llama2, zephyr, chatml, llama3, llama3.1, qwen3, mistral, "
-                   "mistral-v3, deepseek-r1, gemma or phi3 (default: recognised from the "
-                   "model's tokenizer.chat_template)");
   }
 };
 

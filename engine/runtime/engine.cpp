@@ -194,6 +194,20 @@ class EngineImpl final : public Engine {
     return future.get();
   }
 
+  Result<ForgetResult> forget_document(const std::string& text) override {
+    Result<std::vector<int32_t>> tokens = tokenizer_->encode(text, false);
+    if (!tokens.ok()) return tokens.status();
+    const tiers::TokenWindows windows(tokens.value());
+    auto done = std::make_shared<std::promise<Result<ForgetResult>>>();
+    auto future = done->get_future();
+    post([this, done, &windows] {
+      scheduler_->unpin_holding(windows);
+      done->set_value(runtime::forget_holding(*cache_, tiers_.get(), windows));
+      publish();
+    });
+    return future.get();
+  }
+
   CacheSnapshot cache_snapshot() const override {
     auto take = [this] {
       CacheSnapshot s = cache_->snapshot();

@@ -179,7 +179,12 @@ void Scheduler::cache_prefix(Request& r, int upto) {
 void Scheduler::release_kv(Request& r) {
   if (r.state == RequestState::waiting) return;
   cache_prefix(r, r.filled);
-  if (r.pin_prefix && r.has_lock) RC_ASSERT(cache_.pin(r.locked).ok());
+  if (r.pin_prefix && r.has_lock) {
+    RC_ASSERT(cache_.pin(r.locked).ok());
+    Pin pin{std::vector<Token>(size_t(r.inserted)), r.locked};
+    for (int i = 0; i < r.inserted; ++i) pin.tokens[size_t(i)] = r.token_at(i);
+    pins_.push_back(std::move(pin));
+  }
   const size_t owned_from = static_cast<size_t>(r.inserted / page_size_);
   if (owned_from < r.pages.size()) {
     RC_ASSERT(cache_
@@ -402,6 +407,15 @@ bool Scheduler::step() {
   apply_cancellations();
   admit();
   if (running_.empty()) return false;
+  // A prompt cached whole that wants no output (a warmup of what is
+  // already cached) has nothing to compute: it ends now, and release_kv
+  // pins it.
+  for (auto& r : running_) {
+    if (r->state == RequestState::prefill && r->max_tokens == 0 && r->filled == r->prompt_len())
+      finish(*r, FinishReason::length);
+  }
+  drop_finished();
+  if (running_.empty()) return true;
   ++step_;
 
   // Decodes first: one token each, their K/V go to position `filled`.
@@ -477,6 +491,22 @@ void Scheduler::abort_all(FinishReason reason, const Status& why) {
   for (auto& r : running_) finish(*r, reason, why);
   finished_ids_.clear();
   running_.clear();
+}
+
+}  // namespace rc::runtime
+
+namespace rc::runtime {
+
+int Scheduler::unpin_holding(const tiers::TokenWindows& windows) {
+  int released = 0;
+  std::erase_if(pins_, [&](const Pin& pin) {
+    if (!windows.first_match(pin.tokens)) return false;
+    // Pressure may have evicted a pinned node since: its handle is stale
+    // then, and there is nothing left to release.
+    if (cache_.unpin(pin.node).ok()) ++released;
+    return true;
+  });
+  return released;
 }
 
 }  // namespace rc::runtime

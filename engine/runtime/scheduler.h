@@ -78,6 +78,10 @@ class Scheduler {
   // include it, so a caller woken by that event reads current figures.
   void set_before_finish(std::function<void()> hook) { before_finish_ = std::move(hook); }
 
+  // Unpins every warmed prefix (Request::pin_prefix) whose tokens hold a
+  // run of `windows`' needle, so a removed document's purge can drop it
+  // (purge.h). Returns how many pins it released.
+  int unpin_holding(const tiers::TokenWindows& windows);
   size_t waiting() const { return waiting_.size(); }
   size_t running() const { return running_.size(); }
   const SchedulerTotals& totals() const { return totals_; }
@@ -130,6 +134,11 @@ class Scheduler {
   std::vector<Request*> prefill_order_;  // add_prefill_chunks' scratch
   std::vector<float> logits_;
   std::function<void()> before_finish_;
+  struct Pin {
+    std::vector<Token> tokens;  // the warmed prefix
+    NodeHandle node;
+  };
+  std::vector<Pin> pins_;  // every pin release_kv made, for unpin_holding
 };
 
 }  // namespace rc::runtime

@@ -111,14 +111,17 @@ void mark_held_below(CacheSnapshot& snapshot, const tiers::KvTiers& tiers) {
 
 namespace rc {
 
+Result<std::string> disk_tier_folder(const std::string& folder) {
+  if (!folder.empty() && folder != "default") return folder;
+  Result<std::filesystem::path> d = tiers::default_disk_root();
+  if (!d.ok()) return d.status();
+  return d.value().string();
+}
+
 Result<int64_t> clear_disk_tier(const std::string& folder) {
-  std::filesystem::path root = folder;
-  if (folder.empty() || folder == "default") {
-    Result<std::filesystem::path> d = tiers::default_disk_root();
-    if (!d.ok()) return d.status();
-    root = d.value();
-  }
-  return tiers::DiskStore::clear_root(root);
+  Result<std::string> root = disk_tier_folder(folder);
+  if (!root.ok()) return root.status();
+  return tiers::DiskStore::clear_root(root.value());
 }
 
 Result<int64_t> clear_redis_tenant(const std::string& url, const std::string& tenant) {

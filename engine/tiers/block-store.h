@@ -41,6 +41,13 @@ class BlockStore {
   // ok also when nothing was held.
   virtual Status erase(const BlockKey& key) = 0;
   virtual StoreStats stats() const = 0;
+  // Calls `visit` with every block this store holds for its keyspace (a
+  // purge's sweep: tier-sweep.h), without counting hits or changing what
+  // eviction drops next. A block that fails its checks is skipped. `visit`
+  // must not call back into the store. An error when the store itself
+  // failed (disk I/O, Redis down); the blocks visited before it were real.
+  using BlockVisitor = std::function<void(const Block&)>;
+  virtual Status for_each_block(const BlockVisitor& visit) = 0;
   // Erases every block this store holds for its keyspace. A shared store
   // (Redis) refuses with invalid_argument: other engines read those blocks.
   virtual Status clear() = 0;

@@ -202,6 +202,21 @@ Result<Block> DiskStore::get(const BlockKey& key) {
   return std::move(d.block);
 }
 
+Status DiskStore::for_each_block(const BlockVisitor& visit) {
+  for (const BlockKey& key : keys()) {
+    // Read outside the lock, as put() writes: a block dropped meanwhile is
+    // simply not there any more.
+    Result<std::vector<uint8_t>> bytes = read_file(file_of(key), sealed_block_bytes(space_));
+    if (!bytes.ok()) {
+      if (bytes.status().code() == StatusCode::not_found) continue;
+      return bytes.status();
+    }
+    Decoded d = open_sealed_block(space_, *options_.key, kDiskContext, key, bytes.value());
+    if (d.fault == BlockFault::none) visit(d.block);
+  }
+  return {};
+}
+
 Status DiskStore::put(const Block& block) {
   Result<std::vector<uint8_t>> bytes = seal_block(space_, *options_.key, kDiskContext, block);
   if (!bytes.ok()) return bytes.status();

@@ -61,6 +61,7 @@ class DiskStore final : public BlockStore {
   Result<bool> contains(const BlockKey& key) override;
   Status erase(const BlockKey& key) override;
   StoreStats stats() const override;
+  Status for_each_block(const BlockVisitor& visit) override;
   Status clear() override;
   void set_drop_listener(DropListener listener) override { on_drop_ = std::move(listener); }
 

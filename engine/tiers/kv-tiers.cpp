@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "tiers/kv-page-io.h"
+#include "tiers/tier-sweep.h"
 
 namespace rc::tiers {
 
@@ -313,6 +314,26 @@ int64_t KvTiers::erase(const std::vector<BlockKey>& keys) {
     known_.erase(key);
   }
   return held;
+}
+
+Result<int64_t> KvTiers::erase_holding(const TokenWindows& windows) {
+  flush();
+  std::unordered_set<BlockKey, BlockKeyHash> found;
+  Status trouble;
+  for (Tier& tier : tiers_) {
+    Result<std::vector<BlockKey>> keys = blocks_holding(*tier.store, windows);
+    if (!keys.ok()) {
+      if (trouble.ok())
+        trouble =
+            Status(keys.status().code(),
+                   "the " + tier.name + " tier could not be swept: " + keys.status().message());
+      continue;
+    }
+    found.insert(keys.value().begin(), keys.value().end());
+  }
+  const int64_t erased = erase({found.begin(), found.end()});
+  if (!trouble.ok()) return trouble;
+  return erased;
 }
 
 void KvTiers::flush() {

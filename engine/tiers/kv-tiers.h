@@ -45,6 +45,7 @@
 #include "tiers/disk-store.h"
 #include "tiers/memory-store.h"
 #include "tiers/redis-store.h"
+#include "tiers/token-windows.h"
 
 namespace rc::tiers {
 
@@ -109,6 +110,12 @@ class KvTiers {
   // Redis included (purging what a deleted conversation or document used).
   // Returns how many of them some tier held.
   int64_t erase(const std::vector<BlockKey>& keys);
+  // Waits for the queued writes, then erases from every tier each block
+  // that holds a run of `windows`' needle, with every block chained below
+  // it (tier-sweep.h): a removed document's blocks in any layout. Returns
+  // the blocks erased, or an error naming the first tier that could not be
+  // read whole (what was found elsewhere is erased all the same).
+  Result<int64_t> erase_holding(const TokenWindows& windows);
   const Keyspace& keyspace() const { return space_; }
 
   static constexpr double kShutdownWaitSeconds = 10;

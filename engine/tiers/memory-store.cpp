@@ -19,6 +19,12 @@ Result<Block> MemoryStore::get(const BlockKey& key) {
   return it->second.block;
 }
 
+Status MemoryStore::for_each_block(const BlockVisitor& visit) {
+  std::lock_guard<std::mutex> g(mu_);
+  for (const auto& [key, entry] : map_) visit(entry.block);
+  return {};
+}
+
 Status MemoryStore::put(const Block& block) {
   if (block.tokens.size() != size_t(space_.block_tokens) ||
       block.payload.size() != size_t(space_.block_payload_bytes()) ||

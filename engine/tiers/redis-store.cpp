@@ -291,21 +291,37 @@ Result<int64_t> RedisStore::clear_tenant(const RedisStoreOptions& options) {
   return store.value()->delete_tenant_values();
 }
 
-Result<int64_t> RedisStore::delete_tenant_values() {
-  // Enough time for a large tenant: the deadline covers the whole scan.
+Status RedisStore::for_each_block(const BlockVisitor& visit) {
+  // The deadline covers the whole scan, as delete_tenant_values()'s does.
   const auto deadline =
       Clock::now() + std::chrono::milliseconds(options_.timeout_ms) + std::chrono::seconds(60);
   std::unique_lock<std::timed_mutex> g(mu_, deadline);
   if (!g.owns_lock()) return Status(StatusCode::internal, "Redis store busy past its timeout");
   if (Status s = ensure_connected(deadline); !s.ok()) return s;
-  const std::string pattern = "rc:kv:" + options_.tenant + ":*";
+  return scan_keys(prefix_ + "*", deadline, [&](std::string_view rkey) -> Status {
+    Result<BlockKey> key = BlockKey::from_hex(rkey.substr(prefix_.size()));
+    if (!key.ok()) return {};
+    Result<std::shared_ptr<Reply>> r = command({"GET", rkey}, deadline);
+    if (!r.ok()) return r.status();
+    const redisReply* rep = r.value()->r;
+    if (rep->type != REDIS_REPLY_STRING) return {};  // expired since the scan saw it
+    Decoded d = open_sealed_block(space_, *options_.key, context_, key.value(),
+                                  {reinterpret_cast<const uint8_t*>(rep->str), size_t(rep->len)});
+    if (d.fault == BlockFault::none) visit(d.block);
+    return {};
+  });
+}
+
+Status RedisStore::scan_keys(const std::string& pattern, Clock::time_point deadline,
+                             const std::function<Status(std::string_view)>& each) {
   std::string cursor = "0";
-  int64_t deleted = 0;
   do {
     Result<std::shared_ptr<Reply>> r =
         command({"SCAN", cursor, "MATCH", pattern, "COUNT", "1000"}, deadline);
     if (!r.ok()) return r.status();
-    const redisReply* rep = r.value()->r;
+    // The reply must outlive `each`, which may run commands of its own.
+    const std::shared_ptr<Reply> reply = r.value();
+    const redisReply* rep = reply->r;
     if (rep->type != REDIS_REPLY_ARRAY || rep->elements != 2 ||
         rep->element[0]->type != REDIS_REPLY_STRING || rep->element[1]->type != REDIS_REPLY_ARRAY)
       return Status(StatusCode::internal, "Redis SCAN gave an unexpected reply");
@@ -313,12 +329,28 @@ Result<int64_t> RedisStore::delete_tenant_values() {
     const redisReply* keys = rep->element[1];
     for (size_t i = 0; i < keys->elements; ++i) {
       if (keys->element[i]->type != REDIS_REPLY_STRING) continue;
-      std::string_view k(keys->element[i]->str, size_t(keys->element[i]->len));
-      Result<std::shared_ptr<Reply>> del = command({"UNLINK", k}, deadline);
-      if (!del.ok()) return del.status();
-      if (del.value()->r->type == REDIS_REPLY_INTEGER) deleted += del.value()->r->integer;
+      if (Status s = each({keys->element[i]->str, size_t(keys->element[i]->len)}); !s.ok())
+        return s;
     }
   } while (cursor != "0");
+  return {};
+}
+
+Result<int64_t> RedisStore::delete_tenant_values() {
+  // Enough time for a large tenant: the deadline covers the whole scan.
+  const auto deadline =
+      Clock::now() + std::chrono::milliseconds(options_.timeout_ms) + std::chrono::seconds(60);
+  std::unique_lock<std::timed_mutex> g(mu_, deadline);
+  if (!g.owns_lock()) return Status(StatusCode::internal, "Redis store busy past its timeout");
+  if (Status s = ensure_connected(deadline); !s.ok()) return s;
+  int64_t deleted = 0;
+  Status s = scan_keys("rc:kv:" + options_.tenant + ":*", deadline, [&](std::string_view k) {
+    Result<std::shared_ptr<Reply>> del = command({"UNLINK", k}, deadline);
+    if (!del.ok()) return del.status();
+    if (del.value()->r->type == REDIS_REPLY_INTEGER) deleted += del.value()->r->integer;
+    return Status();
+  });
+  if (!s.ok()) return s;
   return deleted;
 }
 

@@ -25,9 +25,11 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "tiers/block-seal.h"
 #include "tiers/block-store.h"
@@ -65,6 +67,7 @@ class RedisStore final : public BlockStore {
   Result<bool> contains(const BlockKey& key) override;
   Status erase(const BlockKey& key) override;
   StoreStats stats() const override;
+  Status for_each_block(const BlockVisitor& visit) override;
   Status clear() override;
 
   // Deletes every value of `options.tenant` at `options.url`, for every
@@ -95,6 +98,10 @@ class RedisStore final : public BlockStore {
                                          Clock::time_point deadline);
   void mark_down(RedisState state, const std::string& why);
   Result<int64_t> delete_tenant_values();
+  // SCANs the keys matching `pattern` and calls `each` with every one,
+  // stopping at its first error. Under mu_.
+  Status scan_keys(const std::string& pattern, Clock::time_point deadline,
+                   const std::function<Status(std::string_view)>& each);
   Status down_status() const;
 
   Keyspace space_;

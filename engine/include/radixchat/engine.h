@@ -226,6 +226,18 @@ class Engine {
     (void)kept;
     return Status(StatusCode::unsupported, "this engine keeps no cache to forget");
   }
+  // Forgets a document removed from a library (docs/architecture.md
+  // section 21), whatever prompts held it: `text` is tokenized alone and
+  // found as runs of its tokens. Pins holding it are released; every tree
+  // path holding it is dropped from just before the document on (the
+  // system prompt and the documents before it stay); and every tier block
+  // holding it, with every block chained below, is erased from every tier,
+  // Redis included. An error when a tier could not be swept whole (run it
+  // again when the tier is back). Blocks until done (not from a callback).
+  virtual Result<ForgetResult> forget_document(const std::string& text) {
+    (void)text;
+    return Status(StatusCode::unsupported, "this engine keeps no cache to forget");
+  }
   virtual CacheSnapshot cache_snapshot() const = 0;
   // Cache events since the last call; `overflowed` is set when some were
   // lost and the consumer must resync from cache_snapshot().

@@ -1,5 +1,5 @@
 // Emptying the cache tiers from outside an engine, for `radixchat-cli
-// cache-clear` (docs/architecture.md section 8). Any thread; no engine may
+// cache-clear` and `docs rm` (docs/architecture.md section 8). Any thread; no engine may
 // hold the disk folder meanwhile (a folder in use is named in the error).
 #pragma once
 
@@ -9,6 +9,10 @@
 #include "radixchat/status.h"
 
 namespace rc {
+
+// The disk tier's folder: `folder` itself, or for "" and "default"
+// $XDG_CACHE_HOME/radixchat/kv (not_found when no such variable is set).
+Result<std::string> disk_tier_folder(const std::string& folder);
 
 // Removes every block the disk tier holds under `folder`, for every model
 // ("default": $XDG_CACHE_HOME/radixchat/kv). Returns the blocks removed.

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """radixchat-cli's documents end to end: `docs` add/list/search/rm, every
 bad input refused with one stderr line naming it and the library unchanged,
-`generate --doc`, and `serve --library` (GET /v1/documents, the chat
+`generate --doc`, `docs rm`'s purge of the document's KV from the disk
+tier, and `serve --library` (GET /v1/documents, the chat
 request's "documents" field, usage.prompt_tokens_details.document_tokens,
 a 400 naming an unknown document).
 
@@ -9,6 +10,7 @@ Usage: docs-cli-test.py RADIXCHAT_CLI MODEL
 """
 import json
 import os
+import random
 import stat
 import subprocess
 import sys
@@ -25,8 +27,13 @@ def check(ok, what):
         print("FAIL:", what)
 
 
+# The cache tiers' folders and keys of this test, never the user's: set in main().
+ENV = dict(os.environ)
+
+
 def run(cli, *args):
-    return subprocess.run([cli] + list(args), capture_output=True, text=True, timeout=300)
+    return subprocess.run([cli] + list(args), capture_output=True, text=True, timeout=300,
+                          env=ENV)
 
 
 def listing(cli, lib):
@@ -102,6 +109,50 @@ def docs_commands(cli, model, d):
     return lib
 
 
+def prose(topic, seed):
+    """About 300 tokens of sentences; two seeds share no run of eight words."""
+    words = ["river", "stone", "garden", "winter", "market", "letter", "window", "green",
+             "quiet", "bright", "old", "small", "walks", "opens", "finds", "keeps"]
+    rng = random.Random(seed)
+    lines = [topic + " " + " ".join(rng.choice(words) for _ in range(8)) + "." for _ in range(16)]
+    return ("Notes on %s.\n" % topic + "\n".join(lines) + "\n").encode()
+
+
+def block_files(folder):
+    return sum(f.endswith(".rckv") for _, _, files in os.walk(folder) for f in files)
+
+
+def purge_on_rm(cli, model, d):
+    """docs rm purges the removed document's KV blocks from the disk tier
+    (the default folder, as the app writes there), and only its."""
+    lib = os.path.join(d, "purge.db")
+    write(os.path.join(d, "orchard.md"), prose("orchard", 1))
+    write(os.path.join(d, "harbour.md"), prose("harbour", 2))
+    r = run(cli, "docs", "add", os.path.join(d, "orchard.md"), os.path.join(d, "harbour.md"),
+            "--library", lib, "--model", model)
+    check(r.returncode == 0, "docs add for the purge: " + r.stderr)
+    for doc in ("orchard.md", "harbour.md"):
+        r = run(cli, "generate", "--model", model, "--threads", "1", "--library", lib,
+                "--doc", doc, "--kv-disk", "default", "--prompt", "Where is the river?", "--max-tokens", "1")
+        check(r.returncode == 0, "generate --kv-disk default: " + r.stderr)
+    kv = os.path.join(ENV["XDG_CACHE_HOME"], "radixchat", "kv")
+    before = block_files(kv)
+    r = run(cli, "docs", "rm", "orchard.md", "--library", lib, "--model", model)
+    words = r.stdout.split()
+    purged = int(words[words.index("purged") + 1]) if "purged" in words else 0
+    check(r.returncode == 0 and purged > 0, "docs rm purges: %r %r" % (r.stdout, r.stderr))
+    check(block_files(kv) == before - purged, "blocks left: %d of %d, %d purged"
+          % (block_files(kv), before, purged))
+    # harbour.md's blocks are still there: its prompt loads them back.
+    r = run(cli, "generate", "--model", model, "--threads", "1", "--library", lib,
+            "--doc", "harbour.md", "--kv-disk", "default", "--prompt", "Where is the river?", "--max-tokens", "1")
+    check(r.returncode == 0 and "loaded from the tiers" in r.stderr,
+          "the other document stays in the tier: " + r.stderr)
+    r = run(cli, "docs", "rm", "harbour.md", "--library", lib, "--model", model)
+    check(r.returncode == 0 and block_files(kv) == 0,
+          "the last document's purge leaves no block: %r, %d left" % (r.stdout, block_files(kv)))
+
+
 def post(url, body):
     req = urllib.request.Request(url, data=json.dumps(body).encode(),
                                  headers={"Content-Type": "application/json"})
@@ -115,7 +166,7 @@ def post(url, body):
 def server(cli, model, lib):
     srv = subprocess.Popen([cli, "serve", "--model", model, "--threads", "1", "--port", "0",
                             "--library", lib], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True)
+                           stderr=subprocess.DEVNULL, text=True, env=ENV)
     try:
         line = srv.stdout.readline().strip()
         base = line.split("listening on ")[-1]
@@ -147,6 +198,9 @@ def server(cli, model, lib):
 def main():
     cli, model = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as d:
+        ENV["XDG_CACHE_HOME"] = os.path.join(d, "cache")
+        ENV["XDG_DATA_HOME"] = os.path.join(d, "data")
+        purge_on_rm(cli, model, d)
         lib = docs_commands(cli, model, d)
         server(cli, model, lib)
     print("%d failure(s)" % len(failures))

@@ -187,4 +187,18 @@ TEST(EngineWarmup, PinnedSystemPromptMakesFirstReplyHit) {
   EXPECT_GT(done.get_future().get().cached_tokens, 5);
 }
 
+// Warming a prompt the cache already holds whole (a system prompt pinned
+// again, or one a conversation cached first) computes nothing and pins it;
+// it used to fail with "empty batch".
+TEST(EngineWarmup, APromptAlreadyCachedWholeIsPinnedWithoutWork) {
+  std::unique_ptr<Engine> engine = open("radix");
+  const std::vector<ChatMessage> system = {{"system", "You explain prefix caching simply."}};
+  ASSERT_TRUE(engine->warmup({system}).ok());
+  const int64_t pinned = engine->stats().cache.pinned_pages;
+  ASSERT_GT(pinned, 0);
+  const Status again = engine->warmup({system});
+  EXPECT_TRUE(again.ok()) << again.to_string();
+  EXPECT_EQ(engine->stats().cache.pinned_pages, pinned);
+}
+
 }  // namespace rc

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <filesystem>
@@ -95,6 +96,35 @@ TEST_F(DiskStoreTest, SurvivesRestartWithItsLruOrder) {
   ASSERT_EQ(keys.size(), 4u);
   EXPECT_EQ(keys.back(), chain[0].key);  // most recently used
   for (const Block& b : chain) EXPECT_EQ(store->get(b.key).value().payload, b.payload);
+}
+
+// A purge's sweep reads every block without making it recent or counting
+// it as a hit, and skips a block whose file was changed.
+TEST_F(DiskStoreTest, ForEachBlockVisitsWhatIsHeldAndLeavesTheLruAlone) {
+  Keyspace s = small_space();
+  auto store = open(s);
+  std::vector<Block> chain = make_chain(s, 4, 21);
+  for (const Block& b : chain) ASSERT_TRUE(store->put(b).ok());
+  {
+    std::fstream f(store->folder() / (chain[1].key.hex() + ".rckv"),
+                   std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(60);
+    f.put('\x5a');
+  }
+  const std::vector<BlockKey> order = store->keys();
+  std::vector<Block> seen;
+  ASSERT_TRUE(store->for_each_block([&](const Block& b) { seen.push_back(b); }).ok());
+  ASSERT_EQ(seen.size(), 3u);
+  for (const Block& b : seen) {
+    EXPECT_NE(b.key, chain[1].key);
+    auto it =
+        std::find_if(chain.begin(), chain.end(), [&](const Block& c) { return c.key == b.key; });
+    ASSERT_NE(it, chain.end());
+    EXPECT_EQ(b.tokens, it->tokens);
+    EXPECT_EQ(b.parent, it->parent);
+  }
+  EXPECT_EQ(store->keys(), order);
+  EXPECT_EQ(store->stats().hits, 0);
 }
 
 TEST_F(DiskStoreTest, FilesAreOwnerOnly) {

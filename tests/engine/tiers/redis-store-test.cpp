@@ -4,6 +4,8 @@
 #include <hiredis/hiredis.h>
 
 #include <chrono>
+#include <set>
+#include <string>
 #include <thread>
 
 #include "redis-server-fixture.h"
@@ -101,6 +103,22 @@ TEST_F(RedisStoreTest, RoundTrip) {
   // A second engine on the same server and tenant reads what the first wrote.
   auto other = open(s);
   EXPECT_EQ(other->get(chain[1].key).value().payload, chain[1].payload);
+}
+
+// A purge's sweep sees every block of its tenant and model, and only those.
+TEST_F(RedisStoreTest, ForEachBlockVisitsThisTenantsBlocksOnly) {
+  Keyspace s = small_space();
+  auto mine = open(s, "alpha");
+  auto theirs = open(s, "beta");
+  ASSERT_TRUE(mine && theirs);
+  std::vector<Block> chain = make_chain(s, 3, 41);
+  for (const Block& b : chain) ASSERT_TRUE(mine->put(b).ok());
+  ASSERT_TRUE(theirs->put(make_block(s, BlockKey{}, 42)).ok());
+  std::set<std::string> seen;
+  ASSERT_TRUE(mine->for_each_block([&](const Block& b) { seen.insert(b.key.hex()); }).ok());
+  EXPECT_EQ(seen,
+            (std::set<std::string>{chain[0].key.hex(), chain[1].key.hex(), chain[2].key.hex()}));
+  EXPECT_EQ(mine->stats().hits, 0);
 }
 
 TEST_F(RedisStoreTest, TtlIsSetWhenAsked) {

@@ -22,26 +22,13 @@
 #include "random-gguf.h"
 #include "redis-server-fixture.h"
 #include "skip-or-fail.h"
+#include "tiered-engine-fixtures.h"
 
 namespace rc {
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  explicit TempDir(const std::string& name)
-      : path_(fs::temp_directory_path() /
-              ("rc-tiered-" + name + "-" + std::to_string(::getpid()))) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using namespace rc::test;  // tiered-engine-fixtures.h, engine-reply.h
 
 // A K-quant model with the widths real files have (256-element rows), small
 // enough to run in a second.
@@ -63,52 +50,6 @@ const std::string& random_q4k_model() {
     return p;
   }();
   return path;
-}
-
-EngineConfig base_config(const std::string& model) {
-  EngineConfig cfg;
-  cfg.model_path = model;
-  cfg.n_threads = 2;
-  // The sealing keys live beside the test's files, never in the user's home.
-  const fs::path keys =
-      fs::temp_directory_path() / ("rc-tiered-keys-" + std::to_string(::getpid()));
-  cfg.kv_disk_key_file = (keys / "kv-disk.key").string();
-  cfg.kv_redis_key_file = (keys / "redis.key").string();
-  return cfg;
-}
-
-std::unique_ptr<Engine> open(const EngineConfig& cfg) {
-  auto e = Engine::create(cfg);
-  EXPECT_TRUE(e.ok()) << e.status().to_string();
-  return e.ok() ? std::move(e.value()) : nullptr;
-}
-
-std::vector<int32_t> random_tokens(int n, int vocab, uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::vector<int32_t> t{1};
-  while (int(t.size()) < n) t.push_back(int32_t(3 + rng() % uint32_t(vocab - 3)));
-  return t;
-}
-
-std::vector<float> logits_of(Engine& e, const std::vector<int32_t>& tokens) {
-  Result<std::vector<float>> r = e.last_logits(tokens);
-  EXPECT_TRUE(r.ok()) << r.status().to_string();
-  return r.ok() ? r.value() : std::vector<float>{};
-}
-
-bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {
-  return !a.empty() && a.size() == b.size() &&
-         std::memcmp(a.data(), b.data(), a.size() * sizeof(float)) == 0;
-}
-
-using rc::test::greedy;
-using rc::test::Reply;
-
-const TierInfo* tier(const EngineStats& s, const std::string& name) {
-  for (const TierInfo& t : s.tiers.tiers) {
-    if (t.name == name) return &t;
-  }
-  return nullptr;
 }
 
 class TieredRestart : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {};
