@@ -91,8 +91,8 @@ DocumentController::~DocumentController() = default;
 bool DocumentController::open() {
   Result<std::unique_ptr<rc::library::Library>> lib = rc::library::Library::open(path_);
   if (!lib.ok()) {
-    emit errorOccurred(tr("The document library cannot be opened: %1")
-                           .arg(qs(lib.status().message())));
+    emit errorOccurred(
+        tr("The document library cannot be opened: %1").arg(qs(lib.status().message())));
     return false;
   }
   std::lock_guard<std::mutex> lock(shared_->mu);
@@ -138,7 +138,8 @@ void DocumentController::addFiles(const QStringList& paths, bool attach) {
     return;
   }
   if (attach) {
-    for (const QString& p : paths) attached_.push_back({QFileInfo(p).fileName(), State::Computing, p});
+    for (const QString& p : paths)
+      attached_.push_back({QFileInfo(p).fileName(), State::Computing, p});
     emit attachedChanged();
   }
   auto shared = shared_;
@@ -166,7 +167,9 @@ void DocumentController::addFiles(const QStringList& paths, bool attach) {
             Qt::QueuedConnection);
       }
     }
-    if (attach) QMetaObject::invokeMethod(this, [this] { warm(); }, Qt::QueuedConnection);
+    if (attach)
+      QMetaObject::invokeMethod(
+          this, [this] { warm(); }, Qt::QueuedConnection);
   });
 }
 
@@ -322,13 +325,15 @@ void DocumentController::listLibrary(const QString& query) {
     if (!query.trimmed().isEmpty()) {
       // Documents with a matching chunk, best first.
       Result<std::vector<rc::library::Chunk>> hits = shared_->lib->search(query.toStdString(), 64);
+      std::vector<rc::library::Chunk> chunks;
+      if (hits.ok()) chunks = std::move(hits.value());
       std::vector<rc::library::DocumentInfo> found;
-      for (const rc::library::Chunk& c : hits.ok() ? hits.value() : decltype(hits.value()){}) {
-        auto d = std::find_if(docs.begin(), docs.end(),
-                              [&](const rc::library::DocumentInfo& i) { return i.name == c.document; });
-        const bool listed = std::any_of(found.begin(), found.end(), [&](const auto& i) {
+      for (const rc::library::Chunk& c : chunks) {
+        auto d = std::find_if(docs.begin(), docs.end(), [&](const rc::library::DocumentInfo& i) {
           return i.name == c.document;
         });
+        const bool listed = std::any_of(found.begin(), found.end(),
+                                        [&](const auto& i) { return i.name == c.document; });
         if (d != docs.end() && !listed) found.push_back(*d);
       }
       docs = std::move(found);
@@ -450,8 +455,8 @@ void DocumentController::removedFromLibrary(const QString& name, const rc::Statu
   }
   store_->post([n = name.toStdString()](rc::store::Store& s) { (void)s.forget_document(n); });
   for (auto it = prefixes_.begin(); it != prefixes_.end();) {
-    const bool in = std::find(it->names.begin(), it->names.end(), name.toStdString()) !=
-                    it->names.end();
+    const bool in =
+        std::find(it->names.begin(), it->names.end(), name.toStdString()) != it->names.end();
     it = in ? prefixes_.erase(it) : std::next(it);
   }
   const auto chip = std::remove_if(attached_.begin(), attached_.end(),

@@ -1,11 +1,14 @@
 // MainWindow: documents in the chat (docs/architecture.md section 21): the
 // chips above the composer, the paperclip beside it, files dropped on the
 // chat, and the Documents pane.
+#include <QDir>
 #include <QDragEnterEvent>
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QMimeData>
+#include <QPainter>
+#include <QPainterPath>
 #include <QStatusBar>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -29,6 +32,31 @@ QStringList droppedFiles(const QMimeData* mime) {
     if (u.isLocalFile()) files << u.toLocalFile();
   }
   return files;
+}
+
+// The theme's attachment icon, or a drawn paperclip (no emoji font needed).
+QIcon paperclipIcon() {
+  QPixmap pm(64, 64);
+  pm.fill(Qt::transparent);
+  QPainter p(&pm);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.scale(2, 2);
+  p.translate(16, 16);
+  p.rotate(40);
+  p.translate(-16, -16);
+  p.setPen(QPen(QColor(0x4b, 0x55, 0x63), 2.2, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+  QPainterPath clip;  // arcTo: degrees, counter-clockwise on screen
+  clip.moveTo(22, 10);
+  clip.lineTo(22, 24);
+  clip.arcTo(QRectF(10, 18, 12, 12), 0, -180);
+  clip.lineTo(10, 8);
+  clip.arcTo(QRectF(10, 4, 8, 8), 180, -180);
+  clip.lineTo(18, 22);
+  clip.arcTo(QRectF(14, 20, 4, 4), 0, -180);
+  clip.lineTo(14, 12);
+  p.drawPath(clip);
+  p.end();
+  return QIcon::fromTheme(QStringLiteral("mail-attachment"), QIcon(pm));
 }
 
 }  // namespace
@@ -60,7 +88,9 @@ void MainWindow::buildDocumentRow(QWidget* center, QVBoxLayout* v) {
   h->setSpacing(0);
   attachButton_ = new QToolButton(row);
   attachButton_->setObjectName(QStringLiteral("attachButton"));
-  attachButton_->setText(QStringLiteral("\U0001F4CE"));  // paperclip
+  attachButton_->setIcon(paperclipIcon());
+  attachButton_->setIconSize(QSize(22, 22));
+  attachButton_->setAccessibleName(tr("Attach documents"));
   attachButton_->setToolTip(
       tr("Attach documents: the model answers from them in this conversation (Ctrl+Shift+A). "
          "Files can also be dropped on the chat."));

@@ -35,9 +35,10 @@ QString formatMetrics(const ReplyMetrics& m) {
             .arg(m.acceptedTokens);
   if (m.documentTokens > 0) {
     const QLocale c(QLocale::English);  // "1,850" whatever the system locale
-    text += dot + QStringLiteral("%1 document tokens, %2 cached%3")
-                      .arg(c.toString(m.documentTokens), c.toString(m.cachedDocumentTokens),
-                           m.documentsRetrieved ? QStringLiteral(" (retrieved chunks)") : QString());
+    text +=
+        dot + QStringLiteral("%1 document tokens, %2 cached%3")
+                  .arg(c.toString(m.documentTokens), c.toString(m.cachedDocumentTokens),
+                       m.documentsRetrieved ? QStringLiteral(" (retrieved chunks)") : QString());
   }
   return text;
 }

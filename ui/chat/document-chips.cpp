@@ -31,8 +31,8 @@ void DocumentChips::setChips(const std::vector<DocumentChip>& chips) {
     auto* h = new QHBoxLayout(chip);
     h->setContentsMargins(8, 2, 2, 2);
     h->setSpacing(4);
-    // U+1F4C4 page facing up: the document mark the cache panel uses too.
-    auto* label = new QLabel(QStringLiteral("\U0001F4C4 ") + c.name +
+    // U+25A4, the document mark the cache panel uses too.
+    auto* label = new QLabel(QStringLiteral("\u25A4 ") + c.name +
                                  (c.state.isEmpty() ? QString() : QStringLiteral(" · ") + c.state),
                              chip);
     label->setObjectName(QStringLiteral("documentChipLabel"));
@@ -41,9 +41,8 @@ void DocumentChips::setChips(const std::vector<DocumentChip>& chips) {
     remove->setText(QStringLiteral("×"));
     remove->setAutoRaise(true);
     remove->setToolTip(tr("Stop answering from %1 in this conversation").arg(c.name));
-    connect(remove, &QToolButton::clicked, this, [this, name = c.name] {
-      emit removeRequested(name);
-    });
+    connect(remove, &QToolButton::clicked, this,
+            [this, name = c.name] { emit removeRequested(name); });
     h->addWidget(label);
     h->addWidget(remove);
     row_->insertWidget(static_cast<int>(i), chip);

@@ -218,8 +218,8 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
   }
   // Leave room for a reply: a quarter of the context or max tokens if less.
   const int reserve = std::max(1, std::min(job.maxTokens, context / 4));
-  Result<rc::ContextFit> fit = rc::fit_context(placedIn.messages, context - reserve, job.contextPolicy,
-                                               rc::chat_token_counter(*engine_));
+  Result<rc::ContextFit> fit = rc::fit_context(placedIn.messages, context - reserve,
+                                               job.contextPolicy, rc::chat_token_counter(*engine_));
   if (!fit.ok()) {
     return finishNow(QStringLiteral("error"),
                      tr("The conversation does not fit a context of %1 tokens: %2.")

@@ -215,18 +215,17 @@ TEST_F(DocumentsGuiTest, AttachByButtonAndDropThenAsk) {
   for (QLabel* l : window_->chatView()->findChildren<QLabel*>(QStringLiteral("metricsLabel"))) {
     if (l->text().contains(QStringLiteral("document tokens"))) footer = l->text();
   }
-  EXPECT_TRUE(footer.contains(QStringLiteral("%1 document tokens, %2 cached")
-                                  .arg(QLocale(QLocale::English).toString(metrics.documentTokens),
-                                       QLocale(QLocale::English)
-                                           .toString(metrics.cachedDocumentTokens))))
+  EXPECT_TRUE(
+      footer.contains(QStringLiteral("%1 document tokens, %2 cached")
+                          .arg(QLocale(QLocale::English).toString(metrics.documentTokens),
+                               QLocale(QLocale::English).toString(metrics.cachedDocumentTokens))))
       << footer.toStdString();
 
   // The conversation keeps its documents in the history.
   const qint64 conv = window_->controller()->currentConversation();
   ASSERT_GT(conv, 0);
-  auto kept = store_->submit([conv](rc::store::Store& s) {
-                      return s.conversation_documents(conv);
-                    }).get();
+  auto kept =
+      store_->submit([conv](rc::store::Store& s) { return s.conversation_documents(conv); }).get();
   ASSERT_TRUE(kept.ok());
   EXPECT_EQ(kept.value(), (std::vector<std::string>{"notes.md", "paper.txt"}));
 
@@ -242,8 +241,8 @@ TEST_F(DocumentsGuiTest, AttachByButtonAndDropThenAsk) {
   window_->controller()->selectConversation(conv);
   ASSERT_TRUE(waitUntil([&] { return chips().size() == 2; }, 5000));
   // The chip's × detaches it from this conversation only.
-  auto* remove = window_->documentChips()->findChild<QToolButton*>(
-      QStringLiteral("documentChipRemove"));
+  auto* remove =
+      window_->documentChips()->findChild<QToolButton*>(QStringLiteral("documentChipRemove"));
   ASSERT_NE(remove, nullptr);
   QTest::mouseClick(remove, Qt::LeftButton);
   ASSERT_TRUE(waitUntil([&] { return chips().size() == 1; }, 5000));
@@ -256,7 +255,7 @@ TEST_F(DocumentsGuiTest, BadFilesGetOneMessageAndChangeNothing) {
   attachByButton(good);
   ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
   const QString empty = writeFile("empty.txt", "");
-  const QString binary = writeFile("blob.bin", QByteArray("\x7f" "ELF\0\0\x01\x02\0\0", 10));
+  const QString binary = writeFile("blob.bin", QByteArray::fromHex("7f454c46000001020000"));
   const QString latin1 = writeFile("latin1.txt", QByteArray("caf\xe9 cr\xe8me\n"));
   const QString pdf = writeFile("broken.pdf", QByteArray("%PDF-1.4\n1 0 obj\n<<"));
   QSignalSpy errors(window_->documents(), &DocumentController::errorOccurred);
@@ -289,8 +288,8 @@ TEST_F(DocumentsGuiTest, RemovingFromThePanePurgesItsKv) {
   QTableWidget* table = pane->table();
   ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 1; }, 10000));
   EXPECT_EQ(pane->nameAt(0), QStringLiteral("notes.md"));
-  ASSERT_TRUE(waitUntil([&] { return table->item(0, 3)->text() == QStringLiteral("in memory"); },
-                        10000))
+  ASSERT_TRUE(
+      waitUntil([&] { return table->item(0, 3)->text() == QStringLiteral("in memory"); }, 10000))
       << table->item(0, 3)->text().toStdString();
   EXPECT_TRUE(table->item(0, 4)->text().contains(QStringLiteral("Who guards")))
       << "the conversation that uses it";

@@ -13,8 +13,7 @@ TEST(DocumentMarks, NamesTheDocumentsWhoseHeadersASpanHolds) {
   const std::string span =
       "You are helpful.\n\n### Document: notes.md\nZebras.\n\n### Document: paper.pdf "
       "(excerpts)\nKettles.\n";
-  EXPECT_EQ(document_names(span),
-            (std::vector<std::string>{"notes.md", "paper.pdf (excerpts)"}));
+  EXPECT_EQ(document_names(span), (std::vector<std::string>{"notes.md", "paper.pdf (excerpts)"}));
   // Not at a line start, or cut by the node's end: not a header.
   EXPECT_TRUE(document_names("see ### Document: x.md\n").empty());
   EXPECT_TRUE(document_names("### Document: cut-he").empty());
