@@ -83,6 +83,7 @@ void MainWindow::buildDocumentRow(QWidget* center, QVBoxLayout* v) {
   v->addWidget(chips_);
   auto* row = new QWidget(center);
   row->setObjectName(QStringLiteral("composerRow"));
+  row->setAttribute(Qt::WA_StyledBackground);
   auto* h = new QHBoxLayout(row);
   h->setContentsMargins(12, 0, 0, 0);
   h->setSpacing(0);

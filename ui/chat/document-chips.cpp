@@ -8,6 +8,7 @@ namespace rc::ui {
 
 DocumentChips::DocumentChips(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("documentChips"));
+  setAttribute(Qt::WA_StyledBackground);  // the style sheet paints the row
   row_ = new QHBoxLayout(this);
   row_->setContentsMargins(16, 6, 16, 0);
   row_->setSpacing(6);

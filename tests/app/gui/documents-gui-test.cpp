@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMimeData>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -95,7 +96,7 @@ class DocumentsGuiTest : public testing::Test {
     EXPECT_EQ(QDir(dialog->directory()).absolutePath(), QDir(dir_.path()).absolutePath())
         << "the dialog starts in the home folder";
     dialog->selectFile(path);
-    dialog->accept();
+    static_cast<QDialog*>(dialog)->accept();  // QFileDialog's is protected; the Open button
   }
 
   void drop(const QStringList& paths) {
@@ -159,7 +160,10 @@ class DocumentsGuiTest : public testing::Test {
     EXPECT_TRUE(lib.ok()) << lib.status().message();
     std::vector<std::string> names;
     if (!lib.ok()) return names;
-    for (const auto& d : lib.value()->list().value()) names.push_back(d.name);
+    auto list = lib.value()->list();
+    EXPECT_TRUE(list.ok());
+    if (list.ok())
+      for (const auto& d : list.value()) names.push_back(d.name);
     return names;
   }
 
