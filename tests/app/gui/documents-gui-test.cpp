@@ -180,6 +180,9 @@ TEST_F(DocumentsGuiTest, AttachByButtonAndDropThenAsk) {
       << "the library sits beside the history";
 
   attachByButton(notes);
+  ASSERT_EQ(chips().size(), 1u);
+  EXPECT_EQ(chips()[0].state, DocumentController::tr("computing…"))
+      << "the chip shows the work until the prefix is warm";
   ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
   EXPECT_EQ(chips()[0].name, QStringLiteral("notes.md"));
   drop({paper});
@@ -262,13 +265,16 @@ TEST_F(DocumentsGuiTest, BadFilesGetOneMessageAndChangeNothing) {
   const QString binary = writeFile("blob.bin", QByteArray::fromHex("7f454c46000001020000"));
   const QString latin1 = writeFile("latin1.txt", QByteArray("caf\xe9 cr\xe8me\n"));
   const QString pdf = writeFile("broken.pdf", QByteArray("%PDF-1.4\n1 0 obj\n<<"));
+  const QString huge = writeFile("huge.txt", "a");
+  ASSERT_TRUE(QFile::resize(huge, (qint64(50) << 20) + 1));  // sparse: nothing is written
   QSignalSpy errors(window_->documents(), &DocumentController::errorOccurred);
-  drop({empty, binary, latin1, pdf});
-  ASSERT_TRUE(waitUntil([&] { return errors.count() == 4; }, 30000));
+  drop({empty, binary, latin1, pdf, huge});
+  ASSERT_TRUE(waitUntil([&] { return errors.count() == 5; }, 30000));
   QStringList messages;
   for (const auto& e : errors) messages << e.at(0).toString();
-  for (const QString& name : {QStringLiteral("empty.txt"), QStringLiteral("blob.bin"),
-                              QStringLiteral("latin1.txt"), QStringLiteral("broken.pdf")}) {
+  for (const QString& name :
+       {QStringLiteral("empty.txt"), QStringLiteral("blob.bin"), QStringLiteral("latin1.txt"),
+        QStringLiteral("broken.pdf"), QStringLiteral("huge.txt")}) {
     EXPECT_EQ(messages.filter(name).size(), 1) << messages.join('\n').toStdString();
   }
   for (const QString& m : messages) EXPECT_FALSE(m.contains('\n')) << m.toStdString();
