@@ -407,10 +407,28 @@ void DocumentController::listLibrary(const QString& query) {
 
 void DocumentController::removeFromLibrary(const QString& name) {
   if (!isOpen()) return;
+  // The prompts of the conversations that use it, as the history says
+  // (their system prompt and documents): they hold its KV across restarts.
+  store_->post([this, name](rc::store::Store& s) {
+    std::vector<Prefix> used;
+    Result<std::vector<rc::store::Conversation>> users =
+        s.conversations_with_document(name.toStdString());
+    for (const rc::store::Conversation& c : users.ok() ? users.value()
+                                                       : std::vector<rc::store::Conversation>{}) {
+      Result<std::vector<std::string>> names = s.conversation_documents(c.id);
+      if (names.ok()) used.push_back({qs(c.system_prompt), std::move(names.value())});
+    }
+    QMetaObject::invokeMethod(
+        this, [this, name, used] { purgeAndRemove(name, used); }, Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::purgeAndRemove(const QString& name, const std::vector<Prefix>& used) {
   const std::string n = name.toStdString();
   // The prefixes it was in go; the others stay (with every conversation's
   // branches, which the chat controller adds).
   std::vector<Prefix> gone{{QString(), {n}}, {systemPrompt(), {n}}};
+  gone.insert(gone.end(), used.begin(), used.end());
   std::vector<Prefix> kept;
   for (const Prefix& p : prefixes_) {
     const bool in = std::find(p.names.begin(), p.names.end(), n) != p.names.end();

@@ -124,6 +124,9 @@ class DocumentController : public QObject {
   void onConversationCreated(qint64 id);
   void fileAdded(const QString& path, const QString& name, bool attach);
   void fileRefused(const QString& path, const QString& why);
+  // removeFromLibrary's second step, with the prefixes the history's
+  // conversations sent it in.
+  void purgeAndRemove(const QString& name, const std::vector<Prefix>& used);
   void removedFromLibrary(const QString& name, const rc::Status& status,
                           std::vector<rc::ui::PrefixCandidate> gone,
                           std::vector<rc::ui::PrefixCandidate> kept);

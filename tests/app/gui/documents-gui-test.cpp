@@ -55,6 +55,10 @@ class DocumentsGuiTest : public testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(store.value());
     rc::gui::applyAppStyle(*qApp);
+    launch();
+  }
+  // A launch of the window on this history, library and disk cache.
+  void launch() {
     WindowOptions options;
     options.settingsFile = dir_.filePath("settings.ini");
     window_ = std::make_unique<MainWindow>(store_.get(), options);
@@ -326,6 +330,28 @@ TEST_F(DocumentsGuiTest, RemovingFromThePanePurgesItsKv) {
   EXPECT_TRUE(chips().empty());
   ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 0; }, 5000));
   EXPECT_TRUE(pane->status()->text().contains(QStringLiteral("Removed notes.md")));
+}
+
+// After a restart the app knows the document's prompts from the history
+// (the conversation's system prompt and documents): removing it erases
+// their blocks from the disk tier the first session wrote.
+TEST_F(DocumentsGuiTest, RemovingAfterARestartPurgesTheDiskTier) {
+  const QString notes = writeFile("notes.md", kNotes);
+  window_->controller()->setSystemPrompt(QStringLiteral("Answer in one line."), std::nullopt);
+  attachByButton(notes);
+  ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
+  send(QStringLiteral("Who guards the lighthouse?"));
+  window_.reset();  // the engine writes its queued blocks to the disk tier
+  launch();
+  ASSERT_EQ(window_->controller()->currentConversation(), 0) << "a fresh chat on screen";
+
+  QSignalSpy removed(window_->documents(), &DocumentController::removed);
+  window_->documents()->removeFromLibrary(QStringLiteral("notes.md"));
+  ASSERT_TRUE(waitUntil([&] { return removed.count() == 1; }, 30000));
+  EXPECT_TRUE(removed.at(0).at(3).toString().isEmpty())
+      << removed.at(0).at(3).toString().toStdString();
+  EXPECT_GT(removed.at(0).at(2).toLongLong(), 0) << "blocks erased from the disk tier";
+  EXPECT_TRUE(libraryNames().empty());
 }
 
 }  // namespace
