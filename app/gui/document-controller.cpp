@@ -413,8 +413,8 @@ void DocumentController::removeFromLibrary(const QString& name) {
     std::vector<Prefix> used;
     Result<std::vector<rc::store::Conversation>> users =
         s.conversations_with_document(name.toStdString());
-    for (const rc::store::Conversation& c : users.ok() ? users.value()
-                                                       : std::vector<rc::store::Conversation>{}) {
+    for (const rc::store::Conversation& c :
+         users.ok() ? users.value() : std::vector<rc::store::Conversation>{}) {
       Result<std::vector<std::string>> names = s.conversation_documents(c.id);
       if (names.ok()) used.push_back({qs(c.system_prompt), std::move(names.value())});
     }
