@@ -307,6 +307,9 @@ TEST_F(DocumentsGuiTest, RemovingFromThePanePurgesItsKv) {
       << table->item(0, 3)->text().toStdString();
   EXPECT_TRUE(table->item(0, 4)->text().contains(QStringLiteral("Who guards")))
       << "the conversation that uses it";
+  const QString shot = QStringLiteral(RADIXCHAT_BINARY_DIR "/documents-pane.png");
+  ASSERT_TRUE(pane->grab().save(shot));
+  std::printf("screenshot: %s\n", qPrintable(shot));
   // Search finds it by its text, and nothing for other words.
   pane->search()->setText(QStringLiteral("zebra"));
   ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 1; }, 5000));
