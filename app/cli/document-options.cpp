@@ -36,13 +36,6 @@ std::unique_ptr<library::Library> open_library(const std::string& path) {
   return std::move(lib.value());
 }
 
-library::TokenCounter engine_counter(const Engine& engine) {
-  return [&engine](std::string_view text) {
-    auto ids = engine.tokenize(std::string(text), false);
-    return ids.ok() ? static_cast<int>(ids->size()) : static_cast<int>(text.size());
-  };
-}
-
 std::unique_ptr<TokenCounterHandle> open_token_counter(const std::string& model) {
   EngineConfig cfg;
   cfg.model_path = model;
@@ -64,23 +57,6 @@ std::string document_note(const PlacedDocuments& placed, const RequestMetrics& m
          std::to_string(placed.cached(m.cached_tokens)) + " cached" +
          (placed.layout.retrieved ? ", retrieved chunks (the whole documents exceed the budget)"
                                   : "");
-}
-
-Result<DocumentSet> document_set(const library::Library& lib, const std::vector<std::string>& names,
-                                 const std::string& question, int max_chunks) {
-  DocumentSet set;
-  set.max_chunks = max_chunks;
-  for (const std::string& name : names) {
-    auto doc = lib.get(name);
-    if (!doc.ok()) return doc.status();
-    set.documents.push_back({doc->info.name, doc->info.position, std::move(doc->text)});
-  }
-  if (set.documents.empty()) return set;
-  auto hits = lib.search(question, max_chunks > 0 ? max_chunks : kRetrievalCandidates, names);
-  if (!hits.ok()) return hits.status();
-  for (library::Chunk& c : hits.value())
-    set.ranked_chunks.push_back({c.document, c.position, std::move(c.text)});
-  return set;
 }
 
 bool DocumentOptions::resolve(Engine& engine, std::unique_ptr<library::Library>& lib,

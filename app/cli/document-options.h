@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "library/document-prompt.h"
 #include "library/library.h"
 #include "radixchat/documents.h"
 #include "radixchat/engine.h"
@@ -33,21 +34,13 @@ struct TokenCounterHandle {
   library::TokenCounter count;
 };
 std::unique_ptr<TokenCounterHandle> open_token_counter(const std::string& model);
-// Counts with `engine`'s tokenizer (text as text); `engine` outlives it.
-library::TokenCounter engine_counter(const Engine& engine);
 
 // " | documents: 812 tokens, 790 cached" (", retrieved chunks" when over
 // the budget) for a request with documents; "" otherwise.
 std::string document_note(const PlacedDocuments& placed, const RequestMetrics& m);
 
-// Chunks offered to the layout per question, best first; it keeps those
-// that fit the document budget.
-inline constexpr int kRetrievalCandidates = 32;
-
-// The documents of one request: every chosen document's text, and the
-// chunks of those documents that best match `question`, best first.
-Result<DocumentSet> document_set(const library::Library& lib, const std::vector<std::string>& names,
-                                 const std::string& question, int max_chunks = 0);
+using library::document_set;
+using library::engine_counter;
 
 // --doc and --library on chat and generate.
 struct DocumentOptions {

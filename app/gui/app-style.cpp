@@ -55,6 +55,12 @@ QPushButton#sendButton:disabled { background: #a9b8d9; }
 QPushButton#sendButton[stop="true"] { background: #dc2626; }
 QPushButton#sendButton[stop="true"]:hover { background: #b91c1c; }
 QLabel#composerHint { color: #8a919c; font-size: 8.5pt; }
+QWidget#documentChips, QWidget#composerRow { background: white; }
+QWidget#documentChip { background: #eef2ff; border: 1px solid #c7d2fe; border-radius: 10px; }
+QLabel#documentChipLabel { color: #1e3a8a; }
+QToolButton#documentChipRemove { color: #4b5563; border: none; padding: 0 4px; }
+QToolButton#attachButton { border: none; border-radius: 8px; padding: 6px; font-size: 14pt; }
+QToolButton#attachButton:hover { background: #eceff3; }
 QLabel#backendLabel { color: #374151; padding: 0 8px; }
 QLabel#statusMetrics { color: #374151; padding: 0 6px; }
 QSplitter::handle { background: #e5e7eb; }

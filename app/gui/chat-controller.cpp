@@ -260,7 +260,7 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
         t.loaded = readConversation(s, conv);
         return t;
       },
-      [this](Turn t) {
+      [this, created = conversationId == 0](Turn t) {
         busyTurn_ = false;
         if (!t.loaded.error.isEmpty()) {
           emit errorOccurred(t.loaded.error);
@@ -279,6 +279,8 @@ void ChatController::startTurn(std::optional<qint64> userParent, std::optional<Q
         job.contextPolicy =
             rc::parse_context_policy(t.loaded.sampling.contextOverflow.toStdString())
                 .value_or(rc::ContextPolicy::rolling_window);
+        if (created) emit conversationCreated(t.loaded.id);
+        if (documentSource_ && !remote_) job.documents = documentSource_(job.messages);
         // The model may have changed while the turn was being saved.
         const quint64 tag = remote_ ? remote_->generate(job) : engine_->generate(job);
         gen_ = {};

@@ -20,6 +20,7 @@
 
 #include <QObject>
 #include <QString>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -117,12 +118,26 @@ class ChatController : public QObject {
   // -> prefixMatches.
   void findConversationsWithPrefix(const std::vector<int32_t>& tokens);
 
+  // ---- documents (docs/architecture.md section 21) ----
+  // Gives each local request the documents `source` returns for its
+  // messages (the conversation on screen's); unset: none.
+  using DocumentSource = std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>;
+  void setDocumentSource(DocumentSource source) { documentSource_ = std::move(source); }
+  // Engine::forget of `gone` (prompts with a removed document), keeping
+  // `kept` and every branch of every conversation; the engine host's
+  // forgotten signal follows.
+  void forgetDocumentPrefixes(std::vector<rc::ui::PrefixCandidate> gone,
+                              std::vector<rc::ui::PrefixCandidate> kept);
+
   // For tests and the --screenshot flag: blocks until every store task
   // posted so far has run (their results are still queued to this thread).
   void waitForStore();
 
  signals:
   void conversationChanged(qint64 id, const QString& title);
+  // A conversation was written for its first message (just before the
+  // conversationChanged that shows it).
+  void conversationCreated(qint64 id);
   void generatingChanged(bool generating);
   // The reply ended (any reason); its text and metrics are being saved.
   void replyFinished(qint64 messageId, const rc::ui::ReplyMetrics& metrics, const QString& error);
@@ -187,6 +202,7 @@ class ChatController : public QObject {
   quint64 promptTag_ = 0;
   qint64 promptMessage_ = 0;
   quint64 prefixTag_ = 0;
+  DocumentSource documentSource_;
   bool busyTurn_ = false;  // a turn is being written to the store
   bool presetsLoaded_ = false;
   bool warmWanted_ = false;  // the model came before the presets

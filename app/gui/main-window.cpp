@@ -24,6 +24,7 @@
 #include "chat/composer.h"
 #include "chat/conversation-sidebar.h"
 #include "chat/engine-host.h"
+#include "document-controller.h"
 #include "elided-label.h"
 #include "get-model-dialog.h"
 #include "model-picker.h"
@@ -40,6 +41,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
                   : std::make_unique<QSettings>(options.settingsFile, QSettings::IniFormat);
   engine_ = std::make_unique<rc::ui::EngineHost>();
   controller_ = std::make_unique<ChatController>(store, engine_.get());
+  makeDocuments(store);
 
   buildLayout();
   buildMenus();
@@ -91,6 +93,9 @@ MainWindow::~MainWindow() {
   sidebar_->setModel(nullptr);
   controller_.reset();
   engine_.reset();
+  // After the engine host: its worker's queued document tasks call back
+  // into the documents' controller.
+  documents_.reset();
 }
 
 void MainWindow::start() {
@@ -140,7 +145,7 @@ void MainWindow::buildLayout() {
   chatView_->setModel(controller_->chatModel());
   v->addWidget(chatView_, 1);
   composer_ = new rc::ui::Composer(center);
-  v->addWidget(composer_);
+  buildDocumentRow(center, v);  // main-window-documents.cpp: chips, paperclip, composer
 
   panel_ = new rc::ui::CachePanel(splitter_);
   panel_->setMinimumWidth(260);
@@ -197,6 +202,8 @@ void MainWindow::buildMenus() {
 
   QMenu* conv = menuBar()->addMenu(tr("&Conversation"));
   conv->addAction(tr("&Find…"), QKeySequence::Find, this, [this] { sidebar_->focusSearch(); });
+  conv->addAction(tr("&Attach documents…"), QKeySequence(tr("Ctrl+Shift+A")), this,
+                  [this] { openAttachDialog(true); });
   conv->addAction(tr("&Rename…"), QKeySequence(Qt::Key_F2), this,
                   [this] { renameConversation(controller_->currentConversation()); });
   conv->addAction(tr("&Delete"), QKeySequence(tr("Ctrl+Shift+Backspace")), this,
@@ -247,6 +254,8 @@ void MainWindow::buildMenus() {
   model->addAction(tr("Use the &local model"), this, &MainWindow::useLocalModel);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(tr("&Documents…"), QKeySequence(tr("Ctrl+Shift+D")), this,
+                  &MainWindow::openDocuments);
   panelAction_ = view->addAction(tr("&Cache panel"));
   panelAction_->setCheckable(true);
   panelAction_->setShortcut(QKeySequence(Qt::Key_F9));

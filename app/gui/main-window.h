@@ -7,7 +7,9 @@
 // ChatController; the StoreThread is the caller's and must outlive it.
 // Destruction order matters and is explicit in ~MainWindow: the controller
 // first (it saves a streaming reply), then the engine host (the panel gets
-// setEngine(nullptr) before any engine is destroyed), then the widgets.
+// setEngine(nullptr) before any engine is destroyed), then the documents'
+// controller (the engine worker's queued document tasks call into it), then
+// the widgets.
 //
 // Settings (QSettings: window layout, model, cache policy, recent files,
 // the disk cache's switch and budget)
@@ -28,6 +30,8 @@ class QAction;
 class QLabel;
 class QMenu;
 class QTimer;
+class QToolButton;
+class QVBoxLayout;
 class QProgressBar;
 class QPushButton;
 class QSettings;
@@ -37,6 +41,7 @@ namespace rc::ui {
 class CachePanel;
 class ChatView;
 class Composer;
+class DocumentChips;
 class ConversationSidebar;
 class EngineHost;
 struct ModelRequest;
@@ -44,6 +49,8 @@ struct ModelRequest;
 
 namespace rc::gui {
 
+class DocumentController;
+class DocumentsDialog;
 class ElidedLabel;
 class GetModelDialog;
 class ModelPicker;
@@ -58,6 +65,10 @@ struct WindowOptions {
   QString kvDisk = QStringLiteral("default");
   std::optional<qint64> kvDiskBytes;  // overrides the saved budget (cache/diskBytes)
   QString kvRedis;                    // redis://[:password@]host:port[/db]; empty: none
+  // The document library (docs/architecture.md section 21): empty is
+  // library.db beside the settingsFile when one is given, else the CLI's
+  // default beside the history (rc::library::default_library_path).
+  QString libraryPath;
 };
 
 class MainWindow : public QMainWindow {
@@ -90,6 +101,16 @@ class MainWindow : public QMainWindow {
   void useLocalModel();
   RemoteChatClient* remoteClient() const { return remote_; }
 
+  // Documents (main-window-documents.cpp): the paperclip's file dialog
+  // (non-modal, in the home folder; its files are attached to the
+  // conversation on screen, or only added to the library when `attach` is
+  // false), the Documents pane (View > Documents…), and the chips.
+  void openAttachDialog(bool attach);
+  DocumentsDialog* openDocuments();
+  DocumentController* documents() const { return documents_.get(); }
+  rc::ui::DocumentChips* documentChips() const { return chips_; }
+  QToolButton* attachButton() const { return attachButton_; }
+
  signals:
   // A model is loaded and the conversation list read: ready for a message.
   void readyForInput();
@@ -100,11 +121,15 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  // Files dropped on the chat are attached to it.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // Shrinks and moves the window into its screen's available geometry.
   void fitToScreen();
   void buildLayout();
+  void makeDocuments(rc::store::StoreThread* store);
+  void buildDocumentRow(QWidget* center, QVBoxLayout* v);
   void buildMenus();
   void buildStatusBar();
   void connectController();
@@ -135,6 +160,10 @@ class MainWindow : public QMainWindow {
   std::unique_ptr<QSettings> settings_;
   std::unique_ptr<rc::ui::EngineHost> engine_;
   std::unique_ptr<ChatController> controller_;
+  std::unique_ptr<DocumentController> documents_;
+  DocumentsDialog* documentsDialog_ = nullptr;  // child; made on first use
+  rc::ui::DocumentChips* chips_ = nullptr;
+  QToolButton* attachButton_ = nullptr;
   WindowOptions options_;
 
   QSplitter* splitter_ = nullptr;

@@ -161,6 +161,7 @@ int main(int argc, char** argv) {
       return 3;
     }
     dbPath = QDir(dir).filePath(QStringLiteral("radixchat.db")).toStdString();
+    options.libraryPath = QDir(dir).filePath(QStringLiteral("library.db"));
     options.settingsFile = QDir(dir).filePath(QStringLiteral("settings.ini"));
     options.modelsDir = QDir(dir).filePath(QStringLiteral("models"));
   } else {

@@ -66,6 +66,18 @@ CREATE INDEX conversations_by_leaf ON conversations(current_leaf_id);
     R"sql(
 ALTER TABLE messages ADD COLUMN tokens BLOB;
 )sql",
+    // v4: the documents each conversation answers from (docs/architecture.md
+    // section 21), by their name in the document library (library.db beside
+    // this file), in the order they were attached.
+    R"sql(
+CREATE TABLE conversation_documents (
+  conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+  document TEXT NOT NULL,
+  attached_at INTEGER NOT NULL,
+  PRIMARY KEY (conversation_id, document)
+) WITHOUT ROWID;
+CREATE INDEX conversation_documents_by_document ON conversation_documents(document);
+)sql",
 };
 static_assert(std::size(kMigrations) == Store::kSchemaVersion, "one migration per schema version");
 

@@ -132,8 +132,9 @@ struct Preset {
 class Store {
  public:
   // Schema version this build writes (PRAGMA user_version). v1: initial;
-  // v2: messages.finish_reason and the parent_id index; v3: messages.tokens.
-  static constexpr int kSchemaVersion = 3;
+  // v2: messages.finish_reason and the parent_id index; v3: messages.tokens;
+  // v4: conversation_documents.
+  static constexpr int kSchemaVersion = 4;
 
   // Opens or creates the database at `path` (the parent folder must exist),
   // validating before writing anything: a non-SQLite file, a file failing
@@ -199,6 +200,20 @@ class Store {
   Status set_current_leaf(Id conversation_id, std::optional<Id> leaf);
   // path_to(current leaf), or empty for a conversation without messages.
   Result<std::vector<Message>> current_thread(Id conversation_id);
+
+  // ---- documents a conversation answers from (store-documents.cpp) ----
+  // By name in the document library. Attaching one already attached does
+  // nothing; not_found: no such conversation. Deleting the conversation
+  // forgets its documents (the library keeps them).
+  Status attach_document(Id conversation_id, std::string_view name);
+  // not_found when that document is not attached to it.
+  Status detach_document(Id conversation_id, std::string_view name);
+  // In the order they were attached.
+  Result<std::vector<std::string>> conversation_documents(Id conversation_id);
+  // The conversations a document is attached to, most recently updated first.
+  Result<std::vector<Conversation>> conversations_with_document(std::string_view name);
+  // Detaches a document from every conversation (it left the library).
+  Status forget_document(std::string_view name);
 
   // ---- system-prompt presets ----
   // invalid_argument when the name is empty or already taken.

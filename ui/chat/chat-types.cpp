@@ -1,5 +1,7 @@
 #include "chat/chat-types.h"
 
+#include <QLocale>
+
 namespace rc::ui {
 
 QString chatRoleName(ChatRole role) {
@@ -31,6 +33,13 @@ QString formatMetrics(const ReplyMetrics& m) {
              ? QStringLiteral("1 token drafted from the cache, %1 accepted")
              : QStringLiteral("%1 tokens drafted from the cache, %2 accepted").arg(m.draftedTokens))
             .arg(m.acceptedTokens);
+  if (m.documentTokens > 0) {
+    const QLocale c(QLocale::English);  // "1,850" whatever the system locale
+    text +=
+        dot + QStringLiteral("%1 document tokens, %2 cached%3")
+                  .arg(c.toString(m.documentTokens), c.toString(m.cachedDocumentTokens),
+                       m.documentsRetrieved ? QStringLiteral(" (retrieved chunks)") : QString());
+  }
   return text;
 }
 

@@ -32,12 +32,20 @@ struct ReplyMetrics {
   // from the cached tree and verified, and how many of them were kept.
   int draftedTokens = 0;
   int acceptedTokens = 0;
+  // Documents in the prompt (docs/architecture.md section 21): the tokens
+  // they added and how many of those the cache served; retrieved when the
+  // whole documents exceeded their budget and chunks went in instead.
+  // Shown under the reply; not stored.
+  int documentTokens = 0;
+  int cachedDocumentTokens = 0;
+  bool documentsRetrieved = false;
   int computedTokens() const { return promptTokens - cachedTokens; }
 };
 
 // "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed"
 // ("200 cached (192 from disk)" when the tiers supplied some),
-// then "  ·  12 tokens drafted from the cache, 9 accepted" when any were.
+// then "  ·  12 tokens drafted from the cache, 9 accepted" when any were, and
+// "  ·  1,850 document tokens, 1,850 cached" with documents.
 QString formatMetrics(const ReplyMetrics& m);
 
 // One message of the thread on screen.

@@ -111,6 +111,12 @@ void EngineHost::forget(const std::vector<PrefixCandidate>& gone,
       worker_, [w = worker_, gone, kept] { w->forget(gone, kept); }, Qt::QueuedConnection);
 }
 
+void EngineHost::runWithEngine(std::function<void(rc::Engine*)> task) {
+  QMetaObject::invokeMethod(
+      worker_, [w = worker_, task = std::move(task)] { w->runWithEngine(task); },
+      Qt::QueuedConnection);
+}
+
 void EngineHost::cancelLoad() { worker_->cancelLoad(loadSerial_); }
 
 quint64 EngineHost::generate(const GenerationJob& job) {

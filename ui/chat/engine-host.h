@@ -17,6 +17,7 @@
 
 #include <QObject>
 #include <QThread>
+#include <functional>
 #include <vector>
 
 #include "chat/engine-worker.h"
@@ -61,6 +62,11 @@ class EngineHost : public QObject {
   // their tree nodes and tier blocks, keeping what a `kept` branch shares
   // (Engine::forget). forgotten follows.
   void forget(const std::vector<PrefixCandidate>& gone, const std::vector<PrefixCandidate>& kept);
+
+  // Runs `task` on the worker thread, queued behind the work before it,
+  // with the engine current there (nullptr without a model); the engine
+  // outlives the call. `task` reports back itself (a queued invokeMethod).
+  void runWithEngine(std::function<void(rc::Engine*)> task);
 
   EngineWorker* worker() const { return worker_; }  // for tests
 

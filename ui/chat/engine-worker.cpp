@@ -203,10 +203,23 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
   const int modelContext = engine_->model_info().context_length;
   const int context =
       job.contextLength > 0 ? std::min(job.contextLength, modelContext) : modelContext;
+  // The documents join this prompt's system message (the history keeps the
+  // plain one), before the fit, which then counts them.
+  rc::GenerateRequest placedIn;
+  placedIn.messages = job.messages;
+  auto placed = std::make_shared<rc::PlacedDocuments>();  // read by the stream callback
+  if (!job.documents.empty()) {
+    Result<rc::PlacedDocuments> p = rc::place_documents(*engine_, placedIn, job.documents);
+    if (!p.ok()) {
+      return finishNow(QStringLiteral("error"),
+                       tr("The documents cannot be placed: %1").arg(qs(p.status().message())));
+    }
+    *placed = std::move(p.value());
+  }
   // Leave room for a reply: a quarter of the context or max tokens if less.
   const int reserve = std::max(1, std::min(job.maxTokens, context / 4));
-  Result<rc::ContextFit> fit = rc::fit_context(job.messages, context - reserve, job.contextPolicy,
-                                               rc::chat_token_counter(*engine_));
+  Result<rc::ContextFit> fit = rc::fit_context(placedIn.messages, context - reserve,
+                                               job.contextPolicy, rc::chat_token_counter(*engine_));
   if (!fit.ok()) {
     return finishNow(QStringLiteral("error"),
                      tr("The conversation does not fit a context of %1 tokens: %2.")
@@ -237,7 +250,7 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
   auto ids = std::make_shared<std::vector<int32_t>>();  // engine thread only
   Result<rc::RequestId> id = engine->submit(
       std::move(request),
-      [this, tag, dropped, prefixChanged, ids, cutPrompt](const rc::StreamEvent& ev) {
+      [this, tag, dropped, prefixChanged, ids, cutPrompt, placed](const rc::StreamEvent& ev) {
         bool stopped = false;
         {
           std::lock_guard<std::mutex> lock(mu_);
@@ -250,6 +263,9 @@ void EngineWorker::generate(quint64 tag, const GenerationJob& job) {
         if (ev.finished) {
           GenerationOutcome out;
           out.metrics = toMetrics(ev.metrics, ev.reason);
+          out.metrics.documentTokens = placed->tokens;
+          out.metrics.cachedDocumentTokens = placed->cached(ev.metrics.cached_tokens);
+          out.metrics.documentsRetrieved = placed->layout.retrieved;
           out.reason = out.metrics.finishReason;
           if (ev.reason == rc::FinishReason::error) out.error = qs(ev.error.message());
           out.droppedMessages = dropped;
@@ -350,6 +366,10 @@ std::vector<int32_t> EngineWorker::cachedThreadTokens(
 
 void EngineWorker::renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages) {
   emit threadRendered(tag, cachedThreadTokens(messages));
+}
+
+void EngineWorker::runWithEngine(const std::function<void(rc::Engine*)>& task) {
+  task(engine_.get());
 }
 
 void EngineWorker::releaseRetired(rc::Engine* inUse) {

@@ -31,6 +31,7 @@
 
 #include "chat/chat-types.h"
 #include "radixchat/context-fit.h"
+#include "radixchat/documents.h"
 #include "radixchat/engine.h"
 
 namespace rc::ui {
@@ -84,6 +85,9 @@ struct GenerationJob {
   int maxTokens = 1024;
   int contextLength = 0;  // 0: the model's; else min(this, the model's)
   rc::ContextPolicy contextPolicy = rc::ContextPolicy::rolling_window;  // when it does not fit
+  // Documents to answer from (docs/architecture.md section 21): laid out by
+  // rc::place_documents into the system message before the fit; empty: none.
+  rc::DocumentSet documents;
 };
 
 struct GenerationOutcome {
@@ -133,7 +137,8 @@ class EngineWorker : public QObject {
  public slots:
   // Worker thread. Creates an engine; on success the old one is retired.
   void load(const rc::ui::ModelRequest& request);
-  // Worker thread. Fits the conversation into the context with
+  // Worker thread. Places job.documents (rc::place_documents), fits the
+  // conversation into the context with
   // rc::fit_context under job.contextPolicy (whole old turns dropped in
   // steps, so the kept history hits the cache) and submits. Never blocks on
   // generation.
@@ -148,6 +153,10 @@ class EngineWorker : public QObject {
   // panel's locateTokens: a user message's request prompt (render_chat,
   // assistant turn open); for a reply, its request prompt + its text.
   void renderThread(quint64 tag, const std::vector<rc::ChatMessage>& messages);
+  // Worker thread. Runs `task` with the current engine (nullptr without
+  // one), which stays alive until it returns: document work that needs the
+  // model's tokenizer or prefills (adding to the library, warming).
+  void runWithEngine(const std::function<void(rc::Engine*)>& task);
   // Destroys the retired engines except `inUse` (the one the GUI switched
   // to; it may lag behind when loads overlap).
   void releaseRetired(rc::Engine* inUse);

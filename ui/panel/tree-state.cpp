@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "panel/document-marks.h"
+
 namespace rc::ui::panel {
 
 TreeState TreeState::fresh() const {
@@ -112,7 +114,8 @@ NodeLabel& TreeState::label(const TreeNode& n) {
   if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
     l.n_tokens = n.tokens.size();
     l.first = first;
-    l.full = span_text ? span_text(n.tokens) : std::string();
+    // Document nodes carry their file's name first (document-marks.h).
+    l.full = with_document_mark(span_text ? span_text(n.tokens) : std::string());
     l.ends.clear();
     l.fitted_for = -1;
   }

@@ -1,0 +1,497 @@
+#include "document-controller.h"
+
+#include <QFileInfo>
+#include <QMetaObject>
+#include <algorithm>
+#include <unordered_map>
+
+#include "chat-controller.h"
+#include "chat/engine-host.h"
+#include "library/document-prompt.h"
+
+namespace rc::gui {
+namespace {
+
+QString qs(const std::string& s) { return QString::fromStdString(s); }
+
+// Retrieval looks at the question and the one before it (as the CLI and the
+// server do): the last two user messages.
+std::string questionOf(const std::vector<rc::ChatMessage>& messages) {
+  std::string q;
+  int users = 0;
+  for (auto it = messages.rbegin(); it != messages.rend() && users < 2; ++it) {
+    if (it->role != "user") continue;
+    q += (q.empty() ? "" : "\n") + it->content;
+    ++users;
+  }
+  return q;
+}
+
+// The system message of a conversation whose system prompt is `system`,
+// with `names` laid out after it: the prefix every request of that
+// conversation starts with. Worker thread, library locked by the caller.
+Result<rc::PlacedDocuments> placePrefix(const rc::Engine& engine, const rc::library::Library& lib,
+                                        const QString& system,
+                                        const std::vector<std::string>& names,
+                                        rc::GenerateRequest& req) {
+  Result<rc::DocumentSet> set = rc::library::document_set(lib, names, "");
+  if (!set.ok()) return set.status();
+  req.messages = {{"system", system.toStdString()}};
+  return rc::place_documents(engine, req, set.value());
+}
+
+// How many leading tokens of `tokens` the snapshot's tree holds in memory.
+size_t cachedLength(const rc::CacheSnapshot& snap, const std::vector<int32_t>& tokens) {
+  std::unordered_multimap<rc::NodeId, const rc::CacheNodeInfo*> children;
+  for (const rc::CacheNodeInfo& n : snap.nodes) {
+    if (n.id != rc::kRootNode) children.emplace(n.parent, &n);
+  }
+  rc::NodeId at = rc::kRootNode;
+  size_t pos = 0;
+  for (bool moved = true; moved && pos < tokens.size();) {
+    moved = false;
+    auto [first, last] = children.equal_range(at);
+    for (auto it = first; it != last; ++it) {
+      const rc::CacheNodeInfo& c = *it->second;
+      if (c.tokens.empty() || c.tokens[0] != tokens[pos]) continue;
+      size_t k = 0;
+      while (k < c.tokens.size() && pos + k < tokens.size() && c.tokens[k] == tokens[pos + k]) ++k;
+      pos += k;
+      if (k < c.tokens.size()) return pos;
+      at = c.id;
+      moved = true;
+      break;
+    }
+  }
+  return pos;
+}
+
+}  // namespace
+
+DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::EngineHost* engine,
+                                       ChatController* chat, std::filesystem::path libraryPath,
+                                       QObject* parent)
+    : QObject(parent), store_(store), engine_(engine), chat_(chat), path_(std::move(libraryPath)) {
+  qRegisterMetaType<rc::gui::DocumentController::Row>();
+  connect(chat_, &ChatController::conversationChanged, this,
+          [this](qint64 id, const QString&) { onConversationChanged(id); });
+  connect(chat_, &ChatController::conversationCreated, this,
+          &DocumentController::onConversationCreated);
+  connect(engine_, &rc::ui::EngineHost::forgotten, this,
+          [this](qint64 tree, qint64 tier, const QString& error) {
+            if (forgetting_.isEmpty()) return;  // a conversation's deletion
+            emit removed(forgetting_.takeFirst(), tree, tier, error);
+          });
+  chat_->setDocumentSource(
+      [this](const std::vector<rc::ChatMessage>& messages) { return documentSet(messages); });
+}
+
+DocumentController::~DocumentController() = default;
+
+bool DocumentController::open() {
+  Result<std::unique_ptr<rc::library::Library>> lib = rc::library::Library::open(path_);
+  if (!lib.ok()) {
+    emit errorOccurred(
+        tr("The document library cannot be opened: %1").arg(qs(lib.status().message())));
+    return false;
+  }
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  shared_->lib = std::move(lib.value());
+  return true;
+}
+
+bool DocumentController::isOpen() const {
+  std::lock_guard<std::mutex> lock(shared_->mu);
+  return shared_->lib != nullptr;
+}
+
+std::vector<rc::ui::DocumentChip> DocumentController::chips() const {
+  std::vector<rc::ui::DocumentChip> out;
+  for (const Attached& a : attached_) {
+    rc::ui::DocumentChip c;
+    c.name = a.name;
+    c.state = a.state == State::Computing ? tr("computing…")
+              : a.state == State::Ready   ? tr("ready")
+                                          : QString();
+    c.tooltip = a.state == State::Computing
+                    ? tr("Adding it to the library and computing its KV cache")
+                    : tr("Every question in this conversation is answered from it");
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::vector<std::string> DocumentController::attachedNames() const {
+  std::vector<std::string> names;
+  for (const Attached& a : attached_) {
+    if (a.pendingPath.isEmpty()) names.push_back(a.name.toStdString());
+  }
+  return names;
+}
+
+QString DocumentController::systemPrompt() const { return chat_->systemPrompt(); }
+
+void DocumentController::addFiles(const QStringList& paths, bool attach) {
+  if (paths.isEmpty()) return;
+  if (!isOpen()) {
+    emit errorOccurred(tr("The document library is not open."));
+    return;
+  }
+  if (attach) {
+    for (const QString& p : paths)
+      attached_.push_back({QFileInfo(p).fileName(), State::Computing, p});
+    emit attachedChanged();
+  }
+  auto shared = shared_;
+  engine_->runWithEngine([this, shared, paths, attach](rc::Engine* engine) {
+    for (const QString& p : paths) {
+      Result<rc::library::Added> added =
+          rc::Status(rc::StatusCode::invalid_argument,
+                     tr("Cannot add %1: no model is loaded (the library counts its tokens with "
+                        "the model's tokenizer).")
+                         .arg(QFileInfo(p).fileName())
+                         .toStdString());
+      if (engine) {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        added = shared->lib->add_file(p.toStdString(), rc::library::engine_counter(*engine));
+      }
+      // Queued to the GUI thread; `this` outlives the worker's tasks
+      // (MainWindow destroys the engine host first).
+      if (added.ok()) {
+        QMetaObject::invokeMethod(
+            this, [this, p, name = qs(added->info.name), attach] { fileAdded(p, name, attach); },
+            Qt::QueuedConnection);
+      } else {
+        QMetaObject::invokeMethod(
+            this, [this, p, why = qs(added.status().message())] { fileRefused(p, why); },
+            Qt::QueuedConnection);
+      }
+    }
+    if (attach)
+      QMetaObject::invokeMethod(
+          this, [this] { warm(); }, Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::fileAdded(const QString& path, const QString& name, bool attach) {
+  emit libraryChanged();
+  if (!attach) return;
+  auto it = std::find_if(attached_.begin(), attached_.end(),
+                         [&](const Attached& a) { return a.pendingPath == path; });
+  if (it == attached_.end()) return;  // detached meanwhile
+  const bool twice = std::any_of(attached_.begin(), attached_.end(), [&](const Attached& a) {
+    return a.pendingPath.isEmpty() && a.name == name;
+  });
+  if (twice) {
+    attached_.erase(it);  // the same text: already attached
+  } else {
+    it->name = name;
+    it->pendingPath.clear();
+    if (conversation_ != 0) {
+      const qint64 conv = conversation_;
+      store_->post([conv, n = name.toStdString()](rc::store::Store& s) {
+        (void)s.attach_document(conv, n);
+      });
+    }
+  }
+  emit attachedChanged();
+}
+
+void DocumentController::fileRefused(const QString& path, const QString& why) {
+  const auto gone = std::remove_if(attached_.begin(), attached_.end(),
+                                   [&](const Attached& a) { return a.pendingPath == path; });
+  if (gone != attached_.end()) {
+    attached_.erase(gone, attached_.end());
+    emit attachedChanged();
+  }
+  emit errorOccurred(why);
+}
+
+void DocumentController::warm() {
+  const std::vector<std::string> names = attachedNames();
+  if (names.empty()) return;
+  const QString system = systemPrompt();
+  prefixes_.insert({system, names});
+  auto shared = shared_;
+  engine_->runWithEngine([this, shared, system, names](rc::Engine* engine) {
+    QString error;
+    if (engine) {
+      rc::GenerateRequest req;
+      Result<rc::PlacedDocuments> placed = [&] {
+        std::lock_guard<std::mutex> lock(shared->mu);
+        return placePrefix(*engine, *shared->lib, system, names, req);
+      }();
+      // Retrieved chunks depend on each question: nothing to warm ahead.
+      if (placed.ok() && !placed->layout.retrieved) {
+        Result<std::vector<int32_t>> tokens = engine->render_chat(req.messages);
+        Result<std::vector<float>> done = tokens.ok() ? engine->last_logits(tokens.value())
+                                                      : Result<std::vector<float>>(tokens.status());
+        if (!done.ok()) error = qs(done.status().message());
+      } else if (!placed.ok()) {
+        error = qs(placed.status().message());
+      }
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, names, error] {
+          if (!error.isEmpty()) emit info(tr("Documents not cached ahead: %1").arg(error));
+          setState(names, State::Ready);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::setState(const std::vector<std::string>& names, State state) {
+  for (Attached& a : attached_) {
+    if (a.pendingPath.isEmpty() &&
+        std::find(names.begin(), names.end(), a.name.toStdString()) != names.end())
+      a.state = state;
+  }
+  emit attachedChanged();
+}
+
+void DocumentController::detach(const QString& name) {
+  const auto gone = std::remove_if(attached_.begin(), attached_.end(),
+                                   [&](const Attached& a) { return a.name == name; });
+  if (gone == attached_.end()) return;
+  attached_.erase(gone, attached_.end());
+  if (conversation_ != 0) {
+    store_->post([conv = conversation_, n = name.toStdString()](rc::store::Store& s) {
+      (void)s.detach_document(conv, n);
+    });
+  }
+  emit attachedChanged();
+}
+
+void DocumentController::onConversationChanged(qint64 id) {
+  if (id == conversation_ && id != 0) return;
+  conversation_ = id;
+  attached_.clear();
+  emit attachedChanged();
+  if (id == 0) return;
+  store_->post([this, id](rc::store::Store& s) {
+    Result<std::vector<std::string>> names = s.conversation_documents(id);
+    if (!names.ok()) return;
+    QMetaObject::invokeMethod(
+        this,
+        [this, id, names = std::move(names.value())] {
+          if (id != conversation_) return;
+          for (const std::string& n : names) attached_.push_back({qs(n), State::Idle, {}});
+          emit attachedChanged();
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::onConversationCreated(qint64 id) {
+  // The chips of the new chat belong to it from its first message on.
+  conversation_ = id;
+  std::vector<std::string> names = attachedNames();
+  if (names.empty()) return;
+  store_->post([id, names](rc::store::Store& s) {
+    for (const std::string& n : names) (void)s.attach_document(id, n);
+  });
+}
+
+rc::DocumentSet DocumentController::documentSet(const std::vector<rc::ChatMessage>& messages) {
+  const std::vector<std::string> names = attachedNames();
+  if (names.empty() || !isOpen()) return {};
+  const QString system = !messages.empty() && messages.front().role == "system"
+                             ? qs(messages.front().content)
+                             : QString();
+  prefixes_.insert({system, names});
+  Result<rc::DocumentSet> set = [&] {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    return rc::library::document_set(*shared_->lib, names, questionOf(messages));
+  }();
+  if (!set.ok()) {
+    emit errorOccurred(tr("The documents cannot be read: %1").arg(qs(set.status().message())));
+    return {};
+  }
+  return std::move(set.value());
+}
+
+void DocumentController::listLibrary(const QString& query) {
+  if (!isOpen()) return;
+  std::vector<rc::library::DocumentInfo> docs;
+  {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    Result<std::vector<rc::library::DocumentInfo>> list = shared_->lib->list();
+    if (!list.ok()) {
+      emit errorOccurred(qs(list.status().message()));
+      return;
+    }
+    docs = std::move(list.value());
+    if (!query.trimmed().isEmpty()) {
+      // Documents with a matching chunk, best first.
+      Result<std::vector<rc::library::Chunk>> hits = shared_->lib->search(query.toStdString(), 64);
+      std::vector<rc::library::Chunk> chunks;
+      if (hits.ok()) chunks = std::move(hits.value());
+      std::vector<rc::library::DocumentInfo> found;
+      for (const rc::library::Chunk& c : chunks) {
+        auto d = std::find_if(docs.begin(), docs.end(), [&](const rc::library::DocumentInfo& i) {
+          return i.name == c.document;
+        });
+        const bool listed = std::any_of(found.begin(), found.end(),
+                                        [&](const auto& i) { return i.name == c.document; });
+        if (d != docs.end() && !listed) found.push_back(*d);
+      }
+      docs = std::move(found);
+    }
+  }
+  const quint64 serial = ++listSerial_;
+  store_->post([this, docs, serial](rc::store::Store& s) {
+    std::vector<Row> rows;
+    for (const rc::library::DocumentInfo& d : docs) {
+      Row r{d, {}};
+      Result<std::vector<rc::store::Conversation>> users = s.conversations_with_document(d.name);
+      if (users.ok()) {
+        for (const rc::store::Conversation& c : users.value()) r.conversations << qs(c.title);
+      }
+      rows.push_back(std::move(r));
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, rows, serial] {
+          if (serial == listSerial_) emit libraryListed(rows);
+        },
+        Qt::QueuedConnection);
+  });
+  // States: computing (a chip says so), else what the tree holds of the
+  // prefixes each document was sent or warmed in.
+  std::map<QString, std::vector<Prefix>> candidates;
+  std::map<QString, QString> states;
+  for (const rc::library::DocumentInfo& d : docs) {
+    const QString name = qs(d.name);
+    for (const Attached& a : attached_) {
+      if (a.name == name && a.state == State::Computing) states[name] = tr("computing…");
+    }
+    std::vector<Prefix>& c = candidates[name];
+    c.push_back({QString(), {d.name}});
+    for (const Prefix& p : prefixes_) {
+      if (std::find(p.names.begin(), p.names.end(), d.name) != p.names.end()) c.push_back(p);
+    }
+  }
+  auto shared = shared_;
+  engine_->runWithEngine([this, shared, candidates, states](rc::Engine* engine) mutable {
+    if (engine) {
+      const rc::CacheSnapshot snap = engine->cache_snapshot();
+      for (const auto& [name, prefixes] : candidates) {
+        if (states.count(name)) continue;
+        QString state = tr("not in memory");
+        for (const Prefix& p : prefixes) {
+          rc::GenerateRequest req;
+          Result<rc::PlacedDocuments> placed = [&] {
+            std::lock_guard<std::mutex> lock(shared->mu);
+            return placePrefix(*engine, *shared->lib, p.system, p.names, req);
+          }();
+          if (!placed.ok() || placed->tokens == 0) continue;
+          Result<std::vector<int32_t>> tokens = engine->render_chat(req.messages);
+          if (!tokens.ok()) continue;
+          const size_t held = cachedLength(snap, tokens.value());
+          // The template's end-of-turn marks may tokenize differently
+          // after the documents: a few tokens of slack.
+          if (held + 8 >= size_t(placed->start + placed->tokens)) {
+            state = tr("in memory");
+            break;
+          }
+          if (held > size_t(placed->start)) state = tr("partly in memory");
+        }
+        states[name] = state;
+      }
+    }
+    QMetaObject::invokeMethod(
+        this, [this, states] { emit documentStates(states); }, Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::removeFromLibrary(const QString& name) {
+  if (!isOpen()) return;
+  // The prompts of the conversations that use it, as the history says
+  // (their system prompt and documents): they hold its KV across restarts.
+  store_->post([this, name](rc::store::Store& s) {
+    std::vector<Prefix> used;
+    Result<std::vector<rc::store::Conversation>> users =
+        s.conversations_with_document(name.toStdString());
+    for (const rc::store::Conversation& c :
+         users.ok() ? users.value() : std::vector<rc::store::Conversation>{}) {
+      Result<std::vector<std::string>> names = s.conversation_documents(c.id);
+      if (names.ok()) used.push_back({qs(c.system_prompt), std::move(names.value())});
+    }
+    QMetaObject::invokeMethod(
+        this, [this, name, used] { purgeAndRemove(name, used); }, Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::purgeAndRemove(const QString& name, const std::vector<Prefix>& used) {
+  const std::string n = name.toStdString();
+  // The prefixes it was in go; the others stay (with every conversation's
+  // branches, which the chat controller adds).
+  std::vector<Prefix> gone{{QString(), {n}}, {systemPrompt(), {n}}};
+  gone.insert(gone.end(), used.begin(), used.end());
+  std::vector<Prefix> kept;
+  for (const Prefix& p : prefixes_) {
+    const bool in = std::find(p.names.begin(), p.names.end(), n) != p.names.end();
+    (in ? gone : kept).push_back(p);
+  }
+  auto shared = shared_;
+  engine_->runWithEngine([this, shared, name, n, gone, kept](rc::Engine* engine) {
+    // The system messages are laid out before the document leaves the
+    // library: the purge needs the tokens its prompts had.
+    auto render = [&](const std::vector<Prefix>& prefixes) {
+      std::vector<rc::ui::PrefixCandidate> out;
+      for (const Prefix& p : prefixes) {
+        rc::GenerateRequest req;
+        if (engine && placePrefix(*engine, *shared->lib, p.system, p.names, req).ok())
+          out.push_back({0, 0, QString(), req.messages});
+      }
+      return out;
+    };
+    std::vector<rc::ui::PrefixCandidate> goneCandidates, keptCandidates;
+    rc::Status st;
+    {
+      std::lock_guard<std::mutex> lock(shared->mu);
+      goneCandidates = render(gone);
+      keptCandidates = render(kept);
+      st = shared->lib->remove(n);
+    }
+    QMetaObject::invokeMethod(
+        this,
+        [this, name, st, g = std::move(goneCandidates), k = std::move(keptCandidates)]() mutable {
+          removedFromLibrary(name, st, std::move(g), std::move(k));
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void DocumentController::removedFromLibrary(const QString& name, const rc::Status& status,
+                                            std::vector<rc::ui::PrefixCandidate> gone,
+                                            std::vector<rc::ui::PrefixCandidate> kept) {
+  if (!status.ok()) {
+    emit errorOccurred(tr("Cannot remove %1: %2").arg(name, qs(status.message())));
+    return;
+  }
+  store_->post([n = name.toStdString()](rc::store::Store& s) { (void)s.forget_document(n); });
+  for (auto it = prefixes_.begin(); it != prefixes_.end();) {
+    const bool in =
+        std::find(it->names.begin(), it->names.end(), name.toStdString()) != it->names.end();
+    it = in ? prefixes_.erase(it) : std::next(it);
+  }
+  const auto chip = std::remove_if(attached_.begin(), attached_.end(),
+                                   [&](const Attached& a) { return a.name == name; });
+  if (chip != attached_.end()) {
+    attached_.erase(chip, attached_.end());
+    emit attachedChanged();
+  }
+  emit libraryChanged();
+  // Deletion that deletes: the KV only its prompts used leaves the pool and
+  // the tiers (docs/architecture.md sections 8 and 21).
+  if (engine_->hasModel() && !gone.empty()) {
+    forgetting_ << name;
+    chat_->forgetDocumentPrefixes(std::move(gone), std::move(kept));
+  } else {
+    emit removed(name, 0, 0, QString());
+  }
+}
+
+}  // namespace rc::gui
