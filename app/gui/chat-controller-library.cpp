@@ -199,19 +199,6 @@ void ChatController::deleteConversation(qint64 id) {
       });
 }
 
-void ChatController::forgetDocumentPrefixes(std::vector<rc::ui::PrefixCandidate> gone,
-                                            std::vector<rc::ui::PrefixCandidate> kept) {
-  if (!engine_->hasModel() || gone.empty()) return;
-  storeCall<std::vector<rc::ui::PrefixCandidate>>(
-      [](Store& s) { return branchTips(s); },
-      [this, gone = std::move(gone),
-       kept = std::move(kept)](std::vector<rc::ui::PrefixCandidate> tips) mutable {
-        kept.insert(kept.end(), std::make_move_iterator(tips.begin()),
-                    std::make_move_iterator(tips.end()));
-        if (engine_->hasModel()) engine_->forget(gone, kept);
-      });
-}
-
 void ChatController::refreshPresets() {
   storeCall<Library>(
       [](Store& s) {

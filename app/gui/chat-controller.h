@@ -123,11 +123,6 @@ class ChatController : public QObject {
   // messages (the conversation on screen's); unset: none.
   using DocumentSource = std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>;
   void setDocumentSource(DocumentSource source) { documentSource_ = std::move(source); }
-  // Engine::forget of `gone` (prompts with a removed document), keeping
-  // `kept` and every branch of every conversation; the engine host's
-  // forgotten signal follows.
-  void forgetDocumentPrefixes(std::vector<rc::ui::PrefixCandidate> gone,
-                              std::vector<rc::ui::PrefixCandidate> kept);
 
   // For tests and the --screenshot flag: blocks until every store task
   // posted so far has run (their results are still queued to this thread).

@@ -77,11 +77,6 @@ DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::En
           [this](qint64 id, const QString&) { onConversationChanged(id); });
   connect(chat_, &ChatController::conversationCreated, this,
           &DocumentController::onConversationCreated);
-  connect(engine_, &rc::ui::EngineHost::forgotten, this,
-          [this](qint64 tree, qint64 tier, const QString& error) {
-            if (forgetting_.isEmpty()) return;  // a conversation's deletion
-            emit removed(forgetting_.takeFirst(), tree, tier, error);
-          });
   chat_->setDocumentSource(
       [this](const std::vector<rc::ChatMessage>& messages) { return documentSet(messages); });
 }
@@ -407,68 +402,38 @@ void DocumentController::listLibrary(const QString& query) {
 
 void DocumentController::removeFromLibrary(const QString& name) {
   if (!isOpen()) return;
-  // The prompts of the conversations that use it, as the history says
-  // (their system prompt and documents): they hold its KV across restarts.
-  store_->post([this, name](rc::store::Store& s) {
-    std::vector<Prefix> used;
-    Result<std::vector<rc::store::Conversation>> users =
-        s.conversations_with_document(name.toStdString());
-    for (const rc::store::Conversation& c :
-         users.ok() ? users.value() : std::vector<rc::store::Conversation>{}) {
-      Result<std::vector<std::string>> names = s.conversation_documents(c.id);
-      if (names.ok()) used.push_back({qs(c.system_prompt), std::move(names.value())});
-    }
-    QMetaObject::invokeMethod(
-        this, [this, name, used] { purgeAndRemove(name, used); }, Qt::QueuedConnection);
-  });
-}
-
-void DocumentController::purgeAndRemove(const QString& name, const std::vector<Prefix>& used) {
-  const std::string n = name.toStdString();
-  // The prefixes it was in go; the others stay (with every conversation's
-  // branches, which the chat controller adds).
-  std::vector<Prefix> gone{{QString(), {n}}, {systemPrompt(), {n}}};
-  gone.insert(gone.end(), used.begin(), used.end());
-  std::vector<Prefix> kept;
-  for (const Prefix& p : prefixes_) {
-    const bool in = std::find(p.names.begin(), p.names.end(), n) != p.names.end();
-    (in ? gone : kept).push_back(p);
-  }
   auto shared = shared_;
-  engine_->runWithEngine([this, shared, name, n, gone, kept](rc::Engine* engine) {
-    // The system messages are laid out before the document leaves the
-    // library: the purge needs the tokens its prompts had.
-    auto render = [&](const std::vector<Prefix>& prefixes) {
-      std::vector<rc::ui::PrefixCandidate> out;
-      for (const Prefix& p : prefixes) {
-        rc::GenerateRequest req;
-        if (engine && placePrefix(*engine, *shared->lib, p.system, p.names, req).ok())
-          out.push_back({0, 0, QString(), req.messages});
-      }
-      return out;
-    };
-    std::vector<rc::ui::PrefixCandidate> goneCandidates, keptCandidates;
+  engine_->runWithEngine([this, shared, name](rc::Engine* engine) {
+    // Deletion that deletes (docs/architecture.md section 21): the engine
+    // finds the document by its text in the pool and the tiers, whatever
+    // prompts held it, before it leaves the library; a purge that fails
+    // keeps it, so the user can try again.
+    const std::string n = name.toStdString();
+    rc::ForgetResult purged;
     rc::Status st;
     {
       std::lock_guard<std::mutex> lock(shared->mu);
-      goneCandidates = render(gone);
-      keptCandidates = render(kept);
-      st = shared->lib->remove(n);
+      st = shared->lib->remove(n, [&](const rc::library::DocumentInfo&) -> rc::Status {
+        if (!engine) return rc::Status();
+        Result<rc::library::Document> doc = shared->lib->get(n);
+        if (!doc.ok()) return doc.status();
+        Result<rc::ForgetResult> r = engine->forget_document(doc.value().text);
+        if (!r.ok()) return r.status();
+        purged = r.value();
+        return rc::Status();
+      });
     }
     QMetaObject::invokeMethod(
-        this,
-        [this, name, st, g = std::move(goneCandidates), k = std::move(keptCandidates)]() mutable {
-          removedFromLibrary(name, st, std::move(g), std::move(k));
-        },
+        this, [this, name, st, purged] { removedFromLibrary(name, st, purged); },
         Qt::QueuedConnection);
   });
 }
 
 void DocumentController::removedFromLibrary(const QString& name, const rc::Status& status,
-                                            std::vector<rc::ui::PrefixCandidate> gone,
-                                            std::vector<rc::ui::PrefixCandidate> kept) {
+                                            const rc::ForgetResult& purged) {
   if (!status.ok()) {
     emit errorOccurred(tr("Cannot remove %1: %2").arg(name, qs(status.message())));
+    emit removed(name, 0, 0, qs(status.message()));
     return;
   }
   store_->post([n = name.toStdString()](rc::store::Store& s) { (void)s.forget_document(n); });
@@ -484,14 +449,7 @@ void DocumentController::removedFromLibrary(const QString& name, const rc::Statu
     emit attachedChanged();
   }
   emit libraryChanged();
-  // Deletion that deletes: the KV only its prompts used leaves the pool and
-  // the tiers (docs/architecture.md sections 8 and 21).
-  if (engine_->hasModel() && !gone.empty()) {
-    forgetting_ << name;
-    chat_->forgetDocumentPrefixes(std::move(gone), std::move(kept));
-  } else {
-    emit removed(name, 0, 0, QString());
-  }
+  emit removed(name, purged.tree_tokens, purged.tier_blocks, QString());
 }
 
 }  // namespace rc::gui

@@ -89,8 +89,9 @@ class DocumentController : public QObject {
   // Every document, or those with a chunk matching `query` (best first);
   // libraryListed follows, then documentStates.
   void listLibrary(const QString& query);
-  // Removes a document from the library and every conversation, and purges
-  // the KV only its prompts used (Engine::forget); removed follows.
+  // Purges the document's KV from the pool and the tiers
+  // (Engine::forget_document), then removes it from the library and every
+  // conversation; removed follows. A failed purge keeps it.
   void removeFromLibrary(const QString& name);
 
  signals:
@@ -99,8 +100,8 @@ class DocumentController : public QObject {
   void libraryListed(const std::vector<rc::gui::DocumentController::Row>& rows);
   // name -> "computing…" | "in memory" | "partly in memory" | "not in memory".
   void documentStates(const std::map<QString, QString>& states);
-  // treeTokens / tierBlocks: what the engine's purge dropped (the engine
-  // host's forgotten signal); error when it could not.
+  // treeTokens / tierBlocks: what the engine's purge dropped
+  // (Engine::forget_document); error when it could not (the document stays).
   void removed(const QString& name, qint64 treeTokens, qint64 tierBlocks, const QString& error);
   void errorOccurred(const QString& message);
   void info(const QString& message);
@@ -111,7 +112,7 @@ class DocumentController : public QObject {
     std::unique_ptr<rc::library::Library> lib;
   };
   // A system prompt and the documents it was sent or warmed with: a prefix
-  // the cache may hold (forgotten when one of them leaves the library).
+  // the cache may hold (the pane's in-memory state).
   struct Prefix {
     QString system;
     std::vector<std::string> names;
@@ -124,12 +125,8 @@ class DocumentController : public QObject {
   void onConversationCreated(qint64 id);
   void fileAdded(const QString& path, const QString& name, bool attach);
   void fileRefused(const QString& path, const QString& why);
-  // removeFromLibrary's second step, with the prefixes the history's
-  // conversations sent it in.
-  void purgeAndRemove(const QString& name, const std::vector<Prefix>& used);
   void removedFromLibrary(const QString& name, const rc::Status& status,
-                          std::vector<rc::ui::PrefixCandidate> gone,
-                          std::vector<rc::ui::PrefixCandidate> kept);
+                          const rc::ForgetResult& purged);
   void warm();
   void setState(const std::vector<std::string>& names, State state);
   std::vector<std::string> attachedNames() const;
@@ -143,7 +140,6 @@ class DocumentController : public QObject {
   qint64 conversation_ = 0;
   std::vector<Attached> attached_;
   std::set<Prefix> prefixes_;
-  QStringList forgetting_;  // removals waiting for the engine host's forgotten, oldest first
   quint64 listSerial_ = 0;
 };
 
