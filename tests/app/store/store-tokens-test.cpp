@@ -114,7 +114,7 @@ TEST(StoreTokens, MigratesV2DatabaseKeepingData) {
     EXPECT_EQ(s.get_message(2)->tokens, ids);
   }
   RawDb raw(path);
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "3");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), std::to_string(Store::kSchemaVersion));
   EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
 }
 
