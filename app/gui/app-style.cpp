@@ -41,6 +41,10 @@ QLabel#metricsLabel[error="true"] { color: #b42318; }
 QToolButton#messageAction { color: #4b5563; border: none; padding: 2px 6px; border-radius: 4px; }
 QToolButton#messageAction:hover { background: #eceff3; color: #111827; }
 QToolButton#messageAction:disabled { color: #b8bec8; }
+QToolButton#codeCopyButton {
+  color: #4b5563; border: none; padding: 1px 6px; border-radius: 4px; font-size: 8.5pt;
+}
+QToolButton#codeCopyButton:hover { background: #e2e6ec; color: #111827; }
 QWidget#composer { background: white; border-top: 1px solid #e5e7eb; }
 QPlainTextEdit#composerEdit {
   border: 1px solid #cfd5de; border-radius: 10px; padding: 6px 8px; background: white;
