@@ -1,14 +1,14 @@
 #include "chat/markdown-view.h"
 
-#include <QClipboard>
 #include <QEvent>
-#include <QGuiApplication>
 #include <QTextBlock>
 #include <QTextDocument>
 #include <QTextFrame>
 #include <QTextLayout>
 #include <QToolButton>
 #include <cmath>
+
+#include "chat/copy-feedback.h"
 
 namespace rc::ui {
 
@@ -70,10 +70,16 @@ void MarkdownView::placeCopyButtons() {
     b->setAutoRaise(true);
     b->setCursor(Qt::PointingHandCursor);
     b->setFixedHeight(style_.codeHeaderHeight - 4);
+    // Wide enough for its confirmation too: it is placed by its right edge.
+    b->ensurePolished();
+    b->setText(tr("Copied"));
+    const int wide = b->sizeHint().width();
+    b->setText(tr("Copy"));
+    b->setFixedWidth(std::max(wide, b->sizeHint().width()));
     // The block is looked up at click time: a streaming reply re-renders.
     connect(b, &QToolButton::clicked, this, [this, index] {
       if (index < codeBlocks_.size())
-        QGuiApplication::clipboard()->setText(codeBlocks_[index].code);
+        copyWithConfirmation(copyButtons_[index], codeBlocks_[index].code);
     });
     copyButtons_.push_back(b);
   }
@@ -87,7 +93,6 @@ void MarkdownView::placeCopyButtons() {
       continue;
     }
     const QRectF line = layout->lineAt(0).rect().translated(layout->position());
-    b->adjustSize();
     b->move(right - b->width(), int(std::round(line.center().y() - b->height() / 2.0)));
     b->show();
   }

@@ -1,7 +1,5 @@
 #include "chat/message-widget.h"
 
-#include <QClipboard>
-#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -10,6 +8,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "chat/copy-feedback.h"
 #include "chat/markdown-view.h"
 #include "chat/reasoning-text.h"
 
@@ -152,7 +151,7 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent)
     renderNow();
   });
   connect(copyButton_, &QToolButton::clicked, this,
-          [this] { QGuiApplication::clipboard()->setText(row_.text); });
+          [this] { copyWithConfirmation(copyButton_, row_.text); });
   connect(editButton_, &QToolButton::clicked, this, &MessageWidget::startEdit);
   connect(regenButton_, &QToolButton::clicked, this, [this] { emit regenerateRequested(row_.id); });
   connect(locateButton_, &QToolButton::clicked, this, [this] { emit locateRequested(row_.id); });

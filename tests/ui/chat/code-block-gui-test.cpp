@@ -1,6 +1,7 @@
 // Code blocks in a reply, in a real window under xvfb-run: the language on
 // the block's header line, its colours, and a Copy button that puts exactly
-// that block's code on the clipboard.
+// that block's code on the clipboard. Every Copy (a block's, a message's)
+// says "Copied" for a moment.
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QClipboard>
@@ -10,6 +11,7 @@
 #include <QToolButton>
 #include <vector>
 
+#include "chat/copy-feedback.h"
 #include "chat/markdown-render.h"
 #include "chat/markdown-view.h"
 #include "chat/message-widget.h"
@@ -102,4 +104,29 @@ TEST(CodeBlockGui, AStreamingBlockKeepsItsButtonAndCopiesTheLatestCode) {
   ASSERT_EQ(buttons.size(), 1u);
   QTest::mouseClick(buttons[0], Qt::LeftButton);
   EXPECT_EQ(QApplication::clipboard()->text(), "let x = 1;\nlet y = 2;");
+}
+
+TEST(CopyGui, EveryCopyConfirmsForAMoment) {
+  MessageWidget w(reply(kReply));
+  w.setAvailableWidth(640);
+  w.show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(&w));
+  QToolButton* message = nullptr;
+  for (QToolButton* b : w.findChildren<QToolButton*>(QStringLiteral("messageAction")))
+    if (b->text() == "Copy") message = b;
+  ASSERT_NE(message, nullptr);
+  QToolButton* code = copyButtons(&w).front();
+
+  QTest::mouseClick(message, Qt::LeftButton);
+  EXPECT_EQ(QApplication::clipboard()->text(), kReply);
+  EXPECT_EQ(message->text(), "Copied");
+  QTest::mouseClick(code, Qt::LeftButton);
+  EXPECT_EQ(code->text(), "Copied");
+  // The confirmation fits: the button is placed by its right edge.
+  EXPECT_GE(code->width(), code->sizeHint().width());
+  EXPECT_TRUE(QTest::qWaitFor([&] { return message->text() == "Copy"; }, kCopiedConfirmMs + 1000));
+  EXPECT_TRUE(QTest::qWaitFor([&] { return code->text() == "Copy"; }, kCopiedConfirmMs + 1000));
+  // A second click says it again.
+  QTest::mouseClick(message, Qt::LeftButton);
+  EXPECT_EQ(message->text(), "Copied");
 }
