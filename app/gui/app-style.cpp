@@ -34,6 +34,8 @@ QLabel#chatPlaceholder { color: #6b7280; font-size: 12pt; padding: 80px 20px; }
 QFrame#userBubble { background: #dbe7fd; border-radius: 12px; }
 QFrame#assistantBubble { background: white; border: 1px solid #e3e6eb; border-radius: 12px; }
 QFrame#systemBubble { background: #fff7e6; border: 1px solid #f3dfb3; border-radius: 12px; }
+QFrame#userBubble[found="true"], QFrame#assistantBubble[found="true"],
+QFrame#systemBubble[found="true"] { border: 2px solid #f59e0b; }
 QLabel#roleLabel { font-weight: 600; color: #374151; }
 QLabel#branchLabel { color: #374151; padding: 0 2px; }
 QLabel#metricsLabel { color: #6b7280; font-size: 8.5pt; }

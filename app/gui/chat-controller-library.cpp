@@ -2,6 +2,8 @@
 // the cache panel asks for (which conversations share a prefix, which
 // tokens a message's prompt renders to).
 
+#include <algorithm>
+
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
 #include "radixchat/private-files.h"
@@ -152,6 +154,45 @@ void ChatController::refreshList() {
 void ChatController::setSearchText(const QString& text) {
   search_ = text;
   refreshList();
+}
+
+void ChatController::openSearchResult(qint64 conversationId) {
+  const QString text = search_;
+  const std::string query = utf8(text);
+  if (query.empty()) return;
+  struct Hit {
+    Loaded loaded;
+    qint64 message = 0;
+  };
+  storeCall<Hit>(
+      [query, conversationId](Store& s) {
+        Hit h;
+        rc::store::Id id = conversationId;
+        if (id <= 0) {
+          Result<std::vector<rc::store::Conversation>> first = s.search_conversations(query, 1);
+          if (!first.ok() || first.value().empty()) return h;
+          id = first.value().front().id;
+        }
+        Result<std::optional<rc::store::Id>> m = s.first_matching_message(id, query);
+        if (m.ok() && m.value()) {
+          h.message = *m.value();
+          // Another branch holds it: open that branch at its newest tip.
+          Result<std::vector<rc::store::Message>> thread = s.current_thread(id);
+          const bool shown =
+              thread.ok() &&
+              std::any_of(thread.value().begin(), thread.value().end(),
+                          [&](const rc::store::Message& x) { return x.id == h.message; });
+          Result<rc::store::Id> leaf = s.newest_leaf(h.message);
+          if (!shown && leaf.ok()) (void)s.set_current_leaf(id, leaf.value());
+        }
+        h.loaded = readConversation(s, id);
+        return h;
+      },
+      [this, text](Hit h) {
+        if (h.loaded.id == 0 && h.loaded.error.isEmpty()) return;  // nothing matched
+        applyLoaded(h.loaded);
+        if (h.message > 0 && h.loaded.error.isEmpty()) emit searchHitShown(h.message, text);
+      });
 }
 
 void ChatController::setListFilter(std::optional<std::vector<qint64>> ids) {

@@ -118,6 +118,9 @@ void MainWindow::connectController() {
     }
   });
   connect(sidebar_, &rc::ui::ConversationSidebar::searchChanged, c, &ChatController::setSearchText);
+  connect(sidebar_, &rc::ui::ConversationSidebar::searchResultChosen, c,
+          &ChatController::openSearchResult);
+  connect(c, &ChatController::searchHitShown, chatView_, &rc::ui::ChatView::showMessage);
   connect(sidebar_, &rc::ui::ConversationSidebar::renameRequested, this,
           &MainWindow::renameConversation);
   connect(sidebar_, &rc::ui::ConversationSidebar::deleteRequested, this,

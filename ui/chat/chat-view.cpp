@@ -1,6 +1,9 @@
 #include "chat/chat-view.h"
 
+#include <algorithm>
+
 #include <QLabel>
+#include <QPointer>
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QTimer>
@@ -14,6 +17,8 @@ namespace rc::ui {
 namespace {
 
 constexpr int kMaxColumn = 860;  // readable line length on wide windows
+// How long a found message stays the scroll target while bubbles settle.
+constexpr qint64 kFoundSettleMs = 1000;
 
 ChatMessageRow rowAt(const ChatModel* model, int row) {
   return model->rows()[static_cast<size_t>(row)];
@@ -51,7 +56,11 @@ ChatView::ChatView(QWidget* parent) : QScrollArea(parent) {
   connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
           [this](int value) { followBottom_ = value >= verticalScrollBar()->maximum() - 24; });
   connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
-    if (followBottom_) verticalScrollBar()->setValue(max);
+    if (found_ && foundClock_.isValid() && foundClock_.elapsed() < kFoundSettleMs) {
+      scrollToFound();
+    } else if (followBottom_) {
+      verticalScrollBar()->setValue(max);
+    }
   });
 }
 
@@ -80,6 +89,27 @@ MessageWidget* ChatView::messageWidget(int row) const {
   return row >= 0 && row < messageCount() ? bubbles_[static_cast<size_t>(row)] : nullptr;
 }
 
+void ChatView::showMessage(qint64 id, const QString& text) {
+  const auto it = std::find_if(bubbles_.begin(), bubbles_.end(),
+                               [id](const MessageWidget* w) { return w->messageId() == id; });
+  if (it == bubbles_.end()) return;
+  found_ = *it;
+  foundAt_ = found_->markFound(text);
+  foundClock_.start();
+  followBottom_ = false;
+  // After the layout has placed the new bubbles (and after a rebuild's own
+  // scroll to the bottom); rangeChanged scrolls again while it settles.
+  QTimer::singleShot(0, this, &ChatView::scrollToFound);
+}
+
+void ChatView::scrollToFound() {
+  if (!found_) return;
+  // The found text a third of the way down the view.
+  const int y = found_->mapTo(widget(), foundAt_).y();
+  verticalScrollBar()->setValue(y - viewport()->height() / 3);
+  followBottom_ = false;
+}
+
 void ChatView::resizeEvent(QResizeEvent* event) {
   QScrollArea::resizeEvent(event);
   const int width = columnWidth();
@@ -97,6 +127,7 @@ void ChatView::rebuild() {
     w->deleteLater();
   }
   bubbles_.clear();
+  found_ = nullptr;
   followBottom_ = true;
   if (model_) insertRows(0, model_->rowCount() - 1);
   placeholder_->setVisible(bubbles_.empty());

@@ -5,6 +5,8 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyle>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -197,6 +199,18 @@ void MessageWidget::setActionsEnabled(bool enabled) {
 }
 
 bool MessageWidget::isEditing() const { return !editor_->isHidden(); }
+
+QPoint MessageWidget::markFound(const QString& text) {
+  bubble_->setProperty("found", true);
+  bubble_->style()->unpolish(bubble_);  // the style sheet keys on it
+  bubble_->style()->polish(bubble_);
+  const QTextCursor hit = body_->document()->find(text);
+  if (hit.isNull()) return bubble_->pos();
+  body_->setTextCursor(hit);
+  return body_->viewport()->mapTo(this, body_->cursorRect(hit).topLeft());
+}
+
+bool MessageWidget::isMarkedFound() const { return bubble_->property("found").toBool(); }
 
 void MessageWidget::showEditor(bool on) {
   editor_->setVisible(on);
