@@ -22,6 +22,7 @@
 #include "chat/conversation-sidebar.h"
 #include "chat/engine-host.h"
 #include "chat/sampling-dialog.h"
+#include "chat/save-folder.h"
 #include "chat/system-prompt-dialog.h"
 #include "main-window.h"
 #include "model-picker.h"
@@ -240,6 +241,10 @@ void MainWindow::connectEngine() {
 }
 
 void MainWindow::connectPanel() {
+  connect(panel_, &rc::ui::CachePanel::treeExported, this, [this](const QString& path) {
+    statusBar()->showMessage(tr("Saved the cache tree to %1").arg(QDir::toNativeSeparators(path)),
+                             8000);
+  });
   connect(panel_, &rc::ui::CachePanel::cacheSettingsRequested, this,
           [this](const QString& policy, qint64 poolTokens) {
             // Same model, new cache: a new engine (the cache is built at create).
@@ -402,7 +407,7 @@ void MainWindow::exportConversation(qint64 id, const QString& format) {
   QString name =
       row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : tr("conversation");
   name.replace(QRegularExpression(QStringLiteral("[^\\w\\- ]+")), QStringLiteral("_"));
-  const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  const QString dir = rc::ui::startFolder(QStandardPaths::DocumentsLocation);
   const QString path = QFileDialog::getSaveFileName(
       this, json ? tr("Export as JSON") : tr("Export as Markdown"),
       QDir(dir).filePath(name.trimmed() + (json ? QStringLiteral(".json") : QStringLiteral(".md"))),

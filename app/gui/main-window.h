@@ -100,6 +100,10 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  // Watches the app's dialogs: when one of this window's closes, the window
+  // is made active again (returnFocus), so its shortcuts work at once even
+  // where no window manager hands the focus back (Xvfb, some desktops).
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // Shrinks and moves the window into its screen's available geometry.
@@ -130,6 +134,9 @@ class MainWindow : public QMainWindow {
   void copyLastReply();
   void saveSettings();
   void maybeReady();
+  // Activates this window and, when nothing in it has the focus, the
+  // composer. Not while another modal dialog or a popup is open.
+  void returnFocus();
   void onServerConnected();
 
   std::unique_ptr<QSettings> settings_;

@@ -1,14 +1,21 @@
 // The everyday chat in the real window under xvfb-run, with a fresh home:
 // the sidebar's search finds words inside messages and opens the
-// conversation at the message.
+// conversation at the message; file dialogs start in the user's folders
+// and a saved picture is confirmed; the window's shortcuts work right after
+// a dialog closes (no window manager hands the focus back under Xvfb).
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QDir>
+#include <QFileDialog>
 #include <QLineEdit>
 #include <QListView>
+#include <QProcess>
 #include <QScrollBar>
+#include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <functional>
 #include <memory>
 
@@ -16,7 +23,12 @@
 #include "chat-test-util.h"
 #include "chat/chat-view.h"
 #include "chat/message-widget.h"
+#include "get-model-dialog.h"
 #include "main-window.h"
+#include "panel/cache-panel-state.h"
+#include "panel/cache-panel.h"
+#include "require-test-model.h"
+#include "skip-or-fail.h"
 #include "store/store.h"
 
 using namespace rc::gui;
@@ -65,6 +77,27 @@ class ChatWindowGui : public testing::Test {
     window_->show();
     window_->activateWindow();
     ASSERT_TRUE(QTest::qWaitForWindowActive(window_.get()));
+  }
+
+  // Runs `handle` on the next modal QFileDialog (inside its own event loop).
+  void onNextFileDialog(std::function<void(QFileDialog*)> handle) {
+    auto* timer = new QTimer(window_.get());
+    timer->setInterval(20);
+    QObject::connect(timer, &QTimer::timeout, timer, [timer, handle] {
+      auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+      if (!dialog || !dialog->isVisible()) return;
+      timer->stop();
+      timer->deleteLater();
+      handle(dialog);
+    });
+    timer->start();
+  }
+
+  // Keys as a user types them: through the X server (xdotool's XTEST), to
+  // whichever window has the keyboard there, not posted to a Qt widget.
+  static bool xkey(const char* keys) {
+    return QProcess::execute(QStringLiteral("xdotool"),
+                             {QStringLiteral("key"), QString::fromLatin1(keys)}) == 0;
   }
 
   QTemporaryDir home_;
@@ -131,6 +164,83 @@ TEST_F(ChatWindowGui, SearchFindsAWordInAMessageAndJumpsToIt) {
   QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, row.center());
   ASSERT_TRUE(waitUntil([&] { return c->currentConversation() == older && found(); }, 10000))
       << "a click on the result did not open the conversation at the message";
+}
+
+TEST_F(ChatWindowGui, TreeExportStartsInPicturesAndConfirmsTheSave) {
+  RC_REQUIRE_TEST_MODEL();  // a tree to export: the bundled model's cache
+  ASSERT_TRUE(QDir(home_.path()).mkpath(QStringLiteral("Pictures")));
+  launch();
+  QSignalSpy ready(window_.get(), &MainWindow::readyForInput);
+  window_->start();
+  ASSERT_TRUE(waitUntil([&] { return ready.count() > 0; }, 120000));
+  QString startDir;
+  const QString target = QDir(home_.filePath("Pictures")).filePath(QStringLiteral("tree.svg"));
+  onNextFileDialog([&](QFileDialog* d) {
+    startDir = d->directory().absolutePath();
+    d->selectFile(target);
+    QMetaObject::invokeMethod(d, "accept");  // Save
+  });
+  window_->cachePanel()->state()->replay.export_tree();  // the panel's Export button
+  ASSERT_TRUE(waitUntil([&] { return !startDir.isEmpty(); }, 10000)) << "no file dialog";
+  EXPECT_EQ(startDir, QDir(home_.filePath("Pictures")).absolutePath());
+  ASSERT_TRUE(waitUntil([&] { return QFileInfo::exists(target); }, 10000));
+  EXPECT_TRUE(window_->statusBar()->currentMessage().contains(target))
+      << window_->statusBar()->currentMessage().toStdString();
+}
+
+TEST_F(ChatWindowGui, ShortcutsWorkRightAfterADialogCloses) {
+  rc::store::Id conv = 0;
+  seed([&](rc::store::Store& s) {
+    conv = s.create_conversation({.title = "Notes"}).value();
+    s.append_message({.conversation_id = conv, .content = "remember the milk"}).value();
+  });
+  launch();
+  window_->controller()->start();
+  ChatController* c = window_->controller();
+  ASSERT_TRUE(waitUntil([&] { return c->conversationList()->rowCount() == 1; }, 10000));
+  c->selectConversation(conv);
+  ASSERT_TRUE(waitUntil([&] { return window_->chatView()->messageCount() == 1; }, 10000));
+
+  if (qEnvironmentVariable("QT_QPA_PLATFORM") != QLatin1String("xcb") ||
+      QProcess::execute(QStringLiteral("xdotool"), {QStringLiteral("version")}) != 0)
+    RC_SKIP_OR_FAIL("needs an X server and xdotool");
+
+  // Ctrl+E: the export dialog, in Documents or home (no Documents here).
+  QString startDir;
+  onNextFileDialog([&](QFileDialog* d) {
+    startDir = d->directory().absolutePath();
+    d->reject();
+  });
+  ASSERT_TRUE(xkey("ctrl+e"));
+  ASSERT_TRUE(waitUntil([&] { return !startDir.isEmpty(); }, 5000)) << "Ctrl+E opened no dialog";
+  EXPECT_EQ(startDir, QDir(home_.path()).absolutePath());
+
+  // Right after it closed: Ctrl+N starts a new chat.
+  QTest::qWait(200);
+  ASSERT_TRUE(xkey("ctrl+n"));
+  EXPECT_TRUE(waitUntil([&] { return window_->chatView()->messageCount() == 0; }, 3000))
+      << "Ctrl+N was ignored after the dialog closed";
+
+  // Ctrl+Shift+O: Get a model; closing it gives the keys back as well.
+  ASSERT_TRUE(xkey("ctrl+shift+o"));
+  GetModelDialog* get = nullptr;
+  ASSERT_TRUE(waitUntil(
+      [&] { return (get = window_->findChild<GetModelDialog*>()) && get->isVisible(); }, 3000))
+      << "Ctrl+Shift+O was ignored after the export dialog and Ctrl+N";
+  QTest::qWait(200);
+  ASSERT_TRUE(xkey("Escape"));  // closes it, as a user does
+  ASSERT_TRUE(waitUntil([&] { return !get->isVisible(); }, 3000));
+  c->selectConversation(conv);
+  ASSERT_TRUE(waitUntil([&] { return window_->chatView()->messageCount() == 1; }, 10000));
+  QTest::qWait(200);
+  startDir.clear();
+  onNextFileDialog([&](QFileDialog* d) {
+    startDir = d->directory().absolutePath();
+    d->reject();
+  });
+  ASSERT_TRUE(xkey("ctrl+e"));
+  EXPECT_TRUE(waitUntil([&] { return !startDir.isEmpty(); }, 3000))
+      << "Ctrl+E was ignored after the Get a model dialog closed";
 }
 
 }  // namespace
