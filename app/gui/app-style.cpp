@@ -31,6 +31,10 @@ QLabel#chatTitle { font-size: 13pt; font-weight: 600; color: #111827; }
 QLabel#systemSummary { color: #6b7280; }
 QScrollArea#chatView, QWidget#chatContent { background: #f7f8fa; }
 QLabel#chatPlaceholder { color: #6b7280; font-size: 12pt; padding: 80px 20px; }
+QLabel#chatPlaceholder[page="true"] {
+  color: #1f2937; font-size: 10.5pt; padding: 20px 24px; background: white;
+  border: 1px solid #e3e6eb; border-radius: 12px;
+}
 QFrame#userBubble { background: #dbe7fd; border-radius: 12px; }
 QFrame#assistantBubble { background: white; border: 1px solid #e3e6eb; border-radius: 12px; }
 QFrame#systemBubble { background: #fff7e6; border: 1px solid #f3dfb3; border-radius: 12px; }

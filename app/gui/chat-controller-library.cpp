@@ -7,7 +7,6 @@
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
 #include "radixchat/private-files.h"
-#include "welcome.h"
 
 namespace rc::gui {
 
@@ -24,7 +23,6 @@ struct Library {
   std::vector<rc::ui::ConversationRow> conversations;
   std::vector<PresetRow> presets;
   qint64 defaultPreset = 0;
-  qint64 openAtStart = 0;  // a conversation to show instead of a blank chat
   QString error;
 };
 
@@ -40,17 +38,6 @@ bool readPresets(Store& s, Library& l) {
   Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
   if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
   return true;
-}
-
-// A conversation to open instead of a blank chat, set for the next start
-// only: read it and clear it (a failure to clear is reported, or it would
-// open again every time).
-void takeOpenAtStart(Store& s, Library& l) {
-  Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
-  if (!open.ok() || !open.value()) return;
-  l.openAtStart = qstr(*open.value()).toLongLong();
-  if (Status erased = s.erase_setting(kOpenAtStartKey); !erased.ok() && l.error.isEmpty())
-    l.error = failure(QObject::tr("Cannot clear the conversation to open at start"), erased);
 }
 
 // Every branch tip of every conversation with its thread (store thread):
@@ -100,7 +87,6 @@ void ChatController::start() {
         }
         for (const auto& c : list.value()) l.conversations.push_back(toUiConversation(c));
         readPresets(s, l);  // the conversations are still shown when this fails
-        takeOpenAtStart(s, l);
         return l;
       },
       [this](Library l) {
@@ -109,11 +95,7 @@ void ChatController::start() {
         presets_ = std::move(l.presets);
         defaultPresetId_ = l.defaultPreset;
         emit presetsChanged();
-        if (l.openAtStart > 0) {
-          selectConversation(l.openAtStart);
-        } else {
-          newConversation();
-        }
+        newConversation();
         presetsLoaded_ = true;
         if (warmWanted_) warmPresets();
       });

@@ -36,6 +36,11 @@ namespace rc::gui {
 void MainWindow::connectController() {
   ChatController* c = controller_.get();
   connect(c, &ChatController::conversationChanged, this, [this](qint64 id) {
+    // The introduction gives way to the first conversation there is.
+    if (welcome_ && id > 0) {
+      welcome_ = false;
+      updateComposerState();
+    }
     sidebar_->setCurrentConversation(id);
     updateHeader();
     listLoaded_ = true;  // the first one comes once start() has read the store

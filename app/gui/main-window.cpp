@@ -31,11 +31,12 @@
 #include "model-picker.h"
 #include "panel/cache-panel.h"
 #include "remote-cache-source.h"
+#include "welcome.h"
 
 namespace rc::gui {
 
 MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), options_(options) {
+    : QMainWindow(parent), options_(options), welcome_(options.welcome) {
   setWindowTitle(tr("RadixChat"));
   settings_ = options.settingsFile.isEmpty()
                   ? std::make_unique<QSettings>()
@@ -334,6 +335,10 @@ void MainWindow::updateComposerState() {
                                  : tr("No model loaded — open one from the Model menu (Ctrl+O)"));
   composer_->setGenerating(controller_->isGenerating());
   chatView_->setBusy(controller_->isGenerating());
+  if (welcome_) {
+    chatView_->setPlaceholderText(welcomeText(), Qt::MarkdownText);
+    return;
+  }
   chatView_->setPlaceholderText(
       ready     ? tr("Ask anything. Replies stream here; earlier turns come from the "
                          "radix cache, so follow-ups start fast.")

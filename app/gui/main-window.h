@@ -58,6 +58,9 @@ struct WindowOptions {
   QString kvDisk = QStringLiteral("default");
   std::optional<qint64> kvDiskBytes;  // overrides the saved budget (cache/diskBytes)
   QString kvRedis;                    // redis://[:password@]host:port[/db]; empty: none
+  // First run: the empty chat's page is the introduction (welcome.h) until
+  // there is a conversation; what is typed under it starts a new one.
+  bool welcome = false;
 };
 
 class MainWindow : public QMainWindow {
@@ -172,6 +175,7 @@ class MainWindow : public QMainWindow {
   bool listLoaded_ = false;
   bool readyEmitted_ = false;
   bool firstLoad_ = true;
+  bool welcome_ = false;  // the introduction is on the empty chat's page
   // Prefix lookups from the panel: conversation -> branch tip to open.
   std::map<qint64, qint64> prefixLeaves_;
 };

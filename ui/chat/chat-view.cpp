@@ -6,6 +6,7 @@
 #include <QPointer>
 #include <QResizeEvent>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -83,7 +84,17 @@ void ChatView::setBusy(bool busy) {
   for (MessageWidget* w : bubbles_) w->setActionsEnabled(!busy);
 }
 
-void ChatView::setPlaceholderText(const QString& text) { placeholder_->setText(text); }
+void ChatView::setPlaceholderText(const QString& text, Qt::TextFormat format) {
+  placeholder_->setTextFormat(format);
+  placeholder_->setAlignment(format == Qt::MarkdownText ? Qt::AlignLeft | Qt::AlignTop
+                                                        : Qt::AlignCenter);
+  if (placeholder_->property("page").toBool() != (format == Qt::MarkdownText)) {
+    placeholder_->setProperty("page", format == Qt::MarkdownText);
+    placeholder_->style()->unpolish(placeholder_);  // the style sheet keys on it
+    placeholder_->style()->polish(placeholder_);
+  }
+  placeholder_->setText(text);
+}
 
 MessageWidget* ChatView::messageWidget(int row) const {
   return row >= 0 && row < messageCount() ? bubbles_[static_cast<size_t>(row)] : nullptr;

@@ -26,7 +26,9 @@ class ChatView : public QScrollArea {
   void setModel(ChatModel* model);
   // Disables branch switching, edit and regenerate while a reply streams.
   void setBusy(bool busy);
-  void setPlaceholderText(const QString& text);
+  // What the empty chat shows: plain text, centred, or Markdown (an
+  // introduction), as a left-aligned page.
+  void setPlaceholderText(const QString& text, Qt::TextFormat format = Qt::PlainText);
   int messageCount() const { return static_cast<int>(bubbles_.size()); }
   MessageWidget* messageWidget(int row) const;  // for tests
   // Scrolls to the message of `id` and marks it as found (outlined, the

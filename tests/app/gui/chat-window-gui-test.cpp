@@ -2,11 +2,14 @@
 // the sidebar's search finds words inside messages and opens the
 // conversation at the message; file dialogs start in the user's folders
 // and a saved picture is confirmed; the window's shortcuts work right after
-// a dialog closes (no window manager hands the focus back under Xvfb).
+// a dialog closes (no window manager hands the focus back under Xvfb); the
+// first run's introduction is no conversation: what is typed under it
+// starts a new chat and the model never sees the introduction.
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QDir>
 #include <QFileDialog>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListView>
 #include <QProcess>
@@ -22,6 +25,7 @@
 #include "app-style.h"
 #include "chat-test-util.h"
 #include "chat/chat-view.h"
+#include "chat/composer.h"
 #include "chat/message-widget.h"
 #include "get-model-dialog.h"
 #include "main-window.h"
@@ -30,6 +34,7 @@
 #include "require-test-model.h"
 #include "skip-or-fail.h"
 #include "store/store.h"
+#include "welcome.h"
 
 using namespace rc::gui;
 using rc::test::waitUntil;
@@ -71,6 +76,10 @@ class ChatWindowGui : public testing::Test {
     ASSERT_TRUE(store.ok()) << store.status().message();
     store_ = std::move(store.value());
     WindowOptions options;
+    // As main() decides it: the introduction on a first run.
+    auto first = store_->submit([](rc::store::Store& s) { return take_first_run(s); }).get();
+    ASSERT_TRUE(first.ok()) << first.status().message();
+    options.welcome = first.value();
     options.settingsFile = home_.filePath("radixchat.conf");
     options.kvDisk.clear();
     window_ = std::make_unique<MainWindow>(store_.get(), options);
@@ -241,6 +250,50 @@ TEST_F(ChatWindowGui, ShortcutsWorkRightAfterADialogCloses) {
   ASSERT_TRUE(xkey("ctrl+e"));
   EXPECT_TRUE(waitUntil([&] { return !startDir.isEmpty(); }, 3000))
       << "Ctrl+E was ignored after the Get a model dialog closed";
+}
+
+TEST_F(ChatWindowGui, TheWelcomePageIsNotPartOfTheFirstChat) {
+  RC_REQUIRE_TEST_MODEL();
+  launch();  // a fresh home: the first run
+  QSignalSpy ready(window_.get(), &MainWindow::readyForInput);
+  window_->start();
+  ASSERT_TRUE(waitUntil([&] { return ready.count() > 0; }, 120000));
+  ChatController* c = window_->controller();
+  auto* page = window_->chatView()->findChild<QLabel*>(QStringLiteral("chatPlaceholder"));
+  ASSERT_NE(page, nullptr);
+  EXPECT_TRUE(page->isVisible());
+  EXPECT_TRUE(page->text().contains("Welcome to RadixChat")) << page->text().toStdString();
+  EXPECT_EQ(c->conversationList()->rowCount(), 0);
+  window_->grab().save(QStringLiteral(RADIXCHAT_TEST_OUT "/welcome-page.png"));
+
+  QSignalSpy stored(c, &ChatController::replyStored);
+  rc::ui::ComposerEdit* edit = window_->composer()->edit();
+  edit->setFocus();
+  QTest::keyClicks(edit, QStringLiteral("What is a radix tree?"));
+  QTest::keyClick(edit, Qt::Key_Return);
+  ASSERT_TRUE(waitUntil([&] { return stored.count() > 0; }, 120000));
+
+  EXPECT_NE(c->currentTitle(), "Welcome to RadixChat");
+  EXPECT_TRUE(c->currentTitle().startsWith("What is a radix tree"))
+      << c->currentTitle().toStdString();
+  ASSERT_EQ(c->chatModel()->rows().size(), 2u);  // the question and its reply, nothing else
+  EXPECT_EQ(c->chatModel()->rows()[0].text, "What is a radix tree?");
+  EXPECT_FALSE(page->isVisible());
+
+  // The prompt the reply was written for holds the question, not the page.
+  std::vector<int32_t> tokens;
+  QObject::connect(c, &ChatController::promptTokensReady, window_.get(),
+                   [&](qint64, const std::vector<int32_t>& t) { tokens = t; });
+  c->requestPromptTokens(c->chatModel()->rows()[1].id);
+  ASSERT_TRUE(waitUntil([&] { return !tokens.empty(); }, 30000));
+  const std::string prompt = window_->engineHost()->engine()->detokenize(tokens);
+  EXPECT_NE(prompt.find("What is a radix tree?"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("Welcome"), std::string::npos) << prompt;
+  EXPECT_EQ(prompt.find("KV cache"), std::string::npos) << prompt;
+  // Nor did it ever reach the cache.
+  for (const rc::CacheNodeInfo& n : window_->engineHost()->engine()->cache_snapshot().nodes)
+    EXPECT_EQ(window_->engineHost()->engine()->detokenize(n.tokens).find("KV cache"),
+              std::string::npos);
 }
 
 }  // namespace
