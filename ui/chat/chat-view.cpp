@@ -59,8 +59,8 @@ ChatView::ChatView(QWidget* parent) : QScrollArea(parent) {
   connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
     if (found_ && foundClock_.isValid() && foundClock_.elapsed() < kFoundSettleMs) {
       scrollToFound();
-    } else if (followBottom_) {
-      verticalScrollBar()->setValue(max);
+    } else if (followBottom_ && !bubbles_.empty()) {
+      verticalScrollBar()->setValue(max);  // an empty chat's page reads from its top
     }
   });
 }
@@ -175,8 +175,9 @@ MessageWidget* ChatView::makeBubble(int row) {
 
 void ChatView::scrollToBottomSoon() {
   // After the layout has taken the new sizes.
-  QTimer::singleShot(0, this,
-                     [this] { verticalScrollBar()->setValue(verticalScrollBar()->maximum()); });
+  QTimer::singleShot(0, this, [this] {
+    verticalScrollBar()->setValue(bubbles_.empty() ? 0 : verticalScrollBar()->maximum());
+  });
 }
 
 }  // namespace rc::ui
