@@ -1,5 +1,6 @@
-// The introduction a new user finds on first run: what the app is and what
-// the cache panel shows, on the empty chat's page. It is no conversation:
+// The introduction a new user finds on first run: what the app is, what
+// the cache panel shows and that the bundled model is a tiny demo (with the
+// way to a real one), on the empty chat's page. It is no conversation:
 // nothing of it is stored as a message or sent to the model, and the first
 // message typed under it starts an ordinary new chat titled after itself.
 #pragma once

@@ -49,6 +49,9 @@ TEST(Welcome, TheIntroductionExplainsTheCache) {
   const QString text = welcomeText();
   EXPECT_TRUE(text.contains("KV cache"));
   EXPECT_TRUE(text.contains("F9"));
+  // And that the bundled model is a demo, with the way to a real one.
+  EXPECT_TRUE(text.contains("tiny demo"));
+  EXPECT_TRUE(text.contains("Model > Get a model"));
 }
 
 }  // namespace rc::gui
