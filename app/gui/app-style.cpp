@@ -31,9 +31,15 @@ QLabel#chatTitle { font-size: 13pt; font-weight: 600; color: #111827; }
 QLabel#systemSummary { color: #6b7280; }
 QScrollArea#chatView, QWidget#chatContent { background: #f7f8fa; }
 QLabel#chatPlaceholder { color: #6b7280; font-size: 12pt; padding: 80px 20px; }
+QLabel#chatPlaceholder[page="true"] {
+  color: #1f2937; font-size: 10.5pt; padding: 20px 24px; background: white;
+  border: 1px solid #e3e6eb; border-radius: 12px;
+}
 QFrame#userBubble { background: #dbe7fd; border-radius: 12px; }
 QFrame#assistantBubble { background: white; border: 1px solid #e3e6eb; border-radius: 12px; }
 QFrame#systemBubble { background: #fff7e6; border: 1px solid #f3dfb3; border-radius: 12px; }
+QFrame#userBubble[found="true"], QFrame#assistantBubble[found="true"],
+QFrame#systemBubble[found="true"] { border: 2px solid #f59e0b; }
 QLabel#roleLabel { font-weight: 600; color: #374151; }
 QLabel#branchLabel { color: #374151; padding: 0 2px; }
 QLabel#metricsLabel { color: #6b7280; font-size: 8.5pt; }
@@ -41,6 +47,10 @@ QLabel#metricsLabel[error="true"] { color: #b42318; }
 QToolButton#messageAction { color: #4b5563; border: none; padding: 2px 6px; border-radius: 4px; }
 QToolButton#messageAction:hover { background: #eceff3; color: #111827; }
 QToolButton#messageAction:disabled { color: #b8bec8; }
+QToolButton#codeCopyButton {
+  color: #4b5563; border: none; padding: 1px 6px; border-radius: 4px; font-size: 8.5pt;
+}
+QToolButton#codeCopyButton:hover { background: #e2e6ec; color: #111827; }
 QWidget#composer { background: white; border-top: 1px solid #e5e7eb; }
 QPlainTextEdit#composerEdit {
   border: 1px solid #cfd5de; border-radius: 10px; padding: 6px 8px; background: white;

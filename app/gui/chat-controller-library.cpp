@@ -2,10 +2,11 @@
 // the cache panel asks for (which conversations share a prefix, which
 // tokens a message's prompt renders to).
 
+#include <algorithm>
+
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
 #include "radixchat/private-files.h"
-#include "welcome.h"
 
 namespace rc::gui {
 
@@ -22,7 +23,6 @@ struct Library {
   std::vector<rc::ui::ConversationRow> conversations;
   std::vector<PresetRow> presets;
   qint64 defaultPreset = 0;
-  qint64 openAtStart = 0;  // a conversation to show instead of a blank chat
   QString error;
 };
 
@@ -38,17 +38,6 @@ bool readPresets(Store& s, Library& l) {
   Result<std::optional<std::string>> def = s.get_setting(kDefaultPresetKey);
   if (def.ok() && def.value()) l.defaultPreset = qstr(*def.value()).toLongLong();
   return true;
-}
-
-// A conversation to open instead of a blank chat, set for the next start
-// only: read it and clear it (a failure to clear is reported, or it would
-// open again every time).
-void takeOpenAtStart(Store& s, Library& l) {
-  Result<std::optional<std::string>> open = s.get_setting(kOpenAtStartKey);
-  if (!open.ok() || !open.value()) return;
-  l.openAtStart = qstr(*open.value()).toLongLong();
-  if (Status erased = s.erase_setting(kOpenAtStartKey); !erased.ok() && l.error.isEmpty())
-    l.error = failure(QObject::tr("Cannot clear the conversation to open at start"), erased);
 }
 
 // Every branch tip of every conversation with its thread (store thread):
@@ -98,7 +87,6 @@ void ChatController::start() {
         }
         for (const auto& c : list.value()) l.conversations.push_back(toUiConversation(c));
         readPresets(s, l);  // the conversations are still shown when this fails
-        takeOpenAtStart(s, l);
         return l;
       },
       [this](Library l) {
@@ -107,11 +95,7 @@ void ChatController::start() {
         presets_ = std::move(l.presets);
         defaultPresetId_ = l.defaultPreset;
         emit presetsChanged();
-        if (l.openAtStart > 0) {
-          selectConversation(l.openAtStart);
-        } else {
-          newConversation();
-        }
+        newConversation();
         presetsLoaded_ = true;
         if (warmWanted_) warmPresets();
       });
@@ -152,6 +136,45 @@ void ChatController::refreshList() {
 void ChatController::setSearchText(const QString& text) {
   search_ = text;
   refreshList();
+}
+
+void ChatController::openSearchResult(qint64 conversationId) {
+  const QString text = search_;
+  const std::string query = utf8(text);
+  if (query.empty()) return;
+  struct Hit {
+    Loaded loaded;
+    qint64 message = 0;
+  };
+  storeCall<Hit>(
+      [query, conversationId](Store& s) {
+        Hit h;
+        rc::store::Id id = conversationId;
+        if (id <= 0) {
+          Result<std::vector<rc::store::Conversation>> first = s.search_conversations(query, 1);
+          if (!first.ok() || first.value().empty()) return h;
+          id = first.value().front().id;
+        }
+        Result<std::optional<rc::store::Id>> m = s.first_matching_message(id, query);
+        if (m.ok() && m.value()) {
+          h.message = *m.value();
+          // Another branch holds it: open that branch at its newest tip.
+          Result<std::vector<rc::store::Message>> thread = s.current_thread(id);
+          const bool shown =
+              thread.ok() &&
+              std::any_of(thread.value().begin(), thread.value().end(),
+                          [&](const rc::store::Message& x) { return x.id == h.message; });
+          Result<rc::store::Id> leaf = s.newest_leaf(h.message);
+          if (!shown && leaf.ok()) (void)s.set_current_leaf(id, leaf.value());
+        }
+        h.loaded = readConversation(s, id);
+        return h;
+      },
+      [this, text](Hit h) {
+        if (h.loaded.id == 0 && h.loaded.error.isEmpty()) return;  // nothing matched
+        applyLoaded(h.loaded);
+        if (h.message > 0 && h.loaded.error.isEmpty()) emit searchHitShown(h.message, text);
+      });
 }
 
 void ChatController::setListFilter(std::optional<std::vector<qint64>> ids) {

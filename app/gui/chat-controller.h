@@ -82,6 +82,11 @@ class ChatController : public QObject {
   void renameConversation(qint64 id, const QString& title);
   void deleteConversation(qint64 id);
   void setSearchText(const QString& text);
+  // Opens a conversation the search found (0: the first one it finds) on
+  // the branch holding its first message that contains the search text
+  // (the current branch when that shows it); searchHitShown follows once
+  // the thread is on screen. Nothing happens when nothing matches.
+  void openSearchResult(qint64 conversationId);
   // Shows only these conversations in the list (prefix lookups); an empty
   // optional returns to the normal (searched) list.
   void setListFilter(std::optional<std::vector<qint64>> ids);
@@ -133,6 +138,9 @@ class ChatController : public QObject {
   // A conversation was written for its first message (just before the
   // conversationChanged that shows it).
   void conversationCreated(qint64 id);
+  // openSearchResult's message is in the thread on screen; `text` is the
+  // search that found it.
+  void searchHitShown(qint64 messageId, const QString& text);
   void generatingChanged(bool generating);
   // The reply ended (any reason); its text and metrics are being saved.
   void replyFinished(qint64 messageId, const rc::ui::ReplyMetrics& metrics, const QString& error);

@@ -22,6 +22,7 @@
 #include "chat/conversation-sidebar.h"
 #include "chat/engine-host.h"
 #include "chat/sampling-dialog.h"
+#include "chat/save-folder.h"
 #include "chat/system-prompt-dialog.h"
 #include "main-window.h"
 #include "model-picker.h"
@@ -35,6 +36,11 @@ namespace rc::gui {
 void MainWindow::connectController() {
   ChatController* c = controller_.get();
   connect(c, &ChatController::conversationChanged, this, [this](qint64 id) {
+    // The introduction gives way to the first conversation there is.
+    if (welcome_ && id > 0) {
+      welcome_ = false;
+      updateComposerState();
+    }
     sidebar_->setCurrentConversation(id);
     updateHeader();
     listLoaded_ = true;  // the first one comes once start() has read the store
@@ -118,6 +124,9 @@ void MainWindow::connectController() {
     }
   });
   connect(sidebar_, &rc::ui::ConversationSidebar::searchChanged, c, &ChatController::setSearchText);
+  connect(sidebar_, &rc::ui::ConversationSidebar::searchResultChosen, c,
+          &ChatController::openSearchResult);
+  connect(c, &ChatController::searchHitShown, chatView_, &rc::ui::ChatView::showMessage);
   connect(sidebar_, &rc::ui::ConversationSidebar::renameRequested, this,
           &MainWindow::renameConversation);
   connect(sidebar_, &rc::ui::ConversationSidebar::deleteRequested, this,
@@ -237,6 +246,10 @@ void MainWindow::connectEngine() {
 }
 
 void MainWindow::connectPanel() {
+  connect(panel_, &rc::ui::CachePanel::treeExported, this, [this](const QString& path) {
+    statusBar()->showMessage(tr("Saved the cache tree to %1").arg(QDir::toNativeSeparators(path)),
+                             8000);
+  });
   connect(panel_, &rc::ui::CachePanel::cacheSettingsRequested, this,
           [this](const QString& policy, qint64 poolTokens) {
             // Same model, new cache: a new engine (the cache is built at create).
@@ -399,7 +412,7 @@ void MainWindow::exportConversation(qint64 id, const QString& format) {
   QString name =
       row >= 0 ? list->conversations()[static_cast<size_t>(row)].title : tr("conversation");
   name.replace(QRegularExpression(QStringLiteral("[^\\w\\- ]+")), QStringLiteral("_"));
-  const QString dir = QStandardPaths::writableLocation(QStandardPaths::DocumentsLocation);
+  const QString dir = rc::ui::startFolder(QStandardPaths::DocumentsLocation);
   const QString path = QFileDialog::getSaveFileName(
       this, json ? tr("Export as JSON") : tr("Export as Markdown"),
       QDir(dir).filePath(name.trimmed() + (json ? QStringLiteral(".json") : QStringLiteral(".md"))),

@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenuBar>
@@ -16,6 +17,7 @@
 #include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -30,11 +32,12 @@
 #include "model-picker.h"
 #include "panel/cache-panel.h"
 #include "remote-cache-source.h"
+#include "welcome.h"
 
 namespace rc::gui {
 
 MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& options, QWidget* parent)
-    : QMainWindow(parent), options_(options) {
+    : QMainWindow(parent), options_(options), welcome_(options.welcome) {
   setWindowTitle(tr("RadixChat"));
   settings_ = options.settingsFile.isEmpty()
                   ? std::make_unique<QSettings>()
@@ -49,6 +52,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   connectController();
   connectEngine();
   connectPanel();
+  qApp->installEventFilter(this);
 
   resize(1280, 800);
   if (settings_->contains(QStringLiteral("window/geometry"))) {
@@ -88,6 +92,7 @@ void MainWindow::fitToScreen() {
 }
 
 MainWindow::~MainWindow() {
+  qApp->removeEventFilter(this);
   // See the header: controller, then engine (panel lets go first), then widgets.
   chatView_->setModel(nullptr);
   sidebar_->setModel(nullptr);
@@ -339,6 +344,10 @@ void MainWindow::updateComposerState() {
                                  : tr("No model loaded — open one from the Model menu (Ctrl+O)"));
   composer_->setGenerating(controller_->isGenerating());
   chatView_->setBusy(controller_->isGenerating());
+  if (welcome_) {
+    chatView_->setPlaceholderText(welcomeText(), Qt::MarkdownText);
+    return;
+  }
   chatView_->setPlaceholderText(
       ready     ? tr("Ask anything. Replies stream here; earlier turns come from the "
                          "radix cache, so follow-ups start fast.")
@@ -358,6 +367,26 @@ void MainWindow::saveSettings() {
 void MainWindow::closeEvent(QCloseEvent* event) {
   saveSettings();
   QMainWindow::closeEvent(event);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Hide) {
+    auto* dialog = qobject_cast<QDialog*>(watched);
+    if (dialog && dialog->parentWidget() && dialog->parentWidget()->window() == this)
+      QTimer::singleShot(0, this, &MainWindow::returnFocus);  // once it is gone
+  }
+  return QMainWindow::eventFilter(watched, event);
+}
+
+void MainWindow::returnFocus() {
+  if (!isVisible() || QApplication::activeModalWidget() || QApplication::activePopupWidget())
+    return;
+  // Even where Qt still counts this window active, the window system may
+  // have sent the keyboard to the root window when the dialog went away.
+  raise();
+  activateWindow();
+  QWidget* focus = focusWidget();
+  if (!focus || !focus->isVisible()) composer_->focusInput();
 }
 
 }  // namespace rc::gui

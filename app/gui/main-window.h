@@ -69,6 +69,9 @@ struct WindowOptions {
   // library.db beside the settingsFile when one is given, else the CLI's
   // default beside the history (rc::library::default_library_path).
   QString libraryPath;
+  // First run: the empty chat's page is the introduction (welcome.h) until
+  // there is a conversation; what is typed under it starts a new one.
+  bool welcome = false;
 };
 
 class MainWindow : public QMainWindow {
@@ -121,7 +124,10 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
-  // Files dropped on the chat are attached to it.
+  // Files dropped on the chat are attached to it; and when one of this
+  // window's dialogs closes, the window is made active again (returnFocus),
+  // so its shortcuts work at once even where no window manager hands the
+  // focus back (Xvfb, some desktops).
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
@@ -155,6 +161,9 @@ class MainWindow : public QMainWindow {
   void copyLastReply();
   void saveSettings();
   void maybeReady();
+  // Activates this window and, when nothing in it has the focus, the
+  // composer. Not while another modal dialog or a popup is open.
+  void returnFocus();
   void onServerConnected();
 
   std::unique_ptr<QSettings> settings_;
@@ -194,6 +203,7 @@ class MainWindow : public QMainWindow {
   bool listLoaded_ = false;
   bool readyEmitted_ = false;
   bool firstLoad_ = true;
+  bool welcome_ = false;  // the introduction is on the empty chat's page
   // Prefix lookups from the panel: conversation -> branch tip to open.
   std::map<qint64, qint64> prefixLeaves_;
 };

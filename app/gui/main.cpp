@@ -205,14 +205,13 @@ int main(int argc, char** argv) {
     return 3;
   }
 
-  // First run: a welcome conversation explains the cache panel. Scripted
-  // runs (--send, tests) start from an empty history instead.
+  // First run: the empty chat introduces the app and its cache panel.
+  // Scripted runs (--send, --lesson) go straight to their work.
   if (!cli.isSet(send) && !cli.isSet(lesson)) {
-    rc::Status welcomed =
-        store.value()
-            ->submit([](rc::store::Store& s) { return rc::gui::add_welcome_once(s); })
-            .get();
-    if (!welcomed.ok()) complain(QString::fromStdString(welcomed.message()));
+    rc::Result<bool> first =
+        store.value()->submit([](rc::store::Store& s) { return rc::gui::take_first_run(s); }).get();
+    if (!first.ok()) complain(QString::fromStdString(first.status().message()));
+    options.welcome = first.ok() && first.value();
   }
 
   rc::gui::MainWindow window(store.value().get(), options);

@@ -1,20 +1,22 @@
-// The welcome conversation a new user finds on first run: a short exchange
-// that explains what the cache panel shows, so the first minutes teach what
-// the app is about.
+// The introduction a new user finds on first run: what the app is, what
+// the cache panel shows and that the bundled model is a tiny demo (with the
+// way to a real one), on the empty chat's page. It is no conversation:
+// nothing of it is stored as a message or sent to the model, and the first
+// message typed under it starts an ordinary new chat titled after itself.
 #pragma once
+
+#include <QString>
 
 #include "store/store.h"
 
 namespace rc::gui {
 
-// Settings key naming a conversation that ChatController::start() opens
-// instead of a blank chat (read once, then erased).
-inline constexpr const char* kOpenAtStartKey = "chat.open_at_start";
+// The introduction, in Markdown.
+QString welcomeText();
 
-// On first run only (setting "app.welcomed" absent) and only into an empty
-// history: adds the welcome conversation and asks start() to open it.
-// Runs on the store thread. Errors are returned, nothing is half-written
-// beyond what the store's own transactions guarantee.
-Status add_welcome_once(rc::store::Store& store);
+// True on the first run only (setting "app.welcomed" absent) and only with
+// an empty history; the setting is written at once, so the introduction
+// shows on one launch. Runs on the store thread.
+Result<bool> take_first_run(rc::store::Store& store);
 
 }  // namespace rc::gui

@@ -78,6 +78,26 @@ CREATE TABLE conversation_documents (
 ) WITHOUT ROWID;
 CREATE INDEX conversation_documents_by_document ON conversation_documents(document);
 )sql",
+    // v5: a full-text index over message text for the sidebar's search
+    // (docs/architecture.md section 16). Trigram tokens: any substring of
+    // three or more characters matches, case-insensitively, as LIKE did.
+    // External content (the text stays in messages once), kept in step by
+    // triggers; 'rebuild' indexes the messages already there.
+    R"sql(
+CREATE VIRTUAL TABLE messages_fts USING fts5(
+  content, content = 'messages', content_rowid = 'id', tokenize = 'trigram');
+CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+  INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+END;
+INSERT INTO messages_fts(messages_fts) VALUES ('rebuild');
+)sql",
 };
 static_assert(std::size(kMigrations) == Store::kSchemaVersion, "one migration per schema version");
 

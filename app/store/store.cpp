@@ -376,18 +376,56 @@ Result<std::vector<Conversation>> Store::list_conversations(int limit) {
   return collect_conversations(st.value());
 }
 
+namespace {
+// Message ids whose text contains ?1 (the query), as an SQL subquery: the
+// FTS5 trigram index for three characters or more, else a LIKE scan (?2,
+// the escaped pattern) that the index cannot serve.
+std::string matching_messages_sql(std::string_view query) {
+  size_t chars = 0;
+  for (unsigned char ch : query) chars += (ch & 0xC0) != 0x80;  // UTF-8 lead bytes
+  if (chars >= 3) return "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?1";
+  return "SELECT id FROM messages WHERE content LIKE ?2 ESCAPE '\\'";
+}
+
+// The query as one FTS5 phrase: its characters literally, quotes doubled.
+std::string fts_phrase(std::string_view query) {
+  std::string p = "\"";
+  for (char ch : query) {
+    if (ch == '"') p += '"';
+    p += ch;
+  }
+  return p + '"';
+}
+}  // namespace
+
 Result<std::vector<Conversation>> Store::search_conversations(std::string_view query, int limit) {
   if (query.empty()) return list_conversations(limit);
-  auto st =
-      Stmt::prepare(db_, std::string("SELECT ") + detail::kConversationCols +
-                             " FROM conversations c WHERE c.title LIKE ?1 ESCAPE '\\' OR EXISTS ("
-                             "SELECT 1 FROM messages m WHERE m.conversation_id = c.id"
-                             " AND m.content LIKE ?1 ESCAPE '\\')"
-                             " ORDER BY c.updated_at DESC, c.id DESC LIMIT ?2");
+  auto st = Stmt::prepare(
+      db_, std::string("SELECT ") + detail::kConversationCols +
+               " FROM conversations c WHERE c.title LIKE ?2 ESCAPE '\\' OR c.id IN ("
+               "SELECT m.conversation_id FROM messages m WHERE m.id IN (" +
+               matching_messages_sql(query) + ")) ORDER BY c.updated_at DESC, c.id DESC LIMIT ?3");
   if (!st.ok()) return st.status();
-  st->bind(1, std::string_view(like_pattern(query)));
-  st->bind(2, limit);
+  st->bind(1, std::string_view(fts_phrase(query)));
+  st->bind(2, std::string_view(like_pattern(query)));
+  st->bind(3, limit);
   return collect_conversations(st.value());
+}
+
+Result<std::optional<Id>> Store::first_matching_message(Id conversation_id,
+                                                        std::string_view query) {
+  if (query.empty()) return std::optional<Id>();
+  auto st = Stmt::prepare(db_, "SELECT m.id FROM messages m WHERE m.conversation_id = ?3 AND m.id IN (" +
+                                   matching_messages_sql(query) +
+                                   ") ORDER BY m.created_at, m.id LIMIT 1");
+  if (!st.ok()) return st.status();
+  st->bind(1, std::string_view(fts_phrase(query)));
+  st->bind(2, std::string_view(like_pattern(query)));
+  st->bind(3, conversation_id);
+  auto row = st->step();
+  if (!row.ok()) return row.status();
+  if (!row.value()) return std::optional<Id>();
+  return std::optional<Id>(st->int64(0));
 }
 
 namespace {

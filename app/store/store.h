@@ -133,8 +133,9 @@ class Store {
  public:
   // Schema version this build writes (PRAGMA user_version). v1: initial;
   // v2: messages.finish_reason and the parent_id index; v3: messages.tokens;
-  // v4: conversation_documents.
-  static constexpr int kSchemaVersion = 4;
+  // v4: conversation_documents; v5: messages_fts, the full-text index of
+  // message text (kept by triggers).
+  static constexpr int kSchemaVersion = 5;
 
   // Opens or creates the database at `path` (the parent folder must exist),
   // validating before writing anything: a non-SQLite file, a file failing
@@ -158,10 +159,16 @@ class Store {
   Result<Conversation> get_conversation(Id id);
   // Most recently updated first (ties: newest id first). limit < 0: all.
   Result<std::vector<Conversation>> list_conversations(int limit = -1);
-  // Conversations whose title or any message (any branch) contains `query`,
-  // case-insensitive for ASCII (SQLite LIKE); most recently updated first.
-  // An empty query returns the same as list_conversations.
+  // Conversations whose title or any message (any branch) contains `query`
+  // as a substring, case-insensitively; most recently updated first. Message
+  // text is looked up in the FTS5 index (messages_fts); a query under three
+  // characters, which a trigram index cannot answer, scans instead. An empty
+  // query returns the same as list_conversations.
   Result<std::vector<Conversation>> search_conversations(std::string_view query, int limit = -1);
+  // The first message (by creation, any branch) of the conversation whose
+  // text contains `query` as search_conversations matches it; nullopt when
+  // none does (the title may have matched) or the query is empty.
+  Result<std::optional<Id>> first_matching_message(Id conversation_id, std::string_view query);
   Status rename_conversation(Id id, std::string_view title);
   Status set_system_prompt(Id id, std::string_view system_prompt, std::optional<Id> preset_id);
   Status set_sampling(Id id, const SamplingSettings& sampling);

@@ -1,8 +1,12 @@
 #include "chat/chat-view.h"
 
+#include <algorithm>
+
 #include <QLabel>
+#include <QPointer>
 #include <QResizeEvent>
 #include <QScrollBar>
+#include <QStyle>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -14,6 +18,8 @@ namespace rc::ui {
 namespace {
 
 constexpr int kMaxColumn = 860;  // readable line length on wide windows
+// How long a found message stays the scroll target while bubbles settle.
+constexpr qint64 kFoundSettleMs = 1000;
 
 ChatMessageRow rowAt(const ChatModel* model, int row) {
   return model->rows()[static_cast<size_t>(row)];
@@ -51,7 +57,11 @@ ChatView::ChatView(QWidget* parent) : QScrollArea(parent) {
   connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
           [this](int value) { followBottom_ = value >= verticalScrollBar()->maximum() - 24; });
   connect(verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int, int max) {
-    if (followBottom_) verticalScrollBar()->setValue(max);
+    if (found_ && foundClock_.isValid() && foundClock_.elapsed() < kFoundSettleMs) {
+      scrollToFound();
+    } else if (followBottom_ && !bubbles_.empty()) {
+      verticalScrollBar()->setValue(max);  // an empty chat's page reads from its top
+    }
   });
 }
 
@@ -74,10 +84,41 @@ void ChatView::setBusy(bool busy) {
   for (MessageWidget* w : bubbles_) w->setActionsEnabled(!busy);
 }
 
-void ChatView::setPlaceholderText(const QString& text) { placeholder_->setText(text); }
+void ChatView::setPlaceholderText(const QString& text, Qt::TextFormat format) {
+  placeholder_->setTextFormat(format);
+  placeholder_->setAlignment(format == Qt::MarkdownText ? Qt::AlignLeft | Qt::AlignTop
+                                                        : Qt::AlignCenter);
+  if (placeholder_->property("page").toBool() != (format == Qt::MarkdownText)) {
+    placeholder_->setProperty("page", format == Qt::MarkdownText);
+    placeholder_->style()->unpolish(placeholder_);  // the style sheet keys on it
+    placeholder_->style()->polish(placeholder_);
+  }
+  placeholder_->setText(text);
+}
 
 MessageWidget* ChatView::messageWidget(int row) const {
   return row >= 0 && row < messageCount() ? bubbles_[static_cast<size_t>(row)] : nullptr;
+}
+
+void ChatView::showMessage(qint64 id, const QString& text) {
+  const auto it = std::find_if(bubbles_.begin(), bubbles_.end(),
+                               [id](const MessageWidget* w) { return w->messageId() == id; });
+  if (it == bubbles_.end()) return;
+  found_ = *it;
+  foundAt_ = found_->markFound(text);
+  foundClock_.start();
+  followBottom_ = false;
+  // After the layout has placed the new bubbles (and after a rebuild's own
+  // scroll to the bottom); rangeChanged scrolls again while it settles.
+  QTimer::singleShot(0, this, &ChatView::scrollToFound);
+}
+
+void ChatView::scrollToFound() {
+  if (!found_) return;
+  // The found text a third of the way down the view.
+  const int y = found_->mapTo(widget(), foundAt_).y();
+  verticalScrollBar()->setValue(y - viewport()->height() / 3);
+  followBottom_ = false;
 }
 
 void ChatView::resizeEvent(QResizeEvent* event) {
@@ -97,6 +138,7 @@ void ChatView::rebuild() {
     w->deleteLater();
   }
   bubbles_.clear();
+  found_ = nullptr;
   followBottom_ = true;
   if (model_) insertRows(0, model_->rowCount() - 1);
   placeholder_->setVisible(bubbles_.empty());
@@ -133,8 +175,9 @@ MessageWidget* ChatView::makeBubble(int row) {
 
 void ChatView::scrollToBottomSoon() {
   // After the layout has taken the new sizes.
-  QTimer::singleShot(0, this,
-                     [this] { verticalScrollBar()->setValue(verticalScrollBar()->maximum()); });
+  QTimer::singleShot(0, this, [this] {
+    verticalScrollBar()->setValue(bubbles_.empty() ? 0 : verticalScrollBar()->maximum());
+  });
 }
 
 }  // namespace rc::ui

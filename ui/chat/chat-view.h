@@ -5,6 +5,8 @@
 // model. Requests from bubbles are re-emitted for the controller.
 #pragma once
 
+#include <QElapsedTimer>
+#include <QPointer>
 #include <QScrollArea>
 #include <vector>
 
@@ -24,9 +26,15 @@ class ChatView : public QScrollArea {
   void setModel(ChatModel* model);
   // Disables branch switching, edit and regenerate while a reply streams.
   void setBusy(bool busy);
-  void setPlaceholderText(const QString& text);
+  // What the empty chat shows: plain text, centred, or Markdown (an
+  // introduction), as a left-aligned page.
+  void setPlaceholderText(const QString& text, Qt::TextFormat format = Qt::PlainText);
   int messageCount() const { return static_cast<int>(bubbles_.size()); }
   MessageWidget* messageWidget(int row) const;  // for tests
+  // Scrolls to the message of `id` and marks it as found (outlined, the
+  // first occurrence of `text` in it selected) until the thread changes.
+  // Ignored when that message is not on screen.
+  void showMessage(qint64 id, const QString& text);
 
  signals:
   void editSubmitted(qint64 id, const QString& text);
@@ -44,6 +52,7 @@ class ChatView : public QScrollArea {
   MessageWidget* makeBubble(int row);
   int columnWidth() const;
   void scrollToBottomSoon();
+  void scrollToFound();
 
   ChatModel* model_ = nullptr;
   QWidget* content_ = nullptr;
@@ -52,6 +61,9 @@ class ChatView : public QScrollArea {
   std::vector<MessageWidget*> bubbles_;
   bool busy_ = false;
   bool followBottom_ = true;
+  QPointer<MessageWidget> found_;  // showMessage's, until the thread changes
+  QPoint foundAt_;                 // where its text is, in its coordinates
+  QElapsedTimer foundClock_;       // since showMessage
 };
 
 }  // namespace rc::ui

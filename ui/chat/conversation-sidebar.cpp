@@ -52,6 +52,12 @@ ConversationSidebar::ConversationSidebar(QWidget* parent) : QWidget(parent) {
   connect(newButton, &QPushButton::clicked, this, &ConversationSidebar::newRequested);
   connect(search_, &QLineEdit::textChanged, this, [this] { searchTimer_.start(); });
   connect(&searchTimer_, &QTimer::timeout, this, [this] { emit searchChanged(search_->text()); });
+  connect(search_, &QLineEdit::returnPressed, this, [this] {
+    if (search_->text().isEmpty()) return;
+    searchTimer_.stop();  // the search is what the box says now
+    emit searchChanged(search_->text());
+    emit searchResultChosen(0);
+  });
   connect(close, &QPushButton::clicked, this, [this] {
     setBanner({});
     emit bannerClosed();
@@ -69,7 +75,10 @@ void ConversationSidebar::setModel(ConversationListModel* model) {
           [this](const QModelIndex& index) {
             if (selecting_ || !index.isValid()) return;
             const qint64 id = idAt(index.row());
-            if (id != current_) {
+            if (!search_->text().isEmpty() && !search_->isHidden()) {
+              current_ = id;
+              emit searchResultChosen(id);
+            } else if (id != current_) {
               current_ = id;
               emit conversationSelected(id);
             }

@@ -1,6 +1,8 @@
 // ConversationSidebar: the column of conversations on the left: "New chat",
 // a search box (title and message text, any branch), the list (most recent
-// first) and a context menu (rename, delete, export). It can also show a
+// first) and a context menu (rename, delete, export). While the search box
+// has text, choosing a conversation (a click, or Enter in the box for the
+// first one found) asks for it to be opened at the matching message. It can also show a
 // filtered list handed to it (conversations sharing a cached prefix) with a
 // banner to leave that view. GUI thread; it emits requests only.
 #pragma once
@@ -35,6 +37,9 @@ class ConversationSidebar : public QWidget {
   void newRequested();
   void conversationSelected(qint64 id);
   void searchChanged(const QString& text);  // debounced
+  // A conversation chosen from search results (0: the first one found, on
+  // Enter); searchChanged with the box's text comes first.
+  void searchResultChosen(qint64 id);
   void renameRequested(qint64 id);
   void deleteRequested(qint64 id);
   void exportRequested(qint64 id, const QString& format);  // "markdown" | "json"

@@ -1,9 +1,14 @@
 #include "chat/markdown-view.h"
 
 #include <QEvent>
+#include <QTextBlock>
 #include <QTextDocument>
 #include <QTextFrame>
+#include <QTextLayout>
+#include <QToolButton>
 #include <cmath>
+
+#include "chat/copy-feedback.h"
 
 namespace rc::ui {
 
@@ -22,7 +27,7 @@ MarkdownView::MarkdownView(QWidget* parent) : QTextBrowser(parent) {
 
 void MarkdownView::setMarkdownText(const QString& markdown) {
   markdown_ = markdown;
-  renderMarkdown(document(), markdown, style_);
+  codeBlocks_ = renderMarkdown(document(), markdown, style_);
   relayout();
 }
 
@@ -41,11 +46,56 @@ void MarkdownView::relayout() {
   if (shrink_) {
     // idealWidth: the widest line once wrapped at the maximum.
     width = std::min(maxWidth_, static_cast<int>(std::ceil(doc->idealWidth())) + frame + 2);
+    // A code block's header holds its language and the Copy button.
+    if (!codeBlocks_.empty()) width = std::max(width, std::min(maxWidth_, 220));
     doc->setTextWidth(width - frame);
   }
   const int height = static_cast<int>(std::ceil(doc->size().height())) + frame;
   setFixedSize(width, height);
   fitHeight();
+  placeCopyButtons();
+}
+
+void MarkdownView::placeCopyButtons() {
+  while (copyButtons_.size() > codeBlocks_.size()) {
+    delete copyButtons_.back();
+    copyButtons_.pop_back();
+  }
+  while (copyButtons_.size() < codeBlocks_.size()) {
+    const size_t index = copyButtons_.size();
+    auto* b = new QToolButton(viewport());
+    b->setObjectName(QStringLiteral("codeCopyButton"));
+    b->setText(tr("Copy"));
+    b->setToolTip(tr("Copy this code"));
+    b->setAutoRaise(true);
+    b->setCursor(Qt::PointingHandCursor);
+    b->setFixedHeight(style_.codeHeaderHeight - 4);
+    // Wide enough for its confirmation too: it is placed by its right edge.
+    b->ensurePolished();
+    b->setText(tr("Copied"));
+    const int wide = b->sizeHint().width();
+    b->setText(tr("Copy"));
+    b->setFixedWidth(std::max(wide, b->sizeHint().width()));
+    // The block is looked up at click time: a streaming reply re-renders.
+    connect(b, &QToolButton::clicked, this, [this, index] {
+      if (index < codeBlocks_.size())
+        copyWithConfirmation(copyButtons_[index], codeBlocks_[index].code);
+    });
+    copyButtons_.push_back(b);
+  }
+  const int right = viewport()->width() - int(document()->documentMargin()) - 6;
+  for (size_t i = 0; i < codeBlocks_.size(); ++i) {
+    QToolButton* b = copyButtons_[i];
+    const QTextBlock header = document()->findBlockByNumber(codeBlocks_[i].headerBlock);
+    const QTextLayout* layout = header.layout();
+    if (!layout || layout->lineCount() == 0) {
+      b->hide();
+      continue;
+    }
+    const QRectF line = layout->lineAt(0).rect().translated(layout->position());
+    b->move(right - b->width(), int(std::round(line.center().y() - b->height() / 2.0)));
+    b->show();
+  }
 }
 
 void MarkdownView::fitHeight() {
@@ -60,6 +110,7 @@ void MarkdownView::fitHeight() {
 void MarkdownView::resizeEvent(QResizeEvent* event) {
   QTextBrowser::resizeEvent(event);
   fitHeight();
+  placeCopyButtons();
 }
 
 void MarkdownView::changeEvent(QEvent* event) {

@@ -1,15 +1,16 @@
 #include "chat/message-widget.h"
 
-#include <QClipboard>
-#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QStyle>
+#include <QTextCursor>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "chat/copy-feedback.h"
 #include "chat/markdown-view.h"
 #include "chat/reasoning-text.h"
 
@@ -152,7 +153,7 @@ MessageWidget::MessageWidget(const ChatMessageRow& row, QWidget* parent)
     renderNow();
   });
   connect(copyButton_, &QToolButton::clicked, this,
-          [this] { QGuiApplication::clipboard()->setText(row_.text); });
+          [this] { copyWithConfirmation(copyButton_, row_.text); });
   connect(editButton_, &QToolButton::clicked, this, &MessageWidget::startEdit);
   connect(regenButton_, &QToolButton::clicked, this, [this] { emit regenerateRequested(row_.id); });
   connect(locateButton_, &QToolButton::clicked, this, [this] { emit locateRequested(row_.id); });
@@ -198,6 +199,18 @@ void MessageWidget::setActionsEnabled(bool enabled) {
 }
 
 bool MessageWidget::isEditing() const { return !editor_->isHidden(); }
+
+QPoint MessageWidget::markFound(const QString& text) {
+  bubble_->setProperty("found", true);
+  bubble_->style()->unpolish(bubble_);  // the style sheet keys on it
+  bubble_->style()->polish(bubble_);
+  const QTextCursor hit = body_->document()->find(text);
+  if (hit.isNull()) return bubble_->pos();
+  body_->setTextCursor(hit);
+  return body_->viewport()->mapTo(this, body_->cursorRect(hit).topLeft());
+}
+
+bool MessageWidget::isMarkedFound() const { return bubble_->property("found").toBool(); }
 
 void MessageWidget::showEditor(bool on) {
   editor_->setVisible(on);

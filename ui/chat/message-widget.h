@@ -36,6 +36,11 @@ class MessageWidget : public QWidget {
   void setActionsEnabled(bool enabled);  // off while a reply streams
   QString markdown() const { return row_.text; }
   bool isEditing() const;
+  // Marks this message as the one a search found: the bubble is outlined
+  // and the first occurrence of `text` in the body selected. Returns where
+  // that text is, in this widget's coordinates (its top when not found).
+  QPoint markFound(const QString& text);
+  bool isMarkedFound() const;
 
  signals:
   void editSubmitted(qint64 id, const QString& text);

@@ -1,5 +1,6 @@
 #include "panel/cache-panel.h"
 
+#include <QDir>
 #include <QFileDialog>
 #include <QGuiApplication>
 #include <QLabel>
@@ -9,6 +10,7 @@
 #include <QVBoxLayout>
 #include <chrono>
 
+#include "chat/save-folder.h"
 #include "panel/cache-feed.h"
 #include "panel/cache-panel-gl.h"
 #include "panel/cache-panel-state.h"
@@ -242,11 +244,14 @@ QString CachePanel::exportTree(const QString& path) {
 }
 
 void CachePanel::pickExportFile() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export the cache tree"),
-                                                    QStringLiteral("cache-tree.svg"),
-                                                    tr("SVG picture (*.svg);;PNG image (*.png)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export the cache tree"),
+                                   QDir(startFolder(QStandardPaths::PicturesLocation))
+                                       .filePath(QStringLiteral("cache-tree.svg")),
+                                   tr("SVG picture (*.svg);;PNG image (*.png)"));
   if (path.isEmpty()) return;
   const QString why = exportTree(path);
+  if (why.isEmpty()) emit treeExported(path);
   state_->log.note(why.isEmpty() ? "exported the tree to " + path.toStdString()
                                  : "export failed: " + why.toStdString(),
                    now());
@@ -256,12 +261,15 @@ void CachePanel::pickExportFile() {
 void CachePanel::pickRecordingFile(bool forRecording) {
   const QString filter = tr("Cache recordings (*.rcrec *.db *.sqlite);;All files (*)");
   if (forRecording) {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Record the cache to"),
-                                                      QStringLiteral("cache.rcrec"), filter);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Record the cache to"),
+                                     QDir(startFolder(QStandardPaths::DocumentsLocation))
+                                         .filePath(QStringLiteral("cache.rcrec")),
+                                     filter);
     if (!path.isEmpty()) startRecording(path);  // the status line says why not
   } else {
-    const QString path =
-        QFileDialog::getOpenFileName(this, tr("Open a cache recording"), {}, filter);
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open a cache recording"), startFolder(QStandardPaths::DocumentsLocation), filter);
     if (!path.isEmpty()) {
       const QString why = openRecording(path);
       if (!why.isEmpty()) state_->replay.open_error = why.toStdString();

@@ -146,6 +146,8 @@ class CachePanel : public QWidget {
   // A lesson's own tree replaced the user's (true), or the user's came back
   // (false): the window may give the panel more room meanwhile.
   void lessonShownChanged(bool shown);
+  // The tree was saved as a picture at `path` (the panel's Export button).
+  void treeExported(const QString& path);
 
  public slots:
   // Titles of the conversations whose rendered prompts start with the

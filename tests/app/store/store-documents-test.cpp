@@ -67,7 +67,7 @@ TEST(StoreDocuments, MigratesV3DatabaseKeepingData) {
     EXPECT_EQ(s.conversation_documents(1).value(), std::vector<std::string>{"doc.txt"});
   }
   RawDb raw(path);
-  EXPECT_EQ(raw.text("PRAGMA user_version"), "4");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), std::to_string(Store::kSchemaVersion));
   EXPECT_EQ(raw.text("PRAGMA integrity_check"), "ok");
 }
 
