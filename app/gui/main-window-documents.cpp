@@ -136,7 +136,7 @@ DocumentsDialog* MainWindow::openDocuments() {
   return documentsDialog_;
 }
 
-bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+bool MainWindow::attachDroppedFiles(QObject* watched, QEvent* event) {
   if (watched == chatView_) {
     if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove) {
       auto* drag = static_cast<QDragMoveEvent*>(event);
@@ -154,7 +154,7 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
       }
     }
   }
-  return QMainWindow::eventFilter(watched, event);
+  return false;
 }
 
 }  // namespace rc::gui

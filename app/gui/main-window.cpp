@@ -370,6 +370,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (attachDroppedFiles(watched, event)) return true;
   if (event->type() == QEvent::Hide) {
     auto* dialog = qobject_cast<QDialog*>(watched);
     if (dialog && dialog->parentWidget() && dialog->parentWidget()->window() == this)

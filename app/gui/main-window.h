@@ -129,6 +129,9 @@ class MainWindow : public QMainWindow {
   // so its shortcuts work at once even where no window manager hands the
   // focus back (Xvfb, some desktops).
   bool eventFilter(QObject* watched, QEvent* event) override;
+  // eventFilter's half for the chat: files dragged onto it are accepted and
+  // attached when dropped (main-window-documents.cpp). True when it took the event.
+  bool attachDroppedFiles(QObject* watched, QEvent* event);
 
  private:
   // Shrinks and moves the window into its screen's available geometry.
