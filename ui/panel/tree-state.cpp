@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "radixchat/cache-text.h"
+
 namespace rc::ui::panel {
 
 TreeState TreeState::fresh() const {
@@ -112,7 +114,8 @@ NodeLabel& TreeState::label(const TreeNode& n) {
   if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
     l.n_tokens = n.tokens.size();
     l.first = first;
-    l.full = span_text ? span_text(n.tokens) : std::string();
+    // Template tokens as marks ("<|end|>" reads "⏎ end"), as the exports draw them.
+    l.full = span_text ? readable_control_tokens(span_text(n.tokens)) : std::string();
     l.ends.clear();
     l.fitted_for = -1;
   }
