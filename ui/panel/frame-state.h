@@ -27,8 +27,8 @@ struct FrameState {
 
   // Share of the panel's height below the tree (the tabs); the bar between
   // them drags it.
-  float bottom_frac = 0.45f;
-  float events_frac = 0.55f;  // the Events tab's share: a log needs lines
+  float bottom_frac = 0.35f;
+  float events_frac = 0.5f;  // the Events tab's share: a log needs lines
   float bottom_share() const { return current_tab == "Events" ? events_frac : bottom_frac; }
   // The tabs' share once the user has dragged the bar (0: not yet): it
   // holds for every tab and tree, as long as the tree keeps a row of boxes
@@ -37,7 +37,7 @@ struct FrameState {
   static constexpr float kSplitHandlePx = 7.0f;
   // Lines of text a tab keeps below its strip whenever the tree can spare
   // them (a list, a log, a node's text: docs/architecture.md section 16).
-  static constexpr int kTabLines = 7;
+  static constexpr int kTabLines = 5;
   // The tabs' height out of `room` pixels: room * the share, within what
   // each side cannot do without. The tree keeps `tree_least` whatever the
   // share; the tabs `tabs_least` while that leaves the tree its least. Pure.

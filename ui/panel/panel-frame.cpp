@@ -412,18 +412,21 @@ void CachePanelState::draw_node_tab(double /*now*/) {
         ImGui::TextDisabled("No saved conversation starts with this prefix.");
       for (const std::string& t : tree.conversation_titles) ImGui::BulletText("%s", t.c_str());
     }
-    // The text takes what the tab has left, and never fewer than a few
-    // lines (the tab scrolls to it then).
-    const float least =
-        float(panel::FrameState::kTabLines - 2) * ImGui::GetTextLineHeightWithSpacing();
-    ImGui::BeginChild("##text", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, least)), true);
-    frame.region_lines = panel::window_lines();
+    // The text scrolls in what the tab has left; with less than a few
+    // lines left it follows the rest and the whole tab scrolls.
+    const bool own_region = ImGui::GetContentRegionAvail().y >=
+                            float(panel::FrameState::kTabLines - 2) *
+                                ImGui::GetTextLineHeightWithSpacing();
+    if (own_region) {
+      ImGui::BeginChild("##text", ImVec2(0, 0), true);
+    }
+    frame.region_lines = panel::window_lines();  // the text's region or the tab's
     ImGui::TextDisabled("%s of the path:",
                         panel::token_range(n->depth_tokens, int64_t(n->tokens.size())).c_str());
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(tree.label(*n).full.c_str());
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (own_region) ImGui::EndChild();
   }
 }
 

@@ -113,11 +113,7 @@ void CachePanelState::draw_events_tab(double /*now*/) {
         panel::thousands(int64_t(log.total())).c_str(),
         panel::thousands(int64_t(log.entries().size())).c_str());
 
-  // The log takes what the tab has left, and never fewer than a few lines.
-  const float least =
-      float(panel::FrameState::kTabLines - 2) * ImGui::GetTextLineHeightWithSpacing();
-  ImGui::BeginChild("##log", ImVec2(0, std::max(ImGui::GetContentRegionAvail().y, least)), true,
-                    ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
   frame.region_lines = panel::window_lines();
   const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4;
   ImGuiListClipper clip;
