@@ -348,6 +348,16 @@ void CachePanelState::draw_banner() {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 c0 = tree.view.canvas_min(), c1 = tree.view.canvas_max();
     const float wrap = c1.x - c0.x - 24;
+    // A lesson's caption takes at most a fifth of the canvas (three lines
+    // at least), so the nodes it describes have room below it; the whole
+    // card is in the Demos tab and in the banner's tooltip.
+    const std::string whole = banner;
+    if (lesson) {
+      const float line = ImGui::GetTextLineHeight();
+      const size_t lines = size_t(std::max((c1.y - c0.y) * 0.2f / line, 3.0f));
+      banner = panel::clip_lines(banner, size_t(std::max(wrap / (ImGui::GetFontSize() * 0.5f), 8.0f)),
+                                 lines);
+    }
     const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
     const float top = c0.y + 26;  // below the zoom label
     dl->AddRectFilled(ImVec2(c0.x + 6, top), ImVec2(c1.x - 6, top + ts.y + 12), colour, 5.0f);
@@ -356,6 +366,8 @@ void CachePanelState::draw_banner() {
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, top + 6), Palette::text,
                 banner.c_str(), nullptr, wrap);
     tree.view.top_inset = ts.y + 16;  // fit and follow keep boxes out from under it
+    if (banner != whole && ImGui::IsMouseHoveringRect(frame.caption_box.min, frame.caption_box.max))
+      panel::tooltip("%s", whole.c_str());
   } else {
     tree.view.top_inset = 0;
     frame.caption_box = {};
