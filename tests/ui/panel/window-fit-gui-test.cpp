@@ -182,8 +182,34 @@ TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
     shots_.clear();
     screenshot(QStringLiteral("window-fit-%1x%2.png").arg(size.width()).arg(size.height()));
   }
-  // A projector: larger text at the smallest size still fits.
+  // At the smallest size: Fit stops at a zoom where boxes keep their
+  // text, and a node's tooltip (hovered at the right edge of the window)
+  // lies inside the panel.
   window_->resize(1024, 700);
+  QTest::qWait(200);
+  rc::ui::CachePanelState& st = *panel_->state();
+  rc::ui::CachePanelGl* gl = panel_->glWidget();
+  st.tree.view.request_fit();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return paint_frames(gl, 1) && !st.tree.view.busy(); }, 5000));
+  EXPECT_GE(st.tree.view.cam.zoom, rc::ui::panel::kReadableZoom - 1e-3f);
+  int hovered = 0;
+  const rc::ui::panel::TreeLayout& L = st.tree.layout(1e9);
+  for (const rc::ui::panel::LaidNode& ln : L.nodes) {
+    float x, y, w, h;
+    if (ln.id == rc::kNoNode || !st.tree.view.world_box(ln.id, L, &x, &y, &w, &h)) continue;
+    const ImVec2 p = st.tree.view.to_screen(x + w - 3, y + h / 2);
+    if (p.x < st.tree.view.canvas_min().x || p.x > st.tree.view.canvas_max().x - 1 ||
+        p.y < st.tree.view.tree_area_top() || p.y > st.tree.view.tree_area_bottom())
+      continue;
+    QTest::mouseMove(gl, QPoint(int(p.x), int(p.y)));
+    ASSERT_TRUE(paint_frames(gl, 4));
+    if (st.frame.last_fit.tooltips == 0) continue;
+    ++hovered;
+    EXPECT_TRUE(st.frame.last_fit.fits()) << "node #" << ln.id << ": " << st.frame.last_fit.overflow;
+  }
+  EXPECT_GT(hovered, 0) << "no tooltip was shown";
+  QTest::mouseMove(window_->composer(), QPoint(5, 5));
+  // A projector: larger text at the smallest size still fits.
   panel_->state()->set_text_scale(1.5f);
   QTest::qWait(200);
   expect_fits("1024x700 at 150% text");
