@@ -47,13 +47,14 @@ struct Segment {
 // Title, what is running, and the toolbar (pause/step, fit, follow, fold).
 void CachePanelState::draw_header(double now) {
   {
+    // A recording made from KV events knows no pool: it says nothing of one.
+    const int64_t pool = tree.model.total_pages() * tree.model.page_size();
     std::string about =
         !source.feed ? no_source_message
-        : source.feed->remote()
+        : source.feed->remote() || (replay_shown() && pool == 0)
             ? source.feed->describe()
             : source.feed->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] +
-                  " \xC2\xB7 " + std::to_string(tree.model.total_pages() * tree.model.page_size()) +
-                  "-token pool";
+                  " \xC2\xB7 " + std::to_string(pool) + "-token pool";
     // One row: the title, what is shown (cut to fit, whole in a tooltip) and
     // the text size at the right end, so the tree keeps the panel's height.
     const ImGuiStyle& style = ImGui::GetStyle();

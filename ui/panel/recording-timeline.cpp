@@ -18,6 +18,13 @@ float timeline_x(uint64_t seq, uint64_t first, uint64_t end, float x0, float w) 
   return x0 + float(f) * w;
 }
 
+std::string timeline_cached_label(int64_t cached, int64_t pool_tokens, int64_t peak) {
+  if (pool_tokens > 0)
+    return "cached " + thousands(cached) + " of " + thousands(std::max(pool_tokens, peak)) +
+           " tokens";
+  return "cached " + plural(cached, "token") + " (at most " + thousands(peak) + ")";
+}
+
 TimelineRows timeline_rows(ImVec2 p0, ImVec2 size, float fs) {
   TimelineRows r;
   const float strip_h = std::max(fs * 1.2f, 12.0f), gap = 3, label_h = fs + 2;
@@ -95,8 +102,10 @@ TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected
   const TimelineSample* at = sample_at(samples, cursor);
   char hit[48], mem[96];
   std::snprintf(hit, sizeof hit, "hit rate %.0f%%", at ? 100.0 * at->hit_rate : 0.0);
-  std::snprintf(mem, sizeof mem, "cached %s of %s tokens",
-                thousands(at ? at->cached_tokens : 0).c_str(), thousands(top_tokens).c_str());
+  std::snprintf(mem, sizeof mem, "%s",
+                timeline_cached_label(at ? at->cached_tokens : 0,
+                                      src.total_pages() * src.page_size(), top_tokens)
+                    .c_str());
   const float ly = rows.label0.y + 1, sep = fs;
   dl->AddText(ImVec2(x0 + 2, ly), Palette::inserted, hit);
   const float mem_x = x0 + 2 + ImGui::CalcTextSize(hit).x + sep;

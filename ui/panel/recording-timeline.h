@@ -38,6 +38,11 @@ struct TimelineRows {
 };
 TimelineRows timeline_rows(ImVec2 p0, ImVec2 size, float fs);
 
+// The cached-tokens label at the cursor: "cached 6 of 4,096 tokens" over a
+// pool of `pool_tokens`; a recording that knows no pool (made from KV
+// events) says what it knows: "cached 6 tokens (at most 10)". Pure.
+std::string timeline_cached_label(int64_t cached, int64_t pool_tokens, int64_t peak);
+
 // x of `seq` on an axis from x0 to x0 + w covering [first, end].
 float timeline_x(uint64_t seq, uint64_t first, uint64_t end, float x0, float w);
 

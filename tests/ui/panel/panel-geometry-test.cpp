@@ -100,6 +100,13 @@ TEST(Timeline, LabelsLieOffThePlotLines) {
   EXPECT_LE(r.strip1.y, 105.5f) << "the rows fit the box they are given";
 }
 
+TEST(Timeline, AKvEventsRecordingSaysWhatItKnows) {
+  EXPECT_EQ(timeline_cached_label(6, 4096, 100), "cached 6 of 4,096 tokens");
+  // No pool recorded (KV events): no "of 0", no pool made up from the peak.
+  EXPECT_EQ(timeline_cached_label(6, 0, 10), "cached 6 tokens (at most 10)");
+  EXPECT_EQ(timeline_cached_label(1, 0, 1), "cached 1 token (at most 1)");
+}
+
 TEST(ControlTokens, DrawnAsMarks) {
   EXPECT_EQ(readable_control_tokens("<s><|system|>\nBe brief.<|end|>\n<|assistant|>\n"),
             "BOS\xE2\x96\xB8system\nBe brief.\xE2\x8F\x8E end\n\xE2\x96\xB8" "assistant\n");
