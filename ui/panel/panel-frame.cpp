@@ -49,12 +49,12 @@ void CachePanelState::draw_header(double now) {
   {
     // A recording made from KV events knows no pool: it says nothing of one.
     const int64_t pool = tree.model.total_pages() * tree.model.page_size();
-    std::string about =
-        !source.feed ? no_source_message
-        : source.feed->remote() || (replay_shown() && pool == 0)
-            ? source.feed->describe()
-            : source.feed->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] +
-                  " \xC2\xB7 " + std::to_string(pool) + "-token pool";
+    std::string about = !source.feed ? no_source_message
+                        : source.feed->remote() || (replay_shown() && pool == 0)
+                            ? source.feed->describe()
+                            : source.feed->describe() + " \xC2\xB7 " +
+                                  kCachePolicies[settings_policy] + " \xC2\xB7 " +
+                                  std::to_string(pool) + "-token pool";
     // One row: the title, what is shown (cut to fit, whole in a tooltip) and
     // the text size at the right end, so the tree keeps the panel's height.
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -356,8 +356,8 @@ void CachePanelState::draw_banner() {
     if (lesson) {
       const float line = ImGui::GetTextLineHeight();
       const size_t lines = size_t(std::max((c1.y - c0.y) * 0.2f / line, 3.0f));
-      banner = panel::clip_lines(banner, size_t(std::max(wrap / (ImGui::GetFontSize() * 0.5f), 8.0f)),
-                                 lines);
+      banner = panel::clip_lines(
+          banner, size_t(std::max(wrap / (ImGui::GetFontSize() * 0.5f), 8.0f)), lines);
     }
     const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
     const float top = c0.y + 26;  // below the zoom label
@@ -427,9 +427,9 @@ void CachePanelState::draw_node_tab(double /*now*/) {
     }
     // The text scrolls in what the tab has left; with less than a few
     // lines left it follows the rest and the whole tab scrolls.
-    const bool own_region = ImGui::GetContentRegionAvail().y >=
-                            float(panel::FrameState::kTabLines - 2) *
-                                ImGui::GetTextLineHeightWithSpacing();
+    const bool own_region =
+        ImGui::GetContentRegionAvail().y >=
+        float(panel::FrameState::kTabLines - 2) * ImGui::GetTextLineHeightWithSpacing();
     if (own_region) {
       ImGui::BeginChild("##text", ImVec2(0, 0), true);
     }

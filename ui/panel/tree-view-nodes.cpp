@@ -118,8 +118,8 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
                   thousands(int64_t(n.tokens.size())).c_str(), (unsigned long long)n.hits,
                   n.lock_ref ? " \xC2\xB7 locked" : "", n.pin_ref ? " \xC2\xB7 pinned" : "");
   const float fs2 = z >= kReadableZoom ? std::max(f.fs_scaled * 0.86f, 11.0f)
-                    : z >= 0.5f                  ? std::max(f.fs_scaled * 0.86f, 9.5f)
-                                                 : f.fs_scaled * 0.86f;
+                    : z >= 0.5f        ? std::max(f.fs_scaled * 0.86f, 9.5f)
+                                       : f.fs_scaled * 0.86f;
   f.dl->AddText(f.font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf,
                 nullptr, 0, &clip);
 }

@@ -172,10 +172,10 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
     // The quote takes at most about half the display's height, so the
     // counts below it stay inside the tooltip.
     const size_t per_line = size_t(tooltip_wrap_width() / (ImGui::GetFontSize() * 0.5f));
-    const size_t lines = size_t(
-        std::max(ImGui::GetIO().DisplaySize.y * 0.45f / ImGui::GetTextLineHeightWithSpacing(), 2.0f));
-    const std::string text =
-        clip_lines(in.label ? in.label(n).full : std::string(), std::max<size_t>(per_line, 8), lines);
+    const size_t lines = size_t(std::max(
+        ImGui::GetIO().DisplaySize.y * 0.45f / ImGui::GetTextLineHeightWithSpacing(), 2.0f));
+    const std::string text = clip_lines(in.label ? in.label(n).full : std::string(),
+                                        std::max<size_t>(per_line, 8), lines);
     ImGui::TextColored(ImVec4(1.0f, 0.86f, 0.55f, 1.0f), "\"%s\"", text.c_str());
     ImGui::Separator();
     ImGui::Text("#%u  %s, %s", n.id, plural(int64_t(n.tokens.size()), "token").c_str(),

@@ -36,9 +36,8 @@ std::map<NodeId, std::pair<std::string, std::string>> labels(const std::string& 
 TEST(TreeSvg, SpecialAndWhitespaceNodesHaveVisibleLabelsAndCounts) {
   // 1: BOS, 10: "Hello", 11: " ", 12: "\n", 13: a control token printing
   // nothing, 14 and 15: template tokens spelled out.
-  const std::map<int32_t, std::string> vocab = {{1, ""},  {10, "Hello"},   {11, " "},
-                                                {12, "\n"}, {13, ""},        {14, "<|end|>"},
-                                                {15, "<|user|>"}};
+  const std::map<int32_t, std::string> vocab = {
+      {1, ""}, {10, "Hello"}, {11, " "}, {12, "\n"}, {13, ""}, {14, "<|end|>"}, {15, "<|user|>"}};
   auto text = [&](const std::vector<int32_t>& t) {
     std::string s;
     for (int32_t id : t) s += vocab.at(id);
@@ -47,7 +46,7 @@ TEST(TreeSvg, SpecialAndWhitespaceNodesHaveVisibleLabelsAndCounts) {
   CacheSnapshot s;
   s.nodes = {node(0, kNoNode, {}), node(1, 0, {1}),          node(2, 1, {10, 12, 10}),
              node(3, 1, {11, 11}), node(4, 1, {12, 12, 12}), node(5, 1, {13}),
-             node(6, 0, {1, 10}),       node(7, 0, {14, 12, 15})};
+             node(6, 0, {1, 10}),  node(7, 0, {14, 12, 15})};
   SvgOptions o;
   o.bos = 1;
   const auto got = labels(tree_svg(s, text, o));

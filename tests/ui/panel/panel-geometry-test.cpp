@@ -109,7 +109,8 @@ TEST(Timeline, AKvEventsRecordingSaysWhatItKnows) {
 
 TEST(ControlTokens, DrawnAsMarks) {
   EXPECT_EQ(readable_control_tokens("<s><|system|>\nBe brief.<|end|>\n<|assistant|>\n"),
-            "BOS\xE2\x96\xB8system\nBe brief.\xE2\x8F\x8E end\n\xE2\x96\xB8" "assistant\n");
+            "BOS\xE2\x96\xB8system\nBe brief.\xE2\x8F\x8E end\n\xE2\x96\xB8"
+            "assistant\n");
   EXPECT_EQ(readable_control_tokens("<|im_start|>user\nHi<|im_end|>"),
             "\xE2\x96\xB8user\nHi\xE2\x8F\x8E end");
   EXPECT_EQ(readable_control_tokens("<|start_header_id|>user<|end_header_id|>"),

@@ -205,7 +205,8 @@ TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
     ASSERT_TRUE(paint_frames(gl, 4));
     if (st.frame.last_fit.tooltips == 0) continue;
     ++hovered;
-    EXPECT_TRUE(st.frame.last_fit.fits()) << "node #" << ln.id << ": " << st.frame.last_fit.overflow;
+    EXPECT_TRUE(st.frame.last_fit.fits())
+        << "node #" << ln.id << ": " << st.frame.last_fit.overflow;
   }
   EXPECT_GT(hovered, 0) << "no tooltip was shown";
   QTest::mouseMove(window_->composer(), QPoint(5, 5));
@@ -338,7 +339,8 @@ class ScreenFit : public WindowFit {
                 mode.c_str(), window_->width(), window_->height(), gl->height(), c0.y, tree, below);
     EXPECT_GE(tree, 0.3f * float(gl->height()))
         << "tree " << tree << " px of a " << gl->height() << " px panel";
-    EXPECT_GE(below, float(rc::ui::panel::FrameState::kTabLines) * line) << "tabs " << below << " px";
+    EXPECT_GE(below, float(rc::ui::panel::FrameState::kTabLines) * line)
+        << "tabs " << below << " px";
     // The tabs use the space they get: the Events log and (where lessons
     // are run: not over a recording or a remote cache) the Demos list show
     // lines, not a strip.
