@@ -308,9 +308,11 @@ void MainWindow::connectPanel() {
   connect(panel_, &rc::ui::CachePanel::lessonShownChanged, this, [this, before](bool shown) {
     QList<int> sizes = splitter_->sizes();
     if (sizes.size() != 3) return;
+    lessonWide_ = shown;
     if (!shown) {
       if (!before->isEmpty()) splitter_->setSizes(*before);
       before->clear();
+      applyDefaultSplit();  // the window may have changed size meanwhile
       return;
     }
     if (before->isEmpty()) *before = sizes;

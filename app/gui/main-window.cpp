@@ -61,6 +61,9 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   fitToScreen();
   if (settings_->contains(QStringLiteral("window/splitter"))) {
     splitter_->restoreState(settings_->value(QStringLiteral("window/splitter")).toByteArray());
+    splitterByUser_ = true;
+  } else {
+    applyDefaultSplit();
   }
   // The setting, not panel_->isVisible(): the window is not shown yet, so
   // the panel reads as hidden whatever it was told.
@@ -89,6 +92,30 @@ void MainWindow::fitToScreen() {
   g.moveLeft(std::max(g.left(), avail.left()));
   g.moveTop(std::max(g.top(), avail.top()));
   if (g.topLeft() != frameGeometry().topLeft()) move(g.topLeft());
+}
+
+int panelDefaultWidth(int total, int sidebar) {
+  const int rest = total - sidebar;
+  const int wide = rest * 47 / 100;
+  // The chat keeps at least 600 px; below that the panel keeps its 380.
+  return rest - wide >= 600 ? std::max(wide, 380) : 380;
+}
+
+void MainWindow::applyDefaultSplit() {
+  QList<int> sizes = splitter_->sizes();
+  if (splitterByUser_ || lessonWide_ || sizes.size() != 3 || !panel_->isVisibleTo(this)) return;
+  const int total = sizes[0] + sizes[1] + sizes[2];
+  if (total <= 0) return;
+  const int panel = panelDefaultWidth(total, sizes[0]);
+  if (std::abs(sizes[2] - panel) <= 1) return;
+  sizes[1] = total - sizes[0] - panel;
+  sizes[2] = panel;
+  splitter_->setSizes(sizes);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  applyDefaultSplit();
 }
 
 MainWindow::~MainWindow() {
@@ -164,6 +191,9 @@ void MainWindow::buildLayout() {
   splitter_->setStretchFactor(2, 0);
   splitter_->setSizes({250, 650, 380});
   setCentralWidget(splitter_);
+  // Only a drag by the user moves the handle with this signal (setSizes
+  // does not): from then on the sizes are theirs.
+  connect(splitter_, &QSplitter::splitterMoved, this, [this] { splitterByUser_ = true; });
 
   connect(systemButton_, &QPushButton::clicked, this, &MainWindow::editSystemPrompt);
   connect(samplingButton, &QPushButton::clicked, this, &MainWindow::editSampling);
@@ -357,7 +387,8 @@ void MainWindow::updateComposerState() {
 
 void MainWindow::saveSettings() {
   settings_->setValue(QStringLiteral("window/geometry"), saveGeometry());
-  settings_->setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+  if (splitterByUser_)
+    settings_->setValue(QStringLiteral("window/splitter"), splitter_->saveState());
   if (panel_->splitShare() > 0)
     settings_->setValue(QStringLiteral("window/panelSplit"), panel_->splitShare());
   settings_->setValue(QStringLiteral("models/recent"), picker_->recent());

@@ -36,6 +36,7 @@ class QProgressBar;
 class QPushButton;
 class QSettings;
 class QSplitter;
+class QResizeEvent;
 
 namespace rc::ui {
 class CachePanel;
@@ -73,6 +74,12 @@ struct WindowOptions {
   // there is a conversation; what is typed under it starts a new one.
   bool welcome = false;
 };
+
+// The cache panel's width before the user drags the splitter, in a window
+// whose splitter is `total` px wide with a `sidebar` px conversation list:
+// 47% of the rest on a wide window (docs/architecture.md section 16), the
+// chat keeping at least 600 px; 380 px otherwise.
+int panelDefaultWidth(int total, int sidebar);
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -132,10 +139,14 @@ class MainWindow : public QMainWindow {
   // eventFilter's half for the chat: files dragged onto it are accepted and
   // attached when dropped (main-window-documents.cpp). True when it took the event.
   bool attachDroppedFiles(QObject* watched, QEvent* event);
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   // Shrinks and moves the window into its screen's available geometry.
   void fitToScreen();
+  // Until the user drags the splitter, a wide window gives the cache panel
+  // close to half of what the conversation list leaves (panelDefaultWidth).
+  void applyDefaultSplit();
   void buildLayout();
   void makeDocuments(rc::store::StoreThread* store);
   void buildDocumentRow(QWidget* center, QVBoxLayout* v);
@@ -201,6 +212,10 @@ class MainWindow : public QMainWindow {
   QPushButton* serverButton_ = nullptr;
   ServerChoice serverChoice_;   // the latest connect's
   bool panelOnServer_ = false;  // the panel was attached by connectToServer
+  // The user dragged the splitter (now or in a saved launch): their sizes
+  // are kept and saved; until then the default split follows the window.
+  bool splitterByUser_ = false;
+  bool lessonWide_ = false;  // a lesson widened the panel (connectPanel)
 
   QString loadingPath_;  // the path of the load in progress ("" bundled)
   bool listLoaded_ = false;

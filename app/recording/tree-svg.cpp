@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <unordered_map>
 
+#include "radixchat/cache-text.h"
+
 namespace rc::recording {
 
 namespace {
@@ -75,10 +77,10 @@ std::string visible_label(const CacheNodeInfo& n,
   std::string out;
   std::vector<int32_t> rest = n.tokens;
   if (bos >= 0 && !rest.empty() && rest.front() == bos) {
-    out = "\u27E8bos\u27E9";
+    out = readable_control_tokens("<s>");
     rest.erase(rest.begin());
   }
-  const std::string t = rest.empty() ? std::string() : text(rest);
+  const std::string t = rest.empty() ? std::string() : readable_control_tokens(text(rest));
   const bool blank = t.find_first_not_of(" \t\r\n") == std::string::npos;
   std::string shown;
   for (char c : t) {

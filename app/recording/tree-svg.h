@@ -5,9 +5,10 @@
 // <g class="node" data-id=...> holding its box and label; edges are
 // <path class="edge">. Locked nodes are drawn orange, pinned ones blue.
 // Every box shows its token count at its right end (<text class="count">),
-// and no box is blank: the start-of-sequence token reads "⟨bos⟩", line
-// breaks "↵", a label of spaces only "␠", and tokens that print nothing
-// "⟨special⟩".
+// and no box is blank: the start-of-sequence token reads "BOS" and the
+// chat templates' control tokens their marks (readable_control_tokens,
+// radixchat/cache-text.h: "<|end|>" reads "⏎ end"), line breaks "↵", a
+// label of spaces only "␠", and tokens that print nothing "⟨special⟩".
 #pragma once
 
 #include <cstddef>

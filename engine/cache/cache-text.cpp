@@ -1,6 +1,7 @@
 #include "radixchat/cache-text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <vector>
 
@@ -39,6 +40,57 @@ std::string page_range(const std::vector<PageId>& pages) {
 }
 
 }  // namespace
+
+std::string readable_control_tokens(std::string_view text) {
+  static constexpr std::pair<std::string_view, std::string_view> kMarks[] = {
+      {"<s>", "BOS"},
+      {"<|begin_of_text|>", "BOS"},
+      {"</s>", "EOS"},
+      {"<|end|>", "\u23CE end"},
+      {"<|eot_id|>", "\u23CE end"},
+      {"<|im_end|>", "\u23CE end"},
+      {"<|endoftext|>", "\u23CE end"},
+      {"<|im_start|>", "\u25B8"},
+      {"<|start_header_id|>", "\u25B8"},
+      {"<|end_header_id|>", ""},
+  };
+  std::string out;
+  out.reserve(text.size());
+  size_t i = 0;
+  while (i < text.size()) {
+    if (text[i] != '<') {
+      out += text[i++];
+      continue;
+    }
+    bool done = false;
+    for (const auto& [from, to] : kMarks) {
+      if (text.substr(i, from.size()) == from) {
+        out += to;
+        i += from.size();
+        done = true;
+        break;
+      }
+    }
+    if (done) continue;
+    // Any other "<|name|>" of letters and underscores is a role marker.
+    if (text.substr(i, 2) == "<|") {
+      const size_t close = text.find("|>", i + 2);
+      const std::string_view name =
+          close == std::string_view::npos ? std::string_view() : text.substr(i + 2, close - i - 2);
+      const bool word = !name.empty() && name.size() <= 24 &&
+                        std::all_of(name.begin(), name.end(),
+                                    [](char c) { return std::isalpha(uint8_t(c)) || c == '_'; });
+      if (word) {
+        out += "\u25B8";
+        out += name;
+        i = close + 2;
+        continue;
+      }
+    }
+    out += text[i++];
+  }
+  return out;
+}
 
 std::string render_cache_tree(const CacheSnapshot& snap, const TreeTextOptions& opt) {
   auto fmt = opt.format_tokens ? opt.format_tokens : default_format;

@@ -2,6 +2,8 @@
 
 #include <QLocale>
 
+#include <algorithm>
+
 namespace rc::ui {
 
 QString chatRoleName(ChatRole role) {
@@ -26,13 +28,10 @@ QString formatMetrics(const ReplyMetrics& m) {
                      .arg(m.loadedTokens > 0 ? QStringLiteral(" (%1 from disk)").arg(m.loadedTokens)
                                              : QString())
                      .arg(m.computedTokens());
-  if (m.draftedTokens > 0)
-    text +=
-        dot +
-        (m.draftedTokens == 1
-             ? QStringLiteral("1 token drafted from the cache, %1 accepted")
-             : QStringLiteral("%1 tokens drafted from the cache, %2 accepted").arg(m.draftedTokens))
-            .arg(m.acceptedTokens);
+  if (m.acceptedTokens > 0)
+    text += dot + QStringLiteral("%1 of %2 drafted tokens kept")
+                      .arg(m.acceptedTokens)
+                      .arg(std::max(m.draftedTokens, m.acceptedTokens));
   if (m.documentTokens > 0) {
     const QLocale c(QLocale::English);  // "1,850" whatever the system locale
     text +=

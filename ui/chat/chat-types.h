@@ -29,7 +29,8 @@ struct ReplyMetrics {
   int droppedMessages = 0;
   bool prefixChanged = false;
   // Drafted decoding (EngineConfig::speculate "tree"): reply tokens proposed
-  // from the cached tree and verified, and how many of them were kept.
+  // from the cached tree or the prompt and verified, and how many of them
+  // were kept.
   int draftedTokens = 0;
   int acceptedTokens = 0;
   // Documents in the prompt (docs/architecture.md section 21): the tokens
@@ -44,8 +45,9 @@ struct ReplyMetrics {
 
 // "12.3 tok/s · TTFT 85 ms · prompt 240 tokens: 200 cached, 40 computed"
 // ("200 cached (192 from disk)" when the tiers supplied some),
-// then "  ·  12 tokens drafted from the cache, 9 accepted" when any were, and
-// "  ·  1,850 document tokens, 1,850 cached" with documents.
+// then "  ·  9 of 12 drafted tokens kept" once a drafted token was kept (a
+// draft that kept nothing saved nothing: docs/architecture.md section 20),
+// and "  ·  1,850 document tokens, 1,850 cached" with documents.
 QString formatMetrics(const ReplyMetrics& m);
 
 // One message of the thread on screen.

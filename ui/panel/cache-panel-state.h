@@ -139,8 +139,9 @@ struct CachePanelState {
   // the feed's tiers, the shown tree's demotions and promotions.
   std::string tier_line() const;
   // Drafted decoding, from the shown tree's draft events (panel-marks.cpp):
-  // "drafts: 120 drafted · 110 accepted · 10 wasted"; empty until a draft
-  // is verified.
+  // "drafts: 110 of 120 tokens kept"; empty until a drafted token was kept
+  // (a newcomer's first reply drafts from its prompt and keeps nothing).
+  // Its tooltip says where the drafts came from and what was wasted.
   std::string draft_line() const;
 
   // --- The Cache tab: the user's engine's settings ----------------------------

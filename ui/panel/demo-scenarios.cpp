@@ -149,10 +149,12 @@ std::vector<DemoScenario> build() {
        "disk (blue stripe, \"disk\" tag).",
        chat(0)},
       {"Chat 2, another document: the pool fills up.", chat(1)},
-      {"Chat 3: no room left. LRU leaves are evicted, but their blocks stay on disk: they sink "
-       "(dark blue) instead of vanishing.",
+      {"Chat 3: no room left. The least recently used leaf goes: chat 1's short reply, less "
+       "than one 64-token block, so none of it is on disk and it fades out (red).",
        chat(2)},
-      {"Chat 4: more leaves sink to disk.", chat(3)},
+      {"Chat 4: more room is needed. Chat 1's document is evicted too, but its whole blocks "
+       "stay on disk: it sinks (dark blue) instead of vanishing.",
+       chat(3)},
       {"Chat 1 again: its blocks load back from disk (cyan, \"loaded\") instead of being "
        "computed.",
        chat(0)},

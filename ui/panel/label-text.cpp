@@ -29,6 +29,22 @@ std::string one_line(const std::string& s, size_t max_chars) {
   return flat;
 }
 
+std::string clip_lines(const std::string& text, size_t per_line, size_t lines) {
+  size_t line = 0, col = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if ((static_cast<unsigned char>(text[i]) & 0xC0) == 0x80) continue;
+    if (col == per_line) ++line, col = 0;
+    // A line break that would open one line too many is cut with the rest.
+    if (line == lines || (text[i] == '\n' && line + 1 == lines))
+      return text.substr(0, i) + "\xE2\x80\xA6";
+    if (text[i] == '\n')
+      ++line, col = 0;
+    else
+      ++col;
+  }
+  return text;
+}
+
 std::string fit_text(ImFont* font, float size, const std::string& text, float width) {
   if (font->CalcTextSizeA(size, FLT_MAX, 0, text.c_str()).x <= width) return text;
   const float ell = font->CalcTextSizeA(size, FLT_MAX, 0, "\xE2\x80\xA6").x;

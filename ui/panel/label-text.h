@@ -23,6 +23,9 @@ std::string line_ends(const std::string& text, size_t keep);
 // fit_text, but a text too wide keeps its start and its end with "…"
 // between them (a long node reads "You are a helpful … Assistant:").
 std::string fit_text_middle(ImFont* font, float size, const std::string& text, float width);
+// `text` cut with "…" to what fills at most `lines` lines of `per_line`
+// code points, a line break ending a line early (a tooltip's quote).
+std::string clip_lines(const std::string& text, size_t per_line, size_t lines);
 // 1234567 -> "1,234,567".
 std::string thousands(int64_t v);
 // "page 7", "16 pages (32-47)" or "3 pages (4, ..., 90)".

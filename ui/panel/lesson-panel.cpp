@@ -285,6 +285,7 @@ void CachePanelState::draw_demos_tab(double now) {
   // Below the buttons everything scrolls in a child of its own, so the
   // buttons stay pinned however far the caption or the demo list goes.
   ImGui::BeginChild("##demos-body", ImVec2(0, 0), false);
+  frame.region_lines = panel::window_lines();
   if (lesson_active()) {
     const double next = lesson.demo.seconds_to_next(now);
     if (next > 0 && !source.paused) {

@@ -12,13 +12,16 @@
 #include "panel/label-text.h"
 #include "panel/panel-fit.h"
 #include "panel/panel-widgets.h"
+#include "radixchat/cache-text.h"
 
 namespace rc::ui {
 
 namespace panel {
 
 namespace {
-std::string quoted(const std::string& s) { return "\xC2\xAB" + one_line(s, 160) + "\xC2\xBB"; }
+std::string quoted(const std::string& s) {
+  return "\xC2\xAB" + one_line(readable_control_tokens(s), 160) + "\xC2\xBB";
+}
 }  // namespace
 
 void draw_miss_view(const MissView& m, const std::string& against) {

@@ -72,6 +72,16 @@ void CachePanelState::draw_off_notice() {
 // A bar the width of the panel between the tree and the tabs; dragging it
 // moves the split from where it is drawn (`bottom_h`, the tabs' height of
 // `total_h`), and from then on the user's share holds (frame-state.h).
+namespace panel {
+
+float FrameState::tabs_height(float room, float tree_least, float tabs_least) const {
+  const float share = user_split > 0 ? user_split : bottom_share();
+  const float hi = std::max(room - tree_least, 0.0f);
+  return std::clamp(room * share, std::min(tabs_least, hi), hi);
+}
+
+}  // namespace panel
+
 void CachePanelState::draw_split_handle(float total_h, float bottom_h) {
   const float w = ImGui::GetContentRegionAvail().x;
   const float h = panel::FrameState::kSplitHandlePx;

@@ -59,6 +59,17 @@ PanelFit measure_panel_fit() {
   return fit;
 }
 
+ImVec2 keep_inside(ImVec2 pos, ImVec2 size, ImVec2 display, ImVec2 pad) {
+  auto axis = [](float p, float s, float d, float m) {
+    return std::max(std::min(p, d - m - s), m);
+  };
+  return ImVec2(axis(pos.x, size.x, display.x, pad.x), axis(pos.y, size.y, display.y, pad.y));
+}
+
+ImVec2 tooltip_max_size(ImVec2 display, ImVec2 pad) {
+  return ImVec2(std::max(display.x - 2 * pad.x, 1.0f), std::max(display.y - 2 * pad.y, 1.0f));
+}
+
 float tooltip_wrap_width() {
   const ImGuiStyle& st = ImGui::GetStyle();
   const float room =
@@ -67,7 +78,15 @@ float tooltip_wrap_width() {
 }
 
 void begin_tooltip() {
+  const ImVec2 display = ImGui::GetIO().DisplaySize;
+  const ImVec2 pad = ImGui::GetStyle().DisplaySafeAreaPadding;
+  ImGui::SetNextWindowSizeConstraints(ImVec2(0, 0), tooltip_max_size(display, pad));
   ImGui::BeginTooltip();
+  // ImGui places a tooltip by the mouse and pushes it inside the display
+  // when it can; its size is last frame's, so one that grew is moved here.
+  ImGuiWindow* w = ImGui::GetCurrentWindow();
+  const ImVec2 at = keep_inside(w->Pos, w->Size, display, pad);
+  if (at.x != w->Pos.x || at.y != w->Pos.y) ImGui::SetWindowPos(at);
   ImGui::PushTextWrapPos(ImGui::GetCursorPos().x + tooltip_wrap_width());
 }
 

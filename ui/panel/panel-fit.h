@@ -33,9 +33,18 @@ struct PanelFit {
 // After the frame's windows have ended (before or after Render).
 PanelFit measure_panel_fit();
 
+// Where a window of `size` at `pos` goes so it lies inside a display of
+// `display` pixels less `pad` on each side; larger than that room, it
+// starts at the room's top-left corner. Pure.
+ImVec2 keep_inside(ImVec2 pos, ImVec2 size, ImVec2 display, ImVec2 pad);
+// The largest a tooltip may be on `display`: the room keep_inside leaves.
+ImVec2 tooltip_max_size(ImVec2 display, ImVec2 pad);
+
 // Widest a tooltip's text may be so that the tooltip fits the display.
 float tooltip_wrap_width();
-// BeginTooltip + a wrap width that fits the display; pair with end_tooltip.
+// BeginTooltip + a wrap width that fits the display, at most
+// tooltip_max_size and kept inside the display (keep_inside) whatever its
+// text; pair with end_tooltip.
 void begin_tooltip();
 void end_tooltip();
 // SetTooltip with wrapping (printf-style).

@@ -47,13 +47,14 @@ struct Segment {
 // Title, what is running, and the toolbar (pause/step, fit, follow, fold).
 void CachePanelState::draw_header(double now) {
   {
-    std::string about =
-        !source.feed ? no_source_message
-        : source.feed->remote()
-            ? source.feed->describe()
-            : source.feed->describe() + " \xC2\xB7 " + kCachePolicies[settings_policy] +
-                  " \xC2\xB7 " + std::to_string(tree.model.total_pages() * tree.model.page_size()) +
-                  "-token pool";
+    // A recording made from KV events knows no pool: it says nothing of one.
+    const int64_t pool = tree.model.total_pages() * tree.model.page_size();
+    std::string about = !source.feed ? no_source_message
+                        : source.feed->remote() || (replay_shown() && pool == 0)
+                            ? source.feed->describe()
+                            : source.feed->describe() + " \xC2\xB7 " +
+                                  kCachePolicies[settings_policy] + " \xC2\xB7 " +
+                                  std::to_string(pool) + "-token pool";
     // One row: the title, what is shown (cut to fit, whole in a tooltip) and
     // the text size at the right end, so the tree keeps the panel's height.
     const ImGuiStyle& style = ImGui::GetStyle();
@@ -228,6 +229,18 @@ void CachePanelState::draw_stats_line() {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(panel::Palette::drafted));
     ImGui::TextWrapped("%s", drafts.c_str());
     ImGui::PopStyleColor();
+    if (ImGui::IsItemHovered()) {
+      const panel::TreeModel::DraftCounts& c = tree.model.draft_counts();
+      panel::tooltip(
+          "Drafted decoding guesses a reply's next tokens from the cache tree (%s) or the "
+          "prompt (%s), and the model checks them in one pass: each kept token saved a decode "
+          "step. %s drafted, %s kept, %s wasted.",
+          panel::plural(int64_t(c.tree_drafts), "draft").c_str(),
+          panel::plural(int64_t(c.drafts - c.tree_drafts), "draft").c_str(),
+          panel::thousands(int64_t(c.drafted_tokens)).c_str(),
+          panel::thousands(int64_t(c.accepted_tokens)).c_str(),
+          panel::thousands(int64_t(c.wasted_tokens())).c_str());
+    }
   }
   flow(ImGui::CalcTextSize(buf[3]).x, 14);
   // Wrapped: at a large text scale even one part can be wider than the panel.
@@ -256,31 +269,22 @@ void CachePanelState::draw_canvas(double now) {
   const bool off = policy_off();
   if (off) draw_off_notice();
   tree.set_in_flight_only(off);
+  // A remote cache is filled by its server, not by this chat or a demo.
+  if (remote_shown() && tree.model.size() <= 1)
+    tree.view.empty_message = "The remote cache is empty: its server has stored no blocks yet.";
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float spacing = ImGui::GetStyle().ItemSpacing.y;
   const float room = std::max(avail.y - panel::FrameState::kSplitHandlePx - 2 * spacing, 0.0f);
-  // The tabs get their share (the Events log needs lines); the tree keeps
-  // at least half the panel's height (and half the room), and never less
-  // than the zoom line, a row of boxes at a readable zoom and two rows of
-  // legend, which grow with the text scale. The tabs give way down to their
-  // strip and two lines; the header above is kept short enough for that.
+  // The tabs get their share of the room (the user's, once the bar was
+  // dragged): never less than their strip and a few lines (two once the
+  // user chose), while the tree keeps the zoom line, a row of boxes at a
+  // readable zoom and two rows of legend, which grow with the text scale.
   const float fs = ImGui::GetFontSize();
-  const float tabs_least =
-      ImGui::GetFrameHeightWithSpacing() + 2 * ImGui::GetTextLineHeightWithSpacing() + 2 * spacing;
-  // Half the panel is a floor even against the tabs' least (a taller header,
-  // such as the tiers line, takes from the tabs, never from the tree).
-  const float half_panel = std::ceil(ImGui::GetIO().DisplaySize.y * 0.5f);
+  const int tab_lines = frame.user_split > 0 ? 2 : panel::FrameState::kTabLines;
+  const float tabs_least = ImGui::GetFrameHeightWithSpacing() +
+                           float(tab_lines) * ImGui::GetTextLineHeightWithSpacing() + 2 * spacing;
   const float tree_row = 28 + tree.metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40;
-  const float min_canvas = std::min(std::max({80.0f, room * 0.5f, half_panel, tree_row}),
-                                    std::max({room - tabs_least, room * 0.5f, half_panel}));
-  const float hi = std::max(room - min_canvas, 0.0f);
-  float bottom_h = std::clamp(room * frame.bottom_share(), std::min(fs * 7, hi), hi);
-  if (frame.user_split > 0) {
-    // Where the user put the bar, within what each side cannot do without.
-    const float tabs_floor = std::min(tabs_least, room);
-    bottom_h = std::clamp(room * frame.user_split, tabs_floor,
-                          std::max(room - std::max(80.0f, tree_row), tabs_floor));
-  }
+  const float bottom_h = frame.tabs_height(room, std::max(80.0f, tree_row), tabs_least);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
   // Chats grow chains (one node per turn): unless the canvas is clearly
   // wide, depth runs down.
@@ -345,14 +349,29 @@ void CachePanelState::draw_banner() {
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 c0 = tree.view.canvas_min(), c1 = tree.view.canvas_max();
     const float wrap = c1.x - c0.x - 24;
+    // A lesson's caption takes at most a fifth of the canvas (three lines
+    // at least), so the nodes it describes have room below it; the whole
+    // card is in the Demos tab and in the banner's tooltip.
+    const std::string whole = banner;
+    if (lesson) {
+      const float line = ImGui::GetTextLineHeight();
+      const size_t lines = size_t(std::max((c1.y - c0.y) * 0.2f / line, 3.0f));
+      banner = panel::clip_lines(
+          banner, size_t(std::max(wrap / (ImGui::GetFontSize() * 0.5f), 8.0f)), lines);
+    }
     const ImVec2 ts = ImGui::CalcTextSize(banner.c_str(), nullptr, false, wrap);
     const float top = c0.y + 26;  // below the zoom label
     dl->AddRectFilled(ImVec2(c0.x + 6, top), ImVec2(c1.x - 6, top + ts.y + 12), colour, 5.0f);
+    frame.caption_box = {"caption", ImVec2(c0.x + 6, top), ImVec2(c1.x - 6, top + ts.y + 12), 0,
+                         true};
     dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), ImVec2(c0.x + 12, top + 6), Palette::text,
                 banner.c_str(), nullptr, wrap);
     tree.view.top_inset = ts.y + 16;  // fit and follow keep boxes out from under it
+    if (banner != whole && ImGui::IsMouseHoveringRect(frame.caption_box.min, frame.caption_box.max))
+      panel::tooltip("%s", whole.c_str());
   } else {
     tree.view.top_inset = 0;
+    frame.caption_box = {};
   }
 }
 
@@ -406,13 +425,21 @@ void CachePanelState::draw_node_tab(double /*now*/) {
         ImGui::TextDisabled("No saved conversation starts with this prefix.");
       for (const std::string& t : tree.conversation_titles) ImGui::BulletText("%s", t.c_str());
     }
-    ImGui::BeginChild("##text", ImVec2(0, 0), true);
+    // The text scrolls in what the tab has left; with less than a few
+    // lines left it follows the rest and the whole tab scrolls.
+    const bool own_region =
+        ImGui::GetContentRegionAvail().y >=
+        float(panel::FrameState::kTabLines - 2) * ImGui::GetTextLineHeightWithSpacing();
+    if (own_region) {
+      ImGui::BeginChild("##text", ImVec2(0, 0), true);
+    }
+    frame.region_lines = panel::window_lines();  // the text's region or the tab's
     ImGui::TextDisabled("%s of the path:",
                         panel::token_range(n->depth_tokens, int64_t(n->tokens.size())).c_str());
     ImGui::PushTextWrapPos(0);
     ImGui::TextUnformatted(tree.label(*n).full.c_str());
     ImGui::PopTextWrapPos();
-    ImGui::EndChild();
+    if (own_region) ImGui::EndChild();
   }
 }
 
@@ -499,6 +526,8 @@ void CachePanelState::draw(double now) {
         // The tab's content scrolls in its own child, so the strip above
         // stays where a click meant for a tab expects it.
         ImGui::BeginChild("##tab-body", ImVec2(0, 0), false);
+        frame.tab_body_h = ImGui::GetContentRegionAvail().y;
+        frame.region_lines = 0;  // a tab with a scrolling region sets it
         (this->*t.draw)(now);
         ImGui::EndChild();
         ImGui::EndTabItem();

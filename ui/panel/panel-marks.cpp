@@ -36,10 +36,11 @@ void CachePanelState::mark_context_cut(int dropped, const std::vector<Token>& pr
 
 std::string CachePanelState::draft_line() const {
   const panel::TreeModel::DraftCounts& c = tree.model.draft_counts();
-  if (c.drafts == 0) return "";
-  return "drafts: " + panel::thousands(int64_t(c.drafted_tokens)) + " drafted \xC2\xB7 " +
-         panel::thousands(int64_t(c.accepted_tokens)) + " accepted \xC2\xB7 " +
-         panel::thousands(int64_t(c.wasted_tokens())) + " wasted";
+  // Drafts that kept nothing (a first reply's prompt lookup) saved nothing:
+  // the Events tab logs them, the header waits for one that paid.
+  if (c.accepted_tokens == 0) return "";
+  return "drafts: " + panel::thousands(int64_t(c.accepted_tokens)) + " of " +
+         panel::plural(int64_t(c.drafted_tokens), "token") + " kept";
 }
 
 void CachePanelState::draw_node_marks_tab(const panel::TreeNode& n) {

@@ -64,6 +64,7 @@ ImFont* load_panel_font(ImGuiIO& io, float size_px) {
       0x0100, 0x017F,  // Latin Extended-A
       0x2000, 0x206F,  // punctuation: … – —
       0x2190, 0x21FF,  // arrows: ↵ →
+      0x23CE, 0x23CE,  // ⏎: an end of turn (readable_control_tokens)
       0x25A0, 0x25FF,  // shapes: ■ ▶
       0,
   };

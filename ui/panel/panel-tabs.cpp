@@ -114,6 +114,7 @@ void CachePanelState::draw_events_tab(double /*now*/) {
         panel::thousands(int64_t(log.entries().size())).c_str());
 
   ImGui::BeginChild("##log", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+  frame.region_lines = panel::window_lines();
   const bool at_bottom = ImGui::GetScrollY() >= ImGui::GetScrollMaxY() - 4;
   ImGuiListClipper clip;
   clip.Begin(int(rows.size()));

@@ -60,6 +60,8 @@ void flow_text(const char* text, bool dim, float first_w) {
   if (dim) ImGui::PopStyleColor();
 }
 
+int window_lines() { return int(ImGui::GetWindowHeight() / ImGui::GetTextLineHeightWithSpacing()); }
+
 ImVec4 kind_colour(CacheEventKind k) {
   switch (k) {
     case CacheEventKind::insert:

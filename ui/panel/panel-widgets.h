@@ -31,6 +31,8 @@ std::string fit_labelled(const char* label, float want, float least = 60);
 // Text after flow(): wraps instead of running past the edge. `first_w`:
 // room it needs to stay on the current line (default: its whole width).
 void flow_text(const char* text, bool dim = false, float first_w = -1);
+// Lines of text the current window shows at once (its inner height).
+int window_lines();
 // Colour of an event kind in the log and its filters.
 ImVec4 kind_colour(CacheEventKind k);
 

@@ -145,7 +145,7 @@ void CachePanelState::draw_timeline_section(double now) {
   const float w = ImGui::GetContentRegionAvail().x;
   // A short panel (a laptop's screen) gives the tree below the room.
   const float plot_h =
-      ImGui::GetFontSize() * (ImGui::GetContentRegionAvail().y < 600 ? 3.5f : 5.5f);
+      ImGui::GetFontSize() * (ImGui::GetContentRegionAvail().y < 600 ? 5.0f : 7.0f);
   const panel::TimelineAction act =
       panel::draw_timeline(*src, at, replay.selected_request, ImVec2(w, plot_h), tree_counts());
   if (act.request >= 0)

@@ -18,13 +18,40 @@ float timeline_x(uint64_t seq, uint64_t first, uint64_t end, float x0, float w) 
   return x0 + float(f) * w;
 }
 
+std::string timeline_cached_label(int64_t cached, int64_t pool_tokens, int64_t peak) {
+  if (pool_tokens > 0)
+    return "cached " + thousands(cached) + " of " + thousands(std::max(pool_tokens, peak)) +
+           " tokens";
+  return "cached " + plural(cached, "token") + " (at most " + thousands(peak) + ")";
+}
+
+TimelineRows timeline_rows(ImVec2 p0, ImVec2 size, float fs) {
+  TimelineRows r;
+  const float strip_h = std::max(fs * 1.2f, 12.0f), gap = 3, label_h = fs + 2;
+  const float plot_h = std::max((size.y - label_h - strip_h - 2 * gap) / 2, 6.0f);
+  const float x1 = p0.x + size.x;
+  float y = p0.y;
+  auto row = [&](ImVec2& a, ImVec2& b, float h) {
+    a = ImVec2(p0.x, y);
+    b = ImVec2(x1, y + h);
+    y += h;
+  };
+  row(r.label0, r.label1, label_h);
+  row(r.hit0, r.hit1, plot_h);
+  y += gap;
+  row(r.mem0, r.mem1, plot_h);
+  y += gap;
+  row(r.strip0, r.strip1, strip_h);
+  return r;
+}
+
 namespace {
 
-// One line plot over the seq axis; `top` is the value at the top edge.
+// One line plot over the seq axis in [p0, p1] (on the canvas colour the
+// caller filled); `top` is the value at the top edge.
 void plot_line(ImDrawList* dl, const std::vector<TimelineSample>& s,
                double (*value)(const TimelineSample&), double top, uint64_t first, uint64_t end,
                ImVec2 p0, ImVec2 p1, ImU32 colour) {
-  dl->AddRectFilled(p0, p1, Palette::canvas, 3.0f);
   const float h = p1.y - p0.y - 4;
   ImVec2 prev;
   bool have = false;
@@ -59,35 +86,42 @@ TimelineAction draw_timeline(RecordingSource& src, uint64_t cursor, int selected
   ImGui::InvisibleButton("##timeline", size);
   const bool hovered = ImGui::IsItemHovered(), active = ImGui::IsItemActive();
   ImDrawList* dl = ImGui::GetWindowDrawList();
-  const float strip_h = std::max(fs * 1.2f, 12.0f), gap = 3;
-  const float plot_h = std::max((size.y - strip_h - 2 * gap) / 2, 8.0f);
   const float x0 = p0.x, w = size.x;
   const auto& samples = src.samples();
   int64_t top_tokens = src.total_pages() * src.page_size();
   for (const TimelineSample& t : samples) top_tokens = std::max(top_tokens, t.cached_tokens);
 
-  // The two plots, each labelled with its value at the cursor.
-  const ImVec2 a0 = p0, a1(x0 + w, p0.y + plot_h);
-  const ImVec2 b0(x0, a1.y + gap), b1(x0 + w, b0.y + plot_h);
-  plot_line(dl, samples, hit_value, 1.0, first, end, a0, a1, Palette::inserted);
-  plot_line(dl, samples, tokens_value, double(top_tokens), first, end, b0, b1, Palette::hot);
+  // The two plots, and above them their values at the cursor in their
+  // lines' colours.
+  const TimelineRows rows = timeline_rows(p0, size, fs);
+  dl->AddRectFilled(rows.hit0, rows.hit1, Palette::canvas, 3.0f);
+  dl->AddRectFilled(rows.mem0, rows.mem1, Palette::canvas, 3.0f);
+  plot_line(dl, samples, hit_value, 1.0, first, end, rows.hit0, rows.hit1, Palette::inserted);
+  plot_line(dl, samples, tokens_value, double(top_tokens), first, end, rows.mem0, rows.mem1,
+            Palette::hot);
   const TimelineSample* at = sample_at(samples, cursor);
-  char buf[96];
-  std::snprintf(buf, sizeof buf, "hit rate %.0f%%", at ? 100.0 * at->hit_rate : 0.0);
-  dl->AddText(ImVec2(x0 + 4, a0.y + 1), Palette::text_dim, buf);
+  char hit[48], mem[96];
+  std::snprintf(hit, sizeof hit, "hit rate %.0f%%", at ? 100.0 * at->hit_rate : 0.0);
+  std::snprintf(mem, sizeof mem, "%s",
+                timeline_cached_label(at ? at->cached_tokens : 0,
+                                      src.total_pages() * src.page_size(), top_tokens)
+                    .c_str());
+  const float ly = rows.label0.y + 1, sep = fs;
+  dl->AddText(ImVec2(x0 + 2, ly), Palette::inserted, hit);
+  const float mem_x = x0 + 2 + ImGui::CalcTextSize(hit).x + sep;
+  dl->PushClipRect(rows.label0, rows.label1, true);  // a narrow panel cuts the cached count
+  dl->AddText(ImVec2(mem_x, ly), Palette::hot, mem);
+  dl->PopClipRect();
   if (!note.empty()) {
-    const float room = w - ImGui::CalcTextSize(buf).x - 4 * 4;
+    const float room = x0 + w - (mem_x + ImGui::CalcTextSize(mem).x + sep) - 2;
     const std::string cut = fit_text(ImGui::GetFont(), fs, note, room);
     if (room > fs * 3)
-      dl->AddText(ImVec2(x0 + w - 4 - ImGui::CalcTextSize(cut.c_str()).x, a0.y + 1),
-                  Palette::text_dim, cut.c_str());
+      dl->AddText(ImVec2(x0 + w - 2 - ImGui::CalcTextSize(cut.c_str()).x, ly), Palette::text_dim,
+                  cut.c_str());
   }
-  std::snprintf(buf, sizeof buf, "cached %s of %s tokens",
-                thousands(at ? at->cached_tokens : 0).c_str(), thousands(top_tokens).c_str());
-  dl->AddText(ImVec2(x0 + 4, b0.y + 1), Palette::text_dim, buf);
 
   // The axis: request markers, coloured by how much of the prompt was cached.
-  const ImVec2 s0(x0, b1.y + gap), s1(x0 + w, s0.y + strip_h);
+  const ImVec2 s0 = rows.strip0, s1 = rows.strip1;
   dl->AddRectFilled(s0, s1, Palette::free_pages, 3.0f);
   const auto& reqs = src.requests();
   const ImVec2 mouse = ImGui::GetIO().MousePos;

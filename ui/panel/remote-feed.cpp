@@ -43,6 +43,8 @@ class RemoteFeed final : public CacheFeed {
   std::string detokenize(const std::vector<Token>& tokens) override {
     if (tokens.size() == 1 && tokens[0] <= kRankLabelToken0)
       return "rank " + std::to_string(kRankLabelToken0 - tokens[0]);
+    if (tokens.size() == 1 && tokens[0] == kUnknownPrefixToken)
+      return "unknown prefix (stored before you attached)";
     std::vector<int64_t> ids(tokens.begin(), tokens.end());
     if (vocab_) return vocab_->text(ids);
     std::string out;
@@ -119,6 +121,21 @@ CacheSnapshot RemoteFeed::fold() {
       snap.nodes.push_back(n);
     }
   }
+  // Blocks whose parent this tree never held hang, per rank, under one
+  // "unknown prefix" node: their prefix is not the root's.
+  std::map<int, NodeId> unknown_node;
+  auto unknown_prefix = [&](int rank) {
+    auto it = unknown_node.find(rank);
+    if (it != unknown_node.end()) return it->second;
+    CacheNodeInfo n;
+    n.id = id_for("unknown:" + std::to_string(rank));
+    n.parent = per_rank ? rank_node[rank] : kRootNode;
+    n.tokens = {kUnknownPrefixToken};
+    n.pages = {0};
+    if (per_rank) rank_of_[n.id] = rank;
+    snap.nodes.push_back(n);
+    return unknown_node[rank] = n.id;
+  };
   std::map<std::string, NodeId> node_of_block;  // last block of a run -> node
   int32_t page = 0;
   int page_size = 0;
@@ -131,6 +148,8 @@ CacheSnapshot RemoteFeed::fold() {
     if (walk[i].second > 1 && first->parent) {
       auto p = node_of_block.find(key(first->rank, *first->parent));
       if (p != node_of_block.end()) n.parent = p->second;
+    } else if (tree.has_unknown_parent(*first)) {
+      n.parent = unknown_prefix(first->rank);
     }
     size_t j = i;
     for (;;) {

@@ -6,7 +6,9 @@
 // The feed turns the remote BlockTree into the panel's node model: each run
 // of single-child blocks is one radix node (SGLang with page size 1 sends a
 // block per token), a node's pages are its blocks, and with several
-// data-parallel ranks each rank's tree hangs under a "rank N" node. Node ids
+// data-parallel ranks each rank's tree hangs under a "rank N" node. Blocks
+// whose parent the tree never held hang under an "unknown prefix" node
+// (per rank), never under the root as if their prefix were empty. Node ids
 // are stable (keyed by a run's first block), so selection and layout
 // survive updates. The remote side sends no locks, hit counts or request
 // timings: remote() tells the panel to say so instead of drawing zeros.
@@ -42,7 +44,10 @@ class RemoteBlockSource {
 std::unique_ptr<CacheFeed> make_remote_feed(std::unique_ptr<RemoteBlockSource> source,
                                             std::shared_ptr<const Vocabulary> vocab);
 
-// The synthetic token that stands for a "rank N" node's label.
+// The synthetic tokens that stand for a "rank N" node's label, and for the
+// "unknown prefix" node that blocks whose parent was never seen (stored
+// before the panel attached) hang under.
 inline constexpr Token kRankLabelToken0 = -1000000;
+inline constexpr Token kUnknownPrefixToken = kRankLabelToken0 + 1;
 
 }  // namespace rc::ui::panel

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "panel/document-marks.h"
+#include "radixchat/cache-text.h"
 
 namespace rc::ui::panel {
 
@@ -114,8 +115,10 @@ NodeLabel& TreeState::label(const TreeNode& n) {
   if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
     l.n_tokens = n.tokens.size();
     l.first = first;
-    // Document nodes carry their file's name first (document-marks.h).
-    l.full = with_document_mark(span_text ? span_text(n.tokens) : std::string());
+    // Template tokens as marks ("<|end|>" reads "⏎ end"), as the exports
+    // draw them; document nodes carry their file's name first (document-marks.h).
+    l.full = with_document_mark(span_text ? readable_control_tokens(span_text(n.tokens))
+                                          : std::string());
     l.ends.clear();
     l.fitted_for = -1;
   }

@@ -117,9 +117,9 @@ void TreeView::draw_node_text(const Frame& f, const LaidNode& ln, const TreeNode
     std::snprintf(buf, sizeof buf, "%s tok \xC2\xB7 %llu hits%s%s",
                   thousands(int64_t(n.tokens.size())).c_str(), (unsigned long long)n.hits,
                   n.lock_ref ? " \xC2\xB7 locked" : "", n.pin_ref ? " \xC2\xB7 pinned" : "");
-  const float fs2 = z >= TreeView::kReadableZoom ? std::max(f.fs_scaled * 0.86f, 11.0f)
-                    : z >= 0.5f                  ? std::max(f.fs_scaled * 0.86f, 9.5f)
-                                                 : f.fs_scaled * 0.86f;
+  const float fs2 = z >= kReadableZoom ? std::max(f.fs_scaled * 0.86f, 11.0f)
+                    : z >= 0.5f        ? std::max(f.fs_scaled * 0.86f, 9.5f)
+                                       : f.fs_scaled * 0.86f;
   f.dl->AddText(f.font, fs2, ImVec2(p0.x + 6 * z, p1.y - fs2 - 3 * z), Palette::text_dim, buf,
                 nullptr, 0, &clip);
 }
@@ -197,11 +197,20 @@ TreeView::Hover TreeView::draw_nodes(const Frame& f, bool canvas_hovered) {
     draw_node(f, ln, *n, p0, p1, under_mouse);
   }
   if (f.L.empty() && f.m.ghosts().empty()) {
-    const char* msg = empty_message.c_str();
-    const ImVec2 ts = ImGui::CalcTextSize(msg);
-    f.dl->AddText(ImVec2((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f,
-                         (canvas_min_.y + canvas_max_.y) * 0.5f + 30),
-                  Palette::text_dim, msg);
+    // Below the root's box wherever the camera put it, wrapped to the canvas.
+    float y = (canvas_min_.y + canvas_max_.y) * 0.5f + 30;
+    if (const LaidNode* root = f.L.find(kRootNode)) {
+      ImVec2 p0, p1;
+      box_of(*root, f.z, &p0, &p1);
+      y = std::max(y, p1.y + 12);
+    }
+    const float wrap = std::max(canvas_max_.x - canvas_min_.x - 24, 40.0f);
+    const ImVec2 ts = ImGui::CalcTextSize(empty_message.c_str(), nullptr, false, wrap);
+    const ImVec2 at((canvas_min_.x + canvas_max_.x - ts.x) * 0.5f, y);
+    f.dl->AddText(ImGui::GetFont(), ImGui::GetFontSize(), at, Palette::text_dim,
+                  empty_message.c_str(), nullptr, wrap);
+    stats_.empty_message_min = at;
+    stats_.empty_message_max = at + ts;
   }
   return h;
 }

@@ -58,22 +58,21 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
   const TreeLayout& L = *in.layout;
   const TreeModel& m = *in.model;
   // The free area: the zoom label sits at the top, the legend at the bottom.
-  const float ml = 20, mr = 20, mt = 28 + top_inset, mb = legend_h_ + 14, margin = 28;
-  auto fit_zoom = [&] {
-    const float zx = (size.x - ml - mr) / std::max(L.width, 1.0f);
-    const float zy = (size.y - mt - mb) / std::max(L.height, 1.0f);
-    return std::clamp(std::min(zx, zy), kMinZoom, 1.25f);
-  };
+  const FitArea area{size, 20, 20, 28 + top_inset, legend_h_ + 14};
+  const float margin = 28;
+  const LaidNode* root = L.find(kRootNode);
+  const ImVec2 root_c =
+      root ? ImVec2(root->x + root->w * 0.5f, root->y + root->h * 0.5f) : ImVec2(0, 0);
   auto center_on = [&](float wx, float wy, float zoom) {
     target_.zoom = zoom;
-    target_.x = wx - (ml + (size.x - ml - mr) * 0.5f) / zoom;
-    target_.y = wy - (mt + (size.y - mt - mb) * 0.5f) / zoom;
+    target_.x = wx - (area.left + (size.x - area.left - area.right) * 0.5f) / zoom;
+    target_.y = wy - (area.top + (size.y - area.top - area.bottom) * 0.5f) / zoom;
     has_target_ = true;
   };
   if (fit_requested_) {
     fit_requested_ = false;
-    const float z = fit_zoom();
-    center_on(L.width * 0.5f, L.height * 0.5f, z);
+    target_ = fit_camera(ImVec2(L.width, L.height), root_c, area);
+    has_target_ = true;
   }
   if (focus_ != kNoNode) {
     float x, y, w, h;
@@ -82,40 +81,35 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
     focus_ = kNoNode;
   }
   // Follow growth: on every relayout, or a new insert, keep it in view.
-  const bool grew =
-      in.layout_generation != seen_generation_ || m.last_insert_node() != seen_insert_;
+  // A caption that grew or shrank (a lesson's next step) moves the free
+  // area: followed boxes must not stay under it.
+  const bool grew = in.layout_generation != seen_generation_ ||
+                    m.last_insert_node() != seen_insert_ || std::fabs(top_inset - seen_inset_) > 1;
   seen_generation_ = in.layout_generation;
   seen_insert_ = m.last_insert_node();
+  seen_inset_ = top_inset;
   if (follow && grew && !L.nodes.empty()) {  // the root alone too: it is recentred
-    const float z = fit_zoom();
-    if (z >= kReadableZoom) {
-      center_on(L.width * 0.5f, L.height * 0.5f, std::min(z, 1.0f));
-    } else {
-      // Too big to fit readably: zoom out as far as text stays readable and
-      // bring the newest node in.
-      const float zoom = kReadableZoom;
-      NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
-      // Where the node is going (its layout box), not where its glide is now.
-      const LaidNode* target = watch != kNoNode ? L.find(watch) : nullptr;
-      if (target) {
-        const float x = target->x, y = target->y, w = target->w, h = target->h;
-        const Camera from = has_target_ ? target_ : cam;
-        const float pad = margin / zoom;
-        float cx = from.x, cy = from.y;
-        if (std::fabs(from.zoom - zoom) > 1e-3f) {
-          // Coming from another zoom (a fit, a text scale change): the old
-          // corner means nothing here; start centred on the node.
-          cx = x + w * 0.5f - (ml + (size.x - ml - mr) * 0.5f) / zoom;
-          cy = y + h * 0.5f - (mt + (size.y - mt - mb) * 0.5f) / zoom;
-        }
-        if (x - pad < cx) cx = x - pad;
-        if (x + w + pad > cx + size.x / zoom) cx = x + w + pad - size.x / zoom;
-        if (y - mt / zoom < cy) cy = y - mt / zoom;
-        if (y + h + mb / zoom > cy + size.y / zoom) cy = y + h + mb / zoom - size.y / zoom;
-        target_ = Camera{cx, cy, zoom};
-        has_target_ = true;
-      }
+    // Fit's view, capped at 1: the whole tree, or from the root at a
+    // readable zoom; then moved as little as brings the newest node in, so
+    // the root and the shared prefix stay in view while they can.
+    Camera c = fit_camera(ImVec2(L.width, L.height), root_c, area);
+    if (c.zoom > 1.0f) {
+      center_on(L.width * 0.5f, L.height * 0.5f, 1.0f);
+      c = target_;
     }
+    NodeId watch = m.last_insert_node() != kNoNode ? m.last_insert_node() : m.last_match_node();
+    // Where the node is going (its layout box), not where its glide is now.
+    const LaidNode* t = watch != kNoNode ? L.find(watch) : nullptr;
+    if (t) {
+      const float z = c.zoom, pad = margin / z;
+      if (t->x + t->w + pad > c.x + size.x / z) c.x = t->x + t->w + pad - size.x / z;
+      if (t->x - pad < c.x) c.x = t->x - pad;
+      if (t->y + t->h + area.bottom / z > c.y + size.y / z)
+        c.y = t->y + t->h + area.bottom / z - size.y / z;
+      if (t->y - area.top / z < c.y) c.y = t->y - area.top / z;
+    }
+    target_ = c;
+    has_target_ = true;
   }
   if (has_target_) {
     const float k = smooth_camera ? 1.0f - std::exp(-dt * 9.0f) : 1.0f;
@@ -175,8 +169,13 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
                         (unsigned long long)m.tick());
     draw_marks_tooltip(in, n);
   } else {
-    std::string text = in.label ? in.label(n).full : std::string();
-    if (text.size() > 900) text = text.substr(0, 900) + "\xE2\x80\xA6";
+    // The quote takes at most about half the display's height, so the
+    // counts below it stay inside the tooltip.
+    const size_t per_line = size_t(tooltip_wrap_width() / (ImGui::GetFontSize() * 0.5f));
+    const size_t lines = size_t(std::max(
+        ImGui::GetIO().DisplaySize.y * 0.45f / ImGui::GetTextLineHeightWithSpacing(), 2.0f));
+    const std::string text = clip_lines(in.label ? in.label(n).full : std::string(),
+                                        std::max<size_t>(per_line, 8), lines);
     ImGui::TextColored(ImVec4(1.0f, 0.86f, 0.55f, 1.0f), "\"%s\"", text.c_str());
     ImGui::Separator();
     ImGui::Text("#%u  %s, %s", n.id, plural(int64_t(n.tokens.size()), "token").c_str(),

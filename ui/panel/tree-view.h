@@ -40,6 +40,26 @@ struct Camera {
   float zoom = 1;      // screen pixels per world unit
 };
 
+// The free part of a canvas of `size` pixels that Fit and Follow place the
+// tree in: `left`, `right`, `top` and `bottom` pixels are kept clear (the
+// zoom label, the caption banner, the legend).
+struct FitArea {
+  ImVec2 size{0, 0};
+  float left = 0, right = 0, top = 0, bottom = 0;
+};
+
+// The zoom at which a node's label and token count stay at least 11 px
+// tall (Fit never goes below it; Follow zooms out to it at most).
+inline constexpr float kReadableZoom = 0.75f;
+
+// Fit's camera (docs/architecture.md section 16): the tree, `tree` world
+// units, centred in the free area at the zoom that shows it whole, at most
+// 1.25 and never below kReadableZoom, where boxes would lose their text.
+// Along an axis the tree overflows at that zoom, the view is centred on
+// the root's box (`root`: its world centre) as far as the tree's extent
+// allows, so the root shows and the user pans for the rest. Pure.
+Camera fit_camera(ImVec2 tree, ImVec2 root, const FitArea& area);
+
 struct NodeLabel {
   size_t n_tokens = 0;
   Token first = -1;
@@ -93,6 +113,9 @@ struct TreeViewStats {
   int tier_marks_drawn = 0;   // boxes the tiers below the pool also hold
   int draft_marks_drawn = 0;  // boxes a recent draft was read from
   int sunk_ghosts_drawn = 0;  // evicted nodes drawn as sunk to a tier
+  // Where an empty tree's message was drawn (screen; both {0,0}: none):
+  // below the root's box, never over it.
+  ImVec2 empty_message_min{0, 0}, empty_message_max{0, 0};
 };
 
 struct TreeViewActions {
@@ -130,9 +153,6 @@ class TreeView {
     if (canvas.x > 0) last_size_ = canvas;
   }
   ImVec2 canvas_size() const { return last_size_; }
-  // The zoom that following growth uses when the tree is too big to fit:
-  // labels and token counts stay at least 11 px tall there.
-  static constexpr float kReadableZoom = 0.75f;
   // Pans (smoothly) so that `id` is in the middle of the canvas.
   void focus(NodeId id) { focus_ = id; }
 
@@ -202,6 +222,7 @@ class TreeView {
   std::unordered_map<NodeId, ImVec2> pos_;  // animated world positions
   uint64_t seen_generation_ = UINT64_MAX;
   NodeId seen_insert_ = kNoNode;
+  float seen_inset_ = 0;  // top_inset when the camera last followed
   bool fit_requested_ = true;
   NodeId focus_ = kNoNode;
   bool has_target_ = false;

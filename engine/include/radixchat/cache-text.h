@@ -5,6 +5,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "radixchat/cache.h"
 
@@ -20,5 +21,14 @@ struct TreeTextOptions {
 // One line per node, indented with box-drawing guides, children ordered by
 // their first token. Pure function of the snapshot; any thread.
 std::string render_cache_tree(const CacheSnapshot& snapshot, const TreeTextOptions& options = {});
+
+// `text` (a span as the tokenizer spells it) with the chat templates'
+// control tokens drawn as short marks a reader follows, for node boxes,
+// recordings and exports: "<s>" and "<|begin_of_text|>" read "BOS", "</s>"
+// "EOS", an end of turn ("<|end|>", "<|eot_id|>", "<|im_end|>",
+// "<|endoftext|>") "⏎ end", a role marker "<|user|>" "▸user", and the role
+// openers "<|im_start|>" and "<|start_header_id|>" "▸" (their role follows
+// as text; "<|end_header_id|>" goes). Other text is unchanged. Pure.
+std::string readable_control_tokens(std::string_view text);
 
 }  // namespace rc

@@ -57,7 +57,11 @@ TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
       ASSERT_NE(model.apply(ev, now), ApplyResult::needs_resync) << ev.seq;
     ASSERT_FALSE(lost);
   };
+  // Each step's words against its counts: a step that says leaves sink
+  // demotes some, one that says a leaf fades demotes none.
+  const DemoScenario& lesson_s = demo_scenarios()[k];
   for (size_t step = 0; step < demo.steps(); ++step) {
+    const uint64_t demoted_before = model.tier_counts().demotions;
     ASSERT_TRUE(demo.next_step(now));
     for (int i = 0; i < 120000 && demo.results()[step].finished == false; ++i) {
       demo.poll(&e, now, false);
@@ -67,6 +71,14 @@ TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
     ASSERT_TRUE(demo.results()[step].finished) << demo.caption();
     ASSERT_EQ(demo.results()[step].error, "");
     pump();
+    const std::string& words = lesson_s.steps[step].caption;
+    const uint64_t demoted = model.tier_counts().demotions - demoted_before;
+    if (words.find("sink") != std::string::npos)
+      EXPECT_GT(demoted, 0u) << "step " << step + 1 << " says: " << words;
+    if (words.find("fades") != std::string::npos) {
+      EXPECT_EQ(demoted, 0u) << "step " << step + 1 << " says: " << words;
+      EXPECT_GT(demo.results()[step].evicted_tokens, 0u) << "step " << step + 1;
+    }
   }
   const std::vector<DemoStepResult>& r = demo.results();
   uint64_t evicted = 0, written = 0;

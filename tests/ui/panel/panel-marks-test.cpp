@@ -339,8 +339,8 @@ TEST_F(MarksTest, ACutReportedBeforeItsPromptIsCachedMovesToTheSplit) {
 // Drafted decoding: a draft read from the tree marks the node it came from
 // (an outline and a "drafted N · kept M" tag that fade; drafts from the
 // same node while the mark lasts add up) and the header line counts
-// drafted, accepted and wasted tokens; a prompt-lookup draft is counted
-// and marks nothing.
+// kept of drafted tokens once one was kept; a prompt-lookup draft is
+// counted and marks nothing, and alone (a first reply) adds no line.
 TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   auto cache = rc::test::make_panel_cache(1, 4096);
   const std::vector<Token> prompt{1, 2, 10}, whole{1, 2, 10, 11, 15, 20, 21, 14};
@@ -373,9 +373,12 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   const Continuation c = cache->peek_continuation(prompt, 4);
   ASSERT_EQ(c.tokens, (std::vector<Token>{11, 15, 20, 21}));
   ASSERT_EQ(c.node.id, reply);
+  cache->note_draft(NodeHandle{kNoNode, 0}, 5, 0);  // from the prompt, nothing kept
+  frame(st);
+  EXPECT_EQ(st.tree.model.draft_counts().drafted_tokens, 5u);
+  EXPECT_EQ(st.draft_line(), "") << "a draft that kept nothing is not news";
   cache->note_draft(c.node, 4, 3);
   cache->note_draft(c.node, 4, 4);
-  cache->note_draft(NodeHandle{kNoNode, 0}, 5, 0);  // from the prompt
   frame(st);
   EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 1);
   EXPECT_GT(drafted_in_box(reply), 0);
@@ -383,21 +386,21 @@ TEST_F(MarksTest, ADraftMarksItsSourceNodeAndTheHeaderCountsIt) {
   EXPECT_EQ(st.tree.model.find(reply)->draft_tokens, 8u);
   EXPECT_EQ(st.tree.model.find(reply)->draft_kept, 7u);
   EXPECT_EQ(draft_text(8, 7), "drafted 8 \xC2\xB7 kept 7");
-  EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
+  EXPECT_EQ(st.draft_line(), "drafts: 7 of 13 tokens kept");
   EXPECT_EQ(st.tree.model.draft_counts().tree_drafts, 2u);
   ASSERT_GE(st.log.entries().size(), 3u);
   const auto& log = st.log.entries();
-  EXPECT_EQ(log[log.size() - 3].text.rfind(
+  EXPECT_EQ(log[log.size() - 3].text, "draft 5 tok from the prompt, 0 kept, 5 wasted");
+  EXPECT_EQ(log[log.size() - 2].text.rfind(
                 "draft 4 tok from #" + std::to_string(reply) + ", 3 kept, 1 wasted  \"", 0),
             0u)
-      << log[log.size() - 3].text;
-  EXPECT_EQ(log.back().text, "draft 5 tok from the prompt, 0 kept, 5 wasted");
+      << log[log.size() - 2].text;
 
   // Faded: no mark, the counts stay; a later draft starts a new mark.
   frame(st, kDraftGlow + 0.5);
   EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 0);
   EXPECT_EQ(drafted_in_box(reply), 0);
-  EXPECT_EQ(st.draft_line(), "drafts: 13 drafted \xC2\xB7 7 accepted \xC2\xB7 6 wasted");
+  EXPECT_EQ(st.draft_line(), "drafts: 7 of 13 tokens kept");
   cache->note_draft(c.node, 4, 4);
   frame(st);
   EXPECT_EQ(st.tree.view.stats().draft_marks_drawn, 1);

@@ -182,8 +182,35 @@ TEST_F(WindowFit, PanelFitsFrom1024x700Up) {
     shots_.clear();
     screenshot(QStringLiteral("window-fit-%1x%2.png").arg(size.width()).arg(size.height()));
   }
-  // A projector: larger text at the smallest size still fits.
+  // At the smallest size: Fit stops at a zoom where boxes keep their
+  // text, and a node's tooltip (hovered at the right edge of the window)
+  // lies inside the panel.
   window_->resize(1024, 700);
+  QTest::qWait(200);
+  rc::ui::CachePanelState& st = *panel_->state();
+  rc::ui::CachePanelGl* gl = panel_->glWidget();
+  st.tree.view.request_fit();
+  ASSERT_TRUE(QTest::qWaitFor([&] { return paint_frames(gl, 1) && !st.tree.view.busy(); }, 5000));
+  EXPECT_GE(st.tree.view.cam.zoom, rc::ui::panel::kReadableZoom - 1e-3f);
+  int hovered = 0;
+  const rc::ui::panel::TreeLayout& L = st.tree.layout(1e9);
+  for (const rc::ui::panel::LaidNode& ln : L.nodes) {
+    float x, y, w, h;
+    if (ln.id == rc::kNoNode || !st.tree.view.world_box(ln.id, L, &x, &y, &w, &h)) continue;
+    const ImVec2 p = st.tree.view.to_screen(x + w - 3, y + h / 2);
+    if (p.x < st.tree.view.canvas_min().x || p.x > st.tree.view.canvas_max().x - 1 ||
+        p.y < st.tree.view.tree_area_top() || p.y > st.tree.view.tree_area_bottom())
+      continue;
+    QTest::mouseMove(gl, QPoint(int(p.x), int(p.y)));
+    ASSERT_TRUE(paint_frames(gl, 4));
+    if (st.frame.last_fit.tooltips == 0) continue;
+    ++hovered;
+    EXPECT_TRUE(st.frame.last_fit.fits())
+        << "node #" << ln.id << ": " << st.frame.last_fit.overflow;
+  }
+  EXPECT_GT(hovered, 0) << "no tooltip was shown";
+  QTest::mouseMove(window_->composer(), QPoint(5, 5));
+  // A projector: larger text at the smallest size still fits.
   panel_->state()->set_text_scale(1.5f);
   QTest::qWait(200);
   expect_fits("1024x700 at 150% text");
@@ -303,15 +330,35 @@ class ScreenFit : public WindowFit {
       EXPECT_LE(t.max.x, float(gl->width()) + 0.5f) << t.label;
       EXPECT_LE(t.max.y, float(gl->height()) + 0.5f) << t.label;
     }
-    // The tree gets at least half of the panel's height, and the tabs keep
-    // their strip and two lines below it.
+    // The tree keeps a good part of the panel's height, and the tabs their
+    // strip and a few lines below it.
     const ImVec2 c0 = st.tree.view.canvas_min(), c1 = st.tree.view.canvas_max();
     const float tree = c1.y - c0.y, below = float(gl->height()) - c1.y;
+    const float line = ImGui::GetTextLineHeightWithSpacing();
     std::printf("%s at %dx%d: panel %d px, header %.0f px, tree %.0f px, tabs %.0f px\n",
                 mode.c_str(), window_->width(), window_->height(), gl->height(), c0.y, tree, below);
-    EXPECT_GE(tree, 0.5f * float(gl->height()))
+    EXPECT_GE(tree, 0.3f * float(gl->height()))
         << "tree " << tree << " px of a " << gl->height() << " px panel";
-    EXPECT_GE(below, 3 * ImGui::GetTextLineHeightWithSpacing()) << "tabs " << below << " px";
+    EXPECT_GE(below, float(rc::ui::panel::FrameState::kTabLines) * line)
+        << "tabs " << below << " px";
+    // The tabs use the space they get: the Events log and (where lessons
+    // are run: not over a recording or a remote cache) the Demos list show
+    // lines, not a strip.
+    const std::string shown = st.frame.current_tab;
+    const bool lessons = !st.replay_shown() && !st.remote_shown();
+    for (const auto& [tab, least] :
+         {std::pair<const char*, int>{"Events", 5}, {"Demos", lessons ? 4 : 2}}) {
+      st.frame.select_tab = tab;
+      ASSERT_TRUE(paint_frames(gl, 4));
+      ASSERT_EQ(st.frame.current_tab, tab);
+      std::printf("  %s: tab body %.0f px, %d lines in its region\n", tab, st.frame.tab_body_h,
+                  st.frame.region_lines);
+      EXPECT_GE(st.frame.region_lines, least) << tab << " shows " << st.frame.region_lines
+                                              << " lines in a " << st.frame.tab_body_h << " px tab";
+      EXPECT_TRUE(st.frame.last_fit.fits()) << tab << ": " << st.frame.last_fit.overflow;
+    }
+    st.frame.select_tab = shown;
+    ASSERT_TRUE(paint_frames(gl, 4));
     EXPECT_LE(c1.y, float(gl->height()) + 0.5f);
     EXPECT_TRUE(st.frame.last_fit.fits()) << st.frame.last_fit.overflow;
     const QSize screen = window_->screen()->geometry().size();
@@ -399,6 +446,59 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
   ASSERT_TRUE(paint_frames(panel_->glWidget(), 4));
   ASSERT_TRUE(st.remote_shown());
   expect_all_inside("attach");
+}
+
+// The window as large as the screen: until the user drags the splitter the
+// panel gets its default share (47% of what the conversation list leaves on
+// a wide window, 380 px on a small one), and follows the window's size; once
+// the user drags the handle, their split is kept and comes back at the next
+// launch.
+TEST_F(ScreenFit, TheSplitFollowsAWideWindowUntilTheUserDragsIt) {
+  auto* splitter = window_->findChild<QSplitter*>();
+  ASSERT_NE(splitter, nullptr);
+  const QRect avail = window_->screen()->availableGeometry();
+  window_->resize(avail.size() - (window_->frameGeometry().size() - window_->size()));
+  QTest::qWait(300);
+  QList<int> sizes = splitter->sizes();
+  ASSERT_EQ(sizes.size(), 3);
+  const int total = sizes[0] + sizes[1] + sizes[2];
+  std::printf("window %dx%d: list %d, chat %d, panel %d\n", window_->width(), window_->height(),
+              sizes[0], sizes[1], sizes[2]);
+  EXPECT_NEAR(sizes[2], rc::gui::panelDefaultWidth(total, sizes[0]), 2);
+  if (window_->width() >= 1800) {
+    EXPECT_GE(sizes[2], (sizes[1] + sizes[2]) * 2 / 5) << "the panel's share of a wide window";
+    screenshot(QStringLiteral("screen-fit-wide-window.png"));
+  }
+  EXPECT_EQ(rc::gui::panelDefaultWidth(1920, 250), 784);
+  EXPECT_EQ(rc::gui::panelDefaultWidth(1280, 250), 380) << "the chat keeps its room";
+
+  // The user drags the chat/panel handle 60 px to the right.
+  QSplitterHandle* handle = splitter->handle(2);
+  ASSERT_NE(handle, nullptr);
+  const QPoint mid(handle->width() / 2, handle->height() / 2);
+  QTest::mousePress(handle, Qt::LeftButton, {}, mid);
+  QTest::mouseMove(handle, mid + QPoint(30, 0));
+  QTest::mouseMove(handle, mid + QPoint(60, 0));
+  QTest::mouseRelease(handle, Qt::LeftButton, {}, mid + QPoint(60, 0));
+  QTest::qWait(100);
+  const QList<int> dragged = splitter->sizes();
+  ASSERT_LT(dragged[2], sizes[2] - 30) << "the drag did not move the handle";
+  // A resize keeps the user's split (no default takes over).
+  window_->resize(window_->width() - 40, window_->height());
+  QTest::qWait(200);
+  EXPECT_NEAR(splitter->sizes()[2], dragged[2], 2);
+  const QList<int> kept = splitter->sizes();
+  window_->close();
+  window_ = std::make_unique<rc::gui::MainWindow>(store_.get(), [&] {
+    rc::gui::WindowOptions o;
+    o.settingsFile = dir_.filePath("settings.ini");
+    return o;
+  }());
+  window_->show();
+  ASSERT_TRUE(QTest::qWaitForWindowExposed(window_.get()));
+  QTest::qWait(200);
+  splitter = window_->findChild<QSplitter*>();
+  EXPECT_NEAR(splitter->sizes()[2], kept[2], 2) << "the user's split is remembered";
 }
 
 // The Attach popup, opened and submitted with the mouse as a user does, on
