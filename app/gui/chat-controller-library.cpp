@@ -3,6 +3,7 @@
 // tokens a message's prompt renders to).
 
 #include <algorithm>
+#include <map>
 
 #include "chat-controller-internal.h"
 #include "chat-controller.h"
@@ -72,6 +73,8 @@ struct Deletion {
   rc::Status status;
   std::vector<rc::ui::PrefixCandidate> gone;
   std::vector<rc::ui::PrefixCandidate> kept;
+  // The documents each conversation was sent with, by id (none: absent).
+  std::map<qint64, std::vector<std::string>> documents;
 };
 
 }  // namespace
@@ -204,8 +207,13 @@ void ChatController::deleteConversation(qint64 id) {
   storeCall<Deletion>(
       [id](Store& s) {
         Deletion d;
-        for (rc::ui::PrefixCandidate& b : branchTips(s))
+        for (rc::ui::PrefixCandidate& b : branchTips(s)) {
+          if (!d.documents.count(b.conversationId)) {
+            Result<std::vector<std::string>> names = s.conversation_documents(b.conversationId);
+            if (names.ok() && !names->empty()) d.documents[b.conversationId] = names.value();
+          }
           (b.conversationId == id ? d.gone : d.kept).push_back(std::move(b));
+        }
         d.status = s.delete_conversation(id);
         return d;
       },
@@ -213,6 +221,17 @@ void ChatController::deleteConversation(qint64 id) {
         if (!d.status.ok()) {
           emit errorOccurred(failure(tr("Cannot delete"), d.status));
           return;
+        }
+        // Their prompts held their documents: render them so (section 21).
+        for (auto* branches : {&d.gone, &d.kept}) {
+          for (rc::ui::PrefixCandidate& b : *branches) {
+            auto names = d.documents.find(b.conversationId);
+            if (names == d.documents.end() || !namedDocumentSource_) continue;
+            b.documents = [source = namedDocumentSource_,
+                           names = names->second](const std::vector<rc::ChatMessage>& m) {
+              return source(names, m);
+            };
+          }
         }
         // Deletion that deletes: the KV only this conversation used leaves
         // the pool and the disk and Redis tiers (docs/architecture.md section 8).

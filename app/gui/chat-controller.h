@@ -128,6 +128,14 @@ class ChatController : public QObject {
   // messages (the conversation on screen's); unset: none.
   using DocumentSource = std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>;
   void setDocumentSource(DocumentSource source) { documentSource_ = std::move(source); }
+  // The documents a request with these names attached was sent with, for
+  // any conversation's messages; any thread. Deleting a conversation
+  // renders its prompts with them, so its purge finds what the cache holds.
+  using NamedDocumentSource = std::function<rc::DocumentSet(
+      const std::vector<std::string>& names, const std::vector<rc::ChatMessage>& messages)>;
+  void setNamedDocumentSource(NamedDocumentSource source) {
+    namedDocumentSource_ = std::move(source);
+  }
 
   // For tests and the --screenshot flag: blocks until every store task
   // posted so far has run (their results are still queued to this thread).
@@ -206,6 +214,7 @@ class ChatController : public QObject {
   qint64 promptMessage_ = 0;
   quint64 prefixTag_ = 0;
   DocumentSource documentSource_;
+  NamedDocumentSource namedDocumentSource_;
   bool busyTurn_ = false;  // a turn is being written to the store
   bool presetsLoaded_ = false;
   bool warmWanted_ = false;  // the model came before the presets

@@ -79,6 +79,19 @@ DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::En
           &DocumentController::onConversationCreated);
   chat_->setDocumentSource(
       [this](const std::vector<rc::ChatMessage>& messages) { return documentSet(messages); });
+  // A deleted conversation's prompts, as they were sent (documents since
+  // removed from the library are left out: their purge removed them).
+  chat_->setNamedDocumentSource([shared = shared_](const std::vector<std::string>& names,
+                                                   const std::vector<rc::ChatMessage>& messages) {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    if (!shared->lib) return rc::DocumentSet{};
+    std::vector<std::string> present;
+    for (const std::string& n : names)
+      if (shared->lib->get(n).ok()) present.push_back(n);
+    Result<rc::DocumentSet> set =
+        rc::library::document_set(*shared->lib, present, questionOf(messages));
+    return set.ok() ? std::move(set.value()) : rc::DocumentSet{};
+  });
 }
 
 DocumentController::~DocumentController() = default;

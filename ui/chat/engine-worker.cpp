@@ -342,15 +342,23 @@ void EngineWorker::matchPrefix(quint64 tag, const std::vector<int32_t>& tokens,
 }
 
 std::vector<int32_t> EngineWorker::cachedThreadTokens(
-    const std::vector<rc::ChatMessage>& messages) const {
+    const std::vector<rc::ChatMessage>& messages,
+    const std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>& documents) const {
   std::vector<int32_t> tokens;
   if (!engine_ || messages.empty()) return tokens;
   // What the cache holds for a reply is its request's prompt (the thread
-  // before it, assistant turn open) followed by the tokens it generated:
-  // its ids when known, else its text re-tokenized.
+  // before it, assistant turn open, its documents placed) followed by the
+  // tokens it generated: its ids when known, else its text re-tokenized.
   const rc::ChatMessage& last = messages.back();
   const bool reply = last.role == "assistant";
   std::vector<rc::ChatMessage> prompt(messages.begin(), messages.end() - (reply ? 1 : 0));
+  if (documents) {
+    rc::GenerateRequest placed;
+    placed.messages = prompt;
+    const rc::DocumentSet set = documents(prompt);
+    if (!set.empty() && rc::place_documents(*engine_, placed, set).ok())
+      prompt = std::move(placed.messages);
+  }
   Result<std::vector<int32_t>> r = engine_->render_chat(prompt);
   if (!r.ok()) return tokens;
   tokens = std::move(r.value());
@@ -398,7 +406,7 @@ void EngineWorker::forget(const std::vector<PrefixCandidate>& gone,
     for (const PrefixCandidate& c : branches) {
       for (size_t end = 1; end <= c.messages.size(); ++end) {
         const std::vector<rc::ChatMessage> upTo(c.messages.begin(), c.messages.begin() + end);
-        std::vector<int32_t> tokens = cachedThreadTokens(upTo);
+        std::vector<int32_t> tokens = cachedThreadTokens(upTo, c.documents);
         if (!tokens.empty()) out.push_back(std::move(tokens));
       }
     }

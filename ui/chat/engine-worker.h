@@ -110,6 +110,10 @@ struct PrefixCandidate {
   qint64 leafId = 0;
   QString title;
   std::vector<rc::ChatMessage> messages;
+  // The documents each request of this branch was sent with, for its
+  // messages before the reply (docs/architecture.md section 21); unset: none.
+  // Called on the worker thread.
+  std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)> documents;
 };
 
 struct PrefixMatch {
@@ -196,7 +200,12 @@ class EngineWorker : public QObject {
   // cancelled; called once the engine is gone (no callback can run any more).
   void finishOrphans();
   // The tokens the cache holds for the last of `messages` (renderThread).
-  std::vector<int32_t> cachedThreadTokens(const std::vector<rc::ChatMessage>& messages) const;
+  // `documents`, when set, gives the documents the prompt was sent with:
+  // they are placed as the request placed them.
+  std::vector<int32_t> cachedThreadTokens(
+      const std::vector<rc::ChatMessage>& messages,
+      const std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>& documents =
+          {}) const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
   // Engine::create for `request`; a disk folder it cannot use (in use by
   // another process, not writable) is left out, and *tierNotice says so.

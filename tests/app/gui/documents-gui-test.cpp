@@ -335,6 +335,31 @@ TEST_F(DocumentsGuiTest, RemovingFromThePanePurgesItsKv) {
   EXPECT_TRUE(pane->status()->text().contains(QStringLiteral("Removed notes.md")));
 }
 
+// Deleting a conversation that answered from a document purges its turns:
+// its prompts are rendered with the document placed, as they were sent, so
+// the purge finds what the cache holds.
+TEST_F(DocumentsGuiTest, DeletingAConversationWithADocumentPurgesItsTurns) {
+  const QString notes = writeFile("notes.md", kNotes);
+  attachByButton(notes);
+  ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
+  send(QStringLiteral("Who guards the lighthouse?"));
+  auto holds = [&](const char* text) {
+    for (const std::string& t : cachedTexts())
+      if (t.find(text) != std::string::npos) return true;
+    return false;
+  };
+  ASSERT_TRUE(holds("Who guards the lighthouse?"));
+  const qint64 id = window_->controller()->currentConversation();
+  ASSERT_GT(id, 0);
+
+  QSignalSpy forgotten(window_->engineHost(), &rc::ui::EngineHost::forgotten);
+  window_->controller()->deleteConversation(id);
+  ASSERT_TRUE(waitUntil([&] { return forgotten.count() == 1; }, 30000));
+  EXPECT_GT(forgotten.at(0).at(0).toLongLong(), 0) << "tokens dropped from the tree";
+  EXPECT_FALSE(holds("Who guards the lighthouse?")) << "the deleted question is still cached";
+  EXPECT_EQ(libraryNames(), std::vector<std::string>{"notes.md"}) << "the document stays";
+}
+
 // After a restart the app knows the document's prompts from the history
 // (the conversation's system prompt and documents): removing it erases
 // their blocks from the disk tier the first session wrote.
