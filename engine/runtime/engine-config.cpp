@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace rc {
 namespace {
@@ -41,6 +42,13 @@ const char* name_of(const Names<E, N>& names, E value) {
   return "unknown";
 }
 
+template <class E, size_t N>
+std::vector<std::string_view> all_names(const Names<E, N>& names) {
+  std::vector<std::string_view> out;
+  for (const auto& entry : names) out.push_back(entry.second);
+  return out;
+}
+
 // "unknown cache 'x' (expected radix, radix-page16, hash16 or off)".
 template <class E, size_t N>
 Result<E> parse(const Names<E, N>& names, std::string_view what, std::string_view value) {
@@ -63,6 +71,23 @@ const char* setting_name(BackendSetting s) { return name_of(kBackends, s); }
 const char* setting_name(CacheSetting s) { return name_of(kCaches, s); }
 const char* setting_name(KvType s) { return name_of(kKvTypes, s); }
 const char* setting_name(SpeculateSetting s) { return name_of(kSpeculate, s); }
+
+template <>
+std::vector<std::string_view> setting_names<BackendSetting>() {
+  return all_names(kBackends);
+}
+template <>
+std::vector<std::string_view> setting_names<CacheSetting>() {
+  return all_names(kCaches);
+}
+template <>
+std::vector<std::string_view> setting_names<KvType>() {
+  return all_names(kKvTypes);
+}
+template <>
+std::vector<std::string_view> setting_names<SpeculateSetting>() {
+  return all_names(kSpeculate);
+}
 
 Result<BackendSetting> parse_backend_setting(std::string_view name) {
   return parse(kBackends, "backend", name);

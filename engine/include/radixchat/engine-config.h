@@ -11,6 +11,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "radixchat/status.h"
 
@@ -32,6 +33,19 @@ const char* setting_name(BackendSetting s);
 const char* setting_name(CacheSetting s);
 const char* setting_name(KvType s);
 const char* setting_name(SpeculateSetting s);
+
+// Every name of E, in order: setting_names<CacheSetting>() is {"radix",
+// "radix-page16", "hash16", "off"}.
+template <class E>
+std::vector<std::string_view> setting_names();
+template <>
+std::vector<std::string_view> setting_names<BackendSetting>();
+template <>
+std::vector<std::string_view> setting_names<CacheSetting>();
+template <>
+std::vector<std::string_view> setting_names<KvType>();
+template <>
+std::vector<std::string_view> setting_names<SpeculateSetting>();
 
 // The inverse of setting_name. invalid_argument, naming the value and every
 // accepted spelling ("unknown cache 'x' (expected radix, radix-page16,

@@ -14,6 +14,7 @@ namespace {
 template <class E>
 void expect_round_trip(Result<E> (*parse)(std::string_view),
                        const std::vector<std::string>& names) {
+  EXPECT_EQ(setting_names<E>(), std::vector<std::string_view>(names.begin(), names.end()));
   for (const std::string& name : names) {
     Result<E> e = parse(name);
     ASSERT_TRUE(e.ok()) << name << ": " << e.status().to_string();
