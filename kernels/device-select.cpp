@@ -16,19 +16,21 @@ static DeviceChoice cpu_choice(std::string reason) {
           std::move(reason)};
 }
 
-DeviceChoice select_device(const std::string& requested) {
-  if (requested == "cpu") return cpu_choice("CPU requested");
+DeviceChoice select_device(DeviceRequest requested) {
+  if (requested == DeviceRequest::cpu) return cpu_choice("CPU requested");
   const CudaPluginStatus& plugin = cuda_plugin_status();
   if (plugin.state == CudaPluginState::not_built) {
-    return cpu_choice(requested == "cuda" ? "CUDA requested, but this build has no CUDA backend"
-                                          : "this build has no CUDA backend");
+    return cpu_choice(requested == DeviceRequest::cuda
+                          ? "CUDA requested, but this build has no CUDA backend"
+                          : "this build has no CUDA backend");
   }
   // The plugin's own reasons say whether it is missing, was not opened for
   // want of a GPU, failed to load (a missing cuBLAS) or loaded and found no
   // usable device (driver too old).
   const CudaDeviceAnswer q = query_cuda_device();
   if (q.usable) {
-    return {DeviceKind::cuda, q.name, requested == "cuda" ? "CUDA requested" : "CUDA device found"};
+    return {DeviceKind::cuda, q.name,
+            requested == DeviceRequest::cuda ? "CUDA requested" : "CUDA device found"};
   }
   return cpu_choice(plugin.state == CudaPluginState::loaded ? q.reason + " (CUDA plugin loaded)"
                                                             : q.reason);

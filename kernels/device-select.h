@@ -19,9 +19,13 @@ struct DeviceChoice {
   std::string reason;  // why this backend was chosen, one line
 };
 
-// requested: "auto", "cpu" or "cuda". An explicit "cuda" that cannot be
-// honoured falls back to the CPU and says so in `reason`.
-DeviceChoice select_device(const std::string& requested);
+// What the caller asked for: automatic (CUDA when a device answers) or one
+// backend by name.
+enum class DeviceRequest { automatic, cpu, cuda };
+
+// An explicit cuda that cannot be honoured falls back to the CPU and says
+// so in `reason`.
+DeviceChoice select_device(DeviceRequest requested);
 
 // True when this build made the CUDA plugin (whether or not it loads here).
 bool cuda_compiled_in();

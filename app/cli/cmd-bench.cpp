@@ -70,7 +70,7 @@ void add_engine_figures(BenchResult& res, Engine& engine, const BenchOptions& o)
   res.requests = static_cast<int>(res.ttft_ms.size());
   res.kv_peak_bytes = st.kv_bytes_used_peak;
   res.evictions = st.cache.evictions;
-  res.speculate = o.engine.config.speculate;
+  res.speculate = setting_name(o.engine.config.speculate);
   res.drafted_tokens = st.drafted_tokens;
   res.accepted_tokens = st.accepted_tokens;
   res.draft_steps = st.draft_steps;
@@ -307,8 +307,11 @@ int run_bench(const BenchOptions& o) {
   if (!o.planted_span.empty()) {
     if (Status s = plant_span(w.value(), o.planted_span, o.seed); !s.ok()) return fail(s);
   }
-  std::vector<std::string> caches = {o.engine.config.cache};
-  if (o.compare) caches = {"radix", "radix-page16", "hash16", "off"};
+  std::vector<CacheSetting> caches = {o.engine.config.cache};
+  if (o.compare) {
+    caches = {CacheSetting::radix, CacheSetting::radix_page16, CacheSetting::hash16,
+              CacheSetting::off};
+  }
   std::vector<TierRun> runs;
   for (const std::string& t : o.tiers.empty() ? std::vector<std::string>{""} : o.tiers) {
     if (t.empty()) {
@@ -321,11 +324,12 @@ int run_bench(const BenchOptions& o) {
   }
   std::vector<BenchResult> results;
   for (const TierRun& run : runs) {
-    for (const std::string& cache : caches) {
+    for (const CacheSetting cache : caches) {
       EngineConfig cfg = o.tiers.empty() ? o.engine.config : run.config();
       cfg.cache = cache;
       if (!o.json) {
-        std::fprintf(stderr, "running %s with cache %s%s ...\n", o.workload.c_str(), cache.c_str(),
+        std::fprintf(stderr, "running %s with cache %s%s ...\n", o.workload.c_str(),
+                     setting_name(cache),
                      o.tiers.empty() ? "" : (", tiers " + run.setting()).c_str());
       }
       Result<BenchResult> r = Status(StatusCode::internal, "");

@@ -116,9 +116,10 @@ struct Totals {
   double match_ns = 0, insert_ns = 0, evict_ns = 0;  // thread CPU time per phase
 };
 
-// One request of the protocol (see the top of this file).
-Status serve_request(KvCache& cache, std::span<const Token> key, const ThreadClock& clock,
-                     bool drain_events, Totals& t) {
+// One request of the protocol (see the top of this file); drains `events`
+// after it when given.
+Status serve_request(PrefixCache& cache, std::span<const Token> key, const ThreadClock& clock,
+                     CacheEventQueue* events, Totals& t) {
   const int64_t ps = cache.config().page_size;
   double c0 = ThreadClock::now();
   MatchResult m = cache.match_prefix(key);
@@ -147,9 +148,9 @@ Status serve_request(KvCache& cache, std::span<const Token> key, const ThreadClo
       return s;
   }
   if (Status s = cache.unlock(m.node); !s.ok()) return s;
-  if (drain_events) {
+  if (events) {
     std::vector<CacheEvent> drained;
-    cache.events().drain(drained);
+    events->drain(drained);
     t.events_seen += drained.size();
   }
   return {};
@@ -238,6 +239,7 @@ int run_cache_bench(const BenchOptions& o) {
   auto made = make_bench_cache(o, t, pool_tokens);
   if (!made.ok()) return fail(made.status());
   KvCache& cache = **made;
+  CacheEventQueue* events = o.events ? &cache.events() : nullptr;
 
   const ThreadClock clock;
   Totals tot;
@@ -245,7 +247,7 @@ int run_cache_bench(const BenchOptions& o) {
   const double cpu0 = ThreadClock::now();
   for (size_t r = 0; r < t.requests(); ++r) {
     std::span<const Token> key(t.tokens.data() + t.starts[r], t.starts[r + 1] - t.starts[r]);
-    if (Status s = serve_request(cache, key, clock, o.events, tot); !s.ok()) return fail(s);
+    if (Status s = serve_request(cache, key, clock, events, tot); !s.ok()) return fail(s);
   }
   const double cpu_s = (ThreadClock::now() - cpu0) * 1e-9;
   const double wall_s =

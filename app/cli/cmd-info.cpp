@@ -4,15 +4,15 @@
 
 #include "commands.h"
 #include "radixchat/backend-probe.h"
+#include "radixchat/engine-config.h"
 #include "radixchat/model-tools.h"
 
 namespace rc::cli {
 
 Command add_info_command(CLI::App& root) {
   auto* app = root.add_subcommand("info", "Print the version, build options and chosen backend");
-  auto backend = std::make_shared<std::string>("auto");
-  app->add_option("--backend", *backend, "auto, cpu or cuda")
-      ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+  auto backend = std::make_shared<BackendSetting>(BackendSetting::automatic);
+  add_setting(*app, "--backend", *backend, parse_backend_setting, "auto, cpu or cuda");
   return {app, [backend] {
             const BackendProbe p = probe_backend(*backend);
             std::printf("radixchat-cli %s\n", RADIXCHAT_VERSION);

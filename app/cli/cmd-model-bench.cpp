@@ -25,7 +25,7 @@ struct ModelBenchOptions {
   int threads = int(std::max(1u, std::thread::hardware_concurrency()));
   int prompt = 512;
   int decode = 64;
-  std::string kv_type = "f16";
+  KvType kv_type = KvType::f16;
   int repeats = 3;
   bool json = false;
 };
@@ -85,7 +85,7 @@ int run_model_bench(const ModelBenchOptions& o) {
           "CPU, %d threads, prompt %d, decode %d, KV %s, best of %d runs after a warm-up; "
           "decode GB/s and probe GB/s: %d more runs, each token followed by one read of the "
           "model's weights by %d threads\n\n",
-          o.threads, o.prompt, o.decode, o.kv_type.c_str(), o.repeats, o.repeats, o.threads);
+          o.threads, o.prompt, o.decode, setting_name(o.kv_type), o.repeats, o.repeats, o.threads);
       print_header();
       header = true;
     }
@@ -110,8 +110,8 @@ Command add_model_bench_command(CLI::App& root) {
       ->check(CLI::PositiveNumber);
   app->add_option("--prompt", o->prompt, "prompt tokens (prefill)")->check(CLI::PositiveNumber);
   app->add_option("--decode", o->decode, "decoded tokens")->check(CLI::PositiveNumber);
-  app->add_option("--kv-type", o->kv_type, "KV pool element type: f16 (default), bf16 or f32")
-      ->check(CLI::IsMember({"f16", "bf16", "f32"}));
+  add_setting(*app, "--kv-type", o->kv_type, parse_kv_type,
+              "KV pool element type: f16 (default), bf16 or f32");
   app->add_option("--repeats", o->repeats,
                   "timed runs per file after an untimed warm-up; the best is reported (default 3)")
       ->check(CLI::PositiveNumber);

@@ -8,7 +8,10 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "radixchat/engine-config.h"
 #include "radixchat/status.h"
 
 namespace rc::cli {
@@ -21,6 +24,28 @@ struct Command {
 // Prints "radixchat-cli: <what>" on stderr and returns the failure exit code.
 int fail(const std::string& what);
 int fail(const Status& status);
+
+// "TEXT:{radix,radix-page16,hash16,off}", as CLI11 names a choice in --help.
+std::string setting_type_name(const std::vector<std::string_view>& names);
+
+// A flag whose value names an enum setting (radixchat/engine-config.h): the
+// setting's own parse function reads it, so a bad value is refused in the
+// same words as everywhere else ("--cache: unknown cache 'x' (expected
+// radix, radix-page16, hash16 or off)").
+template <class E>
+CLI::Option* add_setting(CLI::App& app, const std::string& flag, E& target,
+                         Result<E> (*parse)(std::string_view), const std::string& help) {
+  return app
+      .add_option_function<std::string>(
+          flag,
+          [&target, parse, flag](const std::string& value) {
+            Result<E> setting = parse(value);
+            if (!setting.ok()) throw CLI::ValidationError(flag, setting.status().message());
+            target = setting.value();
+          },
+          help)
+      ->type_name(setting_type_name(setting_names<E>()));
+}
 
 Command add_info_command(CLI::App& root);
 Command add_generate_command(CLI::App& root);

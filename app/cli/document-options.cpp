@@ -42,7 +42,7 @@ std::unique_ptr<TokenCounterHandle> open_token_counter(const std::string& model)
   cfg.kv_pool_tokens = 1024;  // only the tokenizer is used
   cfg.n_threads = 1;
   cfg.weight_copies = false;
-  cfg.speculate = "off";
+  cfg.speculate = SpeculateSetting::off;
   auto engine = open_engine(cfg);
   if (!engine) return nullptr;
   auto handle = std::make_unique<TokenCounterHandle>();

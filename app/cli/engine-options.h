@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 
+#include "commands.h"
 #include "radixchat/engine.h"
 
 namespace rc::cli {
@@ -26,25 +27,21 @@ struct EngineOptions {
 
   void add_to(CLI::App& app) {
     app.add_option("--model", config.model_path, "GGUF model file (default: the bundled model)");
-    app.add_option("--backend", config.backend, "auto, cpu or cuda")
-        ->check(CLI::IsMember({"auto", "cpu", "cuda"}));
+    add_setting(app, "--backend", config.backend, parse_backend_setting, "auto, cpu or cuda");
     app.add_option("--threads", config.n_threads, "CPU threads (default: all cores)")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--cache", config.cache, "radix, radix-page16, hash16 or off")
-        ->check(CLI::IsMember({"radix", "radix-page16", "hash16", "off"}));
+    add_setting(app, "--cache", config.cache, parse_cache_setting,
+                "radix, radix-page16, hash16 or off");
     app.add_option("--ctx", config.context_length, "context length (default: the model's)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--kv-tokens", config.kv_pool_tokens, "KV pool size in tokens")
         ->check(CLI::NonNegativeNumber);
-    app.add_option("--kv-type", config.kv_type,
-                   "KV pool element type: f16 (default), bf16 or f32 (twice the bytes per token)")
-        ->check(CLI::IsMember({"f16", "bf16", "f32"}));
-    app.add_option(
-           "--speculate", config.speculate,
-           "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
-           "verifies them in one step (same tokens as off; the default), off decodes one at a "
-           "time")
-        ->check(CLI::IsMember({"off", "tree"}));
+    add_setting(app, "--kv-type", config.kv_type, parse_kv_type,
+                "KV pool element type: f16 (default), bf16 or f32 (twice the bytes per token)");
+    add_setting(app, "--speculate", config.speculate, parse_speculate_setting,
+                "drafted decoding: tree drafts tokens from the cache tree and the prompt and "
+                "verifies them in one step (same tokens as off; the default), off decodes one "
+                "at a time");
     app.add_option("--kv-host-size", config.kv_host_bytes,
                    "host-memory cache tier below the pool, in bytes (2G, 512M; default: none)")
         ->transform(CLI::AsSizeValue(false));

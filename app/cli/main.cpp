@@ -15,6 +15,15 @@ int fail(const std::string& what) {
 
 int fail(const Status& status) { return fail(status.to_string()); }
 
+std::string setting_type_name(const std::vector<std::string_view>& names) {
+  std::string out = "TEXT:{";
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += ',';
+    out += names[i];
+  }
+  return out + "}";
+}
+
 }  // namespace rc::cli
 
 int main(int argc, char** argv) {

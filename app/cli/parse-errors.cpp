@@ -151,6 +151,9 @@ std::string explain_parse_error(const CLI::ParseError& error, const CLI::App& ro
       std::regex_match(msg, m, std::regex(R"((-\S+): (.*) not in \{.*\})"))) {
     return bad_value(app, m[1], m[2]);
   }
+  // A named setting's parse function (add_setting, commands.h) already
+  // said what is allowed.
+  if (std::regex_match(msg, std::regex(R"(-\S+: unknown .* \(expected .*\))"))) return msg;
   if (std::regex_match(msg, m,
                        std::regex(R"(The following arguments? (?:was|were) not expected: (.*))"))) {
     return unexpected(app, m[1]);

@@ -177,7 +177,8 @@ void MainWindow::connectEngine() {
                            QStringLiteral("  ·  ") + tmpl);
     // The technical detail (driver answer, plugin path) lives here, not in
     // the status line: most desktops have no NVIDIA GPU and need no alarm.
-    const QString plugin = QString::fromStdString(rc::probe_backend("auto").cuda_plugin);
+    const QString plugin =
+        QString::fromStdString(rc::probe_backend(rc::BackendSetting::automatic).cuda_plugin);
     backendLabel_->setToolTip(
         tr("Backend: %1 (%2)\n%3\nCUDA plugin: %8\nContext %4 tokens · cache %5, pool %6 "
            "tokens\nChat template: %7")

@@ -100,7 +100,7 @@ Result<int64_t> simulate_hits(
   cfg.events = false;
   auto made = make_kv_cache(cfg);
   if (!made.ok()) return made.status();
-  KvCache& cache = *made.value();
+  PrefixCache& cache = *made.value();  // the what-if serves requests only
   std::vector<const RequestRecord*> order;
   for (const RequestRecord& r : requests)
     if (!r.finish.empty() && !r.prompt.empty()) order.push_back(&r);

@@ -4,11 +4,12 @@
 
 #include "cuda-plugin.h"
 #include "device-select.h"
+#include "engine-setup.h"
 
 namespace rc {
 
-BackendProbe probe_backend(const std::string& requested) {
-  const kernels::DeviceChoice d = kernels::select_device(requested);
+BackendProbe probe_backend(BackendSetting requested) {
+  const kernels::DeviceChoice d = kernels::select_device(runtime::device_request(requested));
   BackendProbe p;
   p.backend = d.kind == kernels::DeviceKind::cuda ? "cuda" : "cpu";
   p.device = d.name;

@@ -46,7 +46,7 @@ Draft prompt_lookup(std::span<const int32_t> seq, int max_tokens, int min_match)
 
 }  // namespace
 
-Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence,
+Draft propose_draft(const CacheDraftSource& cache, std::span<const int32_t> sequence,
                     const DraftBudget& budget, int max_tokens) {
   Draft d;
   if (max_tokens <= 0 || sequence.empty()) return d;

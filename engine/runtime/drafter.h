@@ -82,7 +82,7 @@ class DraftBudget {
 // prompt lookup with matches of at least budget.min_match() tokens (longest
 // match wins, the most recent occurrence among equals). Empty when nothing
 // matches.
-Draft propose_draft(const KvCache& cache, std::span<const int32_t> sequence,
+Draft propose_draft(const CacheDraftSource& cache, std::span<const int32_t> sequence,
                     const DraftBudget& budget, int max_tokens);
 
 }  // namespace rc::runtime

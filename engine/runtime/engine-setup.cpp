@@ -4,13 +4,30 @@
 
 namespace rc::runtime {
 
-Result<CacheChoice> parse_cache_setting(const std::string& name) {
-  if (name == "radix") return CacheChoice{CachePolicy::radix, 1};
-  if (name == "radix-page16") return CacheChoice{CachePolicy::radix, 16};
-  if (name == "hash16") return CacheChoice{CachePolicy::hash, 16};
-  if (name == "off") return CacheChoice{CachePolicy::off, 1};
-  return Status(StatusCode::invalid_argument,
-                "unknown cache '" + name + "' (expected radix, radix-page16, hash16 or off)");
+CacheChoice cache_choice(CacheSetting setting) {
+  switch (setting) {
+    case CacheSetting::radix_page16:
+      return {CachePolicy::radix, 16};
+    case CacheSetting::hash16:
+      return {CachePolicy::hash, 16};
+    case CacheSetting::off:
+      return {CachePolicy::off, 1};
+    case CacheSetting::radix:
+      break;
+  }
+  return {CachePolicy::radix, 1};
+}
+
+kernels::DeviceRequest device_request(BackendSetting setting) {
+  switch (setting) {
+    case BackendSetting::cpu:
+      return kernels::DeviceRequest::cpu;
+    case BackendSetting::cuda:
+      return kernels::DeviceRequest::cuda;
+    case BackendSetting::automatic:
+      break;
+  }
+  return kernels::DeviceRequest::automatic;
 }
 
 int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token) {

@@ -8,9 +8,11 @@
 #include <functional>
 #include <string>
 
+#include "device-select.h"
 #include "model/gguf-reader.h"
 #include "model/model-config.h"
 #include "radixchat/cache.h"
+#include "radixchat/engine-config.h"
 
 namespace rc::runtime {
 
@@ -19,8 +21,11 @@ struct CacheChoice {
   int page_size;
 };
 
-// radix, radix-page16, hash16 or off; invalid_argument naming the choices.
-Result<CacheChoice> parse_cache_setting(const std::string& name);
+// The policy and page size a cache setting stands for.
+CacheChoice cache_choice(CacheSetting setting);
+
+// The kernels' name for a backend setting.
+kernels::DeviceRequest device_request(BackendSetting setting);
 
 // Enough pool for several full contexts, capped at 1 GiB of KV.
 int64_t default_pool_tokens(int n_ctx, int64_t bytes_per_token);

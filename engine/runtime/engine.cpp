@@ -31,29 +31,15 @@
 
 namespace rc {
 
-const char* finish_reason_name(FinishReason r) {
-  switch (r) {
-    case FinishReason::none:
-      return "none";
-    case FinishReason::stop:
-      return "stop";
-    case FinishReason::length:
-      return "length";
-    case FinishReason::cancelled:
-      return "cancelled";
-    case FinishReason::error:
-      return "error";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using runtime::CacheChoice;
 using runtime::default_pool_tokens;
 using runtime::device_reserve_bytes;
-using runtime::parse_cache_setting;
 using runtime::prefault_weights;
+using Progress = std::function<bool(float)>;
+
+Status load_cancelled() { return Status(StatusCode::cancelled, "model loading was cancelled"); }
 
 // Logit rows beyond one per running request that drafted steps may use.
 constexpr int kDraftLogitRows = runtime::DraftBudget::kMaxTokens + 1;
@@ -69,7 +55,22 @@ class EngineImpl final : public Engine {
     if (thread_.joinable()) thread_.join();
   }
 
+  // Loads, sets up and starts an engine, one step after another below.
   static Result<std::unique_ptr<Engine>> create(const EngineConfig& config);
+  // The steps of create, in order; each fails with what stops the engine.
+  // Maps the model file and reads every weight page once.
+  Status load_model(const std::string& path, const Progress& progress);
+  // The tokenizer, the chat template and the JSON constraint factory.
+  Status load_tokenizer(const std::string& path, const std::string& chat_template);
+  // Context length, page size and KV type: what sizes the pool.
+  void size_kv(const EngineConfig& config);
+  // CUDA when a device answers (or was asked for) and works end to end up
+  // to a ready runner; on any CUDA failure the CPU, with the reason.
+  Status choose_backend(const EngineConfig& config);
+  // The cache tiers below the pool, when the config names any.
+  Status attach_tiers(const EngineConfig& config);
+  void start_scheduler(const EngineConfig& config);
+  void describe(const EngineConfig& config, const std::string& path);
   // With backend_ set: sizes and makes the KV pool, the cache and the runner
   // (which copies the weights to a device backend). On failure everything it
   // made is released again (backend_ is kept). `note` gets a line for the
@@ -412,8 +413,8 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
   const model::ModelConfig& mc = model_->config;
   const int max_batch = std::max(config.max_batch_tokens, 1);
   // Drafted decoding verifies several positions of a request per step.
-  const int max_rows =
-      std::min(config.max_running + (config.speculate == "tree" ? kDraftLogitRows : 0), max_batch);
+  const bool drafts = config.speculate == SpeculateSetting::tree;
+  const int max_rows = std::min(config.max_running + (drafts ? kDraftLogitRows : 0), max_batch);
   int64_t pool_tokens = config.kv_pool_tokens > 0 ? config.kv_pool_tokens
                                                   : default_pool_tokens(context_, bytes_per_token_);
   if (!backend_->host_memory()) {
@@ -468,105 +469,121 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
   return Status();
 }
 
-Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
-  std::unique_ptr<EngineImpl> e(new EngineImpl());
-  Result<CacheChoice> cache_choice = parse_cache_setting(config.cache);
-  if (!cache_choice.ok()) return cache_choice.status();
-  if (config.speculate != "off" && config.speculate != "tree") {
-    return Status(StatusCode::invalid_argument,
-                  "unknown speculate setting '" + config.speculate + "' (expected off or tree)");
-  }
-
-  const std::string path =
-      config.model_path.empty() ? model::default_model_path() : config.model_path;
-  auto progress = [&](float f) { return !config.load_progress || config.load_progress(f); };
-  const Status cancelled(StatusCode::cancelled, "model loading was cancelled");
-  if (!progress(0.0f)) return cancelled;
+Status EngineImpl::load_model(const std::string& path, const Progress& progress) {
   Result<std::unique_ptr<model::ModelFile>> model = model::load_model(path);
   if (!model.ok()) return model.status();
-  e->model_ = std::move(model.value());
-  const model::ModelConfig& mc = e->model_->config;
-  if (!prefault_weights(*e->model_->file, progress)) return cancelled;
+  model_ = std::move(model.value());
+  if (!prefault_weights(*model_->file, progress)) return load_cancelled();
+  return Status();
+}
 
+Status EngineImpl::load_tokenizer(const std::string& path, const std::string& chat_template) {
   Result<std::unique_ptr<tok::Tokenizer>> tokenizer = tok::Tokenizer::load(path);
   if (!tokenizer.ok()) return tokenizer.status();
-  e->tokenizer_ = std::move(tokenizer.value());
-  e->constraints_ = std::make_unique<structured::ConstraintFactory>(*e->tokenizer_);
-  Result<tok::ChatTemplate> tmpl = tok::ChatTemplate::for_model(
-      e->model_->file.get(), e->tokenizer_.get(), config.chat_template);
+  tokenizer_ = std::move(tokenizer.value());
+  constraints_ = std::make_unique<structured::ConstraintFactory>(*tokenizer_);
+  Result<tok::ChatTemplate> tmpl =
+      tok::ChatTemplate::for_model(model_->file.get(), tokenizer_.get(), chat_template);
   if (!tmpl.ok()) return tmpl.status();
-  e->template_ = std::make_unique<tok::ChatTemplate>(tmpl.value());
+  template_ = std::make_unique<tok::ChatTemplate>(tmpl.value());
+  return Status();
+}
 
-  e->context_ =
+void EngineImpl::size_kv(const EngineConfig& config) {
+  const model::ModelConfig& mc = model_->config;
+  context_ =
       config.context_length > 0 ? std::min(config.context_length, mc.n_ctx_train) : mc.n_ctx_train;
-  e->page_size_ = cache_choice->page_size;
-  Result<kernels::DType> kv_type = runtime::parse_kv_type(config.kv_type);
-  if (!kv_type.ok()) return kv_type.status();
-  e->kv_type_ = kv_type.value();
-  e->bytes_per_token_ =
-      kernels::kv_bytes_per_token({mc.n_layers, mc.n_kv_heads, mc.head_dim, 1, 1, e->kv_type_});
+  page_size_ = runtime::cache_choice(config.cache).page_size;
+  kv_type_ = runtime::kv_dtype(config.kv_type);
+  bytes_per_token_ =
+      kernels::kv_bytes_per_token({mc.n_layers, mc.n_kv_heads, mc.head_dim, 1, 1, kv_type_});
+}
 
-  // CUDA when a device answers (or was asked for) and works end to end up
-  // to a ready runner; on any CUDA failure the CPU, with the reason.
-  kernels::DeviceChoice device = kernels::select_device(config.backend);
+Status EngineImpl::choose_backend(const EngineConfig& config) {
+  const CacheChoice choice = runtime::cache_choice(config.cache);
+  kernels::DeviceChoice device = kernels::select_device(runtime::device_request(config.backend));
   std::string reason = device.reason, note;
   if (device.kind == kernels::DeviceKind::cuda) {
     std::string why;
-    e->backend_ = kernels::make_cuda_backend(&why);  // through the plugin
-    if (e->backend_) {
-      Status st = e->setup_compute(config, *cache_choice, &note);
+    backend_ = kernels::make_cuda_backend(&why);  // through the plugin
+    if (backend_) {
+      Status st = setup_compute(config, choice, &note);
       if (st.ok()) {
-        e->info_.backend = "cuda";
+        info_.backend = "cuda";
       } else {
         why = st.message();
-        e->backend_.reset();
+        backend_.reset();
       }
     }
-    if (!e->backend_) {
+    if (!backend_) {
       reason = device.name + " found, but CUDA failed (" + why + "); running on the CPU";
     }
   }
-  if (!e->backend_) {
+  if (!backend_) {
     note.clear();  // a note of a failed CUDA attempt is not about the CPU pool
-    e->backend_ = kernels::make_cpu_backend(config.n_threads);
-    e->info_.backend = "cpu";
-    Status st = e->setup_compute(config, *cache_choice, &note);
+    backend_ = kernels::make_cpu_backend(config.n_threads);
+    info_.backend = "cpu";
+    Status st = setup_compute(config, choice, &note);
     if (!st.ok()) return st;
   }
-  e->info_.device = e->backend_->name();
-  e->info_.backend_reason = note.empty() ? reason : reason + "; " + note;
-  const int max_batch = std::max(config.max_batch_tokens, 1);
-  const int64_t n_pages = e->cache_->config().total_pages;
+  info_.device = backend_->name();
+  info_.backend_reason = note.empty() ? reason : reason + "; " + note;
+  return Status();
+}
 
-  if (runtime::wants_tiers(config)) {
-    Result<std::unique_ptr<tiers::KvTiers>> tiers =
-        runtime::open_tiers(config, *e->model_, cache_choice->policy, *e->backend_, *e->pool_);
-    if (!tiers.ok()) return tiers.status();
-    e->tiers_ = std::move(tiers.value());
-    e->cache_->set_tier_probe([raw = e->tiers_.get()](std::span<const Token> path, int64_t from) {
-      return raw->held_tokens(path, from);
-    });
-  }
-  runtime::SchedulerConfig sc{config.prefill_chunk, max_batch, config.max_running,
-                              config.max_queue_age_steps, config.speculate == "tree"};
-  e->scheduler_ = std::make_unique<runtime::Scheduler>(sc, *e->cache_, *e->runner_, *e->tokenizer_,
-                                                       e->tiers_.get());
-  e->scheduler_->set_before_finish([raw = e.get()] { raw->publish(); });
+Status EngineImpl::attach_tiers(const EngineConfig& config) {
+  if (!runtime::wants_tiers(config)) return Status();
+  Result<std::unique_ptr<tiers::KvTiers>> tiers = runtime::open_tiers(
+      config, *model_, runtime::cache_choice(config.cache).policy, *backend_, *pool_);
+  if (!tiers.ok()) return tiers.status();
+  tiers_ = std::move(tiers.value());
+  cache_->set_tier_probe([raw = tiers_.get()](std::span<const Token> path, int64_t from) {
+    return raw->held_tokens(path, from);
+  });
+  return Status();
+}
 
-  ModelInfo& info = e->info_;
-  info.path = path;
-  info.name = mc.name.empty() ? std::filesystem::path(path).stem().string() : mc.name;
-  info.architecture = mc.arch;
-  info.context_length = e->context_;
-  info.n_vocab = mc.n_vocab;
-  info.chat_template = e->template_->name();
-  info.chat_template_detail = e->template_->detail();
-  info.chat_template_notice = e->template_->notice();
-  info.reasoning = e->template_->reasoning();
-  info.cache = config.cache;
-  info.kv_pool_tokens = n_pages * e->page_size_;
-  info.kv_type = kernels::dtype_name(e->kv_type_);
-  if (!progress(1.0f)) return cancelled;
+void EngineImpl::start_scheduler(const EngineConfig& config) {
+  runtime::SchedulerConfig sc{config.prefill_chunk, std::max(config.max_batch_tokens, 1),
+                              config.max_running, config.max_queue_age_steps,
+                              config.speculate == SpeculateSetting::tree};
+  scheduler_ =
+      std::make_unique<runtime::Scheduler>(sc, *cache_, *runner_, *tokenizer_, tiers_.get());
+  scheduler_->set_before_finish([this] { publish(); });
+}
+
+void EngineImpl::describe(const EngineConfig& config, const std::string& path) {
+  const model::ModelConfig& mc = model_->config;
+  info_.path = path;
+  info_.name = mc.name.empty() ? std::filesystem::path(path).stem().string() : mc.name;
+  info_.architecture = mc.arch;
+  info_.context_length = context_;
+  info_.n_vocab = mc.n_vocab;
+  info_.chat_template = template_->name();
+  info_.chat_template_detail = template_->detail();
+  info_.chat_template_notice = template_->notice();
+  info_.reasoning = template_->reasoning();
+  info_.cache = setting_name(config.cache);
+  info_.kv_pool_tokens = cache_->config().total_pages * page_size_;
+  info_.kv_type = kernels::dtype_name(kv_type_);
+}
+
+Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {
+  std::unique_ptr<EngineImpl> e(new EngineImpl());
+  const std::string path =
+      config.model_path.empty() ? model::default_model_path() : config.model_path;
+  const Progress progress = [&](float f) {
+    return !config.load_progress || config.load_progress(f);
+  };
+  if (!progress(0.0f)) return load_cancelled();
+  if (Status st = e->load_model(path, progress); !st.ok()) return st;
+  if (Status st = e->load_tokenizer(path, config.chat_template); !st.ok()) return st;
+  e->size_kv(config);
+  if (Status st = e->choose_backend(config); !st.ok()) return st;
+  if (Status st = e->attach_tiers(config); !st.ok()) return st;
+  e->start_scheduler(config);
+  e->describe(config, path);
+  if (!progress(1.0f)) return load_cancelled();
   e->publish();
   e->thread_ = std::thread([raw = e.get()] { raw->run(); });
   return std::unique_ptr<Engine>(std::move(e));

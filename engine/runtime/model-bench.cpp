@@ -49,8 +49,6 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
     return Status(StatusCode::invalid_argument,
                   "threads, prompt, decode and repeats must be at least 1");
   }
-  Result<kernels::DType> kv_type = runtime::parse_kv_type(config.kv_type);
-  if (!kv_type.ok()) return kv_type.status();
   const std::string path =
       config.model_path.empty() ? model::default_model_path() : config.model_path;
   auto model = model::load_model(path);
@@ -68,7 +66,7 @@ Result<ModelBenchResult> bench_model(const ModelBenchConfig& config) {
   const int page_size = 16;
   const int64_t pages = (prompt + decode + page_size - 1) / page_size;
   const kernels::KvPoolShape shape{c.n_layers, c.n_kv_heads, c.head_dim,
-                                   page_size,  pages,        kv_type.value()};
+                                   page_size,  pages,        runtime::kv_dtype(config.kv_type)};
   auto pool = backend->make_kv_pool(shape);
   if (!pool) return Status(StatusCode::internal, "out of memory for the KV pool");
   const int chunk = std::min(prompt, 512);

@@ -9,7 +9,7 @@
 
 #include "drafter.h"
 #include "radixchat/cache.h"
-#include "radixchat/engine.h"
+#include "radixchat/request.h"
 #include "sampler.h"
 #include "stop-matcher.h"
 #include "structured/json-constraint.h"
@@ -20,6 +20,41 @@ namespace rc::runtime {
 using Clock = std::chrono::steady_clock;
 
 enum class RequestState { waiting, prefill, decode };
+
+// KV bookkeeping. `pages` is the page table: the matched prefix's pages
+// (the cache's), then pages held by this request. `locked` is the cache
+// node protecting the cached part.
+struct RequestKv {
+  std::vector<PageId> pages;
+  NodeHandle locked;
+  bool has_lock = false;
+  int cached_tokens = 0;    // prompt tokens served by the cache (pool or tiers)
+  int loaded_tokens = 0;    // of those, loaded from the tiers below the pool
+  int tier_recomputed = 0;  // tokens the tiers held that the cost model recomputed
+  int filled = 0;           // positions whose K/V are in the pool
+  int inserted = 0;         // positions handed to the cache so far
+};
+
+// Drafted decoding (docs/architecture.md section 20): this step's tokens
+// (the last output token, then the draft), where the draft came from (its
+// source, and for a tree draft the node: Draft::node), the adaptive draft
+// length, and what was drafted and kept.
+struct RequestDrafts {
+  std::vector<int32_t> step_tokens;
+  DraftSource source = DraftSource::none;
+  NodeHandle node;
+  DraftBudget budget;
+  int drafted_tokens = 0;
+  int accepted_tokens = 0;
+};
+
+struct RequestTimes {
+  Clock::time_point submitted = Clock::now();
+  Clock::time_point scheduled;
+  Clock::time_point first_token;
+  Clock::time_point last_token;
+  double itl_sum_ms = 0;
+};
 
 struct Request {
   Request(RequestId id, std::vector<int32_t> prompt, const GenerateRequest& params,
@@ -32,8 +67,9 @@ struct Request {
         callback(std::move(callback)),
         sampler(params.sampling),
         stop(params.stop),
-        decoder(tokenizer),
-        draft_budget(params.sampling.temperature <= 0 || params.sampling.top_k == 1) {}
+        decoder(tokenizer) {
+    draft.budget = DraftBudget(params.sampling.temperature <= 0 || params.sampling.top_k == 1);
+  }
 
   RequestId id;
   std::vector<int32_t> prompt;
@@ -49,17 +85,7 @@ struct Request {
   RequestState state = RequestState::waiting;
   uint64_t enqueued_step = 0;
 
-  // KV bookkeeping. `pages` is the page table: the matched prefix's pages
-  // (the cache's), then pages held by this request. `locked` is the cache
-  // node protecting the cached part.
-  std::vector<PageId> pages;
-  NodeHandle locked;
-  bool has_lock = false;
-  int cached_tokens = 0;    // prompt tokens served by the cache (pool or tiers)
-  int loaded_tokens = 0;    // of those, loaded from the tiers below the pool
-  int tier_recomputed = 0;  // tokens the tiers held that the cost model recomputed
-  int filled = 0;           // positions whose K/V are in the pool
-  int inserted = 0;         // positions handed to the cache so far
+  RequestKv kv;
 
   std::vector<int32_t> output;
   Sampler sampler;
@@ -71,22 +97,8 @@ struct Request {
 
   bool finished = false;  // set by Scheduler::finish
 
-  // Drafted decoding: this step's tokens (the last output token, then the
-  // draft), where the draft came from (its source, and for a tree draft the
-  // node: Draft::node), the adaptive draft length, and what was drafted and
-  // kept.
-  std::vector<int32_t> step_tokens;
-  DraftSource step_source = DraftSource::none;
-  NodeHandle draft_node;
-  DraftBudget draft_budget;
-  int drafted_tokens = 0;
-  int accepted_tokens = 0;
-
-  Clock::time_point submitted = Clock::now();
-  Clock::time_point scheduled;
-  Clock::time_point first_token;
-  Clock::time_point last_token;
-  double itl_sum_ms = 0;
+  RequestDrafts draft;
+  RequestTimes times;
 
   int prompt_len() const { return static_cast<int>(prompt.size()); }
   // The token at position `pos` of the sequence prompt + output.

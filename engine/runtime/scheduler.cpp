@@ -92,7 +92,7 @@ void Scheduler::admit() {
     if (!reserve(r)) break;  // pool short: wait for running requests to finish
     admitted[i] = true;
     r.state = RequestState::prefill;
-    r.scheduled = Clock::now();
+    r.times.scheduled = Clock::now();
     running_.push_back(std::move(waiting_[i]));
   }
   std::deque<std::unique_ptr<Request>> rest;
@@ -117,12 +117,12 @@ bool Scheduler::reserve(Request& r) {
     RC_ASSERT(cache_.unlock(m.node).ok());
     return false;
   }
-  r.pages = std::move(pages);
-  r.locked = m.node;
-  r.has_lock = true;
-  r.cached_tokens = static_cast<int>(m.tokens);
-  r.filled = static_cast<int>(m.tokens);
-  r.inserted = static_cast<int>(m.tokens);
+  r.kv.pages = std::move(pages);
+  r.kv.locked = m.node;
+  r.kv.has_lock = true;
+  r.kv.cached_tokens = static_cast<int>(m.tokens);
+  r.kv.filled = static_cast<int>(m.tokens);
+  r.kv.inserted = static_cast<int>(m.tokens);
   return true;
 }
 
@@ -131,7 +131,7 @@ void Scheduler::promote(Request& r, std::span<const Token> key, MatchResult& m) 
   if (plan.tokens == 0) return;
   if (!plan.load) {
     tiers_->note_recompute();
-    r.tier_recomputed = static_cast<int>(plan.tokens);
+    r.kv.tier_recomputed = static_cast<int>(plan.tokens);
     return;
   }
   std::vector<PageId> fresh;
@@ -153,48 +153,48 @@ void Scheduler::promote(Request& r, std::span<const Token> key, MatchResult& m) 
   m.tokens += loaded;
   m.pages = std::move(ins->pages);
   m.node = ins->node;
-  r.loaded_tokens = static_cast<int>(loaded);
+  r.kv.loaded_tokens = static_cast<int>(loaded);
 }
 
 // Hands positions [0, upto) (page-aligned down) to the cache so other
 // requests can share them, and moves this request's lock to the new node.
 void Scheduler::cache_prefix(Request& r, int upto) {
   const int aligned = upto / page_size_ * page_size_;
-  if (aligned <= r.inserted) return;
+  if (aligned <= r.kv.inserted) return;
   std::vector<Token> key(aligned);
   for (int i = 0; i < aligned; ++i) key[i] = r.token_at(i);
   Result<InsertResult> ins =
-      cache_.insert(key, std::span<const PageId>(r.pages.data(), aligned / page_size_));
+      cache_.insert(key, std::span<const PageId>(r.kv.pages.data(), aligned / page_size_));
   RC_ASSERT_MSG(ins.ok(), ins.status().message().c_str());
-  std::copy(ins->pages.begin(), ins->pages.end(), r.pages.begin());
+  std::copy(ins->pages.begin(), ins->pages.end(), r.kv.pages.begin());
   if (tiers_) tiers_->store(key, ins->pages);
   RC_ASSERT(cache_.lock(ins->node).ok());
-  if (r.has_lock) RC_ASSERT(cache_.unlock(r.locked).ok());
-  r.locked = ins->node;
-  r.has_lock = true;
-  r.inserted = aligned;
+  if (r.kv.has_lock) RC_ASSERT(cache_.unlock(r.kv.locked).ok());
+  r.kv.locked = ins->node;
+  r.kv.has_lock = true;
+  r.kv.inserted = aligned;
 }
 
 // Caches what was computed, then returns the request's other pages.
 void Scheduler::release_kv(Request& r) {
   if (r.state == RequestState::waiting) return;
-  cache_prefix(r, r.filled);
-  if (r.pin_prefix && r.has_lock) {
-    RC_ASSERT(cache_.pin(r.locked).ok());
-    Pin pin{std::vector<Token>(size_t(r.inserted)), r.locked};
-    for (int i = 0; i < r.inserted; ++i) pin.tokens[size_t(i)] = r.token_at(i);
+  cache_prefix(r, r.kv.filled);
+  if (r.pin_prefix && r.kv.has_lock) {
+    RC_ASSERT(cache_.pin(r.kv.locked).ok());
+    Pin pin{std::vector<Token>(size_t(r.kv.inserted)), r.kv.locked};
+    for (int i = 0; i < r.kv.inserted; ++i) pin.tokens[size_t(i)] = r.token_at(i);
     pins_.push_back(std::move(pin));
   }
-  const size_t owned_from = static_cast<size_t>(r.inserted / page_size_);
-  if (owned_from < r.pages.size()) {
+  const size_t owned_from = static_cast<size_t>(r.kv.inserted / page_size_);
+  if (owned_from < r.kv.pages.size()) {
     RC_ASSERT(cache_
-                  .free_pages(std::span<const PageId>(r.pages.data() + owned_from,
-                                                      r.pages.size() - owned_from))
+                  .free_pages(std::span<const PageId>(r.kv.pages.data() + owned_from,
+                                                      r.kv.pages.size() - owned_from))
                   .ok());
   }
-  r.pages.clear();
-  if (r.has_lock) RC_ASSERT(cache_.unlock(r.locked).ok());
-  r.has_lock = false;
+  r.kv.pages.clear();
+  if (r.kv.has_lock) RC_ASSERT(cache_.unlock(r.kv.locked).ok());
+  r.kv.has_lock = false;
 }
 
 void Scheduler::finish(Request& r, FinishReason reason, Status error) {
@@ -209,19 +209,20 @@ void Scheduler::finish(Request& r, FinishReason reason, Status error) {
   ev.error = std::move(error);
   RequestMetrics& m = ev.metrics;
   m.prompt_tokens = r.prompt_len();
-  m.cached_tokens = r.cached_tokens;
-  m.loaded_tokens = r.loaded_tokens;
-  m.tier_recomputed = r.tier_recomputed;
-  m.computed_tokens = r.prompt_len() - r.cached_tokens;
+  m.cached_tokens = r.kv.cached_tokens;
+  m.loaded_tokens = r.kv.loaded_tokens;
+  m.tier_recomputed = r.kv.tier_recomputed;
+  m.computed_tokens = r.prompt_len() - r.kv.cached_tokens;
   m.output_tokens = static_cast<int>(r.output.size());
-  if (r.state != RequestState::waiting) m.queue_ms = ms_between(r.submitted, r.scheduled);
+  if (r.state != RequestState::waiting)
+    m.queue_ms = ms_between(r.times.submitted, r.times.scheduled);
   if (!r.output.empty()) {
-    m.ttft_ms = ms_between(r.submitted, r.first_token);
-    if (r.output.size() > 1) m.itl_ms_mean = r.itl_sum_ms / (r.output.size() - 1);
+    m.ttft_ms = ms_between(r.times.submitted, r.times.first_token);
+    if (r.output.size() > 1) m.itl_ms_mean = r.times.itl_sum_ms / (r.output.size() - 1);
   }
-  m.total_ms = ms_between(r.submitted, now);
-  m.drafted_tokens = r.drafted_tokens;
-  m.accepted_tokens = r.accepted_tokens;
+  m.total_ms = ms_between(r.times.submitted, now);
+  m.drafted_tokens = r.draft.drafted_tokens;
+  m.accepted_tokens = r.draft.accepted_tokens;
 
   totals_.finished++;
   totals_.prompt_tokens += m.prompt_tokens;
@@ -232,7 +233,7 @@ void Scheduler::finish(Request& r, FinishReason reason, Status error) {
     totals_.ttft_count++;
   }
   if (r.output.size() > 1) {
-    totals_.itl_ms_sum += r.itl_sum_ms;
+    totals_.itl_ms_sum += r.times.itl_sum_ms;
     totals_.itl_count += r.output.size() - 1;
   }
   if (before_finish_) before_finish_();
@@ -269,11 +270,11 @@ int32_t Scheduler::sample_next(Request& r, std::span<float> logits) {
 void Scheduler::stream_token(Request& r, int32_t token) {
   const Clock::time_point now = Clock::now();
   if (r.output.empty()) {
-    r.first_token = now;
+    r.times.first_token = now;
   } else {
-    r.itl_sum_ms += ms_between(r.last_token, now);
+    r.times.itl_sum_ms += ms_between(r.times.last_token, now);
   }
-  r.last_token = now;
+  r.times.last_token = now;
   r.output.push_back(token);
 
   const bool end_of_generation =
@@ -308,8 +309,8 @@ void Scheduler::stream_token(Request& r, int32_t token) {
 }
 
 void Scheduler::plan_decode(Request& r, int max_draft) {
-  r.step_tokens.assign(1, r.output.back());
-  r.step_source = DraftSource::none;
+  r.draft.step_tokens.assign(1, r.output.back());
+  r.draft.source = DraftSource::none;
   // Drafts need free logit rows and room before max_tokens (the step's last
   // token is sampled after them); structured output masks each position by
   // the state before it, so it decodes one token at a time.
@@ -318,48 +319,48 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   if (!cfg_.speculate || r.constraint || k < DraftBudget::kMinTokens) return;
   std::vector<int32_t> seq(r.prompt);
   seq.insert(seq.end(), r.output.begin(), r.output.end());
-  const Draft d = propose_draft(cache_, seq, r.draft_budget, k);
+  const Draft d = propose_draft(cache_, seq, r.draft.budget, k);
   if (static_cast<int>(d.tokens.size()) < DraftBudget::kMinTokens) return;
   // A greedy request's tree draft is near certain (drafter.h) and always
   // verified; any other draft only where it is expected to pay.
-  const bool certain = d.source == DraftSource::tree && r.draft_budget.greedy();
+  const bool certain = d.source == DraftSource::tree && r.draft.budget.greedy();
   if (!certain && !draft_costs_.worth(d.source, static_cast<int>(d.tokens.size()))) return;
-  r.step_tokens.insert(r.step_tokens.end(), d.tokens.begin(), d.tokens.end());
-  r.step_source = d.source;
-  r.draft_node = d.node;
+  r.draft.step_tokens.insert(r.draft.step_tokens.end(), d.tokens.begin(), d.tokens.end());
+  r.draft.source = d.source;
+  r.draft.node = d.node;
 }
 
 void Scheduler::verify_draft(Request& r, float* logits, int vocab) {
-  const int base = r.filled;
-  const int drafted = static_cast<int>(r.step_tokens.size()) - 1;
+  const int base = r.kv.filled;
+  const int drafted = static_cast<int>(r.draft.step_tokens.size()) - 1;
   // Counted before each token streams: the request may finish on any of
   // them, and finish() reports the request's counts and publishes the
   // engine's.
-  r.drafted_tokens += drafted;
+  r.draft.drafted_tokens += drafted;
   totals_.drafted_tokens += static_cast<uint64_t>(drafted);
   if (drafted > 0) totals_.draft_steps++;
   int accepted = 0;
   for (int i = 0; i <= drafted; ++i) {
     // Positions base .. base + i hold the last token and the draft tokens
     // kept so far; row i's logits follow them.
-    r.filled = base + 1 + i;
+    r.kv.filled = base + 1 + i;
     const int32_t token = sample_next(r, std::span<float>(logits + size_t(i) * vocab, vocab));
     if (token < 0) break;
-    const bool kept = i < drafted && token == r.step_tokens[size_t(i) + 1];
+    const bool kept = i < drafted && token == r.draft.step_tokens[size_t(i) + 1];
     if (kept) {
       ++accepted;
-      ++r.accepted_tokens;
+      ++r.draft.accepted_tokens;
       ++totals_.accepted_tokens;
     }
     stream_token(r, token);
     if (r.finished || !kept) break;
   }
   if (drafted == 0) return;
-  r.draft_budget.update(r.step_source, drafted, accepted);
-  if (!(r.step_source == DraftSource::tree && r.draft_budget.greedy())) {
-    draft_costs_.note_draft(r.step_source, drafted, accepted);
+  r.draft.budget.update(r.draft.source, drafted, accepted);
+  if (!(r.draft.source == DraftSource::tree && r.draft.budget.greedy())) {
+    draft_costs_.note_draft(r.draft.source, drafted, accepted);
   }
-  cache_.note_draft(r.draft_node, drafted, accepted);
+  cache_.note_draft(r.draft.node, drafted, accepted);
 }
 
 // Prefill chunks for this step, shortest remaining prompt first (requests
@@ -384,17 +385,17 @@ void Scheduler::add_prefill_chunks(int& budget, int& logit_rows) {
   std::stable_sort(prefill_order_.begin(), prefill_order_.end(),
                    [&](const Request* a, const Request* b) {
                      if (aged(a) != aged(b)) return aged(a);
-                     return a->prompt_len() - a->filled < b->prompt_len() - b->filled;
+                     return a->prompt_len() - a->kv.filled < b->prompt_len() - b->kv.filled;
                    });
   int step_tokens = 0, cap = 0;
   for (Request* r : prefill_order_) {
     if (budget <= 0) break;
-    const int n = std::min({cfg_.prefill_chunk, budget, r->prompt_len() - r->filled});
+    const int n = std::min({cfg_.prefill_chunk, budget, r->prompt_len() - r->kv.filled});
     if (step_tokens > 0 && step_tokens + n > cap) break;
-    const bool last_chunk = r->filled + n == r->prompt_len();
+    const bool last_chunk = r->kv.filled + n == r->prompt_len();
     const bool want = last_chunk && r->max_tokens > 0 && logit_rows < runner_.max_logit_rows();
     if (last_chunk && r->max_tokens > 0 && !want) continue;  // no logit row left this step
-    batch_.add(r->pages, r->filled, r->prompt.data() + r->filled, n, want);
+    batch_.add(r->kv.pages, r->kv.filled, r->prompt.data() + r->kv.filled, n, want);
     batch_owner_.push_back(r);
     budget -= n;
     logit_rows += want ? 1 : 0;
@@ -411,7 +412,7 @@ bool Scheduler::step() {
   // already cached) has nothing to compute: it ends now, and release_kv
   // pins it.
   for (auto& r : running_) {
-    if (r->state == RequestState::prefill && r->max_tokens == 0 && r->filled == r->prompt_len())
+    if (r->state == RequestState::prefill && r->max_tokens == 0 && r->kv.filled == r->prompt_len())
       finish(*r, FinishReason::length);
   }
   drop_finished();
@@ -427,8 +428,8 @@ bool Scheduler::step() {
     if (r->state != RequestState::decode) continue;
     if (logit_rows == runner_.max_logit_rows()) break;
     plan_decode(*r, std::min(budget, runner_.max_logit_rows() - logit_rows) - 1);
-    const int n = static_cast<int>(r->step_tokens.size());
-    batch_.add(r->pages, r->filled, r->step_tokens.data(), n, n);
+    const int n = static_cast<int>(r->draft.step_tokens.size());
+    batch_.add(r->kv.pages, r->kv.filled, r->draft.step_tokens.data(), n, n);
     batch_owner_.push_back(r.get());
     budget -= n;
     logit_rows += n;
@@ -462,10 +463,10 @@ bool Scheduler::step() {
       row += s.n_logits;
       continue;
     }
-    r.filled += s.n_new;
+    r.kv.filled += s.n_new;
     if (r.state == RequestState::prefill) {
-      cache_prefix(r, std::min(r.filled, r.prompt_len()));
-      if (r.filled == r.prompt_len()) {
+      cache_prefix(r, std::min(r.kv.filled, r.prompt_len()));
+      if (r.kv.filled == r.prompt_len()) {
         if (r.max_tokens == 0) {
           finish(r, FinishReason::length);
           continue;

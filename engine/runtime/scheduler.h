@@ -27,7 +27,7 @@
 #include "draft-costs.h"
 #include "model-runner.h"
 #include "radixchat/cache.h"
-#include "radixchat/engine.h"
+#include "radixchat/request.h"
 #include "request.h"
 #include "tiers/kv-tiers.h"
 

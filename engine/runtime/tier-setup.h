@@ -9,7 +9,7 @@
 #include "backend.h"
 #include "model/model-file.h"
 #include "radixchat/cache.h"
-#include "radixchat/engine.h"
+#include "radixchat/engine-config.h"
 #include "tiers/kv-tiers.h"
 
 namespace rc::runtime {

@@ -33,8 +33,8 @@ float range(const std::vector<float>& a) { return rc::testing::value_range(a); }
 // device answers but the engine fell back to the CPU.
 std::unique_ptr<Engine> open_cuda(const std::string& cache) {
   EngineConfig cfg;
-  cfg.cache = cache;
-  cfg.backend = "cuda";
+  cfg.cache = parse_cache_setting(cache).value();
+  cfg.backend = BackendSetting::cuda;
   auto e = Engine::create(cfg);
   EXPECT_TRUE(e.ok()) << e.status().to_string();
   if (!e.ok()) return nullptr;

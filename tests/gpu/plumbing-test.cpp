@@ -285,19 +285,19 @@ TEST(StepIndices, PositionsSlotsAndSequencesFollowThePageTables) {
 
 TEST(BackendSelection, CpuOnRequestAndFallbackWithAReason) {
   EngineConfig cfg;
-  cfg.backend = "cpu";
+  cfg.backend = BackendSetting::cpu;
   cfg.n_threads = 1;
   auto cpu = Engine::create(cfg);
   ASSERT_TRUE(cpu.ok()) << cpu.status().to_string();
   EXPECT_EQ(cpu.value()->model_info().backend, "cpu");
   EXPECT_EQ(cpu.value()->model_info().backend_reason, "CPU requested");
 
-  cfg.backend = "cuda";
+  cfg.backend = BackendSetting::cuda;
   auto asked = Engine::create(cfg);
   ASSERT_TRUE(asked.ok()) << asked.status().to_string();
   const ModelInfo& info = asked.value()->model_info();
   EXPECT_FALSE(info.backend_reason.empty());
-  const kernels::DeviceChoice choice = kernels::select_device("cuda");
+  const kernels::DeviceChoice choice = kernels::select_device(kernels::DeviceRequest::cuda);
   if (choice.kind == kernels::DeviceKind::cpu) {
     // No driver, no device or no CUDA in this build: the CPU runs, and the
     // reason says why ("No NVIDIA GPU found", or what CUDA answered).

@@ -54,8 +54,8 @@ std::unique_ptr<Engine> open(const std::string& path, const std::string& specula
   EngineConfig cfg;
   cfg.model_path = path;
   cfg.n_threads = 2;
-  cfg.cache = "off";  // each reply from scratch: nothing drafts from an earlier one
-  cfg.speculate = speculate;
+  cfg.cache = CacheSetting::off;  // each reply from scratch: nothing drafts from an earlier one
+  cfg.speculate = parse_speculate_setting(speculate).value();
   auto e = Engine::create(cfg);
   EXPECT_TRUE(e.ok()) << e.status().to_string();
   return e.ok() ? std::move(e.value()) : nullptr;

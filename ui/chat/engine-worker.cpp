@@ -89,13 +89,18 @@ void EngineWorker::cancelLoad(quint64 upTo) {
 Result<std::unique_ptr<rc::Engine>> EngineWorker::create(const ModelRequest& request,
                                                          const std::function<bool(float)>& progress,
                                                          QString* tierNotice) {
+  // The saved settings are names; a bad one fails the load in the engine's words.
+  Result<rc::CacheSetting> cache = rc::parse_cache_setting(request.cachePolicy.toStdString());
+  if (!cache.ok()) return cache.status();
+  Result<rc::KvType> kvType = rc::parse_kv_type(request.kvType.toStdString());
+  if (!kvType.ok()) return kvType.status();
   rc::EngineConfig config;
   config.model_path = request.path.toStdString();
-  config.cache = request.cachePolicy.toStdString();
+  config.cache = cache.value();
   config.kv_pool_tokens = request.poolTokens;
-  config.kv_type = request.kvType.toStdString();
+  config.kv_type = kvType.value();
   config.n_threads = request.threads;
-  config.speculate = request.drafted ? "tree" : "off";
+  config.speculate = request.drafted ? rc::SpeculateSetting::tree : rc::SpeculateSetting::off;
   config.kv_disk = request.kvDisk.toStdString();
   config.kv_disk_bytes = request.kvDiskBytes;
   config.kv_redis = request.kvRedis.toStdString();

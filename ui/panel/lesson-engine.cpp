@@ -12,26 +12,28 @@
 
 namespace rc::ui::panel {
 
-EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int64_t pool_tokens) {
+EngineConfig lesson_config(const ModelInfo& user, CacheSetting policy, int64_t pool_tokens) {
   EngineConfig c;
   c.model_path = user.path;
-  c.backend = user.backend.empty() ? "auto" : user.backend;
+  // ModelInfo names the backend ("cpu", "" before one ran) and the KV type
+  // ("F16") of the user's engine; what does not parse keeps the default.
+  if (Result<BackendSetting> b = parse_backend_setting(user.backend); b.ok()) c.backend = *b;
   c.cache = policy;
   c.kv_pool_tokens = pool_tokens;
-  std::string kv = user.kv_type;  // ModelInfo says "F16"; the config wants "f16"
+  std::string kv = user.kv_type;
   for (char& ch : kv) ch = char(std::tolower(static_cast<unsigned char>(ch)));
-  c.kv_type = kv.empty() ? "f16" : kv;
+  if (Result<KvType> t = parse_kv_type(kv); t.ok()) c.kv_type = *t;
   c.context_length = user.context_length;
   c.weight_copies = false;  // share the file mapping's pages instead of a second copy
   return c;
 }
 
-EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s,
-                             const std::string& policy, int64_t pool_tokens) {
-  EngineConfig c = lesson_config(user, s.disk_tier ? "radix" : policy, pool_tokens);
+EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s, CacheSetting policy,
+                             int64_t pool_tokens) {
+  EngineConfig c = lesson_config(user, s.disk_tier ? CacheSetting::radix : policy, pool_tokens);
   // Only the drafting lesson drafts: in the others, draft marks would be
   // noise beside what they teach.
-  c.speculate = s.speculate ? "tree" : "off";
+  c.speculate = s.speculate ? SpeculateSetting::tree : SpeculateSetting::off;
   return c;
 }
 

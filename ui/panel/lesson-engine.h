@@ -29,14 +29,14 @@ namespace rc::ui::panel {
 
 // The config of an engine like `user` (same model file, backend, KV element
 // type and context) with its own `policy` cache of `pool_tokens` tokens.
-EngineConfig lesson_config(const ModelInfo& user, const std::string& policy, int64_t pool_tokens);
+EngineConfig lesson_config(const ModelInfo& user, CacheSetting policy, int64_t pool_tokens);
 
 struct DemoScenario;
 // The lesson_config of scenario `s`: the demo cache setting `policy`, or
 // radix for a lesson with a disk tier (the tiers hang under the radix
 // tree), and drafted decoding when the lesson shows it.
-EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s,
-                             const std::string& policy, int64_t pool_tokens);
+EngineConfig scenario_config(const ModelInfo& user, const DemoScenario& s, CacheSetting policy,
+                             int64_t pool_tokens);
 
 // The pool a scenario's lesson gets: its own wish, grown so that its
 // longest request fits, or else `fallback`, grown so that three of them

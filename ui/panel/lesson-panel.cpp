@@ -81,13 +81,17 @@ bool CachePanelState::start_lesson(size_t scenario, double now) {
   const panel::DemoScenario& s = all[scenario];
   const int64_t pool = panel::lesson_pool_tokens(
       scenario, lesson.pool_tokens, [&](size_t i) { return step_prompt_tokens(*user, s, i); });
-  const EngineConfig config =
-      panel::scenario_config(user->model_info(), s, kCachePolicies[lesson.policy], pool);
+  Result<CacheSetting> policy = parse_cache_setting(kCachePolicies[lesson.policy]);
+  if (!policy.ok()) {
+    lesson.error = policy.status().message();
+    return false;
+  }
+  const EngineConfig config = panel::scenario_config(user->model_info(), s, *policy, pool);
   lesson.host.build(config, s.disk_tier);
   lesson.scenario = int(scenario);
   lesson.fitted = 0;
   lesson.user_requests_seen = requests_seen(*user);
-  log.note("lesson: " + s.name + " in a fresh " + config.cache + " cache of " +
+  log.note("lesson: " + s.name + " in a fresh " + setting_name(config.cache) + " cache of " +
                std::to_string(pool) + " tokens" +
                (s.disk_tier ? " with a disk tier in " + lesson.host.temp_disk() : std::string()) +
                (s.speculate ? " and drafted decoding" : std::string()) +
@@ -178,9 +182,9 @@ std::string CachePanelState::lesson_banner() {
   if (lesson.scenario < 0) return "";
   const panel::DemoScenario& s = panel::demo_scenarios()[size_t(lesson.scenario)];
   if (lesson.host.state() == panel::LessonEngine::State::building)
-    return "Preparing a fresh " + lesson.host.config().cache + " cache (" +
-           std::to_string(lesson.host.config().kv_pool_tokens) + " tokens) for \"" + s.name +
-           "\"; your own cache is untouched.";
+    return "Preparing a fresh " + std::string(setting_name(lesson.host.config().cache)) +
+           " cache (" + std::to_string(lesson.host.config().kv_pool_tokens) + " tokens) for \"" +
+           s.name + "\"; your own cache is untouched.";
   std::string text = lesson.demo.caption();
   const size_t k = lesson.demo.step();
   if (source.paused && (lesson.demo.in_flight() || !source.pending.empty())) {
@@ -206,7 +210,7 @@ std::string CachePanelState::lesson_banner() {
 void CachePanelState::draw_lesson_steps() {
   const std::vector<panel::DemoStepResult>& r = lesson.demo.results();
   const bool tiers = !lesson.host.temp_disk().empty();
-  const bool drafts = lesson.host.config().speculate != "off";
+  const bool drafts = lesson.host.config().speculate != SpeculateSetting::off;
   if (r.empty() || !ImGui::BeginTable("##steps", 7 + (tiers ? 1 : 0) + (drafts ? 1 : 0),
                                       ImGuiTableFlags_Borders | ImGuiTableFlags_SizingFixedFit))
     return;

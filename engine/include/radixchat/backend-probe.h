@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "radixchat/engine-config.h"
+
 namespace rc {
 
 struct BackendProbe {
@@ -19,7 +21,6 @@ struct BackendProbe {
   std::string cuda_plugin;  // one line: "loaded from PATH", "not installed (...)", ...
 };
 
-// requested: "auto", "cpu" or "cuda".
-BackendProbe probe_backend(const std::string& requested);
+BackendProbe probe_backend(BackendSetting requested);
 
 }  // namespace rc

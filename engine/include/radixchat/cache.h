@@ -1,7 +1,9 @@
 // The KV cache: which token prefixes have their K/V in which pages of the
 // pool, so a request prefills only the suffix nobody computed before.
 //
-// Three policies behind one interface, so workloads can compare them:
+// Three policies behind one interface (KvCache below: the core protocol,
+// PrefixCache, and small interfaces for observers, upkeep, tier probes and
+// draft peeks), so workloads can compare them:
 //   radix  compressed trie over token ids (RadixAttention, SGLang), LRU over
 //          unlocked leaves, splits on partial matches, merges after eviction.
 //   hash   APC-style blocks of page_size tokens keyed by
@@ -24,7 +26,8 @@
 // leave the cache unchanged unless the comment says otherwise. A broken
 // internal invariant is a bug: RC_ASSERT aborts with file and line.
 //
-// The request protocol (docs/architecture.md section 5; SGLang's cache_unfinished_req):
+// The request protocol (docs/architecture.md section 5; SGLang's
+// cache_unfinished_req), all of it PrefixCache's:
 //   m = match_prefix(tokens)           // hit: m.tokens, m.pages, m.node
 //   lock(m.node)                       // m.pages cannot be evicted now
 //   alloc_pages(need, table)           // evicts LRU leaves when short
@@ -85,7 +88,7 @@ struct NodeHandle {
   bool operator==(const NodeHandle&) const = default;
 };
 
-// KvCache::peek_continuation's answer.
+// CacheDraftSource::peek_continuation's answer.
 struct Continuation {
   std::vector<Token> tokens;
   NodeHandle node{kNoNode, 0};  // deepest node the tokens come from
@@ -154,53 +157,44 @@ struct CacheSnapshot {
   CacheStats stats;
 };
 
-class KvCache {
+// ---------------------------------------------------------------------------
+// The core protocol: what serving one request needs (docs/architecture.md
+// section 5), in the order the request protocol at the top of this file
+// calls it. Match, lock, allocate, insert, evict and check; nothing else. A
+// caller that only serves requests (a replay, a benchmark, the layout
+// advisor) takes a PrefixCache&.
+class PrefixCache {
  public:
-  virtual ~KvCache() = default;
+  virtual ~PrefixCache() = default;
+
+  // The settings the cache was made with; page_size is the unit of every
+  // length below.
   virtual const CacheConfig& config() const = 0;
 
-  // Longest cached prefix of `tokens`, page-aligned. Marks the path used now
-  // (a node split by a partial match counts as used, both halves) and counts
-  // toward the hit-rate stats. Never fails; 0 tokens is a valid answer.
+  // Match. Longest cached prefix of `tokens`, page-aligned, with its pages
+  // and the deepest node it ends in. Marks the path used now (a node split
+  // by a partial match counts as used, both halves) and counts toward the
+  // hit-rate stats. Never fails; 0 tokens (the root) is a valid answer.
   virtual MatchResult match_prefix(std::span<const Token> tokens) = 0;
 
-  // What match_prefix would return as `tokens`, without touching recency,
-  // stats, events or the tree's shape. For scheduling order (longest cached
-  // prefix first) over many waiting requests.
-  virtual int64_t peek_prefix(std::span<const Token> tokens) const = 0;
-
-  // Up to max_tokens tokens the cache holds right after the whole of
-  // `tokens`: the rest of the node the match ends in, then down the child
-  // with the most hits (the most recent on ties) — what earlier requests
-  // with this exact beginning went on with, to draft from — and the
-  // deepest node they come from (whose root path holds them all: a viewer
-  // marks it). Empty, with no node, when `tokens` is not cached whole, or
-  // the policy keeps no token order (hash, off). Like peek_prefix, touches
-  // nothing.
-  virtual Continuation peek_continuation(std::span<const Token> tokens, size_t max_tokens) const {
-    (void)tokens;
-    (void)max_tokens;
-    return {};
-  }
-
-  // Protect the path root..node from eviction (counted, may nest).
-  // invalid_argument for a stale handle; unlock below zero likewise.
+  // Lock. Protects the path root..node from eviction (counted, may nest);
+  // every lock needs one unlock. invalid_argument for a stale handle, and
+  // for an unlock below zero, with the cache unchanged.
   virtual Status lock(NodeHandle node) = 0;
   virtual Status unlock(NodeHandle node) = 0;
-  // Priority prefixes: LRU skips pinned nodes until nothing else is left.
-  virtual Status pin(NodeHandle node) = 0;
-  virtual Status unpin(NodeHandle node) = 0;
 
-  // Appends exactly n pages to `out`, evicting LRU leaves when the free list
-  // is short. no_pages (and `out` unchanged) when even eviction cannot make
-  // room: everything left is locked or held. The pages are held by the
-  // caller until insert() takes them or free_pages() returns them.
+  // Allocate. Appends exactly n pages to `out`, evicting LRU leaves when the
+  // free list is short. no_pages (and `out` unchanged) when even eviction
+  // cannot make room: everything left is locked or held. The pages are held
+  // by the caller until insert() takes them or free_pages() returns them.
   virtual Status alloc_pages(int64_t n, std::vector<PageId>& out) = 0;
   // Returns held pages (e.g. the unaligned tail) to the free list.
   // invalid_argument, with nothing freed, if any page is not held.
   virtual Status free_pages(std::span<const PageId> pages) = 0;
+  // Pages alloc_pages can hand out without evicting.
+  virtual int64_t free_page_count() const = 0;
 
-  // Caches `tokens` (length a multiple of page_size) with `pages`
+  // Insert. Caches `tokens` (length a multiple of page_size) with `pages`
   // (tokens / page_size of them): for the prefix already cached, the handed
   // pages are either the cache's own (from match_prefix) or held duplicates,
   // which are freed; the rest become owned by the cache. The result names the
@@ -210,9 +204,47 @@ class KvCache {
   virtual Result<InsertResult> insert(std::span<const Token> tokens,
                                       std::span<const PageId> pages) = 0;
 
-  // Evicts whole LRU leaves (unpinned first) until at least n_tokens tokens
-  // are freed or nothing evictable is left. Returns the tokens evicted.
+  // Evict. Whole LRU leaves (unpinned first) until at least n_tokens tokens
+  // are freed or nothing evictable is left; never a locked node. Returns the
+  // tokens evicted. alloc_pages calls it itself; a caller may evict ahead.
   virtual int64_t evict(int64_t n_tokens) = 0;
+
+  // Check. ok, or internal naming the first violated invariant of
+  // docs/architecture.md section 5. O(nodes + pages): for tests and
+  // debugging, not the hot path.
+  virtual Status check_integrity() const = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Observers: reading the cache without changing it, for the scheduler's
+// ordering, the stats and everyone who draws the tree (docs/architecture.md
+// section 6).
+class CacheView {
+ public:
+  virtual ~CacheView() = default;
+
+  // What match_prefix would return as `tokens`, without touching recency,
+  // stats, events or the tree's shape. For scheduling order (longest cached
+  // prefix first) over many waiting requests.
+  virtual int64_t peek_prefix(std::span<const Token> tokens) const = 0;
+  virtual CacheSnapshot snapshot() const = 0;
+  virtual CacheStats stats() const = 0;
+  virtual int64_t node_count() const = 0;  // excluding the root
+  // The only member other threads may touch (through drain()).
+  virtual CacheEventQueue& events() = 0;
+};
+
+// ---------------------------------------------------------------------------
+// Upkeep between requests: pinning saved prompts, purging deleted ones,
+// starting over.
+class CacheUpkeep {
+ public:
+  virtual ~CacheUpkeep() = default;
+
+  // Priority prefixes: LRU skips pinned nodes until nothing else is left.
+  // invalid_argument for a stale handle, and for an unpin below zero.
+  virtual Status pin(NodeHandle node) = 0;
+  virtual Status unpin(NodeHandle node) = 0;
 
   // Drops every cached node. invalid_argument if any node is locked (a
   // request in flight still reads those pages). Held pages stay held.
@@ -229,15 +261,19 @@ class KvCache {
   virtual int64_t forget(std::span<const std::vector<Token>> gone,
                          std::span<const std::vector<Token>> kept,
                          std::vector<std::vector<Token>>& dropped_paths) = 0;
+};
 
-  virtual CacheSnapshot snapshot() const = 0;
-  virtual CacheStats stats() const = 0;
-  virtual int64_t free_page_count() const = 0;
-  virtual int64_t node_count() const = 0;  // excluding the root
-  // Cache tiers (docs/architecture.md section 8). `probe(path, from)` says how
-  // many tokens of path[from:] the tiers below hold; a cache that emits
-  // events calls it for each leaf it evicts and, when that is not zero,
-  // emits a demote event first. Set once by the engine thread.
+// ---------------------------------------------------------------------------
+// Tier probes: the cache tiers below the pool (docs/architecture.md section
+// 8). Set and called by the engine thread only; a cache without tiers
+// ignores both.
+class CacheTierHooks {
+ public:
+  virtual ~CacheTierHooks() = default;
+
+  // `probe(path, from)` says how many tokens of path[from:] the tiers below
+  // hold; a cache that emits events calls it for each leaf it evicts and,
+  // when that is not zero, emits a demote event first. Set once.
   using TierProbe = std::function<int64_t(std::span<const Token> path, int64_t from)>;
   virtual void set_tier_probe(TierProbe probe) { (void)probe; }
   // Emits a promote event: `node` now ends where `tokens` tokens loaded
@@ -245,6 +281,28 @@ class KvCache {
   virtual void note_promoted(NodeHandle node, int64_t tokens) {
     (void)node;
     (void)tokens;
+  }
+};
+
+// ---------------------------------------------------------------------------
+// Draft peeks: what drafted decoding reads from the tree and reports back
+// (docs/architecture.md section 20). Neither changes the tree.
+class CacheDraftSource {
+ public:
+  virtual ~CacheDraftSource() = default;
+
+  // Up to max_tokens tokens the cache holds right after the whole of
+  // `tokens`: the rest of the node the match ends in, then down the child
+  // with the most hits (the most recent on ties) — what earlier requests
+  // with this exact beginning went on with, to draft from — and the
+  // deepest node they come from (whose root path holds them all: a viewer
+  // marks it). Empty, with no node, when `tokens` is not cached whole, or
+  // the policy keeps no token order (hash, off). Like peek_prefix, touches
+  // nothing.
+  virtual Continuation peek_continuation(std::span<const Token> tokens, size_t max_tokens) const {
+    (void)tokens;
+    (void)max_tokens;
+    return {};
   }
 
   // Emits a draft event after a draft of `drafted` tokens was verified and
@@ -256,13 +314,16 @@ class KvCache {
     (void)drafted;
     (void)accepted;
   }
-
-  // ok, or internal with the first violated invariant of docs/architecture.md section 5.
-  // O(nodes + pages): for tests and debugging, not the hot path.
-  virtual Status check_integrity() const = 0;
-  // The only member other threads may touch (through drain()).
-  virtual CacheEventQueue& events() = 0;
 };
+
+// The whole cache, as make_kv_cache returns it and the engine owns it: the
+// core protocol and each small interface above. Radix, hash and off
+// implement it; a caller takes the smallest part it needs.
+class KvCache : public PrefixCache,
+                public CacheView,
+                public CacheUpkeep,
+                public CacheTierHooks,
+                public CacheDraftSource {};
 
 // invalid_argument for page_size < 1, total_pages < 1 or > 2^31 - 1.
 Result<std::unique_ptr<KvCache>> make_kv_cache(const CacheConfig& config);

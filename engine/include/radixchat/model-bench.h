@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <string>
 
+#include "radixchat/engine-config.h"
 #include "radixchat/status.h"
 
 namespace rc {
@@ -30,7 +31,7 @@ struct ModelBenchConfig {
   int n_threads = 1;       // >= 1
   int prompt_tokens = 512;
   int decode_tokens = 64;
-  std::string kv_type = "f16";  // f16 | bf16 | f32, as EngineConfig::kv_type
+  KvType kv_type = KvType::f16;
   int repeats = 3;              // timed runs after the warm-up; the best is kept
 };
 
@@ -57,7 +58,7 @@ struct ModelBenchResult {
 };
 
 // Runs on the CPU backend with n_threads threads. Errors: a model that does
-// not load, sizes or repeats < 1, an unknown kv_type.
+// not load, sizes or repeats < 1.
 Result<ModelBenchResult> bench_model(const ModelBenchConfig& config);
 
 }  // namespace rc

@@ -28,7 +28,7 @@ long vm_rss_kib() {
   return -1;
 }
 
-// Runs probe_backend("auto") in a child with `plugin` / `driver` set (empty:
+// Runs probe_backend(automatic) in a child with `plugin` / `driver` set (empty:
 // unset); the child's resident size after the probe and its plugin line.
 Probe probe_in_child(const char* plugin, const char* driver) {
   int fds[2];
@@ -44,7 +44,7 @@ Probe probe_in_child(const char* plugin, const char* driver) {
       setenv("RADIXCHAT_CUDA_DRIVER", driver, 1);
     else
       unsetenv("RADIXCHAT_CUDA_DRIVER");
-    const rc::BackendProbe p = rc::probe_backend("auto");
+    const rc::BackendProbe p = rc::probe_backend(rc::BackendSetting::automatic);
     const std::string out = std::to_string(vm_rss_kib()) + "\n" + p.cuda_plugin;
     const ssize_t n = write(fds[1], out.data(), out.size());
     _exit(n == static_cast<ssize_t>(out.size()) ? 0 : 1);

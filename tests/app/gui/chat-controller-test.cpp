@@ -418,6 +418,22 @@ TEST_F(ChatControllerTest, AFailingModelKeepsTheOldOneWorking) {
   EXPECT_GT(sendAndWait("Hello"), 0);
 }
 
+// Saved settings are names: a bad one fails the load in the words of the
+// setting's parse function (radixchat/engine-config.h), and the old model
+// stays.
+TEST_F(ChatControllerTest, ABadSavedSettingFailsTheLoadInTheEnginesWords) {
+  rc::Engine* before = host_->engine();
+  QSignalSpy failed(host_, &EngineHost::loadFailed);
+  rc::ui::ModelRequest bad;
+  bad.cachePolicy = QStringLiteral("radix16");
+  host_->load(bad);
+  ASSERT_TRUE(waitUntil([&] { return failed.count() > 0; }, 20000));
+  EXPECT_EQ(
+      failed.at(0).at(0).toString(),
+      QStringLiteral("unknown cache 'radix16' (expected radix, radix-page16, hash16 or off)"));
+  EXPECT_EQ(host_->engine(), before);
+}
+
 TEST_F(ChatControllerTest, ALoadCanBeCancelled) {
   rc::Engine* before = host_->engine();
   QSignalSpy failed(host_, &EngineHost::loadFailed);

@@ -28,7 +28,7 @@ inline std::unique_ptr<KvCache> make_cache(CachePolicy policy, int page_size, in
 inline std::vector<Token> chars(const std::string& s) { return {s.begin(), s.end()}; }
 
 // One request as the runtime runs it: match, lock, allocate, insert the
-// page-aligned key, free the unaligned tail, unlock. When `keep_lock`, the
+// page-aligned key, free the unaligned tail, unlock: the core protocol only. When `keep_lock`, the
 // inserted node stays locked (a request still running) and is returned.
 struct Request {
   MatchResult match;
@@ -36,7 +36,7 @@ struct Request {
   Status status;
 };
 
-inline Request run_request(KvCache& c, const std::vector<Token>& key, bool keep_lock = false) {
+inline Request run_request(PrefixCache& c, const std::vector<Token>& key, bool keep_lock = false) {
   Request r;
   const int64_t ps = c.config().page_size;
   r.match = c.match_prefix(key);

@@ -16,7 +16,7 @@ namespace {
 std::unique_ptr<Engine> make_engine(const std::string& cache) {
   EngineConfig cfg;
   cfg.model_path = test::test_model_path();
-  cfg.cache = cache;
+  cfg.cache = parse_cache_setting(cache).value();
   cfg.n_threads = 2;
   cfg.kv_pool_tokens = 8192;
   auto e = Engine::create(cfg);

@@ -27,7 +27,7 @@ Reply run(Engine& engine, const std::vector<ChatMessage>& messages, uint64_t see
 std::unique_ptr<Engine> make_engine(const std::string& cache) {
   EngineConfig cfg;
   cfg.n_threads = 2;
-  cfg.cache = cache;
+  cfg.cache = parse_cache_setting(cache).value();
   auto e = Engine::create(cfg);
   EXPECT_TRUE(e.ok()) << e.status().to_string();
   return e.ok() ? std::move(e.value()) : nullptr;

@@ -25,8 +25,8 @@ std::vector<GoldenCase> load_golden() { return rc::testing::load_golden_logits()
 
 std::unique_ptr<Engine> open(const std::string& cache, const std::string& kv_type = "f16") {
   EngineConfig cfg;
-  cfg.cache = cache;
-  cfg.kv_type = kv_type;
+  cfg.cache = parse_cache_setting(cache).value();
+  cfg.kv_type = parse_kv_type(kv_type).value();
   cfg.n_threads = 2;
   auto e = Engine::create(cfg);
   EXPECT_TRUE(e.ok()) << e.status().to_string();

@@ -32,7 +32,7 @@ struct Reply {
 std::unique_ptr<Engine> open(const std::string& path) {
   EngineConfig cfg;
   cfg.model_path = path;
-  cfg.backend = "cpu";
+  cfg.backend = BackendSetting::cpu;
   cfg.n_threads = 2;
   cfg.kv_pool_tokens = 1 << 15;
   auto e = Engine::create(cfg);

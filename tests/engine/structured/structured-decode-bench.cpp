@@ -107,9 +107,9 @@ int main(int argc, char** argv) {
   }
   EngineConfig cfg;
   cfg.model_path = argv[1];
-  cfg.backend = "cpu";
+  cfg.backend = BackendSetting::cpu;
   cfg.n_threads = threads;
-  cfg.cache = "off";  // every request computes its prompt: the modes see the same work
+  cfg.cache = CacheSetting::off;  // every request computes its prompt: the modes see the same work
   cfg.kv_pool_tokens = 1 << 14;
   auto engine = Engine::create(cfg);
   if (!engine.ok()) {

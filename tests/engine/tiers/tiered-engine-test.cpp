@@ -61,7 +61,7 @@ TEST_P(TieredRestart, DiskBlocksReloadWithTheSameLogits) {
   const std::string model = model_name == "bundled" ? "" : random_q4k_model();
   TempDir dir("restart-" + model_name + "-" + kv_type);
   EngineConfig cfg = base_config(model);
-  cfg.kv_type = kv_type;
+  cfg.kv_type = parse_kv_type(kv_type).value();
   std::unique_ptr<Engine> oracle = open(cfg);
   ASSERT_TRUE(oracle);
   const int vocab = oracle->model_info().n_vocab;
@@ -212,7 +212,7 @@ TEST(TieredEngine, OtherModelOrKvTypeNeverSharesBlocks) {
   }
   for (const std::string variant : {"kv-f32", "model"}) {
     EngineConfig other = cfg;
-    if (variant == "kv-f32") other.kv_type = "f32";
+    if (variant == "kv-f32") other.kv_type = KvType::f32;
     if (variant == "model") other.model_path = random_q4k_model();
     std::unique_ptr<Engine> e = open(other);
     ASSERT_TRUE(e);
@@ -228,13 +228,13 @@ TEST(TieredEngine, BadTierSettingsAreOneClearError) {
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.status().code(), StatusCode::invalid_argument);
   cfg.kv_redis.clear();
-  cfg.cache = "off";
+  cfg.cache = CacheSetting::off;
   cfg.kv_host_bytes = 1 << 20;
   e = Engine::create(cfg);
   ASSERT_FALSE(e.ok());
   EXPECT_NE(e.status().message().find("--cache off"), std::string::npos);
   TempDir dir("locked");
-  cfg.cache = "radix";
+  cfg.cache = CacheSetting::radix;
   cfg.kv_host_bytes = 0;
   cfg.kv_disk = dir.path().string();
   std::unique_ptr<Engine> holder = open(cfg);

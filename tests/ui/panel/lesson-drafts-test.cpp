@@ -36,9 +36,10 @@ TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
   user.path = rc::test::test_model_path();
   user.backend = "cpu";
   user.kv_type = "F16";
-  const EngineConfig config = scenario_config(user, s, "radix", 2048);
-  EXPECT_EQ(config.speculate, "tree");
-  EXPECT_EQ(scenario_config(user, demo_scenarios()[0], "radix", 2048).speculate, "off");
+  const EngineConfig config = scenario_config(user, s, CacheSetting::radix, 2048);
+  EXPECT_EQ(config.speculate, SpeculateSetting::tree);
+  EXPECT_EQ(scenario_config(user, demo_scenarios()[0], CacheSetting::radix, 2048).speculate,
+            SpeculateSetting::off);
   LessonEngine lesson;
   lesson.build(config);
   for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)

@@ -183,8 +183,8 @@ TEST(LessonEngine, BuildsOnAWorkerCancelsAndReportsFailure) {
   LessonEngine l;
   l.factory = [&](const EngineConfig& c) -> Result<std::unique_ptr<Engine>> {
     ++calls;
-    if (c.cache == "broken") return Status(StatusCode::invalid_argument, "no such cache");
-    if (c.cache == "slow") {
+    if (c.model_path == "broken") return Status(StatusCode::invalid_argument, "no such cache");
+    if (c.model_path == "slow") {
       // Loads until cancelled, reporting progress like Engine::create.
       while (c.load_progress(0.5f)) std::this_thread::sleep_for(std::chrono::milliseconds(1));
       return Status(StatusCode::cancelled, "cancelled");
@@ -192,7 +192,6 @@ TEST(LessonEngine, BuildsOnAWorkerCancelsAndReportsFailure) {
     return std::unique_ptr<Engine>(new ScriptedEngine());
   };
   EngineConfig ok;
-  ok.cache = "radix";
   l.build(ok);
   for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -200,7 +199,7 @@ TEST(LessonEngine, BuildsOnAWorkerCancelsAndReportsFailure) {
   EXPECT_NE(l.engine(), nullptr);
 
   EngineConfig bad;
-  bad.cache = "broken";
+  bad.model_path = "broken";
   l.build(bad);
   EXPECT_EQ(l.engine(), nullptr) << "the previous engine was released";
   for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
@@ -209,7 +208,7 @@ TEST(LessonEngine, BuildsOnAWorkerCancelsAndReportsFailure) {
   EXPECT_EQ(l.error(), "no such cache");
 
   EngineConfig slow;
-  slow.cache = "slow";
+  slow.model_path = "slow";
   l.build(slow);
   EXPECT_EQ(l.state(), LessonEngine::State::building);
   l.release();  // returns once the load saw the cancel
@@ -223,12 +222,12 @@ TEST(LessonEngine, ConfigFollowsTheUsersModelAndPoolFitsTheDemo) {
   info.backend = "cuda";
   info.kv_type = "BF16";
   info.context_length = 2048;
-  const EngineConfig c = lesson_config(info, "hash16", 512);
+  const EngineConfig c = lesson_config(info, CacheSetting::hash16, 512);
   EXPECT_EQ(c.model_path, "/models/x.gguf");
-  EXPECT_EQ(c.backend, "cuda");
-  EXPECT_EQ(c.kv_type, "bf16");
+  EXPECT_EQ(c.backend, BackendSetting::cuda);
+  EXPECT_EQ(c.kv_type, KvType::bf16);
   EXPECT_EQ(c.context_length, 2048);
-  EXPECT_EQ(c.cache, "hash16");
+  EXPECT_EQ(c.cache, CacheSetting::hash16);
   EXPECT_EQ(c.kv_pool_tokens, 512);
   EXPECT_FALSE(c.weight_copies);  // a lesson reads the file mapping, not a copy of its own
 
@@ -290,7 +289,6 @@ TEST(LessonEngine, ATempDiskTierIsItsOwnAndGoesWithTheEngine) {
     return std::unique_ptr<Engine>(new ScriptedEngine());
   };
   EngineConfig c;
-  c.cache = "radix";
   l.build(c, true);
   for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -313,7 +311,7 @@ TEST(LessonEngine, ATempDiskTierIsItsOwnAndGoesWithTheEngine) {
   for (int i = 0; i < 2000 && l.poll() == LessonEngine::State::building; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   EXPECT_EQ(seen, "");
-  EXPECT_EQ(lesson_config(ModelInfo{}, "radix", 512).kv_disk, "");
+  EXPECT_EQ(lesson_config(ModelInfo{}, CacheSetting::radix, 512).kv_disk, "");
 }
 
 }  // namespace

@@ -35,7 +35,7 @@ TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
   user.backend = "cpu";
   user.kv_type = "F16";
   LessonEngine lesson;
-  lesson.build(lesson_config(user, "radix", demo_scenarios()[k].pool_tokens), true);
+  lesson.build(lesson_config(user, CacheSetting::radix, demo_scenarios()[k].pool_tokens), true);
   for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   ASSERT_EQ(lesson.state(), LessonEngine::State::ready) << lesson.error();
