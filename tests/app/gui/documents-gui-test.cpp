@@ -360,9 +360,9 @@ TEST_F(DocumentsGuiTest, DeletingAConversationWithADocumentPurgesItsTurns) {
   EXPECT_EQ(libraryNames(), std::vector<std::string>{"notes.md"}) << "the document stays";
 }
 
-// After a restart the app knows the document's prompts from the history
-// (the conversation's system prompt and documents): removing it erases
-// their blocks from the disk tier the first session wrote.
+// After a restart the pool is empty, but the disk tier the first session
+// wrote still holds the document: removing it finds and erases those
+// blocks (Engine::forget_document sweeps the tiers by the document's text).
 TEST_F(DocumentsGuiTest, RemovingAfterARestartPurgesTheDiskTier) {
   const QString notes = writeFile("notes.md", kNotes);
   window_->controller()->setSystemPrompt(QStringLiteral("Answer in one line."), std::nullopt);
