@@ -84,7 +84,8 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
               table_->item(i, kName)->setToolTip(QString::fromStdString(r.info.source_path));
               set(kTokens, c.toString(r.info.token_count));
               set(kFormat, QString::fromStdString(r.info.format));
-              set(kState, QStringLiteral("…"));
+              auto known = states_.find(QString::fromStdString(r.info.name));
+              set(kState, known != states_.end() ? known->second : QStringLiteral("…"));
               set(kUsedBy, r.conversations.isEmpty() ? tr("no conversation")
                                                      : r.conversations.join(QStringLiteral(", ")));
             }
@@ -92,6 +93,8 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
           });
   connect(docs_, &DocumentController::documentStates, this,
           [this](const std::map<QString, QString>& states) {
+            // The rows and the states come from two threads, in either order.
+            states_ = states;
             for (int i = 0; i < table_->rowCount(); ++i) {
               auto it = states.find(nameAt(i));
               if (it != states.end() && table_->item(i, kState))

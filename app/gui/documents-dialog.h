@@ -9,6 +9,7 @@
 #pragma once
 
 #include <QDialog>
+#include <map>
 
 class QLabel;
 class QLineEdit;
@@ -44,6 +45,7 @@ class DocumentsDialog : public QDialog {
   QTableWidget* table_ = nullptr;
   QPushButton* remove_ = nullptr;
   QLabel* status_ = nullptr;
+  std::map<QString, QString> states_;  // the last documentStates, by name
 };
 
 }  // namespace rc::gui

@@ -13,6 +13,7 @@ Usage: cache-export-url-test.py RADIXCHAT_CLI
 """
 import json
 import os
+import re
 import signal
 import struct
 import subprocess
@@ -34,7 +35,21 @@ def request(base, path, body=None):
         return json.loads(r.read())
 
 
+MARKS = {"<s>": "BOS", "<|begin_of_text|>": "BOS", "</s>": "EOS",
+         "<|end|>": "\u23ce end", "<|eot_id|>": "\u23ce end", "<|im_end|>": "\u23ce end",
+         "<|endoftext|>": "\u23ce end", "<|im_start|>": "\u25b8",
+         "<|start_header_id|>": "\u25b8", "<|end_header_id|>": ""}
+
+
+def readable(text):
+    """The chat templates' control tokens as the marks radixchat/cache-text.h
+    documents: "<|end|>" reads "\u23ce end", a role "<|user|>" "\u25b8user"."""
+    text = re.sub("|".join(re.escape(k) for k in MARKS), lambda m: MARKS[m.group(0)], text)
+    return re.sub(r"<\|([A-Za-z_]{1,24})\|>", "\u25b8\\1", text)
+
+
 def label(text):
+    text = readable(text)
     blank = text.strip(" \t\r\n") == ""
     text = "".join("\u21b5" if c == "\n" else "\u21e5" if c == "\t" else
                    "\u2420" if c == " " and blank else "" if c == "\r" else c for c in text)
