@@ -45,6 +45,8 @@ ConversationSidebar::ConversationSidebar(QWidget* parent) : QWidget(parent) {
   list_->setUniformItemSizes(true);
   list_->setContextMenuPolicy(Qt::CustomContextMenu);
   list_->setTextElideMode(Qt::ElideRight);
+  // Long titles are elided to the list's width, never scrolled sideways.
+  list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   v->addWidget(list_, 1);
 
   searchTimer_.setSingleShot(true);
