@@ -227,10 +227,8 @@ void ChatController::deleteConversation(qint64 id) {
           for (rc::ui::PrefixCandidate& b : *branches) {
             auto names = d.documents.find(b.conversationId);
             if (names == d.documents.end() || !namedDocumentSource_) continue;
-            b.documents = [source = namedDocumentSource_,
-                           names = names->second](const std::vector<rc::ChatMessage>& m) {
-              return source(names, m);
-            };
+            b.documents = [source = namedDocumentSource_, names = names->second](
+                              const std::vector<rc::ChatMessage>& m) { return source(names, m); };
           }
         }
         // Deletion that deletes: the KV only this conversation used leaves

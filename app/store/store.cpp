@@ -415,9 +415,9 @@ Result<std::vector<Conversation>> Store::search_conversations(std::string_view q
 Result<std::optional<Id>> Store::first_matching_message(Id conversation_id,
                                                         std::string_view query) {
   if (query.empty()) return std::optional<Id>();
-  auto st = Stmt::prepare(db_, "SELECT m.id FROM messages m WHERE m.conversation_id = ?3 AND m.id IN (" +
-                                   matching_messages_sql(query) +
-                                   ") ORDER BY m.created_at, m.id LIMIT 1");
+  auto st = Stmt::prepare(
+      db_, "SELECT m.id FROM messages m WHERE m.conversation_id = ?3 AND m.id IN (" +
+               matching_messages_sql(query) + ") ORDER BY m.created_at, m.id LIMIT 1");
   if (!st.ok()) return st.status();
   st->bind(1, std::string_view(fts_phrase(query)));
   st->bind(2, std::string_view(like_pattern(query)));

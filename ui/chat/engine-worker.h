@@ -204,8 +204,8 @@ class EngineWorker : public QObject {
   // they are placed as the request placed them.
   std::vector<int32_t> cachedThreadTokens(
       const std::vector<rc::ChatMessage>& messages,
-      const std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>& documents =
-          {}) const;
+      const std::function<rc::DocumentSet(const std::vector<rc::ChatMessage>&)>& documents = {})
+      const;
   void destroyEngine(std::unique_ptr<rc::Engine>& engine);
   // Engine::create for `request`; a disk folder it cannot use (in use by
   // another process, not writable) is left out, and *tierNotice says so.

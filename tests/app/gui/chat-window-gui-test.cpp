@@ -159,7 +159,7 @@ TEST_F(ChatWindowGui, SearchFindsAWordInAMessageAndJumpsToIt) {
       << "Enter did not open the conversation at the message";
   EXPECT_EQ(found()->messageId(), hit);
   EXPECT_EQ(c->conversationList()->rowCount(), 1);  // only the conversation holding it
-  QTest::qWait(200);                                 // layout and scrolling settle
+  QTest::qWait(200);                                // layout and scrolling settle
   EXPECT_FALSE(found()->visibleRegion().isEmpty()) << "the found message is scrolled out of view";
   EXPECT_LT(view->verticalScrollBar()->value(), view->verticalScrollBar()->maximum());
   window_->grab().save(home_.filePath("search.png"));

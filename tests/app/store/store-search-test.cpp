@@ -34,7 +34,8 @@ TEST(StoreSearch, IndexFollowsAppendsUpdatesAndDeletes) {
   Store& s = *opened.value();
   const Id a = s.create_conversation({.title = "first"}).value();
   const Id b = s.create_conversation({.title = "second"}).value();
-  const Id q = s.append_message({.conversation_id = a, .content = "tell me about Zeppelins"}).value();
+  const Id q =
+      s.append_message({.conversation_id = a, .content = "tell me about Zeppelins"}).value();
   const Id r = s.append_message(
                     {.conversation_id = a, .parent_id = q, .role = Role::assistant, .content = ""})
                    .value();
@@ -69,10 +70,14 @@ TEST(StoreSearch, FirstMatchingMessageOnAnyBranch) {
   Store& s = *opened.value();
   const Id c = s.create_conversation({.title = "a walrus chat"}).value();
   const Id u = s.append_message({.conversation_id = c, .content = "hello"}).value();
-  const Id side = s.append_message({.conversation_id = c, .parent_id = u, .role = Role::assistant,
+  const Id side = s.append_message({.conversation_id = c,
+                                    .parent_id = u,
+                                    .role = Role::assistant,
                                     .content = "the walrus is on this branch"})
                       .value();
-  s.append_message({.conversation_id = c, .parent_id = u, .role = Role::assistant,
+  s.append_message({.conversation_id = c,
+                    .parent_id = u,
+                    .role = Role::assistant,
                     .content = "the walrus again, later"})
       .value();
   EXPECT_EQ(s.first_matching_message(c, "walrus").value(), side);  // the earliest
