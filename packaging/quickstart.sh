@@ -19,7 +19,7 @@ packages=(
   libpcre2-dev libpoppler-cpp-dev nodejs npm
   libhiredis-dev redis-server libsodium-dev
   libzmq3-dev cppzmq-dev libmsgpack-cxx-dev python3-zmq python3-msgpack
-  xvfb xauth python3
+  xvfb xauth xdotool python3
   dpkg-dev lintian desktop-file-utils appstream
 )
 
