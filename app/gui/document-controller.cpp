@@ -85,9 +85,14 @@ DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::En
                                                    const std::vector<rc::ChatMessage>& messages) {
     std::lock_guard<std::mutex> lock(shared->mu);
     if (!shared->lib) return rc::DocumentSet{};
+    Result<std::vector<rc::library::DocumentInfo>> listed = shared->lib->list();
+    if (!listed.ok()) return rc::DocumentSet{};
     std::vector<std::string> present;
-    for (const std::string& n : names)
-      if (shared->lib->get(n).ok()) present.push_back(n);
+    for (const std::string& n : names) {
+      if (std::any_of(listed->begin(), listed->end(),
+                      [&](const rc::library::DocumentInfo& d) { return d.name == n; }))
+        present.push_back(n);
+    }
     Result<rc::DocumentSet> set =
         rc::library::document_set(*shared->lib, present, questionOf(messages));
     return set.ok() ? std::move(set.value()) : rc::DocumentSet{};

@@ -2,14 +2,15 @@
 // section 21): attach, detach, list in attach order, the conversations that
 // use a document, forgetting one everywhere, deletion cascading, and a v3
 // database migrated with every row intact.
+#include "old-database.h"
 #include "store-test-util.h"
-#include "store/schema.h"
 #include "store/store.h"
 
 namespace rc::store {
 namespace {
 using testing::RawDb;
 using testing::TempDir;
+using testing::write_database_at_version;
 
 TEST(StoreDocuments, AttachListDetachAndForget) {
   TempDir dir;
@@ -40,21 +41,17 @@ TEST(StoreDocuments, AttachListDetachAndForget) {
   EXPECT_TRUE(s.conversations_with_document("kept.txt")->empty());
 }
 
-// A v3 database opens as v4 with its conversations and replies intact.
+// A v3 database opens at this build's version with its conversations and
+// replies intact.
 TEST(StoreDocuments, MigratesV3DatabaseKeepingData) {
   TempDir dir;
   const auto path = dir / "v3.db";
-  {
-    RawDb raw(path);
-    raw.exec("PRAGMA journal_mode = WAL");
-    for (int v = 1; v <= 3; ++v) raw.exec(std::string(detail::migration_sql(v)));
-    raw.exec(
-        "INSERT INTO conversations (title, created_at, updated_at) VALUES ('old', 1000, 2000);"
-        "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
-        "  VALUES (1, NULL, 'user', 'question', 2000);"
-        "UPDATE conversations SET current_leaf_id = 1 WHERE id = 1;"
-        "PRAGMA user_version = 3;");
-  }
+  write_database_at_version(
+      path, 3,
+      "INSERT INTO conversations (title, created_at, updated_at) VALUES ('old', 1000, 2000);"
+      "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
+      "  VALUES (1, NULL, 'user', 'question', 2000);"
+      "UPDATE conversations SET current_leaf_id = 1 WHERE id = 1;");
   {
     auto opened = Store::open(path);
     ASSERT_OK(opened);

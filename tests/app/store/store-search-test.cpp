@@ -4,13 +4,14 @@
 // is migrated with its existing messages indexed.
 #include "store/store.h"
 
+#include "old-database.h"
 #include "store-test-util.h"
-#include "store/schema.h"
 
 namespace rc::store {
 namespace {
 using testing::RawDb;
 using testing::TempDir;
+using testing::write_database_at_version;
 
 std::vector<Id> ids(Store& s, std::string_view q) {
   std::vector<Id> out;
@@ -91,22 +92,18 @@ TEST(StoreSearch, FirstMatchingMessageOnAnyBranch) {
 TEST(StoreSearch, V3DatabaseIsMigratedWithItsMessagesIndexed) {
   TempDir dir;
   const auto path = dir / "v3.db";
-  {
-    RawDb raw(path);
-    raw.exec("PRAGMA journal_mode = WAL");
-    for (int v = 1; v <= 3; ++v) raw.exec(std::string(detail::migration_sql(v)));
-    raw.exec(
-        "INSERT INTO conversations (title, created_at, updated_at) VALUES ('old', 1, 3);"
-        "INSERT INTO conversations (title, created_at, updated_at) VALUES ('other', 1, 2);"
-        "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
-        "  VALUES (1, NULL, 'user', 'where do narwhals live?', 2);"
-        "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
-        "  VALUES (1, 1, 'assistant', 'In the Arctic.', 3);"
-        "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
-        "  VALUES (2, NULL, 'user', 'unrelated', 2);"
-        "PRAGMA user_version = 3;");
-    EXPECT_EQ(raw.text("SELECT count(*) FROM sqlite_schema WHERE name = 'messages_fts'"), "0");
-  }
+  write_database_at_version(
+      path, 3,
+      "INSERT INTO conversations (title, created_at, updated_at) VALUES ('old', 1, 3);"
+      "INSERT INTO conversations (title, created_at, updated_at) VALUES ('other', 1, 2);"
+      "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
+      "  VALUES (1, NULL, 'user', 'where do narwhals live?', 2);"
+      "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
+      "  VALUES (1, 1, 'assistant', 'In the Arctic.', 3);"
+      "INSERT INTO messages (conversation_id, parent_id, role, content, created_at) "
+      "  VALUES (2, NULL, 'user', 'unrelated', 2);");
+  EXPECT_EQ(RawDb(path).text("SELECT count(*) FROM sqlite_schema WHERE name = 'messages_fts'"),
+            "0");
   {
     auto opened = Store::open(path);
     ASSERT_OK(opened);
