@@ -103,13 +103,27 @@ void ChatController::start() {
         if (warmWanted_) warmPresets();
       });
   // The engine may become ready before or after the presets are read.
-  connect(engine_, &rc::ui::EngineHost::modelReady, this, [this] {
-    if (presetsLoaded_) {
-      warmPresets();
-    } else {
-      warmWanted_ = true;
-    }
-  });
+  connect(engine_, &rc::ui::EngineHost::modelReady, this,
+          [this](const rc::ui::ModelDescription& m) {
+            adoptModelSampling(m.sampling);
+            if (presetsLoaded_) {
+              warmPresets();
+            } else {
+              warmWanted_ = true;
+            }
+          });
+}
+
+void ChatController::adoptModelSampling(const rc::RecommendedSampling& recommended) {
+  // A chat not yet started follows the new model's defaults; a saved
+  // conversation keeps its own settings.
+  const ChatSampling defaults = withRecommended(ChatSampling{}, recommended);
+  if (conversationId_ == 0 && sampling_ == defaultSampling_) sampling_ = defaults;
+  defaultSampling_ = defaults;
+  defaultSamplingNote_ = recommended.empty()
+                             ? QString()
+                             : tr("the model's recommendation: %1")
+                                   .arg(QString::fromStdString(rc::describe_sampling(recommended)));
 }
 
 void ChatController::refreshList() {

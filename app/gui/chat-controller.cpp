@@ -134,7 +134,7 @@ void ChatController::newConversation() {
   // pressing Ctrl+N repeatedly leaves no empty chats behind.
   conversationId_ = 0;
   title_.clear();
-  sampling_ = ChatSampling{};
+  sampling_ = defaultSampling_;
   systemPrompt_.clear();
   presetId_.reset();
   for (const PresetRow& p : presets_) {

@@ -56,6 +56,11 @@ class ChatController : public QObject {
   QString systemPrompt() const { return systemPrompt_; }
   std::optional<qint64> systemPresetId() const { return presetId_; }
   ChatSampling sampling() const { return sampling_; }
+  // What a new conversation starts with: the loaded model's recommended
+  // sampling (its file's general.sampling.*) over the app's own defaults.
+  ChatSampling defaultSampling() const { return defaultSampling_; }
+  // "the model's recommendation: temperature 0.2, …"; empty when it has none.
+  QString defaultSamplingNote() const { return defaultSamplingNote_; }
   bool isGenerating() const { return gen_.tag != 0; }
   const std::vector<PresetRow>& presets() const { return presets_; }
   qint64 defaultPresetId() const { return defaultPresetId_; }
@@ -175,6 +180,8 @@ class ChatController : public QObject {
     QString model;
   };
   struct Loaded;  // a conversation read on the store thread
+  // A model loaded: its recommended sampling becomes the default.
+  void adoptModelSampling(const rc::RecommendedSampling& recommended);
   // Store thread: the conversation with its current thread and, per message,
   // its place among its siblings (for the branch picker).
   static Loaded readConversation(rc::store::Store& s, qint64 id);
@@ -204,6 +211,8 @@ class ChatController : public QObject {
   QString systemPrompt_;
   std::optional<qint64> presetId_;
   ChatSampling sampling_;
+  ChatSampling defaultSampling_;
+  QString defaultSamplingNote_;
   QString search_;
   std::optional<std::vector<qint64>> filter_;
   std::vector<PresetRow> presets_;

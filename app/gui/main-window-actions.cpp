@@ -380,7 +380,8 @@ void MainWindow::editSystemPrompt() {
 }
 
 void MainWindow::editSampling() {
-  rc::ui::SamplingDialog dialog(controller_->sampling(),
+  rc::ui::SamplingDialog dialog(controller_->sampling(), controller_->defaultSampling(),
+                                controller_->defaultSamplingNote(),
                                 engine_->hasModel() ? engine_->model().contextLength : 0, this);
   if (dialog.exec() == QDialog::Accepted) controller_->setSampling(dialog.sampling());
 }

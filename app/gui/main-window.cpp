@@ -54,7 +54,7 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   connectPanel();
   qApp->installEventFilter(this);
 
-  resize(1280, 800);
+  resize(firstLaunchSize());
   if (settings_->contains(QStringLiteral("window/geometry"))) {
     restoreGeometry(settings_->value(QStringLiteral("window/geometry")).toByteArray());
   }
@@ -74,6 +74,14 @@ MainWindow::MainWindow(rc::store::StoreThread* store, const WindowOptions& optio
   picker_->setRecent(settings_->value(QStringLiteral("models/recent")).toStringList());
   updateHeader();
   updateComposerState();
+}
+
+QSize MainWindow::firstLaunchSize() const {
+  const QSize least(1280, 800);
+  const QScreen* s = screen();
+  if (!s) return least;
+  const QSize avail = s->availableGeometry().size();
+  return least.expandedTo(avail * 0.85).boundedTo(avail);
 }
 
 void MainWindow::fitToScreen() {
@@ -111,11 +119,6 @@ void MainWindow::applyDefaultSplit() {
   sizes[1] = total - sizes[0] - panel;
   sizes[2] = panel;
   splitter_->setSizes(sizes);
-}
-
-void MainWindow::resizeEvent(QResizeEvent* event) {
-  QMainWindow::resizeEvent(event);
-  applyDefaultSplit();
 }
 
 MainWindow::~MainWindow() {
@@ -402,6 +405,11 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
   if (attachDroppedFiles(watched, event)) return true;
+  // The default split follows the splitter's own size, once the splitter
+  // has shared it out: the window's resize comes before the layout gives
+  // the splitter its width (a first launch kept 380 px on a wide screen).
+  if (watched == splitter_ && event->type() == QEvent::Resize)
+    QTimer::singleShot(0, this, &MainWindow::applyDefaultSplit);
   if (event->type() == QEvent::Hide) {
     auto* dialog = qobject_cast<QDialog*>(watched);
     if (dialog && dialog->parentWidget() && dialog->parentWidget()->window() == this)

@@ -36,7 +36,6 @@ class QProgressBar;
 class QPushButton;
 class QSettings;
 class QSplitter;
-class QResizeEvent;
 
 namespace rc::ui {
 class CachePanel;
@@ -139,9 +138,12 @@ class MainWindow : public QMainWindow {
   // eventFilter's half for the chat: files dragged onto it are accepted and
   // attached when dropped (main-window-documents.cpp). True when it took the event.
   bool attachDroppedFiles(QObject* watched, QEvent* event);
-  void resizeEvent(QResizeEvent* event) override;
 
  private:
+  // The size before any saved geometry: 85% of the screen's available room,
+  // at least 1280x800 where that fits, so a large monitor gives the chat and
+  // the panel both their share (fitToScreen bounds it to a small screen).
+  QSize firstLaunchSize() const;
   // Shrinks and moves the window into its screen's available geometry.
   void fitToScreen();
   // Until the user drags the splitter, a wide window gives the cache panel

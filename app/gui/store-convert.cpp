@@ -67,6 +67,19 @@ rc::store::SamplingSettings toStoreSampling(const rc::ui::ChatSampling& s) {
   return r;
 }
 
+rc::ui::ChatSampling withRecommended(rc::ui::ChatSampling base, const rc::RecommendedSampling& r) {
+  // The file's float as the decimal it was written as (0.3, not 0.30000001).
+  auto put = [](double& field, std::optional<float> v) {
+    if (v) field = QString::number(*v).toDouble();
+  };
+  put(base.temperature, r.temperature);
+  put(base.topP, r.top_p);
+  put(base.minP, r.min_p);
+  put(base.repetitionPenalty, r.repetition_penalty);
+  base.topK = r.top_k.value_or(base.topK);
+  return base;
+}
+
 rc::ui::ConversationRow toUiConversation(const rc::store::Conversation& c) {
   return {c.id, qstr(c.title), c.updated_at_ms};
 }

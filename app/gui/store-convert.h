@@ -19,6 +19,8 @@ rc::ui::ReplyMetrics toUiMetrics(const rc::store::MessageMetrics& m);
 rc::store::MessageMetrics toStoreMetrics(const rc::ui::ReplyMetrics& m);
 rc::ui::ChatSampling toUiSampling(const rc::store::SamplingSettings& s);
 rc::store::SamplingSettings toStoreSampling(const rc::ui::ChatSampling& s);
+// `base` with each field the model recommends in place of its own.
+rc::ui::ChatSampling withRecommended(rc::ui::ChatSampling base, const rc::RecommendedSampling& r);
 rc::ui::ConversationRow toUiConversation(const rc::store::Conversation& c);
 rc::ui::PresetRow toUiPreset(const rc::store::Preset& p);
 

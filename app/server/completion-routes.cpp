@@ -138,6 +138,19 @@ nlohmann::json tiers_json(const TierStats& t) {
   return out;
 }
 
+// The model's recommended sampling under the request's field names: what a
+// request that leaves those fields out samples with.
+nlohmann::json recommended_sampling_json(const RecommendedSampling& s) {
+  nlohmann::json out = nlohmann::json::object();
+  if (s.temperature) out["temperature"] = *s.temperature;
+  if (s.top_k) out["top_k"] = *s.top_k;
+  if (s.top_p) out["top_p"] = *s.top_p;
+  if (s.min_p) out["min_p"] = *s.min_p;
+  if (s.repetition_penalty) out["repetition_penalty"] = *s.repetition_penalty;
+  if (s.repeat_last_n) out["repeat_last_n"] = *s.repeat_last_n;
+  return out;
+}
+
 nlohmann::json model_json(ServerContext& ctx) {
   const ModelInfo& m = ctx.engine.model_info();
   return {{"id", m.name},
@@ -151,6 +164,7 @@ nlohmann::json model_json(ServerContext& ctx) {
           {"chat_template_detail", m.chat_template_detail},
           {"chat_template_notice", m.chat_template_notice},
           {"reasoning", m.reasoning},
+          {"recommended_sampling", recommended_sampling_json(m.sampling)},
           {"context_overflow", ctx.options.context_overflow},
           {"backend", m.backend},
           {"device", m.device},
@@ -189,7 +203,8 @@ void handle_completion(ServerContext& ctx, Endpoint endpoint, const std::string&
   // server stops (docs/server.md, "Limits").
   CompileLimits limits;
   limits.cancelled = [&ctx] { return ctx.draining.load() || client_gone(); };
-  ApiResult<CompletionRequest> parsed = parse_completion_request(endpoint, body, limits);
+  ApiResult<CompletionRequest> parsed =
+      parse_completion_request(endpoint, body, limits, ctx.engine.model_info().sampling);
   if (!parsed.ok()) return write_error(res, parsed.error());
   CompletionRequest& r = parsed.value();
   if (!r.model.empty() && !ctx.serves_model(r.model)) {

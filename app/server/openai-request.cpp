@@ -154,7 +154,8 @@ MaybeError read_stop(const json& obj, std::vector<std::string>& out) {
 }
 
 // Fields both endpoints share: sampling, limits, stream, refusals.
-MaybeError read_common(const json& obj, CompletionRequest& r) {
+MaybeError read_common(const json& obj, const RecommendedSampling& model_sampling,
+                       CompletionRequest& r) {
   std::optional<std::string> model;
   if (auto e = read_string(obj, "model", model)) return e;
   r.model = model.value_or("");
@@ -173,19 +174,24 @@ MaybeError read_common(const json& obj, CompletionRequest& r) {
   }
 
   SamplingParams& s = r.generate.sampling;
+  SamplingParams openai;
+  openai.temperature = 1.0f;
+  const SamplingParams defaults = model_sampling.over(openai);
   std::optional<double> temperature, top_p, min_p, repetition_penalty;
   if (auto e = read_number(obj, "temperature", 0.0, 2.0, temperature)) return e;
   if (auto e = read_number(obj, "top_p", 0.0, 1.0, top_p)) return e;
   if (auto e = read_number(obj, "min_p", 0.0, 1.0, min_p)) return e;
   if (auto e = read_number(obj, "repetition_penalty", 0.01, 10.0, repetition_penalty)) return e;
-  s.temperature = static_cast<float>(temperature.value_or(1.0));
-  s.top_p = static_cast<float>(top_p.value_or(1.0));
-  s.min_p = static_cast<float>(min_p.value_or(0.0));
-  s.repetition_penalty = static_cast<float>(repetition_penalty.value_or(1.0));
+  s.temperature = temperature ? static_cast<float>(*temperature) : defaults.temperature;
+  s.top_p = top_p ? static_cast<float>(*top_p) : defaults.top_p;
+  s.min_p = min_p ? static_cast<float>(*min_p) : defaults.min_p;
+  s.repetition_penalty =
+      repetition_penalty ? static_cast<float>(*repetition_penalty) : defaults.repetition_penalty;
+  s.repeat_last_n = defaults.repeat_last_n;
 
   std::optional<int64_t> top_k, seed, n, best_of;
   if (auto e = read_int(obj, "top_k", 0, 1 << 20, top_k)) return e;
-  s.top_k = static_cast<int>(top_k.value_or(0));
+  s.top_k = top_k ? static_cast<int>(*top_k) : defaults.top_k;
   if (auto e = read_int(obj, "seed", std::numeric_limits<int64_t>::min(),
                         std::numeric_limits<int64_t>::max(), seed)) {
     return e;
@@ -371,7 +377,8 @@ MaybeError read_chat_only(const json& obj) {
 }  // namespace
 
 ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body,
-                                                      const CompileLimits& limits) {
+                                                      const CompileLimits& limits,
+                                                      const RecommendedSampling& model_sampling) {
   json obj;
   try {
     obj = json::parse(body);
@@ -387,7 +394,7 @@ ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::st
   }
   CompletionRequest r;
   r.endpoint = endpoint;
-  if (auto e = read_common(obj, r)) return *e;
+  if (auto e = read_common(obj, model_sampling, r)) return *e;
   if (auto e = read_response_format(obj, body, r.generate.response_format, limits)) return *e;
   if (auto e = read_max_tokens(obj, endpoint, r.generate.max_tokens)) return *e;
   if (endpoint == Endpoint::chat) {

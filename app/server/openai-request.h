@@ -15,9 +15,11 @@
 // (response-format.h). Unknown fields are ignored, as OpenAI-compatible servers
 // do (clients add vendor fields).
 //
-// Defaults follow OpenAI: temperature 1, top_p 1, a fresh random seed when
-// none is given, max_tokens up to the context for chat and 16 for legacy
-// completions.
+// Defaults: a sampling field the request leaves out takes the model's
+// recommendation (its file's general.sampling.*, ModelInfo::sampling), else
+// OpenAI's default (temperature 1, top_p 1, no top_k, min_p or repetition
+// penalty), as llama.cpp's server does. A fresh random seed when none is
+// given, max_tokens up to the context for chat and 16 for legacy completions.
 #pragma once
 
 #include <string>
@@ -40,8 +42,10 @@ struct CompletionRequest {
 };
 
 // Parses and validates a request body for `endpoint`; a response_format
-// schema compiles under `limits` (response-format.h). Never throws.
-ApiResult<CompletionRequest> parse_completion_request(Endpoint endpoint, std::string_view body,
-                                                      const CompileLimits& limits = {});
+// schema compiles under `limits` (response-format.h); `model_sampling` fills
+// the sampling fields the body leaves out. Never throws.
+ApiResult<CompletionRequest> parse_completion_request(
+    Endpoint endpoint, std::string_view body, const CompileLimits& limits = {},
+    const RecommendedSampling& model_sampling = {});
 
 }  // namespace rc::server

@@ -22,6 +22,7 @@ import torch
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from chat_format import JINJA  # noqa: E402
+from set_sampling import RECOMMENDED  # noqa: E402
 
 ALIGN = 32
 # GGUF metadata value types
@@ -150,7 +151,7 @@ def main():
         s_kv("tokenizer.ggml.add_eos_token", BOOL, False),
         s_kv("tokenizer.ggml.add_space_prefix", BOOL, False),
         s_kv("tokenizer.chat_template", STR, JINJA),
-    ]
+    ] + [s_kv(key, t, v) for key, t, v in RECOMMENDED]
 
     tens = tensors_from_state(ck["model"], cfg)
     infos, blobs, off = [], [], 0

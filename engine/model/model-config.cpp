@@ -5,6 +5,8 @@
 #include <numbers>
 #include <vector>
 
+#include "recommended-sampling.h"
+
 namespace rc::model {
 
 namespace {
@@ -286,6 +288,7 @@ Result<ModelConfig> parse_model_config(const GgufFile& f) {
   c.n_vocab = static_cast<int>(n_vocab);
 
   if (Status s = parse_rope(f, c); !s.ok()) return s;
+  c.sampling = read_recommended_sampling(f);
   return c;
 }
 
@@ -320,6 +323,7 @@ std::string describe(const ModelConfig& c) {
   line("rope", rope);
   if (c.qk_norm) line("q/k norm", "per head (attn_q_norm, attn_k_norm)");
   line("output", c.tied_output ? "tied to token_embd" : "output.weight");
+  if (!c.sampling.empty()) line("sampling (recommended)", describe_sampling(c.sampling));
   return s;
 }
 

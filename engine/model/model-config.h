@@ -33,6 +33,7 @@
 
 #include "backend.h"
 #include "gguf-reader.h"
+#include "radixchat/sampling.h"
 #include "radixchat/status.h"
 
 namespace rc::model {
@@ -70,6 +71,7 @@ struct ModelConfig {
   kernels::RopeConfig rope;     // n_rot, freq_base, neox_halves, llama3 scaling
   bool has_rope_freqs = false;  // rope_freqs.weight present (llama3 fields recovered from it)
   bool tied_output = false;     // no output.weight: logits use token_embd (set by load_model)
+  RecommendedSampling sampling;  // general.sampling.* (recommended-sampling.h)
 };
 
 // Reads and checks the hyper-parameters. Fails with `unsupported` for an

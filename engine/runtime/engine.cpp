@@ -566,6 +566,7 @@ void EngineImpl::describe(const EngineConfig& config, const std::string& path) {
   info_.cache = setting_name(config.cache);
   info_.kv_pool_tokens = cache_->config().total_pages * page_size_;
   info_.kv_type = kernels::dtype_name(kv_type_);
+  info_.sampling = mc.sampling;
 }
 
 Result<std::unique_ptr<Engine>> EngineImpl::create(const EngineConfig& config) {

@@ -29,6 +29,7 @@ ModelDescription describe(const rc::ModelInfo& info, bool bundled) {
   d.chatTemplateDetail = qs(info.chat_template_detail);
   d.chatTemplateNotice = qs(info.chat_template_notice);
   d.reasoning = info.reasoning;
+  d.sampling = info.sampling;
   d.bundled = bundled;
   return d;
 }

@@ -74,6 +74,7 @@ struct ModelDescription {
   QString chatTemplateNotice;  // set when the model's own template was not recognised
   bool reasoning = false;      // replies open with a <think> block
   bool bundled = false;        // loaded from the default path
+  rc::RecommendedSampling sampling;  // the model file's recommendation (may be empty)
   // Set when the disk tier was asked for but left out (its folder is in use
   // by another process, e.g. a second window of the app): one line.
   QString tierNotice;

@@ -24,7 +24,8 @@ QDoubleSpinBox* doubleBox(double min, double max, double step, int decimals, QWi
 
 }  // namespace
 
-SamplingDialog::SamplingDialog(const ChatSampling& sampling, int modelContext, QWidget* parent)
+SamplingDialog::SamplingDialog(const ChatSampling& sampling, const ChatSampling& defaults,
+                               const QString& defaultsNote, int modelContext, QWidget* parent)
     : QDialog(parent) {
   setWindowTitle(tr("Sampling settings"));
   auto* v = new QVBoxLayout(this);
@@ -68,13 +69,20 @@ SamplingDialog::SamplingDialog(const ChatSampling& sampling, int modelContext, Q
          "so the kept history stays the same for several turns and keeps hitting the cache."));
   form->addRow(tr("When the chat is too long"), overflow_);
   v->addLayout(form);
+  auto* note = new QLabel(defaultsNote.isEmpty()
+                              ? tr("Defaults are RadixChat's: this model recommends none.")
+                              : tr("Defaults are %1.").arg(defaultsNote),
+                          this);
+  note->setObjectName(QStringLiteral("samplingDefaultsNote"));
+  note->setWordWrap(true);
+  v->addWidget(note);
   auto* buttons = new QDialogButtonBox(
       QDialogButtonBox::Ok | QDialogButtonBox::Cancel | QDialogButtonBox::RestoreDefaults, this);
   v->addWidget(buttons);
   connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   connect(buttons->button(QDialogButtonBox::RestoreDefaults), &QPushButton::clicked, this,
-          [this] { fill(ChatSampling{}); });
+          [this, defaults] { fill(defaults); });
   fill(sampling);
 }
 

@@ -16,8 +16,11 @@ namespace rc::ui {
 class SamplingDialog : public QDialog {
   Q_OBJECT
  public:
+  // defaults: what Restore Defaults fills in; defaultsNote says where they
+  // come from ("the model's recommendation: …"), empty for the app's own.
   // modelContext: the loaded model's context (0 when none is loaded).
-  SamplingDialog(const ChatSampling& sampling, int modelContext, QWidget* parent = nullptr);
+  SamplingDialog(const ChatSampling& sampling, const ChatSampling& defaults,
+                 const QString& defaultsNote, int modelContext, QWidget* parent = nullptr);
   ChatSampling sampling() const;
 
  private:

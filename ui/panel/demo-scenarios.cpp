@@ -33,6 +33,7 @@ std::vector<DemoScenario> build() {
        "watch the hit rate climb.",
        {sys(kHelper), user("Give me one tip for a shorter prompt.")}},
   };
+  shared.orientation = 1;
   v.push_back(shared);
 
   const std::string shots =
@@ -53,6 +54,7 @@ std::vector<DemoScenario> build() {
        {user(shots + "bus\nplural:")},
        8},
   };
+  few.orientation = 1;
   v.push_back(few);
 
   DemoScenario turns{
@@ -106,6 +108,7 @@ std::vector<DemoScenario> build() {
                         "how many tokens).";
     evict.steps.push_back(std::move(s));
   }
+  evict.orientation = 1;
   v.push_back(evict);
 
   // Four chats about different documents overflow a 512-token pool; the
@@ -160,6 +163,7 @@ std::vector<DemoScenario> build() {
        chat(0)},
   };
   for (DemoStep& s : tiers.steps) s.max_tokens = 16;
+  tiers.orientation = 1;
   v.push_back(tiers);
 
   // Greedy demo requests: the question asked again decodes the same reply,

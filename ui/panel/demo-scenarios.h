@@ -34,8 +34,8 @@ struct DemoScenario {
   // > 0: the lesson's pool is this small (eviction); 0: lesson default.
   // Grown when the model's prompts would not leave room for three chats.
   int64_t pool_tokens = 0;
-  // Long chains (one node per turn) read best top to bottom; fans of
-  // siblings left to right. 0: the panel's own choice (by its shape).
+  // Long chains (one node per turn) read best top to bottom (2); fans of
+  // siblings left to right (1). 0: the panel's own choice (by its shape).
   int orientation = 0;
   // The lesson engine gets a disk tier below its pool, in a temporary folder
   // of its own (LessonEngine::build), and a radix cache whatever the demo

@@ -286,9 +286,14 @@ void CachePanelState::draw_canvas(double now) {
   const float tree_row = 28 + tree.metrics.height * 0.6f + 2 * (fs * 0.85f + 5) + 40;
   const float bottom_h = frame.tabs_height(room, std::max(80.0f, tree_row), tabs_least);
   const float canvas_h = std::max(room - bottom_h, 80.0f);
-  // Chats grow chains (one node per turn): unless the canvas is clearly
-  // wide, depth runs down.
-  const bool vertical = tree.orientation == 0 ? canvas_h > avail.x * 0.75f : tree.orientation == 2;
+  // Chats grow chains (one node per turn): depth runs down unless the
+  // canvas is clearly wide and holds three levels of the widest boxes at a
+  // readable zoom (a 360 px canvas left to right showed two boxes and lost
+  // the root).
+  const float three_levels =
+      3 * (tree.metrics.max_width + tree.metrics.level_gap) * panel::kReadableZoom;
+  const bool wide = avail.x * 0.75f >= canvas_h && avail.x >= three_levels;
+  const bool vertical = tree.orientation == 0 ? !wide : tree.orientation == 2;
   if (vertical != tree.lod.vertical) {
     tree.lod.vertical = vertical;
     tree.lod_changed();

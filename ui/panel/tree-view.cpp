@@ -101,8 +101,16 @@ void TreeView::update_camera(const TreeViewInput& in, ImVec2 size, float dt) {
     // Where the node is going (its layout box), not where its glide is now.
     const LaidNode* t = watch != kNoNode ? L.find(watch) : nullptr;
     if (t) {
-      const float z = c.zoom, pad = margin / z;
-      if (t->x + t->w + pad > c.x + size.x / z) c.x = t->x + t->w + pad - size.x / z;
+      const float z = c.zoom, pad = margin / z, view = size.x / z;
+      if (t->x + t->w + pad > c.x + view) {
+        c.x = t->x + t->w + pad - view;
+        // Left to right, a node that does not fit whole beside the root is
+        // known by its start: the root stays at the left edge while the
+        // node's first 60% (at most half a view) is in view with it.
+        const float root_edge = root ? root->x - area.left / z : 0.0f;
+        const float start = t->x + std::min(t->w * 0.6f, view * 0.5f) + pad - view;
+        if (!L.vertical && c.x > root_edge && start <= root_edge) c.x = root_edge;
+      }
       if (t->x - pad < c.x) c.x = t->x - pad;
       if (t->y + t->h + area.bottom / z > c.y + size.y / z)
         c.y = t->y + t->h + area.bottom / z - size.y / z;

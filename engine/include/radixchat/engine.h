@@ -21,6 +21,7 @@
 #include "radixchat/cache.h"
 #include "radixchat/engine-config.h"
 #include "radixchat/request.h"
+#include "radixchat/sampling.h"
 #include "radixchat/status.h"
 #include "radixchat/tier-stats.h"
 
@@ -62,6 +63,9 @@ struct ModelInfo {
   std::string cache;                 // policy in use
   int64_t kv_pool_tokens = 0;
   std::string kv_type;  // "F16", "BF16" or "F32"
+  // What the model file recommends; empty when it has no general.sampling.*.
+  // The app and the server start from it; a request's own SamplingParams rule.
+  RecommendedSampling sampling;
 };
 
 // What Engine::forget removed.

@@ -101,6 +101,21 @@ class MainWindowTest : public testing::Test {
   std::unique_ptr<MainWindow> window_;
 };
 
+// A new chat starts from the loaded model's recommended sampling (the
+// bundled model's general.sampling.*), and the sampling dialog says so.
+TEST_F(MainWindowTest, ANewChatStartsFromTheModelsRecommendedSampling) {
+  ChatController* c = window_->controller();
+  const ChatSampling d = c->defaultSampling();
+  EXPECT_DOUBLE_EQ(d.temperature, 0.5);
+  EXPECT_EQ(d.topK, 40);
+  EXPECT_DOUBLE_EQ(d.topP, 0.95);
+  EXPECT_DOUBLE_EQ(d.minP, 0.1);
+  EXPECT_TRUE(c->defaultSamplingNote().contains(QStringLiteral("temperature 0.5")))
+      << c->defaultSamplingNote().toStdString();
+  c->newConversation();
+  EXPECT_EQ(c->sampling(), d);
+}
+
 TEST_F(MainWindowTest, ChatRegenerateBranchesAndEdit) {
   rc::ui::ChatView* view = window_->chatView();
   typeAndSend("Hello");

@@ -49,6 +49,31 @@ TEST(OpenAiRequest, ChatDefaultsFollowOpenAi) {
   EXPECT_EQ(c.generate.messages[0].content, "hi");
 }
 
+// A field the request leaves out takes the model's recommendation (its
+// GGUF general.sampling.*), else OpenAI's default; a field it gives rules.
+TEST(OpenAiRequest, LeftOutSamplingTakesTheModelsRecommendation) {
+  RecommendedSampling model;
+  model.temperature = 0.5f;
+  model.top_k = 40;
+  model.min_p = 0.1f;
+  model.repeat_last_n = 32;
+  const json body = {{"messages", kHello}, {"top_p", 0.8}};
+  auto r = parse_completion_request(Endpoint::chat, body.dump(), {}, model);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  const SamplingParams& s = r.value().generate.sampling;
+  EXPECT_FLOAT_EQ(s.temperature, 0.5f);
+  EXPECT_EQ(s.top_k, 40);
+  EXPECT_FLOAT_EQ(s.min_p, 0.1f);
+  EXPECT_EQ(s.repeat_last_n, 32);
+  EXPECT_FLOAT_EQ(s.top_p, 0.8f);               // the request's own
+  EXPECT_FLOAT_EQ(s.repetition_penalty, 1.0f);  // the model says nothing: OpenAI's
+  json greedy = body;
+  greedy["temperature"] = 0;
+  auto g = parse_completion_request(Endpoint::chat, greedy.dump(), {}, model);
+  ASSERT_TRUE(g.ok());
+  EXPECT_FLOAT_EQ(g.value().generate.sampling.temperature, 0.0f);
+}
+
 TEST(OpenAiRequest, ChatFieldsAreApplied) {
   auto r = chat(
       {{"messages", json::array({{{"role", "developer"}, {"content", "be brief"}},

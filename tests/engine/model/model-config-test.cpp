@@ -490,6 +490,46 @@ TEST(ModelConfig, BundledModel) {
   EXPECT_FALSE(c.rope.neox_halves);
   EXPECT_EQ(c.rope.n_rot, c.head_dim);
   EXPECT_EQ((*m)->weights.layers.size(), static_cast<size_t>(c.n_layers));
+  // Its recommended sampling (assets/model/set_sampling.py).
+  EXPECT_EQ(c.sampling.temperature, 0.5f);
+  EXPECT_EQ(c.sampling.top_k, 40);
+  EXPECT_EQ(c.sampling.top_p, 0.95f);
+  EXPECT_EQ(c.sampling.min_p, 0.1f);
+  EXPECT_FALSE(c.sampling.repetition_penalty.has_value());
+}
+
+// llama.cpp's general.sampling.* keys, in whatever widths a writer chose; a
+// bad value is skipped, never a reason to refuse the model; a declared 0 is
+// kept (greedy is a choice).
+TEST(ModelConfig, RecommendedSamplingIsReadLeniently) {
+  auto l = load(small("llama", "f32"), [](GgufWriter& w) {
+    w.set_f32("general.sampling.temp", 0.0f);
+    w.set_u32("general.sampling.top_k", 20);
+    w.set("general.sampling.top_p", GgufOwnedValue::f64(0.9));
+    w.set("general.sampling.penalty_last_n", GgufOwnedValue::i64(128));
+    w.set_f32("general.sampling.min_p", 7.0f);               // out of range
+    w.set_string("general.sampling.penalty_repeat", "1.1");  // not a number
+  });
+  ASSERT_TRUE(l->model.ok()) << l->model.status().to_string();
+  const RecommendedSampling& s = (*l->model)->config.sampling;
+  EXPECT_EQ(s.temperature, 0.0f);
+  EXPECT_EQ(s.top_k, 20);
+  EXPECT_EQ(s.top_p, 0.9f);
+  EXPECT_EQ(s.repeat_last_n, 128);
+  EXPECT_FALSE(s.min_p.has_value());
+  EXPECT_FALSE(s.repetition_penalty.has_value());
+  EXPECT_EQ(describe_sampling(s),
+            "temperature 0, top-k 20, top-p 0.9, repetition window 128 tokens");
+  SamplingParams base;
+  base.temperature = 1.0f;
+  const SamplingParams over = s.over(base);
+  EXPECT_EQ(over.temperature, 0.0f);
+  EXPECT_EQ(over.top_k, 20);
+  EXPECT_EQ(over.min_p, base.min_p);
+  auto none = load(small("llama", "f32"));
+  ASSERT_TRUE(none->model.ok());
+  EXPECT_TRUE((*none->model)->config.sampling.empty());
+  EXPECT_EQ(describe_sampling((*none->model)->config.sampling), "");
 }
 
 TEST(ModelConfig, DefaultModelPath) {

@@ -5,6 +5,7 @@
 #include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -315,9 +316,34 @@ TEST(SamplingDialog, RoundTripsTheSettings) {
   s.contextLength = 512;
   for (const char* policy : {"stop", "truncate-middle", "rolling-window"}) {
     s.contextOverflow = QString::fromLatin1(policy);
-    SamplingDialog dialog(s, 1024);
+    SamplingDialog dialog(s, ChatSampling{}, QString(), 1024);
     EXPECT_EQ(dialog.sampling(), s);
   }
+}
+
+// Restore Defaults fills in the defaults it was given (the model's
+// recommendation over the app's own), and the dialog says where they come from.
+TEST(SamplingDialog, RestoreDefaultsUsesTheModelsRecommendation) {
+  ChatSampling mine;
+  mine.temperature = 1.2;
+  mine.maxTokens = 77;
+  ChatSampling defaults;
+  defaults.temperature = 0.5;
+  defaults.minP = 0.1;
+  SamplingDialog dialog(mine, defaults,
+                        QStringLiteral("the model's recommendation: temperature 0.5"), 1024);
+  auto* note = dialog.findChild<QLabel*>(QStringLiteral("samplingDefaultsNote"));
+  ASSERT_NE(note, nullptr);
+  EXPECT_TRUE(note->text().contains(QStringLiteral("temperature 0.5")))
+      << note->text().toStdString();
+  auto* buttons = dialog.findChild<QDialogButtonBox*>();
+  ASSERT_NE(buttons, nullptr);
+  buttons->button(QDialogButtonBox::RestoreDefaults)->click();
+  EXPECT_EQ(dialog.sampling(), defaults);
+  SamplingDialog plain(mine, ChatSampling{}, QString(), 1024);
+  EXPECT_TRUE(plain.findChild<QLabel*>(QStringLiteral("samplingDefaultsNote"))
+                  ->text()
+                  .contains(QStringLiteral("recommends none")));
 }
 
 TEST(ReasoningText, SplitsThinkBlocks) {

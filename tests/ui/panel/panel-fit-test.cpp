@@ -265,6 +265,32 @@ TEST_F(FitTest, NewestNodeIsNeverUnderTheLegendOrCaption) {
   }
 }
 
+// Left to right in a narrow canvas, a chain just wider than the view at
+// the readable zoom: Follow keeps the root at the left edge and shows the
+// start of the newest node, rather than cutting the root off to show the
+// node's end (at 1024x700 a two-node tree lost its root).
+TEST_F(FitTest, FollowKeepsTheRootBesideTheStartOfAWideNode) {
+  auto cache = rc::test::make_panel_cache(1, 1 << 16);
+  CachePanelState st;
+  st.tree.orientation = 1;
+  watch(st, *cache, ImVec2(300, 520));
+  std::string prompt = "<sys>";
+  for (int i = 0; i < 40; ++i) prompt += " A system prompt long enough for the widest box.";
+  request(*cache, prompt);
+  frames(st, 3);
+  const TreeView& v = st.tree.view;
+  const TreeLayout& L = st.tree.layout(now_);
+  ASSERT_FALSE(L.vertical);
+  const NodeId newest = st.tree.model.last_insert_node();
+  float x, y, w, h;
+  ASSERT_TRUE(v.world_box(newest, L, &x, &y, &w, &h));
+  EXPECT_EQ(v.cam.zoom, kReadableZoom);
+  const ImVec2 root = v.to_screen(0, 0), start = v.to_screen(x, y), end = v.to_screen(x + w, y);
+  ASSERT_GT(end.x, v.canvas_max().x) << "root and node both fit whole: nothing to choose";
+  EXPECT_GE(root.x, v.canvas_min().x - 0.5f) << "Follow cut the root off";
+  EXPECT_LE(start.x + 40, v.canvas_max().x) << "the newest node's start is out of view";
+}
+
 TEST_F(FitTest, ResizeKeepsTheCentreOrRefits) {
   auto cache = rc::test::make_panel_cache(1, 4096);
   chats(*cache);

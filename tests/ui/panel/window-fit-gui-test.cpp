@@ -376,6 +376,13 @@ TEST_F(ScreenFit, OpensInsideTheScreenInEveryMode) {
       << avail.width() << "x" << avail.height();
   EXPECT_GE(window_->width(), std::min(1024, avail.width()));
   EXPECT_GE(window_->height(), std::min(640, avail.height()));
+  // A large screen: the first launch takes most of it, and the panel its
+  // wide-window share rather than the 380 px of a small one.
+  if (avail.width() >= 1600) {
+    EXPECT_GE(window_->width(), avail.width() * 8 / 10);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return panel_->width() > 380; }, 5000))
+        << "panel " << panel_->width() << " px in a window " << window_->width() << " px wide";
+  }
   auto greedy = [&] {
     rc::ui::ChatSampling s = window_->controller()->sampling();
     s.temperature = 0;
