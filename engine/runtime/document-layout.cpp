@@ -56,45 +56,68 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
     return out;
   }
 
-  // Retrieval: take chunks best first while they fit (a header counted
-  // once per document), then place them in (document, position) order.
+  // Retrieval, small to big: chunks best first; a chunk brings its whole
+  // document when that fits what the budget has left, else goes in alone
+  // (under its document's header, paid once). A document placed whole is the
+  // same bytes in every prompt that retrieves from it, so questions that
+  // retrieve from the same documents share their prefix whichever
+  // paragraphs they hit. Then everything goes in (document, position) order.
   out.retrieved = true;
   std::map<std::string, const DocumentText*> by_name;
   for (const DocumentText* d : docs) by_name[d->name] = d;
   using Key = std::pair<std::int64_t, std::string>;
-  std::map<Key, std::map<int, const DocumentChunk*>> chosen;
-  std::vector<const DocumentChunk*> taken;  // rank order, for ranked_order
-  int used = 0;
+  struct Placed {
+    bool whole = false;
+    std::map<int, const DocumentChunk*> chunks;  // by position; empty when whole
+  };
+  std::map<Key, Placed> chosen;
+  struct Unit {
+    const DocumentText* doc;
+    const DocumentChunk* chunk;  // null: the whole document
+  };
+  std::vector<Unit> taken;  // rank order, for ranked_order
+  int used = 0, considered = 0;
   for (const DocumentChunk& c : set.ranked_chunks) {
-    if (set.max_chunks > 0 && out.chunks >= set.max_chunks) break;
+    if (set.max_chunks > 0 && considered >= set.max_chunks) break;
     auto doc = by_name.find(c.document);
     if (doc == by_name.end()) continue;
-    const Key key{doc->second->order, doc->second->name};
-    auto& placed = chosen[key];
-    if (placed.count(c.position)) continue;  // given twice
-    int cost = count(c.text) + 1;
-    if (placed.empty() || set.ranked_order) cost += count(header(*doc->second, true));
-    if (used + cost > budget_tokens) {
-      if (placed.empty()) chosen.erase(key);
+    const DocumentText& d = *doc->second;
+    Placed& placed = chosen[{d.order, d.name}];
+    if (placed.whole || placed.chunks.count(c.position)) continue;  // already in
+    ++considered;
+    const int whole_cost = count(header(d, false)) + (d.tokens > 0 ? d.tokens : count(d.text)) + 1;
+    if (placed.chunks.empty() && used + whole_cost <= budget_tokens) {
+      used += whole_cost;
+      placed.whole = true;
+      taken.push_back({&d, nullptr});
+      ++out.whole_documents;
       continue;
     }
+    int cost = count(c.text) + 1;
+    if (placed.chunks.empty() || set.ranked_order) cost += count(header(d, true));
+    if (used + cost > budget_tokens) continue;
     used += cost;
-    placed[c.position] = &c;
-    taken.push_back(&c);
+    placed.chunks[c.position] = &c;
+    taken.push_back({&d, &c});
     ++out.chunks;
   }
-  auto append = [&out](const DocumentText& d, const DocumentChunk& c, bool with_header) {
-    if (with_header) out.text += (out.text.empty() ? "" : "\n") + header(d, true);
-    out.text += c.text;
-    if (!c.text.ends_with('\n')) out.text += '\n';
+  auto append = [&out](const Unit& u, bool with_header) {
+    if (with_header) {
+      out.text += (out.text.empty() ? "" : "\n") + header(*u.doc, u.chunk != nullptr);
+    }
+    const std::string& text = u.chunk ? u.chunk->text : u.doc->text;
+    out.text += text;
+    if (!text.ends_with('\n')) out.text += '\n';
   };
   if (set.ranked_order) {
-    for (const DocumentChunk* c : taken) append(*by_name[c->document], *c, true);
+    for (const Unit& u : taken) append(u, true);
   } else {
-    for (const auto& [key, chunks] : chosen) {
+    for (const auto& [key, placed] : chosen) {
+      const DocumentText& d = *by_name[key.second];
+      if (placed.whole) append({&d, nullptr}, true);
       bool first = true;
-      for (const auto& [position, c] : chunks) {
-        append(*by_name[key.second], *c, first);
+      for (const auto& [position, c] : placed.chunks) {
+        append({&d, c}, first);
         first = false;
       }
     }

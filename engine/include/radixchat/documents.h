@@ -7,7 +7,8 @@
 // under a stable header), then the conversation. Whole documents when they
 // fit the budget; otherwise the best-ranked chunks that fit, placed in
 // (document, position) order, never in the order they were ranked or
-// given. The documents are appended to the system message, so every
+// given; a retrieved chunk brings its whole document when that fits what
+// the budget has left ("small to big"). The documents are appended to the system message, so every
 // template keeps earlier turns byte-identical (tokenizer/chat-template.h).
 //
 // The engine holds no library: callers (app/library, through the CLI or
@@ -49,7 +50,9 @@ struct DocumentSet {
   // turns); used only when the whole documents exceed the budget.
   std::vector<DocumentChunk> ranked_chunks;
   int budget_tokens = 0;  // 0: half the context
-  int max_chunks = 0;     // retrieval takes at most this many; 0: as many as fit
+  // Retrieval uses at most this many ranked chunks (each placed alone or
+  // bringing its document); 0: as many as fit.
+  int max_chunks = 0;
   // Benchmarks only (bench --doc-order retrieved): chunks in rank order,
   // each under its document's header, to measure what canonical order buys.
   bool ranked_order = false;
@@ -58,16 +61,18 @@ struct DocumentSet {
 };
 
 struct DocumentLayout {
-  std::string text;        // the block appended to the system prompt
-  bool retrieved = false;  // chunks instead of whole documents
-  int chunks = 0;          // chunks placed (retrieved only)
-  int tokens = 0;          // count(text)
+  std::string text;         // the block appended to the system prompt
+  bool retrieved = false;   // retrieval chose what went in (the set exceeds the budget)
+  int chunks = 0;           // chunks placed alone (retrieved only)
+  int whole_documents = 0;  // documents a retrieved chunk brought in whole (retrieved only)
+  int tokens = 0;           // count(text)
 };
 
 // Lays out `set` within `budget_tokens` (already resolved from 0), counting
 // with `count` (the model's tokenizer, text encoded as text). The whole
 // documents fit when their counts and headers, summed, are within the
-// budget.
+// budget; a retrieved chunk's document fits when its count and header are
+// within what is left.
 DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
                                 const std::function<int(std::string_view)>& count);
 

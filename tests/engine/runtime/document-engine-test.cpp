@@ -84,19 +84,32 @@ TEST(DocumentEngine, EitherOrderIsTheSamePromptAndHitsTheCache) {
   EXPECT_EQ(without, e->render_chat(plain.messages).value());
 }
 
+// Over the budget, retrieval decides: the retrieved chunk's document goes
+// in whole while it fits what is left, else the chunk alone.
 TEST(DocumentEngine, OverTheBudgetRetrievedChunksGoIn) {
   auto e = make_engine("radix");
   ASSERT_TRUE(e);
   DocumentSet set = documents(false);
   set.budget_tokens = 45;
-  set.ranked_chunks = {{"market.txt", 0, "Bread and silver are sold in the village square."}};
+  const std::string chunk = "Bread and silver are sold in the village square.";
+  set.ranked_chunks = {{"market.txt", 0, chunk}};
   const Asked r = ask(*e, "What is sold?", set);
   EXPECT_TRUE(r.placed.layout.retrieved);
-  EXPECT_EQ(r.placed.layout.chunks, 1);
+  EXPECT_EQ(r.placed.layout.whole_documents, 1);
+  EXPECT_EQ(r.placed.layout.chunks, 0);
   EXPECT_LE(r.placed.layout.tokens, 45);
+  EXPECT_NE(r.placed.layout.text.find("The market opens early"), std::string::npos);
+  EXPECT_EQ(r.placed.layout.text.find("garden"), std::string::npos);
   const Asked whole = ask(*e, "What is sold?", documents(false));
   EXPECT_FALSE(whole.placed.layout.retrieved);
   EXPECT_GT(whole.placed.tokens, r.placed.tokens);
+  // Room for the chunk under its header, not for the whole document.
+  auto count = [&](const std::string& t) { return int(e->tokenize(t, false).value().size()); };
+  set.budget_tokens = count("### Document: market.txt (excerpts)\n") + count(chunk) + 1;
+  const Asked small = ask(*e, "What is sold?", set);
+  EXPECT_EQ(small.placed.layout.whole_documents, 0);
+  EXPECT_EQ(small.placed.layout.chunks, 1);
+  EXPECT_LE(small.placed.layout.tokens, set.budget_tokens);
 }
 
 TEST(DocumentEngine, SameReplyWithAndWithoutTheCache) {

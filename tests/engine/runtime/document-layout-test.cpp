@@ -68,12 +68,42 @@ TEST(DocumentLayout, OverTheBudgetRetrievedChunksGoInDocumentAndPositionOrder) {
 
 TEST(DocumentLayout, TheBudgetSwitchesAtTheWholeDocumentsCount) {
   DocumentSet set = two_documents();
-  set.ranked_chunks = {{"a.txt", 0, "alpha text"}};
+  set.ranked_chunks = {{"a.txt", 0, "alpha"}};
   // Headers (3 words each) + texts (2 words each) + a separator each: 12.
   EXPECT_FALSE(layout_documents(set, 12, words).retrieved);
   const DocumentLayout over = layout_documents(set, 11, words);
   EXPECT_TRUE(over.retrieved);
-  EXPECT_EQ(over.text, "### Document: a.txt (excerpts)\nalpha text\n");
+  // The retrieved chunk's document fits what is left (6 of 11): it goes in whole.
+  EXPECT_EQ(over.text, "### Document: a.txt\nalpha text\n");
+  EXPECT_EQ(over.whole_documents, 1);
+  EXPECT_EQ(over.chunks, 0);
+  // A longer a.txt (3 + 5 + 1) does not fit 8: the chunk goes in alone,
+  // under the excerpts header (4 + 1 + 1).
+  set.documents[1].text = "alpha text and three more\n";
+  EXPECT_EQ(layout_documents(set, 8, words).text, "### Document: a.txt (excerpts)\nalpha\n");
+}
+
+// Small to big: the best chunk's document goes in whole while it fits; a
+// later chunk whose document no longer fits goes in alone; the placed
+// documents and chunks then follow library order. Questions that hit
+// different paragraphs of the same documents get the same block.
+TEST(DocumentLayout, RetrievedChunksBringTheirWholeDocumentWhileItFits) {
+  DocumentSet set;
+  set.documents = {{"big", 3, repeat("b", 300)},
+                   {"small", 2, "small one two three\n"},
+                   {"mid", 1, repeat("m", 20)}};
+  set.ranked_chunks = {{"small", 1, "two three"}, {"big", 4, "b4 b5"}, {"mid", 0, "m0 m1"}};
+  const DocumentLayout l = layout_documents(set, 60, words);
+  EXPECT_TRUE(l.retrieved);
+  EXPECT_EQ(l.whole_documents, 2);  // small (8 words), then mid (24): big never fits
+  EXPECT_EQ(l.chunks, 1);
+  EXPECT_EQ(l.text, "### Document: mid\n" + repeat("m", 20) +
+                        "\n\n### Document: small\nsmall one two three\n"
+                        "\n### Document: big (excerpts)\nb4 b5\n");
+  EXPECT_LE(l.tokens, 60);
+  // Another question, other paragraphs of the same documents: the same block.
+  set.ranked_chunks = {{"mid", 7, "m7"}, {"small", 0, "small"}, {"big", 4, "b4 b5"}};
+  EXPECT_EQ(layout_documents(set, 60, words).text, l.text);
 }
 
 TEST(DocumentLayout, RankedOrderKeepsTheRankForBenchmarks) {
