@@ -25,7 +25,11 @@
 #      long-context-qa on the bundled model with --tiers l1,host,disk; and
 #      sharing through Redis with packaging/bench-tiers-share.py (skipped
 #      without redis-server).
-#   5. Sealing a tier block: tier-bench's BM_Seal (seal, open) beside
+#   5. Documents on the TinyLlama-shape Q4_K_M file: `bench --workload rag`
+#      with the radix cache in canonical and retrieved order and with no
+#      cache, and packaging/bench-documents.py (a follow-up question, the
+#      other order, a restart on the disk tier, a cold start).
+#   6. Sealing a tier block: tier-bench's BM_Seal (seal, open) beside
 #      BM_Disk (a get and a put of the same block, fsync on) in one run.
 # With LLAMA_CPP_DIR (a llama.cpp checkout or install holding
 # llama-bench), llama-bench runs on the same files with the same threads and
@@ -232,6 +236,19 @@ if command -v redis-server > /dev/null; then
       echo "bench-report.sh: the Redis sharing run failed:" >&2; cat "$work/tiers.log" >&2; exit 1; }
   echo "$(basename "$share_model")" > "$work/tiers-share-model.txt"
 fi
+echo "== documents (bench --workload rag, bench-documents.py)" >&2
+if [ -s "$q4" ]; then
+  for run in "radix canonical" "off canonical" "radix retrieved"; do
+    read -r c order <<< "$run"
+    "$cli" bench --model "$q4" --workload rag --cache "$c" --doc-order "$order" \
+      --requests "$requests" --threads "$threads" --json \
+      > "$work/docs-rag-$c-$order.json" 2> "$work/docs.log" || {
+        echo "bench-report.sh: bench rag $c $order failed:" >&2; cat "$work/docs.log" >&2; exit 1; }
+  done
+  python3 "$root/packaging/bench-documents.py" "$cli" "$q4" "$threads" \
+    > "$work/docs-follow.json" 2> "$work/docs.log" || {
+      echo "bench-report.sh: bench-documents.py failed:" >&2; cat "$work/docs.log" >&2; exit 1; }
+fi
 echo "== sealing (tier-bench)" >&2
 seal_bench="$build/tests/engine/tiers/tier-bench"
 seal_filter='BM_Seal|BM_Disk/put:0/fsync:1|BM_Disk/put:1/fsync:1'
@@ -407,6 +424,47 @@ if os.path.exists(f"{work}/tiers-share.json"):
              f"{sh['ttft_ms_recompute']:.1f} | {sh['ratio']:.3f}x |")
 else:
     L.append("(Sharing through Redis was not measured: no redis-server on this machine.)")
+L.append("")
+L.append("## Documents")
+L.append("")
+if os.path.exists(f"{work}/docs-follow.json"):
+    L.append("On the TinyLlama-shape Q4_K_M file. \`bench --workload rag --cache radix|off")
+    L.append(f"--doc-order canonical|retrieved --requests $requests --threads $threads\`: 40 documents of")
+    L.append("about 600 tokens in a library, questions asked with Zipf popularity (s = 2), each")
+    L.append("answered from the documents of the 4 chunks FTS5 ranks best (small to big,")
+    L.append("docs/architecture.md section 21). The replies are the same tokens in every row.")
+    L.append("")
+    L.append("| run | hit rate | document tokens cached | TTFT p50 / p99 (ms) | TTFT p50 of off | replies |")
+    L.append("| --- | ---: | ---: | ---: | ---: | --- |")
+    off = json.load(open(f"{work}/docs-rag-off-canonical.json"))
+    for c, order in [("radix", "canonical"), ("off", "canonical"), ("radix", "retrieved")]:
+        r = json.load(open(f"{work}/docs-rag-{c}-{order}.json"))
+        L.append(f"| {c}, {order} order | {r['hit_rate']*100:.1f}% | "
+                 f"{r['cached_document_tokens']} of {r['document_tokens']} | "
+                 f"{r['ttft_ms_p50']:.1f} / {r['ttft_ms_p99']:.1f} | "
+                 f"{r['ttft_ms_p50'] / off['ttft_ms_p50']:.3f}x | {r['replies_digest']} |")
+    canon = json.load(open(f"{work}/docs-rag-radix-canonical.json"))
+    ranked = json.load(open(f"{work}/docs-rag-radix-retrieved.json"))
+    L.append("")
+    L.append(f"Canonical order against retrieved order, TTFT p50: "
+             f"{canon['ttft_ms_p50'] / ranked['ttft_ms_p50']:.3f}x.")
+    L.append("")
+    d = json.load(open(f"{work}/docs-follow.json"))
+    L.append(f"\`python3 packaging/bench-documents.py ${cli#$root/} ${q4#$root/} $threads\`: a PDF and")
+    L.append(f"a Markdown note, {d['document_tokens']} document tokens together, asked about on")
+    L.append("a server with a disk tier, then after a restart on the same folder, and cold.")
+    L.append("")
+    L.append("| question | TTFT ms | of the first / of cold | from the tier |")
+    L.append("| --- | ---: | ---: | ---: |")
+    L.append(f"| first (everything computed) | {d['ttft_ms_first']:.1f} | 1.000x | |")
+    L.append(f"| follow-up | {d['ttft_ms_follow_up']:.1f} | {d['follow_up_ratio']:.3f}x | |")
+    L.append(f"| the documents named in the other order | {d['ttft_ms_other_order']:.1f} | "
+             f"{d['other_order_ratio']:.3f}x | |")
+    L.append(f"| after a restart | {d['ttft_ms_restart']:.1f} | {d['restart_ratio']:.3f}x | "
+             f"{d['restart_loaded_tokens']} tokens ({d['restart_loaded_share']*100:.0f}% of the documents') |")
+    L.append(f"| cold start, no tier | {d['ttft_ms_cold']:.1f} | 1.000x | |")
+else:
+    L.append("(Not measured: the TinyLlama-shape Q4_K_M file is missing.)")
 L.append("")
 L.append("## Sealing a tier block")
 L.append("")

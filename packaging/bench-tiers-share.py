@@ -12,64 +12,28 @@ and their ratio.
 
   bench-tiers-share.py CLI MODEL THREADS SYSTEM_WORDS
 """
-import http.client
-import json
 import pathlib
-import re
-import signal
 import socket
 import subprocess
 import sys
 import time
 
-# The seeded prompt text and free ports of the tests' scripts.
+# The seeded prompt text, free ports and server helpers of the tests' scripts.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "py"))
-from serve_client import free_port, text  # noqa: E402
+from serve_client import (free_port, start_serve, stop_serve, stream_ttft,  # noqa: E402
+                          text, tier_writes_done)
 
 PASSWORD = "rc-bench-share"
 
 
 def serve(cli, model, threads, url):
-    proc = subprocess.Popen([cli, "serve", "--model", model, "--port", "0", "--threads", threads,
-                             "--kv-redis", url, "--kv-redis-tenant", "bench"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    m = re.search(r":(\d+)/v1", proc.stdout.readline())
-    if not m:
-        proc.kill()
-        raise SystemExit("serve did not start")
-    return proc, int(m.group(1))
+    return start_serve(cli, "--model", model, "--threads", threads, "--kv-redis", url,
+                       "--kv-redis-tenant", "bench")
 
 
 def ttft(port, messages):
     """Seconds to the first content chunk, and the usage of the reply."""
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
-    body = {"messages": messages, "max_tokens": 4, "temperature": 0, "stream": True,
-            "stream_options": {"include_usage": True}}
-    t0 = time.monotonic()
-    conn.request("POST", "/v1/chat/completions", json.dumps(body),
-                 {"Content-Type": "application/json"})
-    r = conn.getresponse()
-    first, usage = None, None
-    for raw in r:
-        line = raw.decode().strip()
-        if not line.startswith("data: ") or line == "data: [DONE]":
-            continue
-        chunk = json.loads(line[6:])
-        if first is None and chunk.get("choices") and chunk["choices"][0]["delta"].get("content"):
-            first = time.monotonic() - t0
-        if chunk.get("usage"):
-            usage = chunk["usage"]
-    conn.close()
-    return first, usage
-
-
-def queue_empty(port):
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    conn.request("GET", "/metrics")
-    body = conn.getresponse().read().decode()
-    conn.close()
-    m = re.search(r"^radixchat_tier_write_queue_bytes (\S+)$", body, re.M)
-    return m is not None and float(m.group(1)) == 0
+    return stream_ttft(port, {"messages": messages, "max_tokens": 4, "temperature": 0})
 
 
 def main():
@@ -91,10 +55,9 @@ def main():
         procs.append(a)
         system = {"role": "system", "content": text(words, 1)}
         ttft(port_a, [system, {"role": "user", "content": "What is the first rule?"}])
-        while not queue_empty(port_a):
+        while not tier_writes_done(port_a):
             time.sleep(0.1)
-        a.send_signal(signal.SIGTERM)
-        a.wait()
+        stop_serve(a)
         b, port_b = serve(cli, model, threads, url)
         procs.append(b)
         shared, usage = ttft(port_b, [system, {"role": "user", "content": "And the last one?"}])
@@ -111,9 +74,7 @@ def main():
         }))
     finally:
         for p in procs:
-            if p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                p.wait()
+            stop_serve(p)
         redis.kill()
         redis.wait()
 

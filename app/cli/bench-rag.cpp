@@ -25,7 +25,7 @@ Result<Workload> make_rag_workload(const std::string& model, int requests, uint6
   } remove{file};
   auto lib = library::Library::open(file);
   if (!lib.ok()) return lib.status();
-  const std::vector<std::string> corpus = rag_corpus(shape.docs, seed);
+  const std::vector<std::string> corpus = rag_corpus(shape.docs, seed, counter->count);
   std::vector<std::string> names;
   for (size_t i = 0; i < corpus.size(); ++i) {
     char name[32];

@@ -36,7 +36,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "radixchat/documents.h"
@@ -75,11 +77,14 @@ struct WorkloadShape {
 Result<Workload> make_workload(const std::string& name, int requests, uint64_t seed,
                                const WorkloadShape& shape = {});
 
-// The rag workload's corpus: `docs` documents of about 600 tokens, each
-// with key terms of its own ("topic<doc><letter>"), one per paragraph.
-std::vector<std::string> rag_corpus(int docs, uint64_t seed);
+// The rag workload's corpus: `docs` documents of about 600 tokens as
+// `count` counts them (the benchmarked model's tokenizer), each with key
+// terms of its own ("topic<doc><letter>"), one per paragraph.
+std::vector<std::string> rag_corpus(int docs, uint64_t seed,
+                                    const std::function<int(std::string_view)>& count);
 // `requests` questions, each naming a key term of each of two documents
-// drawn with Zipf popularity (document 0 the most asked about), after one of
+// drawn with Zipf popularity, s = 2 (document 0 the most asked about), the
+// first named twice (it ranks first), after one of
 // a few fixed openings (so retrieval also brings chunks the questions share).
 std::vector<std::string> rag_questions(int requests, int docs, uint64_t seed);
 

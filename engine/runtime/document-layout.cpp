@@ -61,7 +61,8 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
   // (under its document's header, paid once). A document placed whole is the
   // same bytes in every prompt that retrieves from it, so questions that
   // retrieve from the same documents share their prefix whichever
-  // paragraphs they hit. Then everything goes in (document, position) order.
+  // paragraphs they hit. Then the whole documents go in library order, and
+  // the excerpts after them in (document, position) order.
   out.retrieved = true;
   std::map<std::string, const DocumentText*> by_name;
   for (const DocumentText* d : docs) by_name[d->name] = d;
@@ -112,12 +113,14 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
   if (set.ranked_order) {
     for (const Unit& u : taken) append(u, true);
   } else {
+    // Whole documents first, then excerpts, each in library order: the
+    // whole documents are the part questions share, so they lead.
+    for (const auto& [key, placed] : chosen)
+      if (placed.whole) append({by_name[key.second], nullptr}, true);
     for (const auto& [key, placed] : chosen) {
-      const DocumentText& d = *by_name[key.second];
-      if (placed.whole) append({&d, nullptr}, true);
       bool first = true;
       for (const auto& [position, c] : placed.chunks) {
-        append({&d, c}, first);
+        append({by_name[key.second], c}, first);
         first = false;
       }
     }

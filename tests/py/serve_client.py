@@ -7,10 +7,12 @@ A script in tests/<area>/<folder>/ imports it with
     from serve_client import free_port, post, start_serve, stop_serve, text
 Standard library only, so Debian's python3 runs every script.
 """
+import http.client
 import json
 import re
 import socket
 import subprocess
+import time
 import urllib.request
 
 WORDS = ("cache tree prefix token page node branch memory request reply model "
@@ -42,6 +44,39 @@ def post(url, body, timeout=120):
                                  {"Content-Type": "application/json"})
     with urllib.request.urlopen(req, timeout=timeout) as r:
         return json.load(r)
+
+
+def stream_ttft(port, body, timeout=600):
+    """Streams a chat completion of `body` (stream and include_usage set
+    here) and returns (seconds to the first content chunk, the reply's
+    usage)."""
+    body = dict(body, stream=True, stream_options={"include_usage": True})
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    t0 = time.monotonic()
+    conn.request("POST", "/v1/chat/completions", json.dumps(body),
+                 {"Content-Type": "application/json"})
+    first, usage = None, None
+    for raw in conn.getresponse():
+        line = raw.decode().strip()
+        if not line.startswith("data: ") or line == "data: [DONE]":
+            continue
+        chunk = json.loads(line[6:])
+        if first is None and chunk.get("choices") and chunk["choices"][0]["delta"].get("content"):
+            first = time.monotonic() - t0
+        if chunk.get("usage"):
+            usage = chunk["usage"]
+    conn.close()
+    return first, usage
+
+
+def tier_writes_done(port):
+    """True once the server's tier write queue is empty (its /metrics)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    conn.request("GET", "/metrics")
+    body = conn.getresponse().read().decode()
+    conn.close()
+    m = re.search(r"^radixchat_tier_write_queue_bytes (\S+)$", body, re.M)
+    return m is not None and float(m.group(1)) == 0
 
 
 def start_serve(cli, *args, stderr=subprocess.DEVNULL):

@@ -8,7 +8,8 @@
 // fit the budget; otherwise the best-ranked chunks that fit, placed in
 // (document, position) order, never in the order they were ranked or
 // given; a retrieved chunk brings its whole document when that fits what
-// the budget has left ("small to big"). The documents are appended to the system message, so every
+// the budget has left ("small to big"), and whole documents go before
+// excerpts. The documents are appended to the system message, so every
 // template keeps earlier turns byte-identical (tokenizer/chat-template.h).
 //
 // The engine holds no library: callers (app/library, through the CLI or

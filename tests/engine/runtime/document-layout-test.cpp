@@ -104,6 +104,10 @@ TEST(DocumentLayout, RetrievedChunksBringTheirWholeDocumentWhileItFits) {
   // Another question, other paragraphs of the same documents: the same block.
   set.ranked_chunks = {{"mid", 7, "m7"}, {"small", 0, "small"}, {"big", 4, "b4 b5"}};
   EXPECT_EQ(layout_documents(set, 60, words).text, l.text);
+  // Whole documents lead, excerpts follow, whatever the library order: the
+  // shared part comes first.
+  set.documents[0].order = 0;  // big before the others in the library
+  EXPECT_EQ(layout_documents(set, 60, words).text, l.text);
 }
 
 TEST(DocumentLayout, RankedOrderKeepsTheRankForBenchmarks) {
