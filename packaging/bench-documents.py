@@ -2,7 +2,9 @@
 """Documents in the chat, measured: bench-report.sh's helper.
 
 Two documents, a PDF and a Markdown note of about DOC_TOKENS tokens each as
-MODEL's tokenizer counts them, go into a fresh library. A server on that
+MODEL's tokenizer counts them (default 450: together, with their headers,
+they fit the default document budget of a 2,048-token context, half of it,
+so they go in whole), go into a fresh library. A server on that
 library with a disk tier answers a first question naming both (everything
 computed), a follow-up naming both (their KV is in the tree), and a third
 naming them in the other order (the canonical layout makes it the same
@@ -85,7 +87,7 @@ def ask(port, question, documents):
 
 def main():
     cli, model, threads = sys.argv[1], sys.argv[2], sys.argv[3]
-    doc_tokens = int(sys.argv[4]) if len(sys.argv) > 4 else 1000
+    doc_tokens = int(sys.argv[4]) if len(sys.argv) > 4 else 450
     with tempfile.TemporaryDirectory() as tmp:
         d = pathlib.Path(tmp)
         (d / "report.pdf").write_bytes(pdf(sized_text(cli, model, doc_tokens, 21)))
