@@ -12,6 +12,7 @@ and their ratio.
 
   bench-tiers-share.py CLI MODEL THREADS SYSTEM_WORDS
 """
+import json
 import pathlib
 import socket
 import subprocess

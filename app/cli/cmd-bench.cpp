@@ -424,8 +424,9 @@ Command add_bench_command(CLI::App& root) {
   app->add_option("--retrieve", o->rag.retrieve, "rag: chunks retrieved per question (default 4)")
       ->check(CLI::Range(1, 64));
   app->add_option("--doc-order", o->rag.doc_order,
-                  "rag: chunks in canonical (document, position) order (default) or in the "
-                  "order retrieval ranked them")
+                  "rag: the retrieved documents and chunks in canonical order (whole documents, "
+                  "then excerpts, each in library order; default) or in the order retrieval "
+                  "ranked them")
       ->check(CLI::IsMember({"canonical", "retrieved"}));
   app->add_option("--planted-span", o->planted_span,
                   "a span varying per conversation, in the system prompt or the user message "
