@@ -102,6 +102,19 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
     taken.push_back({&d, &c});
     ++out.chunks;
   }
+  // Nothing retrieved (no chunk shares a word with the question): rather
+  // than no documents at all, the whole documents that fit, in library order.
+  if (taken.empty()) {
+    for (const DocumentText* d : docs) {
+      const int whole_cost =
+          count(header(*d, false)) + (d->tokens > 0 ? d->tokens : count(d->text)) + 1;
+      if (used + whole_cost > budget_tokens) continue;
+      used += whole_cost;
+      chosen[{d->order, d->name}].whole = true;
+      taken.push_back({d, nullptr});
+      ++out.whole_documents;
+    }
+  }
   auto append = [&out](const Unit& u, bool with_header) {
     if (with_header) {
       out.text += (out.text.empty() ? "" : "\n") + header(*u.doc, u.chunk != nullptr);

@@ -9,8 +9,9 @@
 // (document, position) order, never in the order they were ranked or
 // given; a retrieved chunk brings its whole document when that fits what
 // the budget has left ("small to big"), and whole documents go before
-// excerpts. The documents are appended to the system message, so every
-// template keeps earlier turns byte-identical (tokenizer/chat-template.h).
+// excerpts. When retrieval places nothing (no chunk matched), the whole
+// documents that fit go in, in library order. The documents are appended to the system message, so
+// every template keeps earlier turns byte-identical (tokenizer/chat-template.h).
 //
 // The engine holds no library: callers (app/library, through the CLI or
 // the server) pass the texts and the ranked chunks as values, and

@@ -110,6 +110,19 @@ TEST(DocumentLayout, RetrievedChunksBringTheirWholeDocumentWhileItFits) {
   EXPECT_EQ(layout_documents(set, 60, words).text, l.text);
 }
 
+// Over the budget with nothing retrieved (no chunk shares a word with the
+// question): the whole documents that fit go in, in library order, rather
+// than none at all.
+TEST(DocumentLayout, NothingRetrievedPlacesTheWholeDocumentsThatFit) {
+  DocumentSet set;
+  set.documents = {
+      {"big", 1, repeat("b", 300)}, {"b.md", 3, "bravo text\n"}, {"a.txt", 2, "alpha text\n"}};
+  const DocumentLayout l = layout_documents(set, 20, words);
+  EXPECT_TRUE(l.retrieved);
+  EXPECT_EQ(l.whole_documents, 2);
+  EXPECT_EQ(l.text, "### Document: a.txt\nalpha text\n\n### Document: b.md\nbravo text\n");
+}
+
 TEST(DocumentLayout, RankedOrderKeepsTheRankForBenchmarks) {
   DocumentSet set;
   set.documents = {{"first", 1, repeat("f", 300)}, {"second", 2, repeat("s", 300)}};
