@@ -5,13 +5,14 @@
 //
 // The layout: the system prompt, then the documents in library order (each
 // under a stable header), then the conversation. Whole documents when they
-// fit the budget; otherwise the best-ranked chunks that fit, placed in
-// (document, position) order, never in the order they were ranked or
-// given; a retrieved chunk brings its whole document when that fits what
-// the budget has left ("small to big"), and whole documents go before
-// excerpts. When retrieval places nothing (no chunk matched), the whole
-// documents that fit go in, in library order. The documents are appended to the system message, so
-// every template keeps earlier turns byte-identical (tokenizer/chat-template.h).
+// fit the budget; otherwise retrieval, small to big: the best-ranked chunks,
+// each bringing its whole document while that fits what the budget has
+// left, else going in alone. Whole documents go first, then the excerpts,
+// each in library order, never in the order they were ranked or given.
+// When retrieval places nothing (no chunk matched), the whole documents
+// that fit go in, in library order. The documents are appended to the
+// system message, so every template keeps earlier turns byte-identical
+// (tokenizer/chat-template.h).
 //
 // The engine holds no library: callers (app/library, through the CLI or
 // the server) pass the texts and the ranked chunks as values, and
