@@ -47,9 +47,13 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
   DocumentLayout out;
   const std::vector<const DocumentText*> docs = canonical(set);
   if (docs.empty()) return out;
+  // What each document costs whole (header, text, separator), counted once.
+  std::map<const DocumentText*, int> whole_cost;
   int whole_tokens = 0;
-  for (const DocumentText* d : docs)
-    whole_tokens += count(header(*d, false)) + (d->tokens > 0 ? d->tokens : count(d->text)) + 1;
+  for (const DocumentText* d : docs) {
+    whole_cost[d] = count(header(*d, false)) + (d->tokens > 0 ? d->tokens : count(d->text)) + 1;
+    whole_tokens += whole_cost[d];
+  }
   if (whole_tokens <= budget_tokens) {
     out.text = whole(docs);
     out.tokens = count(out.text);
@@ -86,9 +90,8 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
     Placed& placed = chosen[{d.order, d.name}];
     if (placed.whole || placed.chunks.count(c.position)) continue;  // already in
     ++considered;
-    const int whole_cost = count(header(d, false)) + (d.tokens > 0 ? d.tokens : count(d.text)) + 1;
-    if (placed.chunks.empty() && used + whole_cost <= budget_tokens) {
-      used += whole_cost;
+    if (placed.chunks.empty() && used + whole_cost[&d] <= budget_tokens) {
+      used += whole_cost[&d];
       placed.whole = true;
       taken.push_back({&d, nullptr});
       ++out.whole_documents;
@@ -106,10 +109,8 @@ DocumentLayout layout_documents(const DocumentSet& set, int budget_tokens,
   // than no documents at all, the whole documents that fit, in library order.
   if (taken.empty()) {
     for (const DocumentText* d : docs) {
-      const int whole_cost =
-          count(header(*d, false)) + (d->tokens > 0 ? d->tokens : count(d->text)) + 1;
-      if (used + whole_cost > budget_tokens) continue;
-      used += whole_cost;
+      if (used + whole_cost[d] > budget_tokens) continue;
+      used += whole_cost[d];
       chosen[{d->order, d->name}].whole = true;
       taken.push_back({d, nullptr});
       ++out.whole_documents;

@@ -27,7 +27,7 @@ import tempfile
 import time
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "py"))
-from serve_client import free_port, start_serve, stop_serve, text  # noqa: E402
+from serve_client import free_port, start_serve, stop_serve, text, tier_writes_done  # noqa: E402
 
 PASSWORD = "rc-share-test-pw"
 
@@ -88,9 +88,7 @@ class Server:
         return float(m.group(1)) if m else None
 
     def queue_empty(self):
-        _, body = self.get("/metrics")
-        m = re.search(r"^radixchat_tier_write_queue_bytes (\S+)$", body, re.M)
-        return m is not None and float(m.group(1)) == 0
+        return tier_writes_done(self.port)
 
     def redis_state(self):
         _, body = self.get("/v1/models")
