@@ -86,6 +86,9 @@ void set_matvec_enabled(bool on);
 // The table of matvec-avx512.cpp: quantized types only (callers check
 // cpu_has_avx512_matvec).
 MatvecFn matvec_avx512(DType t);
+// Its K-quant part (matvec-avx512-kquant.cpp): Q4_K, Q5_K and Q6_K, null
+// for every other type.
+MatvecFn matvec_kquant_avx512(DType t);
 // Float weights' decode (hgemm-avx2.cpp): each row exactly as the F16C +
 // FMA tiles compute it (qgemm.h, htile_avx2) at any token count; needs AVX2,
 // FMA and F16C.
