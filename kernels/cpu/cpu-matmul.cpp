@@ -39,6 +39,12 @@ void CpuMatmul::run(const Weight& w, const float* bias, const float* x, float* y
       return;
     }
   }
+  if (n > 1 && n <= kMatvecMaxTokens && level_ == SimdLevel::avx2) {
+    if (const MatvecManyFn fn = matvec_many_fn(w.type, n)) {
+      run_matvec_many(fn, w, bias, x, y, n);
+      return;
+    }
+  }
   if (n >= kGemmMinTokens && level_ == SimdLevel::avx2 && qtile_mode() == QTileMode::best) {
     if (const LaneKernel k = lane_kernel(w.type); k.fn) {
       run_lanes(k, w, bias, x, y, n);
@@ -163,6 +169,26 @@ void CpuMatmul::run_matvec(MatvecFn fn, const Weight& w, const float* bias, cons
     fn(wbase + r0 * rb, rb, r1 - r0, act, y + r0);
     if (bias) {
       for (int64_t r = r0; r < r1; ++r) y[r] += bias[r];
+    }
+  });
+}
+
+void CpuMatmul::run_matvec_many(MatvecManyFn fn, const Weight& w, const float* bias, const float* x,
+                                float* y, int n) {
+  const int64_t rows = w.rows, rb = row_bytes(w.type, w.cols);
+  if (step_acts_.size() < size_t(n)) step_acts_.resize(size_t(n));
+  step_views_.clear();
+  for (int t = 0; t < n; ++t) {
+    step_views_.push_back(
+        step_acts_[size_t(t)].prepare(w.type, x + t * w.cols, w.cols, quantize_act_fn(level_)));
+  }
+  const auto* wbase = static_cast<const uint8_t*>(w.data);
+  pool_.parallel_for_regions(rows, kDecodeGrainRows, [&](int64_t r0, int64_t r1, int) {
+    fn(wbase + r0 * rb, rb, r1 - r0, step_views_.data(), y + r0, rows);
+    if (bias) {
+      for (int t = 0; t < n; ++t) {
+        for (int64_t r = r0; r < r1; ++r) y[t * rows + r] += bias[r];
+      }
     }
   });
 }

@@ -9,6 +9,10 @@
 //   quantized weights on CPUs with AVX-512 VNNI, float weights everywhere
 //   (the tiles' own decode blocks). RADIXCHAT_CPU_MATVEC=0 or
 //   set_matvec_enabled(false) turns them off (the tiles then serve n = 1).
+// - 2 <= n <= kMatvecMaxTokens (drafting's verifying steps, small batches):
+//   the short-step matvec kernels where the weight type has one (matvec.h:
+//   K-quants on AVX-512 VNNI), which read each weight row once for all the
+//   tokens; the same switches turn them off.
 // - n >= kGemmMinTokens: the token-lane kernels (qgemm-avx512.h on CPUs
 //   with AVX-512 VNNI, qgemm-avx2-lanes.h on AVX2 ones) for Q8_0, Q4_K,
 //   Q5_K, Q6_K and, with VNNI, F16/BF16/F32; QTileMode avx2 or off turns
@@ -53,6 +57,8 @@ class CpuMatmul {
  private:
   void run_dots(const Weight& w, const float* bias, const float* x, float* y, int n);
   void run_matvec(MatvecFn fn, const Weight& w, const float* bias, const float* x, float* y);
+  void run_matvec_many(MatvecManyFn fn, const Weight& w, const float* bias, const float* x,
+                       float* y, int n);
   void run_gemm(const Weight& w, const float* bias, const float* x, float* y, int n);
   // The lane family for weights of type t on this CPU; fn is null when none.
   static LaneKernel lane_kernel(DType t);
@@ -76,6 +82,8 @@ class CpuMatmul {
     float* y;
   };
   std::vector<MatvecActBuffer> many_acts_;
+  std::vector<MatvecActBuffer> step_acts_;  // run_matvec_many: one per token
+  std::vector<MatvecAct> step_views_;
   std::vector<ManyPart> many_parts_;
   std::vector<uint8_t> act_q_;                     // [n] activation rows in act_format(w.type)
   std::vector<uint8_t> act_side_;                  // [n] qtile_side_bytes per token

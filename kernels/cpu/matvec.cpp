@@ -134,4 +134,9 @@ MatvecFn matvec_fn(DType t) {
   return cpu_has_avx512_matvec() ? matvec_avx512(t) : nullptr;
 }
 
+MatvecManyFn matvec_many_fn(DType t, int tokens) {
+  if (!enabled_flag().load() || !cpu_has_avx512_matvec()) return nullptr;
+  return matvec_many_kquant_avx512(t, tokens);
+}
+
 }  // namespace rc::kernels

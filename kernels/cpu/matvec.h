@@ -81,14 +81,26 @@ using MatvecFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows, cons
 // one region loop (CpuMatmul::run_many).
 MatvecFn matvec_fn(DType t);
 bool cpu_has_avx512_matvec();
+
+// A short step (2 .. kMatvecMaxTokens tokens, as drafting's verifying steps
+// and small batches make): y[t * ldy + r] = dot(row r, acts[t]), reading
+// each weight row once for all the tokens, with the same bits per (row,
+// token) as the one-token kernel and the tiles. Null where there is no such
+// kernel for t or `tokens` (today: Q4_K, Q5_K and Q6_K on AVX-512 VNNI
+// CPUs), and where matvec_fn is switched off.
+inline constexpr int kMatvecMaxTokens = 7;
+using MatvecManyFn = void (*)(const uint8_t* w, int64_t w_stride, int64_t rows,
+                              const MatvecAct* acts, float* y, int64_t ldy);
+MatvecManyFn matvec_many_fn(DType t, int tokens);
 void set_matvec_enabled(bool on);
 
 // The table of matvec-avx512.cpp: quantized types only (callers check
 // cpu_has_avx512_matvec).
 MatvecFn matvec_avx512(DType t);
 // Its K-quant part (matvec-avx512-kquant.cpp): Q4_K, Q5_K and Q6_K, null
-// for every other type.
+// for every other type; and their short-step kernels.
 MatvecFn matvec_kquant_avx512(DType t);
+MatvecManyFn matvec_many_kquant_avx512(DType t, int tokens);
 // Float weights' decode (hgemm-avx2.cpp): each row exactly as the F16C +
 // FMA tiles compute it (qgemm.h, htile_avx2) at any token count; needs AVX2,
 // FMA and F16C.

@@ -7,6 +7,8 @@
 // the tiles' own bits at every token count, on any AVX2 CPU.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "cpu/act-quant.h"
 #include "cpu/cpu-backend.h"
 #include "cpu/matvec.h"
@@ -182,6 +184,34 @@ TEST(FloatDecode, EqualsTheTilesBits) {
           ASSERT_EQ(decode[size_t(r)], tiles[size_t(r)])
               << dtype_name(t) << " token " << tok << " row " << r << " threads " << threads;
         }
+      }
+    }
+  }
+}
+
+// A short step's kernel (2 .. kMatvecMaxTokens tokens, each weight row read
+// once) gives every (row, token) exactly the one-token kernel's bits, for
+// row counts around its four-row groups and block counts past its runs.
+TEST_P(Matvec, ShortStepsEqualOneTokenAtATime) {
+  const DType t = GetParam();
+  if (!matvec_many_fn(t, 2)) GTEST_SKIP() << dtype_name(t) << " has no short-step kernel";
+  uint32_t seed = 71;
+  for (int64_t K : test_cols(t)) {
+    for (int64_t rows : {1, 5, 38}) {
+      const test::OwnedWeight ow = test::make_weight(t, rows, K, seed++);
+      const int64_t rb = row_bytes(t, K);
+      for (int tokens = 1; tokens <= kMatvecMaxTokens; ++tokens) {
+        std::vector<MatvecActBuffer> bufs(static_cast<size_t>(tokens));
+        std::vector<MatvecAct> acts;
+        std::vector<float> want(size_t(tokens * rows), NAN), got(want.size(), NAN);
+        for (int k = 0; k < tokens; ++k) {
+          const std::vector<float> x = test::random_vec(size_t(K), seed++, 2.0f);
+          acts.push_back(bufs[size_t(k)].prepare(t, x.data(), K, quantize_act_fn(SimdLevel::avx2)));
+          matvec_avx512(t)(ow.bytes.data(), rb, rows, acts.back(), want.data() + k * rows);
+        }
+        matvec_many_fn(t, tokens)(ow.bytes.data(), rb, rows, acts.data(), got.data(), rows);
+        ASSERT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0)
+            << dtype_name(t) << " K " << K << " rows " << rows << " tokens " << tokens;
       }
     }
   }
