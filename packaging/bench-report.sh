@@ -41,7 +41,7 @@
 # Needs a configured, built tree (radixchat-cli and make-random-gguf:
 # `cmake --build build --target radixchat-cli make-random-gguf`). Sizes can
 # be changed through the environment: RADIXCHAT_BENCH_TYPES (default
-# "q4_k_m q8_0"), RADIXCHAT_BENCH_PROMPT (128), RADIXCHAT_BENCH_DECODE (32),
+# "f16 q8_0 q6_k q5_k_m q4_k_m"), RADIXCHAT_BENCH_PROMPT (128), RADIXCHAT_BENCH_DECODE (32),
 # RADIXCHAT_BENCH_REQUESTS (32). Run it on an otherwise idle machine: the
 # load average is printed in the report because it moves every figure.
 set -euo pipefail
@@ -94,7 +94,7 @@ if [ -n "$llama" ]; then
   fi
 fi
 
-types="${RADIXCHAT_BENCH_TYPES:-q4_k_m q8_0}"
+types="${RADIXCHAT_BENCH_TYPES:-f16 q8_0 q6_k q5_k_m q4_k_m}"
 prompt="${RADIXCHAT_BENCH_PROMPT:-128}"
 decode="${RADIXCHAT_BENCH_DECODE:-32}"
 requests="${RADIXCHAT_BENCH_REQUESTS:-32}"
@@ -309,27 +309,32 @@ L.append("(\`make-random-gguf --arch llama --dim 2048 --layers 22 --heads 32 --k
 L.append("--ffn 5632 --vocab 32000 --ctx 2048 --type T --seed 1\`): the same bytes to read")
 L.append("per token as the real model. Decode is bound by memory bandwidth, so")
 L.append("\"of probe\" compares it with a read of the same weights by the same number")
-L.append("of threads, interleaved with the decode steps.")
+L.append("of threads, interleaved with the decode steps (the probe's fastest read against")
+L.append("the best run's decode).")
+if llama:
+    L.append("\"llama.cpp implies\" is the bandwidth llama.cpp's decode shows on the same")
+    L.append("file (its tg tok/s times the bytes a token reads): the probe must not be below it.")
 L.append("")
 base = [json.loads(l) for l in open(f"{work}/baseline.jsonl")]
 if base:
     L.append("Baseline: \`" + os.popen("'$baseline' --version").read().strip() +
              "\` built from commit $baseline_rev, run just before this build on each file.")
     L.append("")
-head = "| file | type | prefill tok/s | decode tok/s | decode of probe |"
-sep = "| --- | --- | ---: | ---: | ---: |"
+head = "| file | type | prefill tok/s | decode tok/s | probe GB/s | decode of probe |"
+sep = "| --- | --- | ---: | ---: | ---: | ---: |"
 if base:
     head += " baseline prefill / decode tok/s | prefill / baseline | decode / baseline |"
     sep += " ---: | ---: | ---: |"
 if llama:
-    head += " llama.cpp pp tok/s | llama.cpp tg tok/s | prefill / llama.cpp | decode / llama.cpp |"
-    sep += " ---: | ---: | ---: | ---: |"
+    head += (" llama.cpp pp tok/s | llama.cpp tg tok/s | prefill / llama.cpp | decode / llama.cpp |"
+             " llama.cpp implies GB/s |")
+    sep += " ---: | ---: | ---: | ---: | ---: |"
 L.append(head)
 L.append(sep)
 for i, line in enumerate(open(f"{work}/model-bench.jsonl")):
     m = json.loads(line)
     row = (f"| {m['model']} | {m['type']} | {m['prefill_tok_s']:.1f} | {m['decode_tok_s']:.1f} | "
-           f"{m.get('decode_fraction', float('nan'))*100:.0f}% |")
+           f"{m['bandwidth_gbs']:.1f} | {m.get('decode_fraction', float('nan'))*100:.0f}% |")
     if base:
         b = base[i]
         row += (f" {b['prefill_tok_s']:.1f} / {b['decode_tok_s']:.1f} | "
@@ -338,7 +343,10 @@ for i, line in enumerate(open(f"{work}/model-bench.jsonl")):
         runs = json.load(open(f"{work}/llama-{m['model']}.json"))
         pp = next((x["avg_ts"] for x in runs if x.get("n_prompt") and not x.get("n_gen")), float("nan"))
         tg = next((x["avg_ts"] for x in runs if x.get("n_gen") and not x.get("n_prompt")), float("nan"))
-        row += f" {pp:.1f} | {tg:.1f} | {m['prefill_tok_s']/pp:.2f}x | {m['decode_tok_s']/tg:.2f}x |"
+        implied = tg * m['bytes_per_token'] / 1e9
+        under = " (probe below it)" if implied > m['bandwidth_gbs'] else ""
+        row += (f" {pp:.1f} | {tg:.1f} | {m['prefill_tok_s']/pp:.2f}x | {m['decode_tok_s']/tg:.2f}x |"
+                f" {implied:.1f}{under} |")
     L.append(row)
 L.append("")
 L.append("## Drafted decoding")

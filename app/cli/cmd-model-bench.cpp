@@ -84,7 +84,7 @@ int run_model_bench(const ModelBenchOptions& o) {
       std::printf(
           "CPU, %d threads, prompt %d, decode %d, KV %s, best of %d runs after a warm-up; "
           "decode GB/s and probe GB/s: %d more runs, each token followed by one read of the "
-          "model's weights by %d threads\n\n",
+          "model's weights by %d threads (the best run, the fastest read)\n\n",
           o.threads, o.prompt, o.decode, setting_name(o.kv_type), o.repeats, o.repeats, o.threads);
       print_header();
       header = true;

@@ -12,10 +12,11 @@
 // from `repeats` more runs in which every decoded token is followed by one
 // read of all matmul weights by the probe of kernels/cpu/read-bandwidth.h
 // (the model's own weights read by a thread pool of the same size): decode
-// and probe are timed over the same moments, each rate the total over
-// those runs, so decode cannot honestly beat the probe by more than noise;
-// decode_fraction > 1 means the probe under-read and is reported, not
-// hidden.
+// and probe are timed over the same moments. The probe is its fastest read
+// (the least disturbed, as the best decode run is) and decode there the
+// best run's rate, so the wall is as high as this machine showed it and
+// decode cannot honestly beat it by more than noise; decode_fraction > 1
+// means the probe under-read and is reported, not hidden.
 #pragma once
 
 #include <cstdint>
@@ -50,8 +51,8 @@ struct ModelBenchResult {
   std::string weights;
   double bytes_per_token = 0;  // read by one decode step (see above)
   // The roofline runs (decode alternating with the probe):
-  double interleaved_decode_tok_s = 0;  // decode there (total tokens / total time)
-  double bandwidth_gbs = 0;             // the probe there, GB/s
+  double interleaved_decode_tok_s = 0;  // decode there (the best run's tokens / time)
+  double bandwidth_gbs = 0;             // the probe there, GB/s (its fastest read)
   double roofline_tok_s = 0;            // bandwidth / bytes_per_token
   double decode_fraction = 0;           // interleaved_decode_tok_s / roofline_tok_s
   double decode_gbs = 0;                // bytes_per_token * interleaved_decode_tok_s / 1e9
