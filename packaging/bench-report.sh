@@ -10,7 +10,9 @@
 #
 # Benchmarks:
 #   1. `radixchat-cli bench` on each chat workload, with the radix cache and
-#      with no cache (off): hit rate, time to first token, throughput.
+#      with no cache (off): hit rate, time to first token, throughput; and
+#      on rag, multi-turn, agentic and shared-system with --evict lru and
+#      gdsf at the default pool and at 4096 tokens.
 #   2. `radixchat-cli model-bench` on the bundled model and on a random-weight
 #      TinyLlama-shape GGUF (1.1B parameters) per weight type, made once with
 #      the test tool make-random-gguf and kept under the build directory.
@@ -135,6 +137,17 @@ for w in multi-turn few-shot shared-system random rag; do
     "$cli" bench --workload "$w" --cache "$c" --requests "$requests" --threads "$threads" --json \
       > "$work/bench-$w-$c.json" 2> "$work/bench-$w-$c.log" || {
         echo "bench-report.sh: bench $w $c failed:" >&2; cat "$work/bench-$w-$c.log" >&2; exit 1; }
+  done
+done
+
+echo "== eviction (bench --evict lru|gdsf)" >&2
+for w in rag multi-turn agentic shared-system; do
+  for kv in 0 4096; do
+    for e in lru gdsf; do
+      "$cli" bench --workload "$w" --requests 200 --kv-tokens "$kv" --evict "$e" \
+        --threads "$threads" --json > "$work/evict-$w-$kv-$e.json" 2> "$work/evict.log" || {
+          echo "bench-report.sh: bench $w --evict $e failed:" >&2; cat "$work/evict.log" >&2; exit 1; }
+    done
   done
 done
 
@@ -299,6 +312,27 @@ for w in ["multi-turn", "few-shot", "shared-system", "random", "rag"]:
     L.append(f"| {w} | {r['hit_rate']*100:.1f}% | {r['ttft_ms_p50']:.1f} / {o['ttft_ms_p50']:.1f} | "
              f"{r['ttft_ms_p99']:.1f} / {o['ttft_ms_p99']:.1f} | {ratio:.2f}x | "
              f"{r['total_tok_s']:.0f} / {o['total_tok_s']:.0f} |")
+L.append("")
+L.append("## Eviction")
+L.append("")
+L.append("\`radixchat-cli bench --workload W --requests 200 --kv-tokens P --evict lru|gdsf")
+L.append("--threads $threads\` on the bundled model, P 0 (the default pool) and 4096 tokens: which")
+L.append("cached leaf goes first when the pool is full, least recently used or")
+L.append("greedy-dual-size-frequency (the default; \`engine/include/radixchat/eviction.h\`).")
+L.append("Computed tokens are the prompt tokens that had to be prefilled; fewer is better.")
+L.append("")
+L.append("| workload | pool | hit rate lru / gdsf | computed tokens lru / gdsf | gdsf / lru | TTFT p50 lru / gdsf (ms) | same replies |")
+L.append("| --- | ---: | ---: | ---: | ---: | ---: | --- |")
+for w in ["rag", "multi-turn", "agentic", "shared-system"]:
+    for kv in ["0", "4096"]:
+        a = json.load(open(f"{work}/evict-{w}-{kv}-lru.json"))
+        b = json.load(open(f"{work}/evict-{w}-{kv}-gdsf.json"))
+        pool = "default" if kv == "0" else kv
+        L.append(f"| {w} | {pool} | {a['hit_rate']*100:.1f}% / {b['hit_rate']*100:.1f}% | "
+                 f"{a['computed_tokens']} / {b['computed_tokens']} | "
+                 f"{b['computed_tokens'] / max(a['computed_tokens'], 1):.3f}x | "
+                 f"{a['ttft_ms_p50']:.1f} / {b['ttft_ms_p50']:.1f} | "
+                 f"{'yes' if a['replies_digest'] == b['replies_digest'] else 'no'} |")
 L.append("")
 L.append("## CPU runtime")
 L.append("")

@@ -15,6 +15,7 @@ const BenchResult* find_off(const std::vector<BenchResult>& rs) {
 nlohmann::json to_json(const BenchResult& r) {
   return {{"workload", r.workload},
           {"cache", r.cache},
+          {"evict", r.eviction},
           {"requests", r.requests},
           {"temperature", r.temperature},
           {"prompt_tokens", r.prompt_tokens},

@@ -26,6 +26,7 @@ struct BenchResult {
   std::vector<double> later_ttft_ms;  // turns after a conversation's first
   int64_t kv_peak_bytes = 0;
   uint64_t evictions = 0;
+  std::string eviction;  // --evict
   std::string speculate;
   uint64_t drafted_tokens = 0, accepted_tokens = 0, draft_steps = 0;
   double decode_s = 0;  // summed over requests: first token -> finished

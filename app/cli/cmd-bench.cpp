@@ -71,6 +71,7 @@ void add_engine_figures(BenchResult& res, Engine& engine, const BenchOptions& o)
   res.kv_peak_bytes = st.kv_bytes_used_peak;
   res.evictions = st.cache.evictions;
   res.speculate = setting_name(o.engine.config.speculate);
+  res.eviction = setting_name(o.engine.config.eviction);
   res.drafted_tokens = st.drafted_tokens;
   res.accepted_tokens = st.accepted_tokens;
   res.draft_steps = st.draft_steps;

@@ -1,6 +1,6 @@
 // Flags shared by every command that runs the model (docs/architecture.md section 18):
 // --model (default: the bundled model), --backend, --threads, --cache,
-// --ctx, --kv-tokens, --kv-type, --speculate and the cache tiers (--kv-host-size,
+// --evict, --ctx, --kv-tokens, --kv-type, --speculate and the cache tiers (--kv-host-size,
 // --kv-disk, --kv-disk-size, --kv-redis, --kv-redis-tenant, --kv-redis-password-file,
 // --kv-redis-ttl and the sealing key files). Registers them on a subcommand and
 // builds the EngineConfig from what the user gave.
@@ -32,6 +32,9 @@ struct EngineOptions {
         ->check(CLI::NonNegativeNumber);
     add_setting(app, "--cache", config.cache, parse_cache_setting,
                 "radix, radix-page16, hash16 or off");
+    add_setting(app, "--evict", config.eviction, parse_eviction_setting,
+                "which cached leaf goes first when the KV pool is full: gdsf (the least "
+                "shared, then the least recent; the default) or lru (the least recent)");
     app.add_option("--ctx", config.context_length, "context length (default: the model's)")
         ->check(CLI::NonNegativeNumber);
     app.add_option("--kv-tokens", config.kv_pool_tokens, "KV pool size in tokens")

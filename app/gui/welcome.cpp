@@ -16,7 +16,8 @@ QString welcomeText() {
       "as a radix tree:\n\n"
       "- A new message **matches** the longest prefix in the tree; only the rest is computed.\n"
       "- What was computed is **inserted** as a branch. Chats that start alike share a node.\n"
-      "- When memory runs short, the least recently used leaves are **evicted**.\n\n"
+      "- When memory runs short, leaves are **evicted**: those the fewest requests shared "
+      "go first, then the least recently used.\n\n"
       "Send two messages and watch the second reuse the first. *Demos* in the panel show more.\n\n"
       "The bundled model is a tiny demo, trained only to show the cache at work: for real "
       "answers, get a model with **Model > Get a model…** (Ctrl+Shift+O).");

@@ -5,8 +5,10 @@
 // order and an intrusive LRU list would need a sorted insert. The heap gives
 // O(log n) push/pop/update/remove and the position of each node is stored
 // back into the node (via the `pos` vector indexed by node id) for O(1)
-// lookup. Keys are (priority class, tick, node id): pinned nodes sort after
-// every unpinned one, ties break by id so eviction order is deterministic.
+// lookup. Items sort by (key, tie, node id): the key is the priority class
+// (pinned nodes sort after every unpinned one) and the eviction priority
+// (the tick for LRU; section 4's gdsf: its priority, with the tick as the
+// tie), and the id makes the eviction order deterministic.
 #pragma once
 
 #include <cstddef>
@@ -22,11 +24,15 @@ class LruHeap {
   static constexpr uint32_t kAbsent = UINT32_MAX;
 
   struct Item {
-    uint64_t key;  // (pinned << 63) | tick
+    uint64_t key;  // (pinned << 63) | priority
+    uint64_t tie;
     uint32_t node;
   };
 
-  static uint64_t make_key(bool pinned, uint64_t tick) { return (uint64_t(pinned) << 63) | tick; }
+  // priority < 2^63.
+  static uint64_t make_key(bool pinned, uint64_t priority) {
+    return (uint64_t(pinned) << 63) | priority;
+  }
 
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
@@ -34,10 +40,10 @@ class LruHeap {
   const Item& top() const { return items_.front(); }
   const std::vector<Item>& items() const { return items_; }
 
-  void push(uint32_t node, uint64_t key) {
+  void push(uint32_t node, uint64_t key, uint64_t tie = 0) {
     if (node >= pos_.size()) pos_.resize(size_t(node) + 1 + pos_.size() / 2, kAbsent);
     RC_ASSERT(pos_[node] == kAbsent);
-    items_.push_back({key, node});
+    items_.push_back({key, tie, node});
     pos_[node] = uint32_t(items_.size() - 1);
     sift_up(items_.size() - 1);
   }
@@ -60,10 +66,11 @@ class LruHeap {
     sift_down(sift_up(i));
   }
 
-  void update(uint32_t node, uint64_t key) {
+  void update(uint32_t node, uint64_t key, uint64_t tie = 0) {
     size_t i = pos_[node];
     RC_ASSERT(i != kAbsent);
     items_[i].key = key;
+    items_[i].tie = tie;
     sift_down(sift_up(i));
   }
 
@@ -74,7 +81,9 @@ class LruHeap {
 
  private:
   static bool less(const Item& a, const Item& b) {
-    return a.key < b.key || (a.key == b.key && a.node < b.node);
+    if (a.key != b.key) return a.key < b.key;
+    if (a.tie != b.tie) return a.tie < b.tie;
+    return a.node < b.node;
   }
 
   size_t sift_up(size_t i) {

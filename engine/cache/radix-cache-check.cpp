@@ -103,9 +103,13 @@ Status RadixCache::check_tree(std::vector<uint8_t>& page_owned) const {
   if (visited != live_nodes_) return broken("unreachable or missing nodes");
   if (int64_t(children_.size()) != live_nodes_) return broken("child table size != node count");
   if (int64_t(heap_.size()) != candidates) return broken("LRU heap holds non-candidates");
-  for (const LruHeap::Item& it : heap_.items())
-    if (it.key != LruHeap::make_key(nodes_[it.node].pin_ref > 0, nodes_[it.node].tick))
-      return broken(it.node, "stale LRU key");
+  const bool gdsf = config_.eviction == Eviction::gdsf;
+  for (const LruHeap::Item& it : heap_.items()) {
+    const Node& n = nodes_[it.node];
+    if (it.key != LruHeap::make_key(n.pin_ref > 0, n.priority) || it.tie != (gdsf ? n.tick : 0) ||
+        (!gdsf && n.priority != n.tick) || (gdsf && n.priority > gdsf_clock_ + n.hits))
+      return broken(it.node, "stale eviction key");
+  }
   if (tokens != cached_tokens_) return broken("cached token count drifted");
   if (evictable != evictable_pages_ || locked != locked_pages_ || pinned != pinned_pages_)
     return broken("evictable/protected/pinned accounting drifted");

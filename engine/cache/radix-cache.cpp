@@ -112,7 +112,8 @@ NodeId RadixCache::split(NodeId id, size_t at) {
   up.lock_ref = low.lock_ref;
   up.pin_ref = low.pin_ref;
   up.hits = low.hits;
-  up.tick = low.tick = tick_;  // both halves count as used now
+  touch(up);  // both halves count as used now
+  touch(low);
   replace_child(id, u);
   low.key = child_key(low.tokens.data());
   link_child(u, id);
@@ -136,11 +137,20 @@ void RadixCache::try_merge(NodeId parent) {
   c.tokens.insert(c.tokens.begin(), p.tokens.begin(), p.tokens.end());
   c.pages.insert(c.pages.begin(), p.pages.begin(), p.pages.end());
   c.hits = std::max(c.hits, p.hits);
+  c.priority = std::max(c.priority, p.priority);
   replace_child(parent, child);
   delete_node(parent);
+  refresh_candidate(child);
   ++counters_.merges;
   emit(CacheEventKind::merge, child, nodes_[child].parent, parent, nodes_[child].tokens.size(),
        nodes_[child].pages.size());
+}
+
+void RadixCache::touch(Node& n) {
+  n.tick = tick_;
+  constexpr uint64_t kMaxPriority = (uint64_t(1) << 62) - 1;
+  n.priority =
+      config_.eviction == Eviction::gdsf ? std::min(gdsf_clock_ + n.hits, kMaxPriority) : n.tick;
 }
 
 void RadixCache::refresh_candidate(NodeId id) {
@@ -148,11 +158,12 @@ void RadixCache::refresh_candidate(NodeId id) {
   const Node& n = nodes_[id];
   bool want = n.alive && n.n_children == 0 && n.lock_ref == 0;
   if (want) {
-    uint64_t key = LruHeap::make_key(n.pin_ref > 0, n.tick);
+    const uint64_t key = LruHeap::make_key(n.pin_ref > 0, n.priority);
+    const uint64_t tie = config_.eviction == Eviction::gdsf ? n.tick : 0;
     if (heap_.contains(id))
-      heap_.update(id, key);
+      heap_.update(id, key, tie);
     else
-      heap_.push(id, key);
+      heap_.push(id, key, tie);
   } else if (heap_.contains(id)) {
     heap_.remove(id);
   }
@@ -192,8 +203,8 @@ MatchResult RadixCache::match_prefix(std::span<const Token> key) {
     const bool partial = len < cn.tokens.size();
     if (partial) c = split(c, len);
     Node& m = nodes_[c];
-    m.tick = tick_;
     ++m.hits;
+    touch(m);
     refresh_candidate(c);
     r.pages.insert(r.pages.end(), m.pages.begin(), m.pages.end());
     node = c;
@@ -368,7 +379,7 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
     if (len == 0) break;                            // hash collision on the first page: not cached
     if (len < cn.tokens.size()) c = split(c, len);  // the key ends (or turns) inside c
     Node& m = nodes_[c];
-    m.tick = tick_;
+    touch(m);
     refresh_candidate(c);
     r.pages.insert(r.pages.end(), m.pages.begin(), m.pages.end());
     node = c;
@@ -411,7 +422,7 @@ Result<InsertResult> RadixCache::insert(std::span<const Token> key, std::span<co
       pool_.adopt(p);
     }
     l.key = child_key(l.tokens.data());
-    l.tick = tick_;
+    touch(l);
     link_child(node, leaf);
     refresh_candidate(node);
     refresh_candidate(leaf);
@@ -440,6 +451,7 @@ int64_t RadixCache::evict(int64_t n_tokens) {
   while (done < n_tokens && !heap_.empty()) {
     const NodeId x = heap_.pop();
     Node& xn = nodes_[x];
+    if (config_.eviction == Eviction::gdsf) gdsf_clock_ = std::max(gdsf_clock_, xn.priority);
     RC_ASSERT(xn.alive && xn.n_children == 0 && xn.lock_ref == 0);  // only unlocked leaves go
     const int64_t pages = int64_t(xn.pages.size());
     const int64_t tokens = int64_t(xn.tokens.size());
@@ -523,6 +535,7 @@ Status RadixCache::reset() {
   root.tick = tick_;
   children_.clear();
   heap_.clear();
+  gdsf_clock_ = 0;
   live_nodes_ = 0;
   cached_tokens_ = 0;
   evictable_pages_ = 0;

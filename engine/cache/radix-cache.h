@@ -63,6 +63,7 @@ class RadixCache : public KvCache {
     uint64_t key = 0;  // child key under parent (first token or first-page hash)
     uint64_t tick = 0;
     uint64_t hits = 0;
+    uint64_t priority = 0;  // eviction priority as of its last use (touch)
     NodeId parent = kNoNode;
     NodeId first_child = kNoNode;
     NodeId next_sibling = kNoNode;
@@ -82,7 +83,11 @@ class RadixCache : public KvCache {
   void replace_child(NodeId old_child, NodeId new_child);
   NodeId split(NodeId id, size_t at);  // returns the new upper node
   void try_merge(NodeId parent);
-  // Keeps the heap membership of `id` in line with (leaf, unlocked, pinned).
+  // A use of `n` now: its tick, and its eviction priority (config_.eviction:
+  // the tick, or gdsf's L + hits with the hits already counted).
+  void touch(Node& n);
+  // Keeps the heap membership of `id` in line with (leaf, unlocked, pinned)
+  // and its heap key with its priority.
   void refresh_candidate(NodeId id);
   bool valid(NodeHandle h) const;
   NodeHandle handle(NodeId id) const { return {id, nodes_[id].gen}; }
@@ -109,6 +114,7 @@ class RadixCache : public KvCache {
   ChildTable children_;
   LruHeap heap_;
   uint64_t tick_ = 0;
+  uint64_t gdsf_clock_ = 0;  // gdsf's L: the priority of the last leaf evicted
   int64_t live_nodes_ = 0;
   int64_t cached_tokens_ = 0;
   int64_t evictable_pages_ = 0;

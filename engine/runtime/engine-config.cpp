@@ -29,6 +29,11 @@ constexpr Names<KvType, 3> kKvTypes{{
     {KvType::bf16, "bf16"},
     {KvType::f32, "f32"},
 }};
+constexpr Names<Eviction, 2> kEvictions{{
+    {Eviction::lru, "lru"},
+    {Eviction::gdsf, "gdsf"},
+}};
+
 constexpr Names<SpeculateSetting, 2> kSpeculate{{
     {SpeculateSetting::off, "off"},
     {SpeculateSetting::tree, "tree"},
@@ -71,6 +76,7 @@ const char* setting_name(BackendSetting s) { return name_of(kBackends, s); }
 const char* setting_name(CacheSetting s) { return name_of(kCaches, s); }
 const char* setting_name(KvType s) { return name_of(kKvTypes, s); }
 const char* setting_name(SpeculateSetting s) { return name_of(kSpeculate, s); }
+const char* setting_name(Eviction s) { return name_of(kEvictions, s); }
 
 template <>
 std::vector<std::string_view> setting_names<BackendSetting>() {
@@ -88,6 +94,10 @@ template <>
 std::vector<std::string_view> setting_names<SpeculateSetting>() {
   return all_names(kSpeculate);
 }
+template <>
+std::vector<std::string_view> setting_names<Eviction>() {
+  return all_names(kEvictions);
+}
 
 Result<BackendSetting> parse_backend_setting(std::string_view name) {
   return parse(kBackends, "backend", name);
@@ -98,6 +108,9 @@ Result<CacheSetting> parse_cache_setting(std::string_view name) {
 Result<KvType> parse_kv_type(std::string_view name) { return parse(kKvTypes, "KV type", name); }
 Result<SpeculateSetting> parse_speculate_setting(std::string_view name) {
   return parse(kSpeculate, "speculate setting", name);
+}
+Result<Eviction> parse_eviction_setting(std::string_view name) {
+  return parse(kEvictions, "eviction policy", name);
 }
 
 }  // namespace rc

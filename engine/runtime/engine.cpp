@@ -450,6 +450,7 @@ Status EngineImpl::setup_compute(const EngineConfig& config, const CacheChoice& 
   }
   CacheConfig cc;
   cc.policy = choice.policy;
+  cc.eviction = config.eviction;
   cc.page_size = page_size_;
   cc.total_pages = n_pages;
   cc.shape = {mc.n_layers, mc.n_kv_heads, mc.head_dim, int(kernels::kv_elem_bytes(kv_type_))};

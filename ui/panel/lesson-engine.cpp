@@ -19,6 +19,7 @@ EngineConfig lesson_config(const ModelInfo& user, CacheSetting policy, int64_t p
   // ("F16") of the user's engine; what does not parse keeps the default.
   if (Result<BackendSetting> b = parse_backend_setting(user.backend); b.ok()) c.backend = *b;
   c.cache = policy;
+  c.eviction = Eviction::lru;  // the lessons narrate least-recently-used eviction
   c.kv_pool_tokens = pool_tokens;
   std::string kv = user.kv_type;
   for (char& ch : kv) ch = char(std::tolower(static_cast<unsigned char>(ch)));

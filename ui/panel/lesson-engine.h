@@ -28,7 +28,8 @@
 namespace rc::ui::panel {
 
 // The config of an engine like `user` (same model file, backend, KV element
-// type and context) with its own `policy` cache of `pool_tokens` tokens.
+// type and context) with its own `policy` cache of `pool_tokens` tokens,
+// evicting least recently used leaves first (what the lessons narrate).
 EngineConfig lesson_config(const ModelInfo& user, CacheSetting policy, int64_t pool_tokens);
 
 struct DemoScenario;

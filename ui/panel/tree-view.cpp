@@ -205,7 +205,7 @@ void TreeView::draw_tooltip(const TreeViewInput& in, const TreeNode& n) {
     else if (n.pin_ref)
       ImGui::Text("lock_ref 0, pinned (pin_ref %u): evicted last", n.pin_ref);
     else
-      ImGui::Text("lock_ref 0: evictable (LRU)");
+      ImGui::Text("lock_ref 0: evictable");
     const uint64_t ago = m.tick() >= n.last_access ? m.tick() - n.last_access : 0;
     ImGui::Text("last access: tick %llu (%llu ago)   hits: %llu", (unsigned long long)n.last_access,
                 (unsigned long long)ago, (unsigned long long)n.hits);

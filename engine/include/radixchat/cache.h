@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "radixchat/cache-events.h"
+#include "radixchat/eviction.h"
 #include "radixchat/status.h"
 
 namespace rc {
@@ -78,6 +79,7 @@ struct CacheConfig {
   // Merge a parent left with one child after eviction (docs/architecture.md section 4).
   // Off reproduces the plain SGLang tree, node for node.
   bool merge_after_evict = true;
+  Eviction eviction = Eviction::lru;  // radix policy only
 };
 
 // Opaque reference to a tree node. `gen` makes a handle to an evicted (and

@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "radixchat/eviction.h"
 #include "radixchat/status.h"
 
 namespace rc {
@@ -33,6 +34,7 @@ const char* setting_name(BackendSetting s);
 const char* setting_name(CacheSetting s);
 const char* setting_name(KvType s);
 const char* setting_name(SpeculateSetting s);
+const char* setting_name(Eviction s);
 
 // Every name of E, in order: setting_names<CacheSetting>() is {"radix",
 // "radix-page16", "hash16", "off"}.
@@ -46,6 +48,8 @@ template <>
 std::vector<std::string_view> setting_names<KvType>();
 template <>
 std::vector<std::string_view> setting_names<SpeculateSetting>();
+template <>
+std::vector<std::string_view> setting_names<Eviction>();
 
 // The inverse of setting_name. invalid_argument, naming the value and every
 // accepted spelling ("unknown cache 'x' (expected radix, radix-page16,
@@ -54,12 +58,18 @@ Result<BackendSetting> parse_backend_setting(std::string_view name);
 Result<CacheSetting> parse_cache_setting(std::string_view name);
 Result<KvType> parse_kv_type(std::string_view name);
 Result<SpeculateSetting> parse_speculate_setting(std::string_view name);
+Result<Eviction> parse_eviction_setting(std::string_view name);
 
 struct EngineConfig {
   std::string model_path;  // empty: the bundled model
   BackendSetting backend = BackendSetting::automatic;
   int n_threads = 0;  // 0: all cores
   CacheSetting cache = CacheSetting::radix;
+  // Which cached leaf the radix cache evicts first (radixchat/cache.h):
+  // gdsf keeps what many requests shared, the documents of a library
+  // above all; it kept more of the rag workload than lru and did no worse
+  // on the others (docs/performance.md).
+  Eviction eviction = Eviction::gdsf;
   int64_t kv_pool_tokens = 0;    // 0: 8 x the model's context, at least 16k tokens
                                  //    (CPU: at most 1 GiB of KV)
   KvType kv_type = KvType::f16;  // KV pool elements (f32: twice the bytes per token,

@@ -28,10 +28,11 @@ struct Active {
 
 class Fuzz {
  public:
-  Fuzz(CachePolicy policy, int ps, int64_t pages, uint32_t seed, bool merge)
+  Fuzz(CachePolicy policy, Eviction eviction, int ps, int64_t pages, uint32_t seed, bool merge)
       : rng_(seed), policy_(policy), reuse_(policy != CachePolicy::off) {
     CacheConfig cfg;
     cfg.policy = policy;
+    cfg.eviction = eviction;
     cfg.page_size = ps;
     cfg.total_pages = pages;
     cfg.merge_after_evict = merge;
@@ -381,11 +382,21 @@ class Fuzz {
   int no_pages_ = 0;
 };
 
+// A policy and, for the radix tree, its eviction order (the oracle checks
+// the rules every eviction obeys, not which leaf goes).
+struct FuzzPolicy {
+  CachePolicy policy;
+  Eviction eviction = Eviction::lru;
+};
+void PrintTo(const FuzzPolicy& p, std::ostream* os) {
+  *os << cache_policy_name(p.policy) << (p.eviction == Eviction::gdsf ? " gdsf" : "");
+}
+
 // Four seeds per page size (the last one without merging), 5000 steps each.
-class CacheFuzz : public ::testing::TestWithParam<CachePolicy> {
+class CacheFuzz : public ::testing::TestWithParam<FuzzPolicy> {
  protected:
   void run_all(int64_t steps, int seeds) {
-    const CachePolicy p = GetParam();
+    const FuzzPolicy p = GetParam();
     const struct {
       int ps;
       int64_t pages;
@@ -393,7 +404,9 @@ class CacheFuzz : public ::testing::TestWithParam<CachePolicy> {
     } cfgs[] = {{1, 48, 1}, {2, 24, 11}, {16, 24, 21}};
     for (const auto& c : cfgs)
       for (int i = 0; i < seeds; ++i)
-        Fuzz(p, c.ps, c.pages, c.seed + uint32_t(i), seeds == 1 || i != seeds - 1).run(steps);
+        Fuzz(p.policy, p.eviction, c.ps, c.pages, c.seed + uint32_t(i),
+             seeds == 1 || i != seeds - 1)
+            .run(steps);
   }
 };
 
@@ -409,13 +422,16 @@ TEST_P(CacheFuzzLong, AgainstTheOracle) {
   run_all(std::strtoll(env, nullptr, 10), 1);
 }
 
-auto policy_name = [](const auto& info) { return std::string(cache_policy_name(info.param)); };
-INSTANTIATE_TEST_SUITE_P(Policies, CacheFuzz,
-                         ::testing::Values(CachePolicy::radix, CachePolicy::hash, CachePolicy::off),
-                         policy_name);
-INSTANTIATE_TEST_SUITE_P(Policies, CacheFuzzLong,
-                         ::testing::Values(CachePolicy::radix, CachePolicy::hash, CachePolicy::off),
-                         policy_name);
+const FuzzPolicy kFuzzPolicies[] = {{CachePolicy::radix},
+                                    {CachePolicy::radix, Eviction::gdsf},
+                                    {CachePolicy::hash},
+                                    {CachePolicy::off}};
+auto policy_name = [](const auto& info) {
+  return std::string(cache_policy_name(info.param.policy)) +
+         (info.param.eviction == Eviction::gdsf ? "_gdsf" : "");
+};
+INSTANTIATE_TEST_SUITE_P(Policies, CacheFuzz, ::testing::ValuesIn(kFuzzPolicies), policy_name);
+INSTANTIATE_TEST_SUITE_P(Policies, CacheFuzzLong, ::testing::ValuesIn(kFuzzPolicies), policy_name);
 
 }  // namespace
 }  // namespace rc::test

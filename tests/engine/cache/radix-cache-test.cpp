@@ -134,6 +134,49 @@ TEST(RadixCache, EvictsLeastRecentlyUsedLeafFirst) {
   expect_ok(*c);
 }
 
+// gdsf (radixchat/eviction.h): a leaf many requests matched outlives a
+// more recent one matched once, where LRU takes the older.
+TEST(RadixCache, GdsfKeepsWhatWasShared) {
+  for (const Eviction e : {Eviction::lru, Eviction::gdsf}) {
+    CacheConfig cfg;
+    cfg.total_pages = 64;
+    cfg.eviction = e;
+    auto c = std::move(make_kv_cache(cfg)).value();
+    run_request(*c, chars("aaaa"));
+    for (int i = 0; i < 3; ++i) c->match_prefix(chars("aaaa"));  // shared by four requests
+    run_request(*c, chars("bbbb"));
+    EXPECT_EQ(c->evict(1), 4);
+    auto paths = node_paths(c->snapshot());
+    EXPECT_EQ(paths.count(chars("aaaa")), e == Eviction::gdsf ? 1u : 0u)
+        << (e == Eviction::gdsf ? "gdsf" : "lru");
+    EXPECT_EQ(paths.count(chars("bbbb")), e == Eviction::gdsf ? 0u : 1u)
+        << (e == Eviction::gdsf ? "gdsf" : "lru");
+    expect_ok(*c);
+  }
+}
+
+// gdsf's aging: popularity counts from the clock of its time, so a leaf
+// matched often long ago goes before one matched less often since.
+TEST(RadixCache, GdsfAgesOldPopularityOut) {
+  CacheConfig cfg;
+  cfg.total_pages = 64;
+  cfg.eviction = Eviction::gdsf;
+  auto c = std::move(make_kv_cache(cfg)).value();
+  run_request(*c, chars("aaaa"));
+  for (int i = 0; i < 3; ++i) c->match_prefix(chars("aaaa"));  // priority 0 + 3
+  run_request(*c, chars("bbbb"));
+  for (int i = 0; i < 5; ++i) c->match_prefix(chars("bbbb"));  // priority 0 + 5
+  EXPECT_EQ(c->evict(1), 4);
+  EXPECT_FALSE(node_paths(c->snapshot()).count(chars("aaaa"))) << "the lowest priority first";
+  run_request(*c, chars("cccc"));                              // the clock is 3 now
+  for (int i = 0; i < 3; ++i) c->match_prefix(chars("cccc"));  // priority 3 + 3
+  EXPECT_EQ(c->evict(1), 4);
+  const auto paths = node_paths(c->snapshot());
+  EXPECT_FALSE(paths.count(chars("bbbb"))) << "5 hits, but before the clock moved";
+  EXPECT_TRUE(paths.count(chars("cccc")));
+  expect_ok(*c);
+}
+
 TEST(RadixCache, ParentBecomesCandidateWhenItsLastChildGoes) {
   CacheConfig cfg;
   cfg.total_pages = 64;

@@ -27,6 +27,7 @@ TEST(EngineConfigSettings, EveryCliSpellingReadsBackToItsName) {
   expect_round_trip(parse_cache_setting, {"radix", "radix-page16", "hash16", "off"});
   expect_round_trip(parse_kv_type, {"f16", "bf16", "f32"});
   expect_round_trip(parse_speculate_setting, {"off", "tree"});
+  expect_round_trip(parse_eviction_setting, {"lru", "gdsf"});
   EXPECT_EQ(parse_cache_setting("radix-page16").value(), CacheSetting::radix_page16);
   EXPECT_EQ(parse_backend_setting("auto").value(), BackendSetting::automatic);
 }
@@ -37,6 +38,7 @@ TEST(EngineConfigSettings, DefaultsAreTheDocumentedOnes) {
   EXPECT_STREQ(setting_name(c.cache), "radix");
   EXPECT_STREQ(setting_name(c.kv_type), "f16");
   EXPECT_STREQ(setting_name(c.speculate), "tree");
+  EXPECT_STREQ(setting_name(c.eviction), "gdsf");
 }
 
 TEST(EngineConfigSettings, ABadNameIsOneSentenceNamingEveryChoice) {
