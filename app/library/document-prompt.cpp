@@ -33,8 +33,10 @@ Result<DocumentPrefix> document_prefix(const Engine& engine, const Library& lib,
                                        const std::vector<std::string>& names) {
   auto set = document_set(lib, names, "");
   if (!set.ok()) return set.status();
+  // An empty system message gets the layout alone: what place_documents
+  // makes of a request without one.
   GenerateRequest req;
-  if (!system.empty()) req.messages = {{"system", system}};
+  req.messages = {{"system", system}};
   auto placed = place_documents(engine, req, set.value());
   if (!placed.ok()) return placed.status();
   return DocumentPrefix{names, std::move(req.messages), placed.value()};
