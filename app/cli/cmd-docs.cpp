@@ -1,7 +1,9 @@
-// `radixchat-cli docs add FILE... | list [--json] | rm NAME | search QUERY
-// [--json]` with `--library FILE`: the document library
-// (app/library/library.h) from the terminal. A bad file is one line naming
-// it, exit status 1, and the library as it was.
+// `radixchat-cli docs add FILE... | list [--json] | rm NAME | pin NAME |
+// unpin NAME | search QUERY [--json]` with `--library FILE`: the document
+// library (app/library/library.h) from the terminal. A bad file is one line
+// naming it, exit status 1, and the library as it was. pin and unpin only
+// mark a document kept warm: the app and `serve --library` pin its KV when
+// they start (docs/architecture.md section 21).
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -61,8 +63,8 @@ int run_list(const DocsOptions& o, const library::Library& lib) {
   }
   if (docs->empty()) std::fprintf(stderr, "the library %s is empty\n", lib.path().c_str());
   for (const auto& d : docs.value()) {
-    std::printf("%s\t%s\t%d tokens\t%d chunks\t%s\n", d.name.c_str(), d.format.c_str(),
-                d.token_count, d.chunk_count, d.source_path.c_str());
+    std::printf("%s\t%s\t%d tokens\t%d chunks\t%s%s\n", d.name.c_str(), d.format.c_str(),
+                d.token_count, d.chunk_count, d.source_path.c_str(), d.pinned ? "\tkept warm" : "");
   }
   return 0;
 }
@@ -110,6 +112,14 @@ int run_rm(const DocsOptions& o, library::Library& lib) {
   return 0;
 }
 
+int run_pin(const DocsOptions& o, library::Library& lib, bool pinned) {
+  if (Status s = lib.set_pinned(o.name, pinned); !s.ok()) return fail(s.message());
+  std::printf(pinned ? "%s is kept warm: the app and serve --library pin its KV when they start\n"
+                     : "%s is no longer kept warm\n",
+              o.name.c_str());
+  return 0;
+}
+
 int run_search(const DocsOptions& o, const library::Library& lib) {
   auto hits = lib.search(o.query, 5);
   if (!hits.ok()) return fail(hits.status());
@@ -154,12 +164,17 @@ Command add_docs_command(CLI::App& root) {
   auto* list = app->add_subcommand("list", "List the documents in library order");
   auto* rm = app->add_subcommand("rm", "Remove a document by name");
   rm->add_option("NAME", o->name, "the document's name (see docs list)")->required();
+  auto* pin = app->add_subcommand("pin", "Keep a document warm: its KV stays in the cache");
+  pin->add_option("NAME", o->name, "the document's name (see docs list)")->required();
+  auto* unpin = app->add_subcommand("unpin", "Stop keeping a document warm");
+  unpin->add_option("NAME", o->name, "the document's name (see docs list)")->required();
   auto* search = app->add_subcommand("search", "The chunks that best match a query (BM25)");
   search->add_option("QUERY", o->query, "words to look for")->required();
   // The parent's options may also follow the subcommand's arguments.
-  for (CLI::App* sub : {add, list, rm, search}) sub->fallthrough();
-  return {app, [o, add, list, rm] {
-            if (o->json && (add->parsed() || rm->parsed())) {
+  for (CLI::App* sub : {add, list, rm, pin, unpin, search}) sub->fallthrough();
+  return {app, [o, add, list, rm, pin, unpin] {
+            if (o->json && !list->parsed() &&
+                (add->parsed() || rm->parsed() || pin->parsed() || unpin->parsed())) {
               return fail("--json applies to docs list and docs search");
             }
             auto lib = open_library(o->library);
@@ -167,6 +182,7 @@ Command add_docs_command(CLI::App& root) {
             if (add->parsed()) return run_add(*o, *lib);
             if (list->parsed()) return run_list(*o, *lib);
             if (rm->parsed()) return run_rm(*o, *lib);
+            if (pin->parsed() || unpin->parsed()) return run_pin(*o, *lib, pin->parsed());
             return run_search(*o, *lib);
           }};
 }

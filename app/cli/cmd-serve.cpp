@@ -104,13 +104,20 @@ int run_serve(ServeOptions& o) {
 
   if (!install_stop_handlers()) return fail("cannot install the SIGINT/SIGTERM handlers");
 
+  std::shared_ptr<LibraryDocumentSource> library;
   if (!o.library.empty()) {
     auto lib = open_library(o.library);
     if (!lib) return 1;
-    o.server.documents = std::make_shared<LibraryDocumentSource>(std::move(lib));
+    library = std::make_shared<LibraryDocumentSource>(std::move(lib));
+    o.server.documents = library;
   }
   std::unique_ptr<Engine> engine = open_engine(o.engine.config);
   if (!engine) return 1;
+  if (library) {
+    if (Status st = library->warm_kept(*engine); !st.ok())
+      std::fprintf(stderr, "radixchat-cli: documents kept warm not warmed: %s\n",
+                   st.message().c_str());
+  }
   std::unique_ptr<ServeRecording> recording;
   if (!o.record.empty()) {
     auto r = ServeRecording::create(o.record, o.record_max_mb, o.record_redact, *engine);

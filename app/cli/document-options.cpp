@@ -15,7 +15,8 @@ nlohmann::json document_json(const library::DocumentInfo& d) {
           {"chunks", d.chunk_count},
           {"content_hash", d.content_hash},
           {"source_path", d.source_path},
-          {"added_at_ms", d.added_at_ms}};
+          {"added_at_ms", d.added_at_ms},
+          {"pinned", d.pinned}};
 }
 
 std::unique_ptr<library::Library> open_library(const std::string& path) {

@@ -19,7 +19,7 @@
 namespace rc::cli {
 
 // {"name", "position", "format", "tokens", "chunks", "content_hash",
-// "source_path", "added_at_ms"}: one document as docs list --json and GET
+// "source_path", "added_at_ms", "pinned"}: one document as docs list --json and GET
 // /v1/documents show it.
 nlohmann::json document_json(const library::DocumentInfo& d);
 

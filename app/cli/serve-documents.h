@@ -17,6 +17,11 @@ class LibraryDocumentSource final : public server::DocumentSource {
   Result<nlohmann::json> list() override;
   Result<DocumentSet> resolve(const std::vector<std::string>& names,
                               const std::string& question) override;
+  // Warms and pins each document kept warm (docs pin), alone, as a request
+  // naming only it with no system prompt of its own is laid out
+  // (Engine::warmup; docs/architecture.md section 21), and says so on
+  // stderr. Blocks until they are cached: call before serving.
+  Status warm_kept(Engine& engine);
 
  private:
   std::mutex mu_;

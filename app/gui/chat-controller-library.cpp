@@ -97,9 +97,9 @@ void ChatController::start() {
         list_.setConversations(std::move(l.conversations));
         presets_ = std::move(l.presets);
         defaultPresetId_ = l.defaultPreset;
+        presetsLoaded_ = true;
         emit presetsChanged();
         newConversation();
-        presetsLoaded_ = true;
         if (warmWanted_) warmPresets();
       });
   // The engine may become ready before or after the presets are read.

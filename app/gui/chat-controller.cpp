@@ -129,19 +129,22 @@ void ChatController::applyLoaded(const Loaded& loaded) {
   emit conversationChanged(conversationId_, title_);
 }
 
+QString ChatController::defaultSystemPrompt() const {
+  for (const PresetRow& p : presets_)
+    if (p.id == defaultPresetId_) return p.text;
+  return QString();
+}
+
 void ChatController::newConversation() {
   // The conversation is written to the store with its first message, so
   // pressing Ctrl+N repeatedly leaves no empty chats behind.
   conversationId_ = 0;
   title_.clear();
   sampling_ = defaultSampling_;
-  systemPrompt_.clear();
+  systemPrompt_ = defaultSystemPrompt();
   presetId_.reset();
   for (const PresetRow& p : presets_) {
-    if (p.id == defaultPresetId_) {
-      systemPrompt_ = p.text;
-      presetId_ = p.id;
-    }
+    if (p.id == defaultPresetId_) presetId_ = p.id;
   }
   chat_.clear();
   emit conversationChanged(0, title_);

@@ -64,6 +64,10 @@ class ChatController : public QObject {
   bool isGenerating() const { return gen_.tag != 0; }
   const std::vector<PresetRow>& presets() const { return presets_; }
   qint64 defaultPresetId() const { return defaultPresetId_; }
+  // The system prompt a new conversation starts with: the default preset's
+  // text, empty without one. Known once presetsLoaded().
+  QString defaultSystemPrompt() const;
+  bool presetsLoaded() const { return presetsLoaded_; }
   std::optional<ReplyMetrics> lastMetrics() const { return lastMetrics_; }
 
   // ---- the model: the local engine, or a remote server ----

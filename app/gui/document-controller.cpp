@@ -3,7 +3,6 @@
 #include <QFileInfo>
 #include <QMetaObject>
 #include <algorithm>
-#include <unordered_map>
 
 #include "chat-controller.h"
 #include "chat/engine-host.h"
@@ -27,45 +26,6 @@ std::string questionOf(const std::vector<rc::ChatMessage>& messages) {
   return q;
 }
 
-// The system message of a conversation whose system prompt is `system`,
-// with `names` laid out after it: the prefix every request of that
-// conversation starts with. Worker thread, library locked by the caller.
-Result<rc::PlacedDocuments> placePrefix(const rc::Engine& engine, const rc::library::Library& lib,
-                                        const QString& system,
-                                        const std::vector<std::string>& names,
-                                        rc::GenerateRequest& req) {
-  Result<rc::DocumentSet> set = rc::library::document_set(lib, names, "");
-  if (!set.ok()) return set.status();
-  req.messages = {{"system", system.toStdString()}};
-  return rc::place_documents(engine, req, set.value());
-}
-
-// How many leading tokens of `tokens` the snapshot's tree holds in memory.
-size_t cachedLength(const rc::CacheSnapshot& snap, const std::vector<int32_t>& tokens) {
-  std::unordered_multimap<rc::NodeId, const rc::CacheNodeInfo*> children;
-  for (const rc::CacheNodeInfo& n : snap.nodes) {
-    if (n.id != rc::kRootNode) children.emplace(n.parent, &n);
-  }
-  rc::NodeId at = rc::kRootNode;
-  size_t pos = 0;
-  for (bool moved = true; moved && pos < tokens.size();) {
-    moved = false;
-    auto [first, last] = children.equal_range(at);
-    for (auto it = first; it != last; ++it) {
-      const rc::CacheNodeInfo& c = *it->second;
-      if (c.tokens.empty() || c.tokens[0] != tokens[pos]) continue;
-      size_t k = 0;
-      while (k < c.tokens.size() && pos + k < tokens.size() && c.tokens[k] == tokens[pos + k]) ++k;
-      pos += k;
-      if (k < c.tokens.size()) return pos;
-      at = c.id;
-      moved = true;
-      break;
-    }
-  }
-  return pos;
-}
-
 }  // namespace
 
 DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::EngineHost* engine,
@@ -77,6 +37,11 @@ DocumentController::DocumentController(rc::store::StoreThread* store, rc::ui::En
           [this](qint64 id, const QString&) { onConversationChanged(id); });
   connect(chat_, &ChatController::conversationCreated, this,
           &DocumentController::onConversationCreated);
+  // Kept-warm documents are pinned once a model is ready and the default
+  // system prompt is known; a new engine holds none of the old one's pins.
+  connect(chat_, &ChatController::presetsChanged, this, &DocumentController::warmKeptWhenReady);
+  connect(engine_, &rc::ui::EngineHost::modelReady, this, &DocumentController::warmKeptWhenReady);
+  connect(engine_, &rc::ui::EngineHost::engineChanged, this, [this] { pinnedUnder_.clear(); });
   chat_->setDocumentSource(
       [this](const std::vector<rc::ChatMessage>& messages) { return documentSet(messages); });
   // A deleted conversation's prompts, as they were sent (documents since
@@ -229,14 +194,13 @@ void DocumentController::warm() {
   engine_->runWithEngine([this, shared, system, names](rc::Engine* engine) {
     QString error;
     if (engine) {
-      rc::GenerateRequest req;
-      Result<rc::PlacedDocuments> placed = [&] {
+      Result<rc::library::DocumentPrefix> placed = [&] {
         std::lock_guard<std::mutex> lock(shared->mu);
-        return placePrefix(*engine, *shared->lib, system, names, req);
+        return rc::library::document_prefix(*engine, *shared->lib, system.toStdString(), names);
       }();
       // Retrieved chunks depend on each question: nothing to warm ahead.
-      if (placed.ok() && !placed->layout.retrieved) {
-        Result<std::vector<int32_t>> tokens = engine->render_chat(req.messages);
+      if (placed.ok() && !placed->placed.layout.retrieved) {
+        Result<std::vector<int32_t>> tokens = engine->render_chat(placed->messages);
         Result<std::vector<float>> done = tokens.ok() ? engine->last_logits(tokens.value())
                                                       : Result<std::vector<float>>(tokens.status());
         if (!done.ok()) error = qs(done.status().message());
@@ -370,52 +334,7 @@ void DocumentController::listLibrary(const QString& query) {
         },
         Qt::QueuedConnection);
   });
-  // States: computing (a chip says so), else what the tree holds of the
-  // prefixes each document was sent or warmed in.
-  std::map<QString, std::vector<Prefix>> candidates;
-  std::map<QString, QString> states;
-  for (const rc::library::DocumentInfo& d : docs) {
-    const QString name = qs(d.name);
-    for (const Attached& a : attached_) {
-      if (a.name == name && a.state == State::Computing) states[name] = tr("computing…");
-    }
-    std::vector<Prefix>& c = candidates[name];
-    c.push_back({QString(), {d.name}});
-    for (const Prefix& p : prefixes_) {
-      if (std::find(p.names.begin(), p.names.end(), d.name) != p.names.end()) c.push_back(p);
-    }
-  }
-  auto shared = shared_;
-  engine_->runWithEngine([this, shared, candidates, states](rc::Engine* engine) mutable {
-    if (engine) {
-      const rc::CacheSnapshot snap = engine->cache_snapshot();
-      for (const auto& [name, prefixes] : candidates) {
-        if (states.count(name)) continue;
-        QString state = tr("not in memory");
-        for (const Prefix& p : prefixes) {
-          rc::GenerateRequest req;
-          Result<rc::PlacedDocuments> placed = [&] {
-            std::lock_guard<std::mutex> lock(shared->mu);
-            return placePrefix(*engine, *shared->lib, p.system, p.names, req);
-          }();
-          if (!placed.ok() || placed->tokens == 0) continue;
-          Result<std::vector<int32_t>> tokens = engine->render_chat(req.messages);
-          if (!tokens.ok()) continue;
-          const size_t held = cachedLength(snap, tokens.value());
-          // The template's end-of-turn marks may tokenize differently
-          // after the documents: a few tokens of slack.
-          if (held + 8 >= size_t(placed->start + placed->tokens)) {
-            state = tr("in memory");
-            break;
-          }
-          if (held > size_t(placed->start)) state = tr("partly in memory");
-        }
-        states[name] = state;
-      }
-    }
-    QMetaObject::invokeMethod(
-        this, [this, states] { emit documentStates(states); }, Qt::QueuedConnection);
-  });
+  queryStates(docs);
 }
 
 void DocumentController::removeFromLibrary(const QString& name) {
@@ -455,6 +374,7 @@ void DocumentController::removedFromLibrary(const QString& name, const rc::Statu
     return;
   }
   store_->post([n = name.toStdString()](rc::store::Store& s) { (void)s.forget_document(n); });
+  pinnedUnder_.erase(name.toStdString());  // forget_document released its pin
   for (auto it = prefixes_.begin(); it != prefixes_.end();) {
     const bool in =
         std::find(it->names.begin(), it->names.end(), name.toStdString()) != it->names.end();

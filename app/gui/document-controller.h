@@ -15,8 +15,22 @@
 //
 // Warming: attaching prefills the conversation's system prompt with its
 // documents (Engine::last_logits, which caches the prompt as a request
-// would), unpinned, so removing the document can purge it (Engine::forget
-// skips pinned nodes).
+// would), unpinned: LRU may evict it, and deleting a conversation can purge
+// it (Engine::forget skips pinned nodes).
+//
+// Kept warm (document-keep-warm.cpp): a document marked so in the library
+// has its own prefix, the default system prompt and it alone, pinned in
+// the engine (Engine::warmup, one pin however often it is warmed) at
+// start and whenever the default preset changes; unmarking releases
+// exactly that pin (Engine::unpin_warmup). Removing it from the library
+// still purges it: Engine::forget_document releases the pins holding it.
+//
+// States (the Documents pane): "computing…" while a chip or a kept-warm
+// prefix is being computed, else what Engine::locate_prefix finds of the
+// prefixes the document was sent, warmed or pinned in: "in memory" (every
+// whole page of it in the pool), "on disk" (evicted, but every whole block
+// of it in the disk tier), "partly in memory", "not in memory". The
+// lookup runs on the engine worker thread, never on the GUI thread.
 #pragma once
 
 #include <QObject>
@@ -89,6 +103,15 @@ class DocumentController : public QObject {
   // Every document, or those with a chunk matching `query` (best first);
   // libraryListed follows, then documentStates.
   void listLibrary(const QString& query);
+  // Marks the document kept warm (or not) in the library and pins (or
+  // unpins) its prefix; keptWarmChanged follows. Without a model only the
+  // mark changes: the prefix is pinned when a model is ready.
+  void setKeptWarm(const QString& name, bool keep);
+  // Pins the prefix of every document kept warm under the default system
+  // prompt of the moment (pins made under another one are released
+  // first). Runs by itself once a model is ready and the presets are read,
+  // and when the presets change.
+  void warmKept();
   // Purges the document's KV from the pool and the tiers
   // (Engine::forget_document), then removes it from the library and every
   // conversation; removed follows. A failed purge keeps it.
@@ -98,8 +121,12 @@ class DocumentController : public QObject {
   void attachedChanged();
   void libraryChanged();
   void libraryListed(const std::vector<rc::gui::DocumentController::Row>& rows);
-  // name -> "computing…" | "in memory" | "partly in memory" | "not in memory".
+  // name -> "computing…" | "in memory" | "on disk" | "partly in memory" |
+  // "not in memory".
   void documentStates(const std::map<QString, QString>& states);
+  // setKeptWarm or warmKept done for `name`: `keep` is what the library
+  // says now; error when the mark or the pin failed.
+  void keptWarmChanged(const QString& name, bool keep, const QString& error);
   // treeTokens / tierBlocks: what the engine's purge dropped
   // (Engine::forget_document); error when it could not (the document stays).
   void removed(const QString& name, qint64 treeTokens, qint64 tierBlocks, const QString& error);
@@ -129,6 +156,14 @@ class DocumentController : public QObject {
                           const rc::ForgetResult& purged);
   void warm();
   void setState(const std::vector<std::string>& names, State state);
+  // warmKept once the engine and the presets are both ready.
+  void warmKeptWhenReady();
+  // The worker's answer to a pin or unpin of kept-warm prefixes.
+  void keptWarm(const std::vector<std::string>& pinned, const std::vector<std::string>& released,
+                const QString& system, const QString& error);
+  // listLibrary's states: computed on the engine worker thread, then
+  // documentStates.
+  void queryStates(const std::vector<rc::library::DocumentInfo>& docs);
   std::vector<std::string> attachedNames() const;
   QString systemPrompt() const;
 
@@ -140,6 +175,10 @@ class DocumentController : public QObject {
   qint64 conversation_ = 0;
   std::vector<Attached> attached_;
   std::set<Prefix> prefixes_;
+  // Kept-warm documents whose prefix this engine has pinned, by name: the
+  // system prompt it was pinned under (the pin's key, for its release).
+  std::map<std::string, QString> pinnedUnder_;
+  std::set<std::string> warming_;  // kept-warm prefixes being computed
   quint64 listSerial_ = 0;
 };
 

@@ -7,15 +7,13 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "document-controller.h"
 
 namespace rc::gui {
-namespace {
-enum Column { kName, kTokens, kFormat, kState, kUsedBy, kColumns };
-}
 
 DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
     : QDialog(parent), docs_(documents) {
@@ -35,7 +33,10 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
   table_ = new QTableWidget(0, kColumns, this);
   table_->setObjectName(QStringLiteral("documentTable"));
   table_->setHorizontalHeaderLabels(
-      {tr("Name"), tr("Tokens"), tr("Format"), tr("State"), tr("Used by")});
+      {tr("Name"), tr("Tokens"), tr("Format"), tr("Keep warm"), tr("State"), tr("Used by")});
+  table_->horizontalHeaderItem(kKeepWarm)->setToolTip(
+      tr("Kept warm: computed when the app starts and pinned in the cache, so "
+         "the first question about it answers at once"));
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
   table_->setSelectionMode(QAbstractItemView::SingleSelection);
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -66,12 +67,21 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
   connect(add, &QPushButton::clicked, this, &DocumentsDialog::addRequested);
   connect(remove_, &QPushButton::clicked, this, &DocumentsDialog::removeSelected);
   connect(search_, &QLineEdit::textChanged, this, &DocumentsDialog::refresh);
+  connect(table_, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
+    if (item->column() != kKeepWarm) return;
+    const QString name = nameAt(item->row());
+    const bool keep = item->checkState() == Qt::Checked;
+    status_->setText(keep ? tr("Keeping %1 warm…").arg(name)
+                          : tr("No longer keeping %1 warm…").arg(name));
+    docs_->setKeptWarm(name, keep);
+  });
   connect(table_, &QTableWidget::itemSelectionChanged, this,
           [this] { remove_->setEnabled(!table_->selectedItems().isEmpty()); });
   connect(docs_, &DocumentController::libraryChanged, this, &DocumentsDialog::refresh);
   connect(docs_, &DocumentController::libraryListed, this,
           [this](const std::vector<DocumentController::Row>& rows) {
             const QLocale c(QLocale::English);
+            const QSignalBlocker quiet(table_);  // itemChanged is the user's toggle only
             table_->setRowCount(static_cast<int>(rows.size()));
             for (int i = 0; i < static_cast<int>(rows.size()); ++i) {
               const DocumentController::Row& r = rows[size_t(i)];
@@ -84,6 +94,11 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
               table_->item(i, kName)->setToolTip(QString::fromStdString(r.info.source_path));
               set(kTokens, c.toString(r.info.token_count));
               set(kFormat, QString::fromStdString(r.info.format));
+              auto* keep = new QTableWidgetItem();
+              keep->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+              keep->setCheckState(r.info.pinned ? Qt::Checked : Qt::Unchecked);
+              keep->setToolTip(tr("Keep it warm: pinned in the cache, computed at start"));
+              table_->setItem(i, kKeepWarm, keep);
               auto known = states_.find(QString::fromStdString(r.info.name));
               set(kState, known != states_.end() ? known->second : QStringLiteral("…"));
               set(kUsedBy, r.conversations.isEmpty() ? tr("no conversation")
@@ -100,6 +115,14 @@ DocumentsDialog::DocumentsDialog(DocumentController* documents, QWidget* parent)
               if (it != states.end() && table_->item(i, kState))
                 table_->item(i, kState)->setText(it->second);
             }
+          });
+  connect(docs_, &DocumentController::keptWarmChanged, this,
+          [this](const QString& name, bool keep, const QString& error) {
+            status_->setText(!error.isEmpty() ? tr("%1: %2").arg(name, error)
+                             : keep ? tr("%1 is kept warm: its KV is pinned in the cache and "
+                                         "computed again when the app starts.")
+                                          .arg(name)
+                                    : tr("%1 is no longer kept warm.").arg(name));
           });
   connect(docs_, &DocumentController::removed, this,
           [this](const QString& name, qint64 tree, qint64 tier, const QString& error) {

@@ -1,11 +1,12 @@
 // DocumentsDialog: the Documents pane (View > Documents…,
 // docs/architecture.md section 21). The library in library order, or the
 // documents matching a search (BM25 over their chunks); per document its
-// token count, format, state in the cache (computing, in memory, partly, not)
-// and the conversations that use it. Add… puts files into the library;
-// Remove takes one out of it and out of every conversation, and purges the
-// KV only its prompts used. Non-modal, GUI thread; it reads everything
-// through the DocumentController.
+// token count, format, whether it is kept warm (a checkbox: pinned in the
+// cache, DocumentController::setKeptWarm), state in the cache (computing,
+// in memory, on disk, partly, not) and the conversations that use it.
+// Add… puts files into the library; Remove takes one out of it and out of
+// every conversation, and purges the KV only its prompts used. Non-modal,
+// GUI thread; it reads everything through the DocumentController.
 #pragma once
 
 #include <QDialog>
@@ -23,6 +24,7 @@ class DocumentController;
 class DocumentsDialog : public QDialog {
   Q_OBJECT
  public:
+  enum Column { kName, kTokens, kFormat, kKeepWarm, kState, kUsedBy, kColumns };
   DocumentsDialog(DocumentController* documents, QWidget* parent = nullptr);
 
   // Lists again (the search text kept).

@@ -28,4 +28,37 @@ Result<DocumentSet> document_set(const Library& lib, const std::vector<std::stri
   return set;
 }
 
+Result<DocumentPrefix> document_prefix(const Engine& engine, const Library& lib,
+                                       const std::string& system,
+                                       const std::vector<std::string>& names) {
+  auto set = document_set(lib, names, "");
+  if (!set.ok()) return set.status();
+  // An empty system message gets the layout alone: what place_documents
+  // makes of a request without one.
+  GenerateRequest req;
+  req.messages = {{"system", system}};
+  auto placed = place_documents(engine, req, set.value());
+  if (!placed.ok()) return placed.status();
+  return DocumentPrefix{names, std::move(req.messages), placed.value()};
+}
+
+Result<std::vector<DocumentPrefix>> kept_warm_prefixes(const Engine& engine, const Library& lib,
+                                                       const std::string& system,
+                                                       std::vector<std::string>* skipped) {
+  auto docs = lib.list();
+  if (!docs.ok()) return docs.status();
+  std::vector<DocumentPrefix> out;
+  for (const DocumentInfo& d : docs.value()) {
+    if (!d.pinned) continue;
+    auto prefix = document_prefix(engine, lib, system, {d.name});
+    if (!prefix.ok()) return prefix.status();
+    if (prefix->placed.layout.retrieved) {
+      if (skipped) skipped->push_back(d.name);
+      continue;
+    }
+    out.push_back(std::move(prefix.value()));
+  }
+  return out;
+}
+
 }  // namespace rc::library

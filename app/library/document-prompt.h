@@ -29,4 +29,26 @@ TokenCounter engine_counter(const Engine& engine);
 Result<DocumentSet> document_set(const Library& lib, const std::vector<std::string>& names,
                                  const std::string& question, int max_chunks = 0);
 
+// The prefix every request with these documents and this system prompt
+// starts with: the system message with `names` laid out after `system`
+// ("" for none), as `messages` for Engine::warmup or render_chat, and where
+// the documents went in it. The layout is retrieved (nothing to warm
+// ahead: chunks depend on each question) when the documents exceed the
+// budget.
+struct DocumentPrefix {
+  std::vector<std::string> names;  // as given
+  std::vector<ChatMessage> messages;
+  PlacedDocuments placed;
+};
+Result<DocumentPrefix> document_prefix(const Engine& engine, const Library& lib,
+                                       const std::string& system,
+                                       const std::vector<std::string>& names);
+
+// The prefixes of the documents kept warm (DocumentInfo::pinned), each
+// alone after `system`, that place whole; `skipped` gets the names of
+// those too large to (retrieval would cut them).
+Result<std::vector<DocumentPrefix>> kept_warm_prefixes(const Engine& engine, const Library& lib,
+                                                       const std::string& system,
+                                                       std::vector<std::string>* skipped);
+
 }  // namespace rc::library

@@ -56,6 +56,10 @@ CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
   INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text);
 END;
 )sql",
+    // v2: documents kept warm (DocumentInfo::pinned).
+    R"sql(
+ALTER TABLE documents ADD COLUMN pinned INTEGER NOT NULL DEFAULT 0;
+)sql",
 };
 static_assert(std::size(kMigrations) == Library::kSchemaVersion, "one migration per version");
 
@@ -74,7 +78,7 @@ std::int64_t now_ms() {
 
 constexpr const char* kInfoColumns =
     "d.id, d.name, d.source_path, d.format, d.content_hash, d.token_count, "
-    "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id), d.added_at, d.position";
+    "(SELECT count(*) FROM chunks c WHERE c.document_id = d.id), d.added_at, d.position, d.pinned";
 
 DocumentInfo read_info(const Stmt& st) {
   DocumentInfo d;
@@ -87,6 +91,7 @@ DocumentInfo read_info(const Stmt& st) {
   d.chunk_count = st.int32(6);
   d.added_at_ms = st.int64(7);
   d.position = st.int64(8);
+  d.pinned = st.int64(9) != 0;
   return d;
 }
 
@@ -96,6 +101,10 @@ Status not_in_library(std::string_view name) {
 }
 
 }  // namespace
+
+std::string_view Library::migration_sql(int version) {
+  return version >= 1 && version <= kSchemaVersion ? kMigrations[version - 1] : std::string_view();
+}
 
 Library::Library(sqlite3* db, fs::path path) : db_(db), path_(std::move(path)) {}
 
@@ -258,7 +267,17 @@ Result<Document> Library::get(std::string_view name) const {
   auto row = st->step();
   if (!row.ok()) return row.status();
   if (!row.value()) return not_in_library(name);
-  return Document{read_info(st.value()), st->text(9)};
+  return Document{read_info(st.value()), st->text(10)};
+}
+
+Status Library::set_pinned(std::string_view name, bool pinned) {
+  auto id = id_of(name);
+  if (!id.ok()) return id.status();
+  auto st = Stmt::prepare(db_, "UPDATE documents SET pinned = ?1 WHERE id = ?2");
+  if (!st.ok()) return st.status();
+  st->bind(1, std::int64_t(pinned ? 1 : 0));
+  st->bind(2, id.value());
+  return st->run();
 }
 
 Status Library::remove(std::string_view name,

@@ -36,6 +36,10 @@ struct DocumentInfo {
   int chunk_count = 0;
   std::int64_t added_at_ms = 0;  // Unix ms
   std::int64_t position = 0;     // library order: the canonical prompt order
+  // Kept warm: its prefix (the system prompt and it alone, laid out as
+  // radixchat/documents.h lays it) is computed at start and pinned in the
+  // cache (docs/architecture.md section 21). Schema v2.
+  bool pinned = false;
 };
 
 struct Document {
@@ -60,7 +64,10 @@ struct Added {
 
 class Library {
  public:
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
+  // The SQL that makes version `version` (1-based) of the schema, so tests
+  // can build an older library exactly as an older build did.
+  static std::string_view migration_sql(int version);
 
   // Opens or creates the library at `path` (created 0600; the folder must
   // exist). A file of another application, a newer schema or a damaged file
@@ -84,6 +91,10 @@ class Library {
   // stored as given, `source_path` may be empty.
   Result<Added> add_text(std::string name, std::string text, std::string format,
                          std::string source_path, const TokenCounter& count);
+
+  // Marks the document kept warm or not (DocumentInfo::pinned); not_found
+  // naming it when absent. The caller pins or unpins its KV.
+  Status set_pinned(std::string_view name, bool pinned);
 
   // Every document, in library order.
   Result<std::vector<DocumentInfo>> list() const;

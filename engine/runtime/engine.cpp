@@ -133,6 +133,39 @@ class EngineImpl final : public Engine {
     return Status();
   }
 
+  Result<int> unpin_warmup(const std::vector<std::vector<ChatMessage>>& conversations) override {
+    std::vector<std::vector<int32_t>> prompts;
+    for (const auto& messages : conversations) {
+      Result<std::vector<int32_t>> tokens = render(messages, /*add_assistant_prompt=*/false);
+      if (!tokens.ok()) return tokens.status();
+      prompts.push_back(std::move(tokens.value()));
+    }
+    auto done = std::make_shared<std::promise<int>>();
+    auto future = done->get_future();
+    post([this, done, &prompts] {
+      int released = 0;
+      for (const auto& p : prompts) released += scheduler_->unpin_prompt(p) ? 1 : 0;
+      publish();
+      done->set_value(released);
+    });
+    return future.get();
+  }
+
+  Result<PrefixResidence> locate_prefix(const std::vector<int32_t>& tokens) const override {
+    PrefixResidence where;
+    auto pool = std::make_shared<std::promise<int64_t>>();
+    auto in_pool = pool->get_future();
+    post([this, pool, &tokens] { pool->set_value(cache_->peek_prefix(tokens)); });
+    where.pool_tokens = in_pool.get();
+    where.page_tokens = page_size_;
+    if (tiers_) {
+      where.block_tokens = tiers_->keyspace().block_tokens;
+      for (const auto& [name, held] : tiers_->held_from_start(tokens))
+        where.tiers.push_back({name, held});
+    }
+    return where;
+  }
+
   Result<std::vector<float>> last_logits(const std::vector<int32_t>& tokens) override {
     GenerateRequest params;
     params.tokens = tokens;

@@ -179,12 +179,7 @@ void Scheduler::cache_prefix(Request& r, int upto) {
 void Scheduler::release_kv(Request& r) {
   if (r.state == RequestState::waiting) return;
   cache_prefix(r, r.kv.filled);
-  if (r.pin_prefix && r.kv.has_lock) {
-    RC_ASSERT(cache_.pin(r.kv.locked).ok());
-    Pin pin{std::vector<Token>(size_t(r.kv.inserted)), r.kv.locked};
-    for (int i = 0; i < r.kv.inserted; ++i) pin.tokens[size_t(i)] = r.token_at(i);
-    pins_.push_back(std::move(pin));
-  }
+  if (r.pin_prefix && r.kv.has_lock) pin_warmed(r);
   const size_t owned_from = static_cast<size_t>(r.kv.inserted / page_size_);
   if (owned_from < r.kv.pages.size()) {
     RC_ASSERT(cache_
@@ -498,10 +493,34 @@ void Scheduler::abort_all(FinishReason reason, const Status& why) {
 
 namespace rc::runtime {
 
+void Scheduler::pin_warmed(const Request& r) {
+  RC_ASSERT(cache_.pin(r.kv.locked).ok());
+  auto same =
+      std::find_if(pins_.begin(), pins_.end(), [&](const Pin& p) { return p.prompt == r.prompt; });
+  if (same == pins_.end()) {
+    pins_.push_back({r.prompt, r.kv.locked});
+    return;
+  }
+  // Warmed before: the old pin goes (its handle is stale when pressure
+  // evicted the node since, and then there is nothing to release).
+  (void)cache_.unpin(same->node);
+  same->node = r.kv.locked;
+}
+
+bool Scheduler::unpin_prompt(std::span<const Token> prompt) {
+  auto it = std::find_if(pins_.begin(), pins_.end(), [&](const Pin& p) {
+    return std::equal(p.prompt.begin(), p.prompt.end(), prompt.begin(), prompt.end());
+  });
+  if (it == pins_.end()) return false;
+  (void)cache_.unpin(it->node);  // stale after an eviction: nothing held
+  pins_.erase(it);
+  return true;
+}
+
 int Scheduler::unpin_holding(const tiers::TokenWindows& windows) {
   int released = 0;
   std::erase_if(pins_, [&](const Pin& pin) {
-    if (!windows.first_match(pin.tokens)) return false;
+    if (!windows.first_match(pin.prompt)) return false;
     // Pressure may have evicted a pinned node since: its handle is stale
     // then, and there is nothing left to release.
     if (cache_.unpin(pin.node).ok()) ++released;

@@ -78,9 +78,14 @@ class Scheduler {
   // include it, so a caller woken by that event reads current figures.
   void set_before_finish(std::function<void()> hook) { before_finish_ = std::move(hook); }
 
-  // Unpins every warmed prefix (Request::pin_prefix) whose tokens hold a
-  // run of `windows`' needle, so a removed document's purge can drop it
-  // (purge.h). Returns how many pins it released.
+  // Warmed prompts (Request::pin_prefix) hold one pin each, keyed by the
+  // prompt's tokens: a prompt warmed again moves its pin to the node that
+  // holds it now rather than adding one. Releases the pin of the warmed
+  // prompt `prompt`; false when it holds none.
+  bool unpin_prompt(std::span<const Token> prompt);
+  // Unpins every warmed prompt whose tokens hold a run of `windows'`
+  // needle, so a removed document's purge can drop it (purge.h). Returns
+  // how many pins it released.
   int unpin_holding(const tiers::TokenWindows& windows);
   size_t waiting() const { return waiting_.size(); }
   size_t running() const { return running_.size(); }
@@ -135,10 +140,13 @@ class Scheduler {
   std::vector<float> logits_;
   std::function<void()> before_finish_;
   struct Pin {
-    std::vector<Token> tokens;  // the warmed prefix
-    NodeHandle node;
+    std::vector<Token> prompt;  // the warmed prompt: the pin's key
+    NodeHandle node;            // where its cached prefix ends
   };
-  std::vector<Pin> pins_;  // every pin release_kv made, for unpin_holding
+  // One per warmed prompt (release_kv), for unpin_prompt and unpin_holding.
+  std::vector<Pin> pins_;
+  // Pins the node `r` holds as the warmed prompt's one pin.
+  void pin_warmed(const Request& r);
 };
 
 }  // namespace rc::runtime

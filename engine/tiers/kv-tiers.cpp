@@ -246,6 +246,22 @@ int64_t KvTiers::held_tokens(std::span<const int32_t> path, int64_t from) const 
   return held;
 }
 
+std::vector<std::pair<std::string, int64_t>> KvTiers::held_from_start(
+    std::span<const int32_t> tokens) const {
+  const std::vector<BlockKey> keys = chain_keys(space_, tokens);
+  std::vector<std::pair<std::string, int64_t>> out;
+  for (const Tier& tier : tiers_) {
+    int64_t blocks = 0;
+    for (const BlockKey& key : keys) {
+      Result<bool> has = tier.store->contains(key);
+      if (!has.ok() || !has.value()) break;
+      ++blocks;
+    }
+    out.emplace_back(tier.name, blocks * space_.block_tokens);
+  }
+  return out;
+}
+
 TierStats KvTiers::stats() const {
   TierStats s;
   s.enabled = !tiers_.empty();

@@ -100,6 +100,14 @@ class KvTiers {
   // are writing (the cache's tier probe: cache.h).
   int64_t held_tokens(std::span<const int32_t> path, int64_t from) const;
 
+  // Per tier (name, tokens), fastest first: how many leading tokens of
+  // `tokens` that tier holds in whole blocks, consecutively from the first
+  // (key lookups in its index, or one Redis EXISTS per block; nothing is
+  // read, counted as a hit or refreshed). Any thread: the stores are
+  // thread-safe and the tiers fixed once open.
+  std::vector<std::pair<std::string, int64_t>> held_from_start(
+      std::span<const int32_t> tokens) const;
+
   TierStats stats() const;
   // Empties the host and disk tiers (after the queued writes finish); a
   // shared Redis is left alone.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "radixchat/documents.h"
+
 namespace rc::ui::panel {
 
 namespace {
@@ -14,6 +16,62 @@ ChatMessage reply(int step) { return {"assistant", "{reply:" + std::to_string(st
 const char* kHelper =
     "You are RadixChat, a friendly assistant running on this computer. Answer in two or three "
     "short sentences, in plain words, and say so when you are not sure.";
+
+// The documents lesson's system message: `system`, then each of `docs`
+// under its header, as the documents' layout places them
+// (radixchat/documents.h) in the order their `order` says. Counted in
+// bytes against an unbounded budget: both always fit whole.
+std::string with_documents(const std::string& system, const std::vector<DocumentText>& docs) {
+  DocumentSet set;
+  set.documents = docs;
+  const DocumentLayout layout = layout_documents(
+      set, 1 << 30, [](std::string_view text) { return static_cast<int>(text.size()); });
+  return system_with_documents(system, layout);
+}
+
+// Two documents asked about in click order, then in canonical (library)
+// order, as the app, the CLI and the server lay them out.
+DemoScenario documents_lesson() {
+  DemoScenario d{"Documents in two orders",
+                 "the same two documents clicked in two orders share only the system prompt; "
+                 "in library order they share both",
+                 0,
+                 {}};
+  const std::string system = "Answer from the documents below, in one or two sentences.";
+  const std::string a =
+      "The lighthouse keeper's log, 1893. Monday: fog all day, the horn sounded every thirty "
+      "seconds. Tuesday: a schooner passed the north reef and signalled her thanks. Wednesday: "
+      "oil delivered, twelve barrels, two of them leaking.\n";
+  const std::string b =
+      "Recipe card for a country loaf. Mix five hundred grams of flour with three hundred and "
+      "fifty grams of water, add ten grams of salt and a spoon of starter, fold four times, "
+      "let it rise overnight and bake in a covered pot.\n";
+  // `order` is library order in the canonical layout; in click order it is
+  // the order the user attached them.
+  auto clicked = [&](bool a_first) {
+    return with_documents(system,
+                          {{"log.md", a_first ? 1 : 2, a, 0}, {"loaf.md", a_first ? 2 : 1, b, 0}});
+  };
+  const std::string canonical = clicked(true);  // log.md is first in the library
+  const char* q1 = "How many barrels leaked?";
+  const char* q2 = "How long does the dough rise?";
+  d.steps = {
+      {"Question 1 attaches log.md, then loaf.md. Laid out in click order: the system prompt, "
+       "log.md, loaf.md, the question. Nothing is cached yet: all of it is computed.",
+       {sys(clicked(true)), user(q1)}},
+      {"Question 2 attaches the same two documents the other way round: loaf.md, then log.md. "
+       "In click order its prompt differs right after the system prompt, so only the system "
+       "prompt matches (gold), the tree forks there and both documents are computed again.",
+       {sys(clicked(false)), user(q2)}},
+      {"Canonical order, as RadixChat lays documents out: question 2 again with its documents "
+       "in library order (log.md, then loaf.md), whatever order they were clicked in. Now it "
+       "shares the system prompt and both documents with question 1: only the question is "
+       "computed.",
+       {sys(canonical), user(q2)}},
+  };
+  d.orientation = 1;
+  return d;
+}
 
 std::vector<DemoScenario> build() {
   std::vector<DemoScenario> v;
@@ -192,6 +250,7 @@ std::vector<DemoScenario> build() {
        40},
   };
   v.push_back(drafts);
+  v.push_back(documents_lesson());
   return v;
 }
 

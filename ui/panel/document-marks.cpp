@@ -10,22 +10,24 @@ constexpr std::string_view kHeader = "### Document: ";
 constexpr std::string_view kMark = "\u25A4 ";
 }  // namespace
 
-std::vector<std::string> document_names(const std::string& decoded) {
+std::vector<std::string> document_names(const std::string& decoded, std::string_view before) {
+  const std::string text = std::string(before) + decoded;
   std::vector<std::string> names;
-  for (size_t at = decoded.find(kHeader); at != std::string::npos;
-       at = decoded.find(kHeader, at + kHeader.size())) {
-    if (at > 0 && decoded[at - 1] != '\n') continue;
+  for (size_t at = text.find(kHeader); at != std::string::npos;
+       at = text.find(kHeader, at + kHeader.size())) {
+    if (at > 0 && text[at - 1] != '\n') continue;
     const size_t start = at + kHeader.size();
-    const size_t end = decoded.find('\n', start);
-    // A header cut by the node's end is not a whole name yet.
-    if (end == std::string::npos) continue;
-    if (end > start) names.push_back(decoded.substr(start, end - start));
+    const size_t end = text.find('\n', start);
+    // A header cut by the node's end is not a whole name yet; one that ends
+    // before the span is the parent's.
+    if (end == std::string::npos || end < before.size()) continue;
+    if (end > start) names.push_back(text.substr(start, end - start));
   }
   return names;
 }
 
-std::string with_document_mark(const std::string& decoded) {
-  const std::vector<std::string> names = document_names(decoded);
+std::string with_document_mark(const std::string& decoded, std::string_view before) {
+  const std::vector<std::string> names = document_names(decoded, before);
   if (names.empty()) return decoded;
   std::string out;
   for (const std::string& n : names) out += std::string(kMark) + n + " ";

@@ -6,16 +6,20 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rc::ui::panel {
 
 // The names of the documents whose headers `decoded` (a node's decoded
-// span) holds, in order; retrieved ones end in " (excerpts)".
-std::vector<std::string> document_names(const std::string& decoded);
+// span) holds, in order; retrieved ones end in " (excerpts)". `before` is
+// the text just before the span on its path (the parent's tail): a header
+// the parent begins and the span ends is the span's, as where two layouts
+// part inside a header ("### Document: " shared, the names not).
+std::vector<std::string> document_names(const std::string& decoded, std::string_view before = {});
 
 // "▤ notes.md ▤ paper.txt (excerpts) · " followed by `decoded` when it holds
 // document headers; `decoded` unchanged otherwise.
-std::string with_document_mark(const std::string& decoded);
+std::string with_document_mark(const std::string& decoded, std::string_view before = {});
 
 }  // namespace rc::ui::panel

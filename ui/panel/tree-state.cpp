@@ -112,13 +112,26 @@ const TreeModel::Pages& TreeState::pages() {
 NodeLabel& TreeState::label(const TreeNode& n) {
   NodeLabel& l = labels_[n.id];
   const Token first = n.tokens.empty() ? -1 : n.tokens.front();
-  if (l.n_tokens != n.tokens.size() || l.first != first || (l.full.empty() && !n.tokens.empty())) {
+  const TreeNode* parent = n.parent == kNoNode ? nullptr : model.find(n.parent);
+  const Token parent_last = parent && !parent->tokens.empty() ? parent->tokens.back() : -1;
+  if (l.n_tokens != n.tokens.size() || l.first != first || l.parent_last != parent_last ||
+      (l.full.empty() && !n.tokens.empty())) {
     l.n_tokens = n.tokens.size();
     l.first = first;
+    l.parent_last = parent_last;
     // Template tokens as marks ("<|end|>" reads "⏎ end"), as the exports
-    // draw them; document nodes carry their file's name first (document-marks.h).
-    l.full = with_document_mark(span_text ? readable_control_tokens(span_text(n.tokens))
-                                          : std::string());
+    // draw them; document nodes carry their file's name first
+    // (document-marks.h), also when the header began in the parent (two
+    // layouts that part inside it).
+    std::string before;
+    if (span_text && parent) {
+      constexpr size_t kHeaderTail = 32;  // tokens: "### Document: " and a name
+      const size_t from = parent->tokens.size() - std::min(parent->tokens.size(), kHeaderTail);
+      before = span_text(
+          std::vector<Token>(parent->tokens.begin() + ptrdiff_t(from), parent->tokens.end()));
+    }
+    l.full = with_document_mark(
+        span_text ? readable_control_tokens(span_text(n.tokens)) : std::string(), before);
     l.ends.clear();
     l.fitted_for = -1;
   }

@@ -63,6 +63,7 @@ Camera fit_camera(ImVec2 tree, ImVec2 root, const FitArea& area);
 struct NodeLabel {
   size_t n_tokens = 0;
   Token first = -1;
+  Token parent_last = -1;  // the parent's last token: its tail may end a header here
   std::string full;    // decoded span
   std::string fitted;  // one line that fits the box at zoom 1
   std::string ends;    // one line: the span's start and end (long spans elided)

@@ -74,6 +74,25 @@ struct ForgetResult {
   int64_t tier_blocks = 0;  // blocks erased from the tiers below the pool
 };
 
+// Engine::locate_prefix's answer: how many leading tokens of a prompt
+// each level holds.
+struct PrefixResidence {
+  int64_t pool_tokens = 0;  // the pool's tree (in memory), page-aligned
+  int page_tokens = 1;      // the pool's page size
+  int block_tokens = 0;     // the tiers' block size; 0 without tiers
+  struct Tier {
+    std::string name;    // "host", "disk" or "redis"
+    int64_t tokens = 0;  // whole blocks from the first on, consecutively
+  };
+  std::vector<Tier> tiers;  // fastest first, as configured
+  // The tokens `name` holds; 0 when there is no such tier.
+  int64_t tier_tokens(const std::string& name) const {
+    for (const Tier& t : tiers)
+      if (t.name == name) return t.tokens;
+    return 0;
+  }
+};
+
 class Engine {
  public:
   // Loads the model, picks the backend and starts the engine thread.
@@ -87,9 +106,23 @@ class Engine {
   // FinishReason::cancelled. Unknown or finished ids are ignored.
   virtual void cancel(RequestId id) = 0;
   // Prefills and caches these prompts (pinned, so LRU keeps them) and
-  // returns when they are cached. Used for saved system prompts. Blocks
-  // until done: call it from a worker thread, never from a callback.
+  // returns when they are cached. Used for saved system prompts and for
+  // documents kept warm (docs/architecture.md section 21). A prompt holds
+  // one pin however often it is warmed: warming it again moves its pin to
+  // the node that holds it now (the same one unless pressure evicted it)
+  // instead of adding a second. Blocks until done: call it from a worker
+  // thread, never from a callback.
   virtual Status warmup(const std::vector<std::vector<ChatMessage>>& conversations) = 0;
+  // Releases the pin warmup() holds for each of these prompts (rendered as
+  // warmup renders them): exactly that pin, so a prefix another warmed
+  // prompt shares stays pinned by that one. A prompt without a pin is
+  // skipped. The KV stays cached, for LRU to evict when the pool needs
+  // room. Returns how many pins were released. Blocks until done (not from
+  // a callback).
+  virtual Result<int> unpin_warmup(const std::vector<std::vector<ChatMessage>>& conversations) {
+    (void)conversations;
+    return Status(StatusCode::unsupported, "this engine keeps no pins");
+  }
 
   // Logits of the last position of `tokens` (used as given), computed by the
   // same scheduler path as generation: the cached prefix is reused and the
@@ -126,6 +159,15 @@ class Engine {
   virtual Result<ForgetResult> forget_document(const std::string& text) {
     (void)text;
     return Status(StatusCode::unsupported, "this engine keeps no cache to forget");
+  }
+  // Where the KV of `tokens` lies, by lookups only (docs/architecture.md
+  // sections 8 and 21): nothing is loaded or computed, and no recency, hit
+  // count or event changes. The pool's part runs on the engine thread; the
+  // tiers' part (their indexes, a Redis round trip per block) on the
+  // caller's. Blocks (not from a callback).
+  virtual Result<PrefixResidence> locate_prefix(const std::vector<int32_t>& tokens) const {
+    (void)tokens;
+    return Status(StatusCode::unsupported, "this engine keeps no cache to look in");
   }
   virtual CacheSnapshot cache_snapshot() const = 0;
   // Cache events since the last call; `overflowed` is set when some were

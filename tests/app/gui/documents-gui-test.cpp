@@ -302,10 +302,11 @@ TEST_F(DocumentsGuiTest, RemovingFromThePanePurgesItsKv) {
   QTableWidget* table = pane->table();
   ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 1; }, 10000));
   EXPECT_EQ(pane->nameAt(0), QStringLiteral("notes.md"));
-  ASSERT_TRUE(
-      waitUntil([&] { return table->item(0, 3)->text() == QStringLiteral("in memory"); }, 10000))
-      << table->item(0, 3)->text().toStdString();
-  EXPECT_TRUE(table->item(0, 4)->text().contains(QStringLiteral("Who guards")))
+  ASSERT_TRUE(waitUntil(
+      [&] { return table->item(0, DocumentsDialog::kState)->text() == "in memory"; }, 10000))
+      << table->item(0, DocumentsDialog::kState)->text().toStdString();
+  EXPECT_TRUE(
+      table->item(0, DocumentsDialog::kUsedBy)->text().contains(QStringLiteral("Who guards")))
       << "the conversation that uses it";
   const QString shot = QStringLiteral(RADIXCHAT_BINARY_DIR "/documents-pane.png");
   ASSERT_TRUE(pane->grab().save(shot));
@@ -358,6 +359,92 @@ TEST_F(DocumentsGuiTest, DeletingAConversationWithADocumentPurgesItsTurns) {
   EXPECT_GT(forgotten.at(0).at(0).toLongLong(), 0) << "tokens dropped from the tree";
   EXPECT_FALSE(holds("Who guards the lighthouse?")) << "the deleted question is still cached";
   EXPECT_EQ(libraryNames(), std::vector<std::string>{"notes.md"}) << "the document stays";
+}
+
+// Keep warm in the Documents pane: ticking it marks the document in the
+// library and pins its prefix in the engine; after a restart it is pinned
+// again at start ("in memory") while a document only asked about last time
+// is "on disk" (the pool starts empty, the disk tier kept its blocks);
+// unticking releases the pin; removing a pinned document still purges it.
+TEST_F(DocumentsGuiTest, KeepWarmPinsAcrossARestartAndStatesTellMemoryFromDisk) {
+  QByteArray longPaper;
+  for (int i = 0; i < 12; ++i)
+    longPaper += "Copper kettles boil faster on the northern plateau of Vressel, section " +
+                 QByteArray::number(i) + ", where the wind is dry.\n";
+  const QString notes = writeFile("notes.md", kNotes);
+  const QString paper = writeFile("paper.txt", longPaper);
+  attachByButton(notes);
+  ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
+  send(QStringLiteral("Who guards the lighthouse?"));
+  // The paper alone in another chat: its prefix goes to the disk tier.
+  window_->controller()->newConversation();
+  ASSERT_TRUE(waitUntil([&] { return chips().empty(); }, 5000));
+  attachByButton(paper);
+  ASSERT_TRUE(waitUntil([&] { return allReady(1); }, 60000));
+  send(QStringLiteral("Where do kettles boil faster?"));
+
+  auto pinnedPages = [&] { return window_->engineHost()->engine()->stats().cache.pinned_pages; };
+  auto keptInLibrary = [&](const char* name) {
+    auto lib = rc::library::Library::open(window_->documents()->libraryPath());
+    return lib.ok() && lib.value()->get(name).ok() && lib.value()->get(name)->info.pinned;
+  };
+  ASSERT_EQ(pinnedPages(), 0);
+  DocumentsDialog* pane = window_->openDocuments();
+  QTableWidget* table = pane->table();
+  ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 2; }, 10000));
+  ASSERT_EQ(pane->nameAt(0), QStringLiteral("notes.md"));
+  ASSERT_EQ(table->item(0, DocumentsDialog::kKeepWarm)->checkState(), Qt::Unchecked);
+  QSignalSpy kept(window_->documents(), &DocumentController::keptWarmChanged);
+  table->item(0, DocumentsDialog::kKeepWarm)->setCheckState(Qt::Checked);  // the user's tick
+  ASSERT_TRUE(waitUntil([&] { return kept.count() == 1; }, 30000));
+  EXPECT_EQ(kept.at(0).at(2).toString(), QString());
+  EXPECT_GT(pinnedPages(), 0) << "the kept-warm prefix is pinned";
+  EXPECT_TRUE(keptInLibrary("notes.md"));
+  EXPECT_FALSE(keptInLibrary("paper.txt"));
+
+  window_.reset();  // the engine writes its queued blocks to the disk tier
+  launch();
+  ASSERT_TRUE(waitUntil([&] { return pinnedPages() > 0; }, 30000))
+      << "the kept-warm document is pinned again at start";
+  pane = window_->openDocuments();
+  table = pane->table();
+  auto state = [&](int row) {
+    const QTableWidgetItem* item = table->item(row, DocumentsDialog::kState);
+    return item ? item->text() : QString();
+  };
+  ASSERT_TRUE(waitUntil([&] { return table->rowCount() == 2; }, 10000));
+  EXPECT_EQ(table->item(0, DocumentsDialog::kKeepWarm)->checkState(), Qt::Checked);
+  EXPECT_EQ(table->item(1, DocumentsDialog::kKeepWarm)->checkState(), Qt::Unchecked);
+  ASSERT_TRUE(waitUntil(
+      [&] {
+        pane->refresh();
+        QTest::qWait(200);
+        return state(0) == QStringLiteral("in memory") && state(1) == QStringLiteral("on disk");
+      },
+      20000))
+      << state(0).toStdString() << " / " << state(1).toStdString();
+  const QString shot = QStringLiteral(RADIXCHAT_BINARY_DIR "/documents-keep-warm.png");
+  ASSERT_TRUE(pane->grab().save(shot));
+  std::printf("screenshot: %s\n", qPrintable(shot));
+
+  // Unticked: the pin goes, the KV stays cached.
+  QSignalSpy unkept(window_->documents(), &DocumentController::keptWarmChanged);
+  table->item(0, DocumentsDialog::kKeepWarm)->setCheckState(Qt::Unchecked);
+  ASSERT_TRUE(waitUntil([&] { return unkept.count() == 1; }, 30000));
+  EXPECT_EQ(pinnedPages(), 0);
+  EXPECT_FALSE(keptInLibrary("notes.md"));
+  // Ticked again and removed: the purge releases the pin and drops it.
+  ASSERT_TRUE(waitUntil(
+      [&] { return table->item(0, DocumentsDialog::kKeepWarm)->checkState() == Qt::Unchecked; },
+      5000));
+  table->item(0, DocumentsDialog::kKeepWarm)->setCheckState(Qt::Checked);
+  ASSERT_TRUE(waitUntil([&] { return unkept.count() == 2 && pinnedPages() > 0; }, 30000));
+  QSignalSpy removed(window_->documents(), &DocumentController::removed);
+  window_->documents()->removeFromLibrary(QStringLiteral("notes.md"));
+  ASSERT_TRUE(waitUntil([&] { return removed.count() == 1; }, 30000));
+  EXPECT_TRUE(removed.at(0).at(3).toString().isEmpty());
+  EXPECT_GT(removed.at(0).at(1).toLongLong(), 0) << "tokens dropped from the tree";
+  EXPECT_EQ(pinnedPages(), 0);
 }
 
 // After a restart the pool is empty, but the disk tier the first session

@@ -103,6 +103,19 @@ def docs_commands(cli, model, d):
             "--prompt", "x", "--max-tokens", "1")
     check(r.returncode == 1 and "nothing.md" in r.stderr, "generate --doc unknown: " + r.stderr)
 
+    # Kept warm: stored in the library, shown by list, undone by unpin.
+    r = run(cli, "docs", "pin", "garden.md", "--library", lib)
+    check(r.returncode == 0 and "kept warm" in r.stdout, "docs pin: " + r.stdout + r.stderr)
+    check([x["pinned"] for x in listing(cli, lib)] == [True, False], "pinned in the listing")
+    r = run(cli, "docs", "list", "--library", lib)
+    check("\tkept warm" in r.stdout.splitlines()[0], "docs list shows it: " + r.stdout)
+    r = run(cli, "docs", "unpin", "garden.md", "--library", lib)
+    check(r.returncode == 0 and not any(x["pinned"] for x in listing(cli, lib)),
+          "docs unpin: " + r.stdout + r.stderr)
+    r = run(cli, "docs", "pin", "nothing.md", "--library", lib)
+    check(r.returncode == 1 and "no document named 'nothing.md'" in r.stderr,
+          "pin unknown: " + r.stderr)
+
     r = run(cli, "docs", "rm", "garden.md", "--library", lib)
     check(r.returncode == 0, "docs rm: " + r.stderr)
     check([x["name"] for x in listing(cli, lib)] == ["market.html"], "after rm")
@@ -164,9 +177,13 @@ def post(url, body):
 
 
 def server(cli, model, lib):
+    # Kept warm: the server pins it before listening, so the first question
+    # already finds the document cached.
+    r = run(cli, "docs", "pin", "market.html", "--library", lib)
+    check(r.returncode == 0, "docs pin market.html: " + r.stderr)
     srv = subprocess.Popen([cli, "serve", "--model", model, "--threads", "1", "--port", "0",
                             "--library", lib], stdout=subprocess.PIPE,
-                           stderr=subprocess.DEVNULL, text=True, env=ENV)
+                           stderr=subprocess.PIPE, text=True, env=ENV)
     try:
         line = srv.stdout.readline().strip()
         base = line.split("listening on ")[-1]
@@ -178,6 +195,8 @@ def server(cli, model, lib):
                           {"messages": msgs, "documents": ["market.html"], "max_tokens": 2})
         details = body.get("usage", {}).get("prompt_tokens_details", {})
         check(code == 200 and details.get("document_tokens", 0) > 0, "chat with documents: %r" % body)
+        check(details.get("cached_tokens", 0) >= details.get("document_tokens", 1),
+              "the first question finds the kept-warm document cached: %r" % body)
         code, body = post(base + "/chat/completions",
                           {"messages": msgs, "documents": ["market.html"], "max_tokens": 2})
         details = body.get("usage", {}).get("prompt_tokens_details", {})
@@ -192,7 +211,8 @@ def server(cli, model, lib):
         check(code == 400, "documents not an array: %d %r" % (code, body))
     finally:
         srv.terminate()
-        srv.wait(timeout=60)
+        _, err = srv.communicate(timeout=60)
+    check("kept warm (pinned): market.html" in err, "serve says what it kept warm: " + err)
 
 
 def main():

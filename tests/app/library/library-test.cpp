@@ -225,6 +225,59 @@ TEST(Library, ReopensWithItsDocuments) {
   EXPECT_EQ(lib->search("kept", 1)->size(), 1u);
 }
 
+TEST(Library, KeptWarmIsStoredAndSurvivesAReopen) {
+  TempDir dir;
+  {
+    auto lib = open_ok(dir / "library.db");
+    ASSERT_OK(lib->add_text("a", "alpha words\n", "text", "", kWords));
+    ASSERT_OK(lib->add_text("b", "beta words\n", "text", "", kWords));
+    EXPECT_FALSE(lib->get("a")->info.pinned) << "a new document is not kept warm";
+    ASSERT_OK(lib->set_pinned("b", true));
+    EXPECT_EQ(lib->set_pinned("nope", true).code(), StatusCode::not_found);
+  }
+  auto lib = open_ok(dir / "library.db");
+  auto docs = lib->list();
+  ASSERT_OK(docs);
+  ASSERT_EQ(docs->size(), 2u);
+  EXPECT_FALSE((*docs)[0].pinned);
+  EXPECT_TRUE((*docs)[1].pinned);
+  ASSERT_OK(lib->set_pinned("b", false));
+  EXPECT_FALSE(lib->get("b")->info.pinned);
+}
+
+// A library an earlier build wrote (schema v1, no pinned column) opens,
+// migrates to the current version and keeps its documents, chunks and
+// search index, none of them kept warm.
+TEST(Library, AVersionOneLibraryOpensAndKeepsItsDocuments) {
+  TempDir dir;
+  {
+    RawDb raw(dir / "library.db");
+    raw.exec(std::string(Library::migration_sql(1)));
+    raw.exec(
+        "INSERT INTO documents (name, source_path, format, content_hash, text, token_count, "
+        "added_at, position) VALUES ('old.md', '/x/old.md', 'markdown', 'h1', 'lighthouse "
+        "keeper notes', 3, 1, 1);"
+        "INSERT INTO chunks (document_id, position, token_count, text) VALUES (1, 0, 3, "
+        "'lighthouse keeper notes');"
+        "PRAGMA user_version = 1;");
+  }
+  auto lib = open_ok(dir / "library.db");
+  ASSERT_TRUE(lib);
+  RawDb raw(dir / "library.db");
+  EXPECT_EQ(raw.text("PRAGMA user_version"), std::to_string(Library::kSchemaVersion));
+  auto doc = lib->get("old.md");
+  ASSERT_OK(doc);
+  EXPECT_EQ(doc->text, "lighthouse keeper notes");
+  EXPECT_EQ(doc->info.chunk_count, 1);
+  EXPECT_FALSE(doc->info.pinned);
+  auto hits = lib->search("keeper", 3);
+  ASSERT_OK(hits);
+  ASSERT_EQ(hits->size(), 1u);
+  EXPECT_EQ((*hits)[0].document, "old.md");
+  ASSERT_OK(lib->set_pinned("old.md", true));
+  EXPECT_TRUE(lib->get("old.md")->info.pinned);
+}
+
 TEST(Library, ForeignAndNewerFilesAreRefusedUntouched) {
   TempDir dir;
   write_bytes(dir / "notes.txt", std::string(5000, 'x'));

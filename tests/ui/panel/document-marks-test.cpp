@@ -20,6 +20,19 @@ TEST(DocumentMarks, NamesTheDocumentsWhoseHeadersASpanHolds) {
   EXPECT_TRUE(document_names("plain text").empty());
 }
 
+// Two layouts that part inside a header ("### Document: lo" shared, then
+// "g.md" or "af.md"): each branch names the document its span ends the
+// header of; the parent's own whole headers stay the parent's.
+TEST(DocumentMarks, AHeaderThePathBeganIsNamedWhereItEnds) {
+  const std::string parent = "Be brief.\n\n### Document: a.md\nApples.\n\n### Document: lo";
+  EXPECT_EQ(document_names(parent), std::vector<std::string>{"a.md"});
+  EXPECT_EQ(document_names("g.md\nFog.\n\n### Document: loaf.md\nFlour.\n", parent),
+            (std::vector<std::string>{"log.md", "loaf.md"}));
+  EXPECT_EQ(with_document_mark("af.md\nFlour.\n", parent), "\u25A4 loaf.md \u00B7 af.md\nFlour.\n");
+  EXPECT_TRUE(document_names("Fog.\n", "### Document: log.md\n").empty())
+      << "a header the parent holds whole is not the child's";
+}
+
 TEST(DocumentMarks, LabelStartsWithTheMarkAndTheName) {
   EXPECT_EQ(with_document_mark("plain"), "plain");
   EXPECT_EQ(with_document_mark("### Document: notes.md\nZebras.\n"),

@@ -6,14 +6,7 @@
 // engine's node set.
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <filesystem>
-#include <thread>
-
-#include "panel/cache-feed.h"
-#include "panel/demo-scenarios.h"
-#include "panel/lesson-engine.h"
-#include "panel/tree-model.h"
+#include "lesson-run.h"
 #include "require-test-model.h"
 #include "test-paths.h"
 #include "ui/panel/headless-panel.h"
@@ -41,39 +34,16 @@ TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
   EXPECT_EQ(scenario_config(user, demo_scenarios()[0], CacheSetting::radix, 2048).speculate,
             SpeculateSetting::off);
   LessonEngine lesson;
-  lesson.build(config);
-  for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(lesson.state(), LessonEngine::State::ready) << lesson.error();
+  build_lesson(lesson, config);
+  if (HasFatalFailure()) return;
   Engine& e = *lesson.engine();
 
-  std::unique_ptr<CacheFeed> feed = make_lesson_feed(e);
-  TreeModel model;
-  model.reset(feed->snapshot(), 0);
-  DemoRunner demo;
-  demo.by_hand = true;
-  ASSERT_TRUE(demo.start(k, &e, 0));
-  double now = 0;
-  const auto pump = [&] {
-    bool lost = false;
-    for (const CacheEvent& ev : feed->drain(&lost))
-      ASSERT_NE(model.apply(ev, now), ApplyResult::needs_resync) << ev.seq;
-    ASSERT_FALSE(lost);
-  };
+  LessonRun run(e);
   uint64_t tree_drafts[3] = {0, 0, 0};
-  for (size_t step = 0; step < demo.steps(); ++step) {
-    ASSERT_TRUE(demo.next_step(now));
-    for (int i = 0; i < 120000 && demo.results()[step].finished == false; ++i) {
-      demo.poll(&e, now, false);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      now += 0.001;
-    }
-    ASSERT_TRUE(demo.results()[step].finished) << demo.caption();
-    ASSERT_EQ(demo.results()[step].error, "");
-    pump();
-    tree_drafts[step] = model.draft_counts().tree_drafts;
-  }
-  const std::vector<DemoStepResult>& r = demo.results();
+  run.run(k, [&](size_t step) { tree_drafts[step] = run.model.draft_counts().tree_drafts; });
+  if (HasFatalFailure()) return;
+  const TreeModel& model = run.model;
+  const std::vector<DemoStepResult>& r = run.demo.results();
   const RequestMetrics& again = r[1].metrics;
   EXPECT_EQ(again.output_tokens, r[0].metrics.output_tokens);
   EXPECT_GE(again.drafted_tokens, again.output_tokens / 2) << "the reply was not drafted";
@@ -98,7 +68,7 @@ TEST(DraftsLesson, TheQuestionAskedAgainIsDraftedFromTheFirstReply) {
     EXPECT_GE(n.draft_kept, uint32_t(again.accepted_tokens) / 2);
   }
   EXPECT_EQ(marked, 1);
-  const CacheSnapshot snap = feed->snapshot();
+  const CacheSnapshot snap = run.feed->snapshot();
   EXPECT_EQ(model.infos(), snap.nodes);
   lesson.release();
 }

@@ -5,14 +5,9 @@
 // tiers hold from a snapshot, and still equal the engine's node set.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <filesystem>
-#include <thread>
 
-#include "panel/cache-feed.h"
-#include "panel/demo-scenarios.h"
-#include "panel/lesson-engine.h"
-#include "panel/tree-model.h"
+#include "lesson-run.h"
 #include "require-test-model.h"
 #include "test-paths.h"
 
@@ -35,52 +30,33 @@ TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
   user.backend = "cpu";
   user.kv_type = "F16";
   LessonEngine lesson;
-  lesson.build(lesson_config(user, CacheSetting::radix, demo_scenarios()[k].pool_tokens), true);
-  for (int i = 0; i < 60000 && lesson.poll() == LessonEngine::State::building; ++i)
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  ASSERT_EQ(lesson.state(), LessonEngine::State::ready) << lesson.error();
+  build_lesson(lesson, lesson_config(user, CacheSetting::radix, demo_scenarios()[k].pool_tokens),
+               true);
+  if (HasFatalFailure()) return;
   Engine& e = *lesson.engine();
   ASSERT_TRUE(e.stats().tiers.enabled);
   const std::string folder = lesson.temp_disk();
   ASSERT_TRUE(std::filesystem::is_directory(folder));
 
-  std::unique_ptr<CacheFeed> feed = make_lesson_feed(e);
-  TreeModel model;
-  model.reset(feed->snapshot(), 0);
-  DemoRunner demo;
-  demo.by_hand = true;
-  ASSERT_TRUE(demo.start(k, &e, 0));
-  double now = 0;
-  const auto pump = [&] {
-    bool lost = false;
-    for (const CacheEvent& ev : feed->drain(&lost))
-      ASSERT_NE(model.apply(ev, now), ApplyResult::needs_resync) << ev.seq;
-    ASSERT_FALSE(lost);
-  };
+  LessonRun run(e);
+  TreeModel& model = run.model;
   // Each step's words against its counts: a step that says leaves sink
   // demotes some, one that says a leaf fades demotes none.
   const DemoScenario& lesson_s = demo_scenarios()[k];
-  for (size_t step = 0; step < demo.steps(); ++step) {
-    const uint64_t demoted_before = model.tier_counts().demotions;
-    ASSERT_TRUE(demo.next_step(now));
-    for (int i = 0; i < 120000 && demo.results()[step].finished == false; ++i) {
-      demo.poll(&e, now, false);
-      std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      now += 0.001;
-    }
-    ASSERT_TRUE(demo.results()[step].finished) << demo.caption();
-    ASSERT_EQ(demo.results()[step].error, "");
-    pump();
+  uint64_t demoted_before = 0;
+  run.run(k, [&](size_t step) {
     const std::string& words = lesson_s.steps[step].caption;
     const uint64_t demoted = model.tier_counts().demotions - demoted_before;
+    demoted_before = model.tier_counts().demotions;
     if (words.find("sink") != std::string::npos)
       EXPECT_GT(demoted, 0u) << "step " << step + 1 << " says: " << words;
     if (words.find("fades") != std::string::npos) {
       EXPECT_EQ(demoted, 0u) << "step " << step + 1 << " says: " << words;
-      EXPECT_GT(demo.results()[step].evicted_tokens, 0u) << "step " << step + 1;
+      EXPECT_GT(run.demo.results()[step].evicted_tokens, 0u) << "step " << step + 1;
     }
-  }
-  const std::vector<DemoStepResult>& r = demo.results();
+  });
+  if (HasFatalFailure()) return;
+  const std::vector<DemoStepResult>& r = run.demo.results();
   uint64_t evicted = 0, written = 0;
   for (const DemoStepResult& x : r) {
     evicted += x.evicted_tokens;
@@ -97,7 +73,7 @@ TEST(TiersLesson, ChatsSinkToDiskAndTheFirstComesBackLoaded) {
   EXPECT_GT(model.tier_counts().demotions, 0u);
   EXPECT_GT(model.tier_counts().promotions, 0u);
   EXPECT_EQ(model.tier_counts().promoted_tokens, e.stats().tiers.loaded_tokens);
-  const CacheSnapshot snap = feed->snapshot();
+  const CacheSnapshot snap = run.feed->snapshot();
   model.refresh_held_below(snap);
   ASSERT_EQ(snap.held_below.size(), snap.nodes.size());
   uint64_t marked = 0, held = 0;
