@@ -51,13 +51,14 @@ double DraftCosts::keep_rate(DraftSource source) const {
   return r.kept / (r.kept + r.missed);
 }
 
-bool DraftCosts::worth(DraftSource source, int k) {
-  const double decode = step_ms(1), verify = step_ms(1 + k);
+bool DraftCosts::worth(DraftSource source, int k, int step_tokens) {
+  const int n = std::max(step_tokens, 1);
+  const double decode = step_ms(n), verify = step_ms(n + k);
   if (decode < 0 || verify < 0) return true;
   const double a = keep_rate(source);
   double expected = 0, p = 1;
   for (int i = 0; i < k; ++i) expected += (p *= a);
-  if ((1 + expected) * decode >= verify) return true;
+  if ((n + expected) * decode >= n * verify) return true;
   Rate& r = rates_[size_t(source)];
   if (++r.refused < kExploreEvery) return false;
   r.refused = 0;

@@ -2,14 +2,17 @@
 // how long its steps take by their token count, and how often each draft
 // source's tokens were kept (docs/architecture.md section 20).
 //
-// A verifying step of 1 + k tokens costs more than a decode step (on the
-// CPU, a prefill of 1 + k tokens: several decode steps even for small k),
-// and gives 1 + E(k) tokens, where E(k) = a + a^2 + ... + a^k is the
-// expected number of draft tokens kept when each is kept with probability
-// a. A draft is worth it when 1 + E(k) tokens per verifying step beat one
-// token per decode step. So drafts whose tokens are seldom kept (prompt
-// lookup over text the reply does not copy) stop, and a model whose decode
-// step is cheap next to its prefill drafts only what is likely kept.
+// A step that decodes n requests (n tokens) gives n tokens. Adding a
+// draft of k tokens to one of them makes it a step of n + k tokens that
+// gives n + E(k), where E(k) = a + a^2 + ... + a^k is the expected number
+// of draft tokens kept when each is kept with probability a. The draft is
+// worth it when (n + E(k)) / time(n + k) >= n / time(n): the step's rate
+// of tokens, not the drafting request's alone, so in a batch a draft pays
+// only for what it adds to the step (a verifying step costs more than a
+// decode step: on the CPU, several decode steps even for small k). So
+// drafts whose tokens are seldom kept (prompt lookup over text the reply
+// does not copy) stop, and a model whose decode step is cheap next to its
+// prefill drafts only what is likely kept.
 //
 // Unmeasured step sizes count as worth it, so the first drafts measure
 // them; a source whose drafts have stopped is still tried once every
@@ -33,9 +36,10 @@ class DraftCosts {
   // A verified draft from `source`: `drafted` tokens, the first `accepted`
   // kept.
   void note_draft(DraftSource source, int drafted, int accepted);
-  // Whether to verify a draft of k tokens from `source` (see above). Not
+  // Whether to verify a draft of k tokens from `source` in a step that
+  // decodes `step_tokens` tokens without it (n above, at least 1). Not
   // const: refusals count towards the next exploration.
-  bool worth(DraftSource source, int k);
+  bool worth(DraftSource source, int k, int step_tokens = 1);
 
   // The measured time of a step of `tokens` tokens, or a negative number
   // when no step of about that size has been measured.

@@ -303,7 +303,7 @@ void Scheduler::stream_token(Request& r, int32_t token) {
   }
 }
 
-void Scheduler::plan_decode(Request& r, int max_draft) {
+void Scheduler::plan_decode(Request& r, int max_draft, int step_tokens) {
   r.draft.step_tokens.assign(1, r.output.back());
   r.draft.source = DraftSource::none;
   // Drafts need free logit rows and room before max_tokens (the step's last
@@ -319,7 +319,8 @@ void Scheduler::plan_decode(Request& r, int max_draft) {
   // A greedy request's tree draft is near certain (drafter.h) and always
   // verified; any other draft only where it is expected to pay.
   const bool certain = d.source == DraftSource::tree && r.draft.budget.greedy();
-  if (!certain && !draft_costs_.worth(d.source, static_cast<int>(d.tokens.size()))) return;
+  if (!certain && !draft_costs_.worth(d.source, static_cast<int>(d.tokens.size()), step_tokens))
+    return;
   r.draft.step_tokens.insert(r.draft.step_tokens.end(), d.tokens.begin(), d.tokens.end());
   r.draft.source = d.source;
   r.draft.node = d.node;
@@ -419,10 +420,15 @@ bool Scheduler::step() {
   batch_owner_.clear();
   int budget = runner_.max_batch_tokens();
   int logit_rows = 0;
+  // The step's tokens without this request's draft: those planned so far
+  // and one for each decoding request still to plan, this one included.
+  int decoding = 0;
+  for (const auto& r : running_) decoding += r->state == RequestState::decode;
   for (auto& r : running_) {
     if (r->state != RequestState::decode) continue;
     if (logit_rows == runner_.max_logit_rows()) break;
-    plan_decode(*r, std::min(budget, runner_.max_logit_rows() - logit_rows) - 1);
+    plan_decode(*r, std::min(budget, runner_.max_logit_rows() - logit_rows) - 1,
+                logit_rows + decoding--);
     const int n = static_cast<int>(r->draft.step_tokens.size());
     batch_.add(r->kv.pages, r->kv.filled, r->draft.step_tokens.data(), n, n);
     batch_owner_.push_back(r.get());

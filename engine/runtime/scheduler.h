@@ -109,8 +109,9 @@ class Scheduler {
   int32_t sample_next(Request& r, std::span<float> logits);
   void stream_token(Request& r, int32_t token);
   // The tokens a decoding request computes this step: its last token, then
-  // a draft when speculating (at most max_draft tokens).
-  void plan_decode(Request& r, int max_draft);
+  // a draft when speculating (at most max_draft tokens), where the step
+  // decodes step_tokens tokens without it (DraftCosts::worth).
+  void plan_decode(Request& r, int max_draft, int step_tokens);
   // Samples each logit row of a drafted step in turn, keeping draft tokens
   // while the model's own choice equals them (the first differing choice
   // is the step's last token), so the output is what plain decoding gives;

@@ -124,7 +124,9 @@ void CpuMatmul::run_qtiles(QTileFn tile, const Weight& w, const float* bias, con
       tile(a);
     }
   };
-  if (n == 1) {
+  // Decode and short steps stream each thread's own run of rows, as the
+  // matvec kernels do (their prefetch runs ahead into the thread's rows).
+  if (n < kGemmMinTokens) {
     pool_.parallel_for_regions(tasks, kDecodeGrainRows / kQTileRows, task_range);
   } else {
     pool_.parallel_for(tasks, std::max<int64_t>(1, groups / (int64_t(pool_.size()) * 4)),

@@ -442,5 +442,19 @@ TEST(DraftCosts, TheStepTimeDecides) {
   EXPECT_FALSE(dear.worth(DraftSource::prompt, 8));
 }
 
+// In a batch a draft pays for what it adds to the step: with 8 requests
+// decoding in a step of 2 ms, 8 more tokens (a 16-token step of 4 ms) must
+// add 8 tokens, which a keep rate of 0.75 does not (8 + 2.70 in 4 ms is
+// fewer per ms than 8 in 2 ms); alone, a 9-token step of 2 ms pays.
+TEST(DraftCosts, InABatchTheDraftPaysForWhatItAdds) {
+  DraftCosts c;
+  c.note_step(1, 1.0);
+  c.note_step(8, 2.0);
+  c.note_step(9, 2.0);
+  c.note_step(16, 4.0);
+  EXPECT_TRUE(c.worth(DraftSource::prompt, 8, 1));
+  EXPECT_FALSE(c.worth(DraftSource::prompt, 8, 8));
+}
+
 }  // namespace
 }  // namespace rc::runtime
