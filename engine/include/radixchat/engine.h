@@ -105,7 +105,7 @@ class Engine {
   // Cancels a queued or running request; its finished event reports
   // FinishReason::cancelled. Unknown or finished ids are ignored.
   virtual void cancel(RequestId id) = 0;
-  // Prefills and caches these prompts (pinned, so LRU keeps them) and
+  // Prefills and caches these prompts (pinned, so eviction keeps them) and
   // returns when they are cached. Used for saved system prompts and for
   // documents kept warm (docs/architecture.md section 21). A prompt holds
   // one pin however often it is warmed: warming it again moves its pin to
@@ -116,7 +116,7 @@ class Engine {
   // Releases the pin warmup() holds for each of these prompts (rendered as
   // warmup renders them): exactly that pin, so a prefix another warmed
   // prompt shares stays pinned by that one. A prompt without a pin is
-  // skipped. The KV stays cached, for LRU to evict when the pool needs
+  // skipped. The KV stays cached, for eviction to take when the pool needs
   // room. Returns how many pins were released. Blocks until done (not from
   // a callback).
   virtual Result<int> unpin_warmup(const std::vector<std::vector<ChatMessage>>& conversations) {
